@@ -1,0 +1,87 @@
+/**
+ * The error envelope, one class per HTTP status. Every non-2xx answer of the service has the body
+ * `{"success": false, "error": {"code", "message", "param"}}`; `code` is snake_case and stable.
+ */
+import type { Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "@gateway-control/domain"
+import { Schema } from "effect"
+
+export const ErrorDetail = Schema.Struct({
+  code: Schema.String,
+  message: Schema.String,
+  param: Schema.NullOr(Schema.String)
+})
+export type ErrorDetail = typeof ErrorDetail.Type
+
+const Envelope = { success: Schema.Literal(false), error: ErrorDetail }
+
+export class BadRequest extends Schema.Error<BadRequest>("BadRequest")(Envelope, {
+  httpApiStatus: 400,
+  description: "invalid_request or invalid_json: the request breaks a rule; error.param names the field."
+}) {}
+
+export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(Envelope, {
+  httpApiStatus: 401,
+  description: "unauthenticated: the x-service-api-key header is missing, unknown, revoked or expired."
+}) {}
+
+export class ForbiddenError extends Schema.Error<ForbiddenError>("ForbiddenError")(Envelope, {
+  httpApiStatus: 403,
+  description: "forbidden: the key may not do this; the message names the missing scope or rule."
+}) {}
+
+export class NotFoundError extends Schema.Error<NotFoundError>("NotFoundError")(Envelope, {
+  httpApiStatus: 404,
+  description: "not_found"
+}) {}
+
+export class ConflictError extends Schema.Error<ConflictError>("ConflictError")(Envelope, {
+  httpApiStatus: 409,
+  description: "conflict: a uniqueness rule would be broken (duplicate slug, name or email)."
+}) {}
+
+export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(Envelope, {
+  httpApiStatus: 503,
+  description: "service_unavailable: a dependency (the store) does not answer."
+}) {}
+
+/** The errors any authenticated endpoint can answer with. */
+export const CommonErrors = [BadRequest, Unauthorized, ForbiddenError, NotFoundError, ConflictError] as const
+
+const detail = (code: string, message: string, param: string | null = null) => ({
+  success: false as const,
+  error: { code, message, param }
+})
+
+export const badRequest = (message: string, param: string | null = null) =>
+  new BadRequest(detail("invalid_request", message, param))
+
+export const unauthorized = (message: string) => new Unauthorized(detail("unauthenticated", message))
+
+export const forbidden = (message: string) => new ForbiddenError(detail("forbidden", message))
+
+export const notFound = (message: string) => new NotFoundError(detail("not_found", message))
+
+export const conflict = (message: string, param: string | null = null) =>
+  new ConflictError(detail("conflict", message, param))
+
+export const serviceUnavailable = (message: string) => new ServiceUnavailable(detail("service_unavailable", message))
+
+export type DomainError = InvalidRequest | Unauthenticated | Forbidden | NotFound | Conflict
+
+/** The one mapping from domain errors to the envelope. */
+export const fromDomain = (
+  error: DomainError
+): BadRequest | Unauthorized | ForbiddenError | NotFoundError | ConflictError => {
+  switch (error._tag) {
+    case "InvalidRequest":
+      return badRequest(error.message, error.param)
+    case "Unauthenticated":
+      return unauthorized(error.message)
+    case "Forbidden":
+      return forbidden(error.message)
+    case "NotFound":
+      return notFound(error.message)
+    case "Conflict":
+      return conflict(error.message, error.param)
+  }
+}

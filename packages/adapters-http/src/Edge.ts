@@ -1,0 +1,145 @@
+/**
+ * The edge of every request, around the router: request ids, body limits and media types checked before
+ * any handler runs, every failure turned into the error envelope, and one structured log line a request.
+ */
+import { ByteSize, Cause, Effect, type Layer, type Types } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpApiError } from "effect/http-api"
+import { firstProblem } from "./internal/issuePath.ts"
+
+export interface EdgeOptions {
+  /** Largest accepted request body in bytes; larger ones answer 413. */
+  readonly maxBodyBytes: number
+}
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/
+const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
+const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+
+const envelope = (status: number, code: string, message: string, param: string | null = null) =>
+  HttpServerResponse.jsonUnsafe({ success: false, error: { code, message, param } }, { status })
+
+const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
+  const length = request.headers["content-length"]
+  return (length !== undefined && length !== "0") || request.headers["transfer-encoding"] !== undefined
+}
+
+/** Rejections that need no routing and no body read. */
+const precheck = (
+  request: HttpServerRequest.HttpServerRequest,
+  options: EdgeOptions
+): HttpServerResponse.HttpServerResponse | undefined => {
+  if (!BODY_METHODS.has(request.method) || !hasBody(request)) return undefined
+  const contentType = request.headers["content-type"]
+  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
+    return envelope(
+      415,
+      "unsupported_media_type",
+      `Request bodies must be JSON: send the header 'Content-Type: application/json'${
+        contentType === undefined ? "" : ` (got '${contentType}')`
+      }.`
+    )
+  }
+  const length = Number(request.headers["content-length"])
+  if (Number.isFinite(length) && length > options.maxBodyBytes) {
+    return tooLarge(options)
+  }
+  return undefined
+}
+
+const tooLarge = (options: EdgeOptions) =>
+  envelope(413, "payload_too_large", `The request body is larger than the limit of ${options.maxBodyBytes} bytes.`)
+
+const pathOf = (url: string) => {
+  const query = url.indexOf("?")
+  return query === -1 ? url : url.slice(0, query)
+}
+
+const fromParseError = (error: HttpServerError.RequestParseError, options: EdgeOptions) =>
+  error.reason === "BodyTooLarge"
+    ? tooLarge(options)
+    : envelope(400, "invalid_json", "The request body could not be read.")
+
+const fromSchemaError = (error: HttpApiError.HttpApiSchemaError) => {
+  if (error.kind === "Body" || error.kind === "ResponseHeaders") return undefined
+  const { message, param } = firstProblem(error.cause.issue)
+  if (error.kind === "Payload" && message === "Expected a valid JSON body") {
+    return envelope(400, "invalid_json", "The request body is not valid JSON.")
+  }
+  const where = error.kind === "Payload" ? "" : ` (${error.kind.toLowerCase()})`
+  return envelope(400, "invalid_request", `${message}${where}`, param)
+}
+
+/** The envelope for a failure no handler turned into a response; undefined when it is a server fault. */
+const fromCause = (
+  cause: Cause.Cause<unknown>,
+  request: HttpServerRequest.HttpServerRequest,
+  options: EdgeOptions
+): HttpServerResponse.HttpServerResponse | undefined => {
+  for (const reason of cause.reasons) {
+    const value = Cause.isFailReason(reason) ? reason.error : Cause.isDieReason(reason) ? reason.defect : undefined
+    if (HttpApiError.HttpApiSchemaError.is(value)) return fromSchemaError(value)
+    if (HttpServerError.isHttpServerError(value)) {
+      switch (value.reason._tag) {
+        case "RouteNotFound":
+          return envelope(404, "not_found", `No route for ${request.method} ${pathOf(request.url)}.`)
+        case "RequestParseError":
+          return fromParseError(value.reason, options)
+      }
+    }
+    if (value instanceof HttpApiError.HttpApiPayloadTooLarge) return tooLarge(options)
+  }
+  return undefined
+}
+
+const internalError = (requestId: string) =>
+  envelope(500, "internal_error", `Something went wrong on our side; quote request id ${requestId} when reporting it.`)
+
+const makeEdge = (options: EdgeOptions) => {
+  const maxBodySize = ByteSize.bytes(options.maxBodyBytes)
+  // `Types.unhandled` in the error type tells the router nothing is left for later middleware to handle.
+  return (
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
+  ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
+    Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const started = performance.now()
+      const incoming = request.headers["x-request-id"]
+      const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID()
+      let response =
+        precheck(request, options) ??
+        (yield* httpEffect.pipe(
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+          Effect.catchCause((cause) => {
+            const answered = fromCause(cause, request, options)
+            if (answered !== undefined) return Effect.succeed(answered)
+            if (Cause.hasInterruptsOnly(cause)) {
+              return Effect.succeed(envelope(503, "service_unavailable", "The request was cancelled."))
+            }
+            return Effect.as(
+              Effect.logError("unhandled failure", Cause.pretty(cause)).pipe(
+                Effect.annotateLogs({ request_id: requestId })
+              ),
+              internalError(requestId)
+            )
+          }),
+          Effect.annotateLogs({ request_id: requestId })
+        ))
+      response = HttpServerResponse.setHeader(response, "x-request-id", requestId)
+      const fields = {
+        request_id: requestId,
+        method: request.method,
+        path: pathOf(request.url),
+        status: response.status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100
+      }
+      yield* (response.status >= 500 ? Effect.logWarning("request") : Effect.logInfo("request")).pipe(
+        Effect.annotateLogs(fields)
+      )
+      return response
+    })
+}
+
+/** Installs the edge around every route of the router. */
+export const layerEdge = (options: EdgeOptions): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
+  HttpRouter.middleware(makeEdge(options), { global: true })

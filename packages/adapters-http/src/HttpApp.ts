@@ -1,0 +1,24 @@
+/**
+ * Every route of the service, with the edge middleware around them, ready for `HttpRouter.serve`.
+ * Needs the domain services; knows nothing of storage.
+ */
+import { Layer } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatewayApi } from "./Api.ts"
+import { layerDocs } from "./Docs.ts"
+import { type EdgeOptions, layerEdge } from "./Edge.ts"
+import { SystemHandlers } from "./handlers/System.ts"
+import { WorkspacesHandlers } from "./handlers/Workspaces.ts"
+import { ApiKeyAuthLive } from "./Security.ts"
+
+export const OPENAPI_PATH = "/v1/openapi.json"
+
+export const layerRoutes = (options: EdgeOptions) =>
+  Layer.mergeAll(
+    HttpApiBuilder.layer(GatewayApi, { openapiPath: OPENAPI_PATH }).pipe(
+      Layer.provide([SystemHandlers, WorkspacesHandlers]),
+      Layer.provide(ApiKeyAuthLive)
+    ),
+    layerDocs,
+    layerEdge(options)
+  )

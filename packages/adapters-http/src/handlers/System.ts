@@ -1,0 +1,24 @@
+import { StoreTransaction } from "@gateway-control/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatewayApi } from "../Api.ts"
+import { serviceUnavailable } from "../ApiErrors.ts"
+
+const ok = { status: "ok" } as const
+
+export const SystemHandlers = HttpApiBuilder.group(
+  GatewayApi,
+  "system",
+  Effect.fnUntraced(function* (handlers) {
+    const store = yield* StoreTransaction
+    return handlers.handleAll({
+      healthz: () => Effect.succeed(ok),
+      readyz: () =>
+        store.ping.pipe(
+          Effect.timeout("2 seconds"),
+          Effect.as(ok),
+          Effect.catchCause(() => Effect.fail(serviceUnavailable("The store does not answer.")))
+        )
+    })
+  })
+)

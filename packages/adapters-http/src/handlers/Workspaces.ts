@@ -1,0 +1,26 @@
+import { CurrentPrincipal, hasMore, pageRequest, Workspaces } from "@gateway-control/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatewayApi } from "../Api.ts"
+import { fromDomain } from "../ApiErrors.ts"
+
+export const WorkspacesHandlers = HttpApiBuilder.group(
+  GatewayApi,
+  "workspaces",
+  Effect.fnUntraced(function* (handlers) {
+    const workspaces = yield* Workspaces
+    return handlers.handleAll({
+      list: ({ query }) =>
+        Effect.gen(function* () {
+          const principal = yield* CurrentPrincipal
+          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const page = yield* workspaces.list(principal, request)
+          return { object: "list" as const, data: page.items, total: page.total, has_more: hasMore(page, request) }
+        }).pipe(Effect.mapError(fromDomain)),
+      get: ({ params }) =>
+        Effect.flatMap(Effect.service(CurrentPrincipal), (principal) =>
+          workspaces.get(principal, params.workspaceId)
+        ).pipe(Effect.mapError(fromDomain))
+    })
+  })
+)

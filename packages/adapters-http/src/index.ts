@@ -1,0 +1,5 @@
+export * from "./Api.ts"
+export * from "./ApiErrors.ts"
+export * from "./Edge.ts"
+export * from "./HttpApp.ts"
+export * from "./Security.ts"

@@ -1,0 +1,130 @@
+/**
+ * Every domain port in memory: for tests, for embedding, and for `GATEWAY_STORE=memory`.
+ * Nothing survives the process.
+ */
+import {
+  ApiKey,
+  ApiKeyStore,
+  Conflict,
+  type Organisation,
+  OrganisationStore,
+  type StoredApiKey,
+  StoreTransaction,
+  type User,
+  UserStore,
+  type Workspace,
+  type WorkspaceMember,
+  WorkspaceMemberStore,
+  WorkspaceStore
+} from "@gateway-control/domain"
+import { Context, Effect, Layer, Option } from "effect"
+import { MemoryState } from "./internal/MemoryState.ts"
+import { byCreation, Table } from "./internal/Table.ts"
+
+const conflictOn = (taken: string | undefined, message: string, param: string | null) =>
+  taken === undefined ? Effect.void : Effect.fail(new Conflict({ message, param }))
+
+const make = Effect.sync(() => {
+  const state = new MemoryState()
+  const organisations = new Table<Organisation>(state)
+  const workspaces = new Table<Workspace>(state, (w) => [`${w.organisation_id}/${w.slug}`])
+  const users = new Table<User>(state, (u) => [`${u.organisation_id}/${u.email.toLowerCase()}`])
+  const members = new Table<WorkspaceMember & { readonly id: string }>(state)
+  const apiKeys = new Table<StoredApiKey & { readonly id: string; readonly created_at: string }>(state, (k) => [
+    `digest/${k.digest}`
+  ])
+
+  const organisationStore = OrganisationStore.of({
+    insert: (organisation) =>
+      Effect.flatMap(organisations.insert(organisation.id, organisation), (taken) =>
+        conflictOn(taken, `An organisation with id '${organisation.id}' already exists.`, "id")
+      ),
+    get: (id) => Effect.sync(() => organisations.get(id)),
+    first: Effect.sync(() => Option.fromUndefinedOr(organisations.page(() => true, { limit: 1, offset: 0 }).items[0]))
+  })
+
+  const workspaceStore = WorkspaceStore.of({
+    insert: (workspace) =>
+      Effect.flatMap(workspaces.insert(workspace.id, workspace), (taken) =>
+        conflictOn(taken, `A workspace with slug '${workspace.slug}' already exists in this organisation.`, "slug")
+      ),
+    get: (id) => Effect.sync(() => workspaces.get(id)),
+    findBySlug: (organisationId, slug) => Effect.sync(() => workspaces.byUnique(`${organisationId}/${slug}`)),
+    list: (organisationId, page) =>
+      Effect.sync(() => workspaces.page((w) => w.organisation_id === organisationId, page))
+  })
+
+  const userStore = UserStore.of({
+    insert: (user) =>
+      Effect.flatMap(users.insert(user.id, user), (taken) =>
+        conflictOn(taken, `A user with email '${user.email}' already exists in this organisation.`, "email")
+      ),
+    get: (id) => Effect.sync(() => users.get(id)),
+    list: (organisationId, page) => Effect.sync(() => users.page((u) => u.organisation_id === organisationId, page))
+  })
+
+  const memberId = (workspaceId: string, userId: string) => `${workspaceId}/${userId}`
+  const memberStore = WorkspaceMemberStore.of({
+    upsert: (member) => {
+      const id = memberId(member.workspace_id, member.user_id)
+      const row = { ...member, id } as WorkspaceMember & { readonly id: string }
+      return Effect.flatMap(
+        members.replace(id, () => row),
+        (replaced) => (replaced ? Effect.void : Effect.asVoid(members.insert(id, row)))
+      )
+    },
+    get: (workspaceId, userId) => Effect.sync(() => members.get(memberId(workspaceId, userId))),
+    list: (workspaceId, page) =>
+      Effect.sync(() =>
+        members.page(
+          (m) => m.workspace_id === workspaceId,
+          page,
+          (a, b) => byCreation({ created_at: a.created_at, id: a.user_id }, { created_at: b.created_at, id: b.user_id })
+        )
+      ),
+    remove: (workspaceId, userId) => members.delete(memberId(workspaceId, userId))
+  })
+
+  const apiKeyStore = ApiKeyStore.of({
+    insert: (stored) =>
+      Effect.flatMap(
+        apiKeys.insert(stored.key.id, { ...stored, id: stored.key.id, created_at: stored.key.created_at }),
+        (taken) => conflictOn(taken, "An API key with this id or digest already exists.", null)
+      ),
+    findByDigest: (digest) => Effect.sync(() => apiKeys.byUnique(`digest/${digest}`)),
+    get: (id) => Effect.sync(() => Option.map(apiKeys.get(id), (row) => row.key)),
+    list: (organisationId, workspaceId, page) =>
+      Effect.sync(() => {
+        const result = apiKeys.page(
+          (row) =>
+            row.key.organisation_id === organisationId &&
+            (workspaceId === null || row.key.workspace_id === workspaceId),
+          page
+        )
+        return { items: result.items.map((row) => row.key), total: result.total }
+      }),
+    revoke: (id, at) =>
+      apiKeys.replace(id, (row) => ({
+        ...row,
+        key: new ApiKey({ ...row.key, status: "revoked", last_updated_at: at })
+      }))
+  })
+
+  const transaction = StoreTransaction.of({
+    withTransaction: (effect) => state.withTransaction(effect),
+    ping: Effect.void
+  })
+
+  return Context.make(OrganisationStore, organisationStore).pipe(
+    Context.add(WorkspaceStore, workspaceStore),
+    Context.add(UserStore, userStore),
+    Context.add(WorkspaceMemberStore, memberStore),
+    Context.add(ApiKeyStore, apiKeyStore),
+    Context.add(StoreTransaction, transaction)
+  )
+})
+
+/** Every store port, fresh and empty each time the layer is built. */
+export const layerMemory: Layer.Layer<
+  OrganisationStore | WorkspaceStore | UserStore | WorkspaceMemberStore | ApiKeyStore | StoreTransaction
+> = Layer.effectContext(make)

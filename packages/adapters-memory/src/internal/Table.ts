@@ -1,0 +1,89 @@
+import type { Page, PageRequest } from "@gateway-control/domain"
+import type { Effect } from "effect"
+import { Option } from "effect"
+import type { MemoryState } from "./MemoryState.ts"
+
+/** Rows keyed by id, with optional unique secondary keys; every write goes through `MemoryState.write`. */
+export class Table<A extends { readonly id?: string }> {
+  readonly rows = new Map<string, A>()
+  readonly unique = new Map<string, string>()
+  readonly state: MemoryState
+  readonly uniqueKeys: (row: A) => ReadonlyArray<string>
+
+  constructor(state: MemoryState, uniqueKeys: (row: A) => ReadonlyArray<string> = () => []) {
+    this.state = state
+    this.uniqueKeys = uniqueKeys
+  }
+
+  get(id: string): Option.Option<A> {
+    return Option.fromUndefinedOr(this.rows.get(id))
+  }
+
+  byUnique(key: string): Option.Option<A> {
+    const id = this.unique.get(key)
+    return id === undefined ? Option.none() : this.get(id)
+  }
+
+  /** Inserts the row; returns the first unique key already taken instead, writing nothing. */
+  insert(id: string, row: A): Effect.Effect<string | undefined> {
+    return this.state.write(() => {
+      const keys = this.uniqueKeys(row)
+      const taken = keys.find((key) => this.unique.has(key))
+      if (taken !== undefined || this.rows.has(id)) return [taken ?? id, () => {}] as const
+      this.rows.set(id, row)
+      for (const key of keys) this.unique.set(key, id)
+      return [
+        undefined,
+        () => {
+          this.rows.delete(id)
+          for (const key of keys) this.unique.delete(key)
+        }
+      ] as const
+    })
+  }
+
+  /** Replaces the row with id; unique keys must not change. Returns false when there was no row. */
+  replace(id: string, update: (row: A) => A): Effect.Effect<boolean> {
+    return this.state.write(() => {
+      const previous = this.rows.get(id)
+      if (previous === undefined) return [false, () => {}] as const
+      this.rows.set(id, update(previous))
+      return [true, () => void this.rows.set(id, previous)] as const
+    })
+  }
+
+  delete(id: string): Effect.Effect<boolean> {
+    return this.state.write(() => {
+      const previous = this.rows.get(id)
+      if (previous === undefined) return [false, () => {}] as const
+      const keys = this.uniqueKeys(previous)
+      this.rows.delete(id)
+      for (const key of keys) this.unique.delete(key)
+      return [
+        true,
+        () => {
+          this.rows.set(id, previous)
+          for (const key of keys) this.unique.set(key, id)
+        }
+      ] as const
+    })
+  }
+
+  /** Filters, orders by created_at then id, and pages. */
+  page(
+    predicate: (row: A) => boolean,
+    request: PageRequest,
+    order: (a: A, b: A) => number = byCreation as any
+  ): Page<A> {
+    const matching: Array<A> = []
+    for (const row of this.rows.values()) if (predicate(row)) matching.push(row)
+    matching.sort(order)
+    return { items: matching.slice(request.offset, request.offset + request.limit), total: matching.length }
+  }
+}
+
+export const byCreation = (
+  a: { readonly created_at: string; readonly id: string },
+  b: { readonly created_at: string; readonly id: string }
+): number =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0

@@ -1,0 +1,50 @@
+/**
+ * API keys: the stored record, its public view, and the pure parts of issuing one (format, masking).
+ * The plaintext exists only at creation; the store keeps its SHA-256 digest.
+ */
+import { Schema } from "effect"
+
+export const ApiKeyType = Schema.Literals(["organisation-service", "workspace-service", "workspace-user"])
+export type ApiKeyType = typeof ApiKeyType.Type
+
+export const ApiKeyStatus = Schema.Literals(["active", "revoked"])
+export type ApiKeyStatus = typeof ApiKeyStatus.Type
+
+/** What a read of a key shows: never the digest, only the masked form of the key. */
+export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
+  id: Schema.String,
+  type: ApiKeyType,
+  name: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  organisation_id: Schema.String,
+  workspace_id: Schema.NullOr(Schema.String),
+  user_id: Schema.NullOr(Schema.String),
+  scopes: Schema.Array(Schema.String),
+  status: ApiKeyStatus,
+  masked_key: Schema.String,
+  created_at: Schema.String,
+  last_updated_at: Schema.String,
+  expires_at: Schema.NullOr(Schema.String)
+}) {}
+
+/** The stored record: the public view plus the SHA-256 digest (hex) of the plaintext. */
+export interface StoredApiKey {
+  readonly key: ApiKey
+  readonly digest: string
+}
+
+/** Recognisable prefix, so a leaked key is easy to spot in logs and by secret scanners. */
+export const KEY_PREFIX = "gwc_"
+
+/** Random bytes in a key: 256 bits, above the 192-bit floor. */
+export const KEY_RANDOM_BYTES = 32
+
+/** First 4 + `****` + last 4 characters: enough to tell keys apart, useless for guessing. */
+export const maskKey = (plaintext: string): string =>
+  plaintext.length <= 8 ? "****" : `${plaintext.slice(0, 4)}****${plaintext.slice(-4)}`
+
+/** Keys have the prefix followed by unpadded base64url; anything else can be rejected without a lookup. */
+export const hasKeyShape = (candidate: string): boolean =>
+  candidate.startsWith(KEY_PREFIX) && candidate.length >= KEY_PREFIX.length + 32 && candidate.length <= 128
+
+export const isExpired = (key: ApiKey, nowIso: string): boolean => key.expires_at !== null && key.expires_at <= nowIso

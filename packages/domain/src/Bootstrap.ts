@@ -1,0 +1,144 @@
+/**
+ * First start of an empty store: one organisation, its owner, a default workspace and an admin key.
+ */
+import { Context, Effect, Layer, Option, type Redacted } from "effect"
+import { Organisation, User, Workspace, WorkspaceMember } from "./AccessModel.ts"
+import { ApiKeys } from "./ApiKeys.ts"
+import { AlreadyBootstrapped, type Conflict, InvalidRequest } from "./Errors.ts"
+import { nowIso } from "./internal/time.ts"
+import {
+  OrganisationStore,
+  PlatformCrypto,
+  StoreTransaction,
+  UserStore,
+  WorkspaceMemberStore,
+  WorkspaceStore
+} from "./Ports.ts"
+import { ScopeNames } from "./Scopes.ts"
+
+export interface BootstrapInput {
+  readonly organisationName: string
+  readonly ownerEmail: string
+}
+
+export interface BootstrapResult {
+  readonly organisation_id: string
+  readonly workspace_id: string
+  readonly user_id: string
+  readonly api_key: Redacted.Redacted<string>
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+$/
+
+export class Bootstrap extends Context.Service<
+  Bootstrap,
+  {
+    readonly run: (input: BootstrapInput) => Effect.Effect<BootstrapResult, AlreadyBootstrapped | InvalidRequest>
+    /** Bootstraps only when the store is empty; `None` when it already had an organisation. */
+    readonly ifEmpty: (input: BootstrapInput) => Effect.Effect<Option.Option<BootstrapResult>, InvalidRequest>
+  }
+>()("@gateway-control/Bootstrap") {
+  static readonly layer = Layer.effect(
+    Bootstrap,
+    Effect.gen(function* () {
+      const organisations = yield* OrganisationStore
+      const workspaces = yield* WorkspaceStore
+      const users = yield* UserStore
+      const members = yield* WorkspaceMemberStore
+      const apiKeys = yield* ApiKeys
+      const transaction = yield* StoreTransaction
+      const crypto = yield* PlatformCrypto
+
+      const validate = (input: BootstrapInput) => {
+        const organisationName = input.organisationName.trim()
+        const ownerEmail = input.ownerEmail.trim().toLowerCase()
+        if (organisationName.length === 0 || organisationName.length > 255) {
+          return Effect.fail(
+            InvalidRequest.of("The organisation name must be 1 to 255 characters.", "organisation_name")
+          )
+        }
+        if (!EMAIL.test(ownerEmail) || ownerEmail.length > 320) {
+          return Effect.fail(InvalidRequest.of(`'${input.ownerEmail}' is not an email address.`, "owner_email"))
+        }
+        return Effect.succeed({ organisationName, ownerEmail })
+      }
+
+      const create = Effect.fnUntraced(function* (organisationName: string, ownerEmail: string) {
+        const now = yield* nowIso
+        const organisation = new Organisation({
+          id: crypto.uuid(),
+          name: organisationName,
+          created_at: now,
+          last_updated_at: now
+        })
+        const owner = new User({
+          id: crypto.uuid(),
+          organisation_id: organisation.id,
+          email: ownerEmail,
+          name: null,
+          role: "owner",
+          created_at: now,
+          last_updated_at: now
+        })
+        const workspace = new Workspace({
+          id: crypto.uuid(),
+          organisation_id: organisation.id,
+          name: "Default",
+          slug: "default",
+          description: "Created at bootstrap.",
+          created_at: now,
+          last_updated_at: now
+        })
+        yield* organisations.insert(organisation)
+        yield* users.insert(owner)
+        yield* workspaces.insert(workspace)
+        yield* members.upsert(
+          new WorkspaceMember({ workspace_id: workspace.id, user_id: owner.id, role: "manager", created_at: now })
+        )
+        const issued = yield* apiKeys.issue({
+          type: "organisation-service",
+          name: "Bootstrap admin key",
+          description: "Created at bootstrap with every scope.",
+          organisationId: organisation.id,
+          workspaceId: null,
+          userId: owner.id,
+          scopes: ScopeNames,
+          expiresAt: null
+        })
+        return {
+          organisation_id: organisation.id,
+          workspace_id: workspace.id,
+          user_id: owner.id,
+          api_key: issued.plaintext
+        } satisfies BootstrapResult
+      })
+
+      // A conflict here means a concurrent bootstrap won the race on an empty store.
+      const raced = (conflict: Conflict) => Effect.die(conflict)
+
+      const ifEmpty = Effect.fn("Bootstrap.ifEmpty")(function* (input: BootstrapInput) {
+        const { organisationName, ownerEmail } = yield* validate(input)
+        return yield* transaction
+          .withTransaction(
+            Effect.gen(function* () {
+              const existing = yield* organisations.first
+              if (Option.isSome(existing)) return Option.none<BootstrapResult>()
+              return Option.some(yield* create(organisationName, ownerEmail))
+            })
+          )
+          .pipe(Effect.catchTag("Conflict", raced))
+      })
+
+      const run = Effect.fn("Bootstrap.run")(function* (input: BootstrapInput) {
+        const result = yield* ifEmpty(input)
+        if (Option.isSome(result)) return result.value
+        const existing = yield* organisations.first
+        return yield* new AlreadyBootstrapped({
+          organisation_id: Option.match(existing, { onNone: () => "unknown", onSome: (o) => o.id })
+        })
+      })
+
+      return Bootstrap.of({ run, ifEmpty })
+    })
+  )
+}

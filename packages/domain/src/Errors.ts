@@ -1,0 +1,48 @@
+/**
+ * Typed errors of the domain. Each one is something a caller can act on; the HTTP adapter maps them
+ * to statuses and to the project's error envelope. Infrastructure failures are defects, not errors.
+ */
+import { Schema } from "effect"
+
+/** The request is well-formed JSON but breaks a rule; `param` names the offending field when there is one. */
+export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
+  message: Schema.String,
+  param: Schema.NullOr(Schema.String)
+}) {
+  static readonly of = (message: string, param: string | null = null) => new InvalidRequest({ message, param })
+}
+
+/** No usable credential: missing, unknown, revoked or expired key. */
+export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
+  message: Schema.String
+}) {}
+
+/** The caller is known but may not do this; `message` names the missing scope or the rule. */
+export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
+  message: Schema.String
+}) {}
+
+/** The resource does not exist, or exists where the caller may not see it. */
+export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
+  resource: Schema.String,
+  id: Schema.String
+}) {
+  override get message() {
+    return `No ${this.resource} with id '${this.id}' was found.`
+  }
+}
+
+/** A uniqueness rule would be broken (duplicate slug, name or email). */
+export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {
+  message: Schema.String,
+  param: Schema.NullOr(Schema.String)
+}) {}
+
+/** Bootstrap was asked for on a store that already has an organisation. */
+export class AlreadyBootstrapped extends Schema.TaggedError<AlreadyBootstrapped>()("AlreadyBootstrapped", {
+  organisation_id: Schema.String
+}) {
+  override get message() {
+    return `The store already has an organisation (${this.organisation_id}); bootstrap only runs on an empty store.`
+  }
+}

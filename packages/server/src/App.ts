@@ -1,0 +1,81 @@
+/**
+ * The composition root: the one place that chooses a store and wires ports, domain services, the HTTP
+ * routes and the Node server together.
+ */
+import { createServer } from "node:http"
+import { NodeHttpServer } from "@effect/platform-node"
+import { layerRoutes } from "@gateway-control/adapters-http"
+import { layerMemory } from "@gateway-control/adapters-memory"
+import { ApiKeys, Bootstrap, Workspaces } from "@gateway-control/domain"
+import { Console, Effect, Layer, Logger, Option, Redacted, References } from "effect"
+import { HttpRouter } from "effect/http"
+import type { AppConfig, StoreKind } from "./AppConfig.ts"
+import { layerNodeCrypto } from "./NodeCrypto.ts"
+
+/** Every store port, as chosen by `GATEWAY_STORE`. */
+export const layerStore = (kind: StoreKind) => {
+  switch (kind) {
+    case "memory":
+      return layerMemory
+  }
+}
+
+/** The domain services over a store, with the store's ports exposed too (the CLI and tests use them). */
+export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>) =>
+  Layer.mergeAll(Bootstrap.layer, Workspaces.layer).pipe(
+    Layer.provideMerge(ApiKeys.layer),
+    Layer.provideMerge(store),
+    Layer.provideMerge(layerNodeCrypto)
+  )
+
+/** One JSON object a line on stderr, so that stdout stays free for command output. */
+export const layerLogging = (level: AppConfig["logLevel"]) =>
+  Layer.mergeAll(
+    Logger.layer([Logger.withConsoleError(Logger.formatJson)]),
+    Layer.succeed(References.MinimumLogLevel)(level)
+  )
+
+export const DEFAULT_ORGANISATION = { organisationName: "Default", ownerEmail: "owner@localhost" }
+
+/** On an empty store, bootstraps and prints the admin key once, clearly marked, to stderr. */
+const layerBootstrapIfEmpty = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const bootstrap = yield* Bootstrap
+    const result = yield* bootstrap.ifEmpty(DEFAULT_ORGANISATION).pipe(Effect.orDie)
+    if (Option.isNone(result)) return
+    const { api_key, ...ids } = result.value
+    yield* Console.error(
+      [
+        "",
+        "================ gateway-control: first start ================",
+        `Created organisation 'Default' (${ids.organisation_id}), owner ${DEFAULT_ORGANISATION.ownerEmail},`,
+        `workspace 'default' (${ids.workspace_id}) and an admin key with every scope.`,
+        "The admin key is shown once; store it now:",
+        "",
+        `  x-service-api-key: ${Redacted.value(api_key)}`,
+        "",
+        "=============================================================",
+        ""
+      ].join("\n")
+    )
+  })
+)
+
+/** The HTTP server on the Node platform, routes served with our own edge instead of the default logger. */
+export const layerHttp = (config: AppConfig) =>
+  HttpRouter.serve(layerRoutes({ maxBodyBytes: config.maxBodyBytes }), { disableLogger: true })
+
+/** `gateway-control serve`: the whole service. */
+export const layerServe = (config: AppConfig) =>
+  layerHttp(config).pipe(
+    Layer.provide(
+      NodeHttpServer.layer(() => createServer(), {
+        port: config.port,
+        host: config.host,
+        gracefulShutdownTimeout: config.shutdownTimeoutMs
+      })
+    ),
+    Layer.provide(layerBootstrapIfEmpty),
+    Layer.provide(layerDomain(layerStore(config.store))),
+    Layer.provide(layerLogging(config.logLevel))
+  )

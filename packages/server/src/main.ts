@@ -1,0 +1,19 @@
+/**
+ * Process entry point. Started through `bin/gateway-control.mjs`, which checks the Node version first.
+ */
+import { NodeRuntime, NodeServices } from "@effect/platform-node"
+import { Cause, Effect, Exit } from "effect"
+import { cli } from "./Cli.ts"
+
+cli.pipe(
+  Effect.provide(NodeServices.layer),
+  NodeRuntime.runMain({
+    // A signal interrupts the program: finishing in-flight requests and closing the store is a clean stop.
+    teardown: (exit, onExit) =>
+      onExit(
+        Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause)
+          ? ((process.exitCode as number | undefined) ?? 0)
+          : 1
+      )
+  })
+)

@@ -41,8 +41,25 @@ export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true })
   )
 ) {}
 
+export const CreateWorkspace = Schema.Struct({
+  name: Schema.String,
+  slug: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(1000)))
+})
+
+export const CreatedWorkspace = Schema.Struct({
+  id: Schema.String,
+  slug: Schema.String,
+  object: Schema.Literal("workspace")
+}).annotate({ httpApiStatus: 201 })
+
 export class WorkspacesGroup extends HttpApiGroup.make("workspaces")
   .add(
+    HttpApiEndpoint.post("create", "/workspaces", {
+      payload: CreateWorkspace,
+      success: CreatedWorkspace,
+      error: CommonErrors
+    }),
     HttpApiEndpoint.get("list", "/workspaces", {
       query: PagingQuery,
       success: listOf(Workspace),

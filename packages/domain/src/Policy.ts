@@ -16,6 +16,7 @@ interface ActionRule {
 
 /** Every action of the service, with the scope it needs and who may perform it. */
 export const Actions = {
+  "workspaces.create": { scope: "workspaces.create", reach: "organisation" },
   "workspaces.list": { scope: "workspaces.list", reach: "workspace" },
   "workspaces.read": { scope: "workspaces.read", reach: "workspace" }
 } as const satisfies Record<string, ActionRule>

@@ -2,16 +2,29 @@
  * Reading workspaces as a principal sees them.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import type { Workspace } from "./AccessModel.ts"
-import { type Forbidden, NotFound } from "./Errors.ts"
+import { slugify, Workspace } from "./AccessModel.ts"
+import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
+import { nowIso } from "./internal/time.ts"
 import type { Page, PageRequest } from "./Paging.ts"
 import { ensureAllowed } from "./Policy.ts"
-import { WorkspaceStore } from "./Ports.ts"
+import { PlatformCrypto, WorkspaceStore } from "./Ports.ts"
 import type { Principal } from "./Principal.ts"
+
+export interface CreateWorkspaceInput {
+  readonly name: string
+  readonly slug?: string | undefined
+  readonly description?: string | undefined
+}
+
+const SLUG = /^[a-zA-Z0-9_-]{1,64}$/
 
 export class Workspaces extends Context.Service<
   Workspaces,
   {
+    readonly create: (
+      principal: Principal,
+      input: CreateWorkspaceInput
+    ) => Effect.Effect<Workspace, InvalidRequest | Forbidden | NotFound | Conflict>
     readonly get: (principal: Principal, id: string) => Effect.Effect<Workspace, NotFound | Forbidden>
     /** Admin keys see every workspace of their organisation; workspace keys see their own. */
     readonly list: (principal: Principal, page: PageRequest) => Effect.Effect<Page<Workspace>, Forbidden | NotFound>
@@ -21,6 +34,36 @@ export class Workspaces extends Context.Service<
     Workspaces,
     Effect.gen(function* () {
       const store = yield* WorkspaceStore
+      const crypto = yield* PlatformCrypto
+
+      const create = Effect.fn("Workspaces.create")(function* (principal: Principal, input: CreateWorkspaceInput) {
+        yield* ensureAllowed(
+          principal,
+          "workspaces.create",
+          { organisationId: principal.organisationId, workspaceId: null },
+          { type: "organisation", id: principal.organisationId }
+        )
+        const name = input.name.trim()
+        if (name.length === 0 || name.length > 255) {
+          return yield* InvalidRequest.of("name must be 1 to 255 characters.", "name")
+        }
+        const slug = input.slug ?? slugify(name)
+        if (!SLUG.test(slug)) {
+          return yield* InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug")
+        }
+        const now = yield* nowIso
+        const workspace = new Workspace({
+          id: crypto.uuid(),
+          organisation_id: principal.organisationId,
+          name,
+          slug,
+          description: input.description ?? null,
+          created_at: now,
+          last_updated_at: now
+        })
+        yield* store.insert(workspace)
+        return workspace
+      })
 
       const get = Effect.fn("Workspaces.get")(function* (principal: Principal, id: string) {
         const found = yield* store.get(id)
@@ -48,7 +91,7 @@ export class Workspaces extends Context.Service<
         return { items, total: Option.isSome(own) ? 1 : 0 }
       })
 
-      return Workspaces.of({ get, list })
+      return Workspaces.of({ create, get, list })
     })
   )
 }

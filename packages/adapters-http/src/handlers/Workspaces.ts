@@ -10,6 +10,11 @@ export const WorkspacesHandlers = HttpApiBuilder.group(
   Effect.fnUntraced(function* (handlers) {
     const workspaces = yield* Workspaces
     return handlers.handleAll({
+      create: ({ payload }) =>
+        Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => workspaces.create(principal, payload)).pipe(
+          Effect.map((workspace) => ({ id: workspace.id, slug: workspace.slug, object: "workspace" as const })),
+          Effect.mapError(fromDomain)
+        ),
       list: ({ query }) =>
         Effect.gen(function* () {
           const principal = yield* CurrentPrincipal

@@ -1,0 +1,110 @@
+import { ApiKeys, ApiKeyStore } from "@gateway-control/domain"
+import { DateTime, Effect, Redacted } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { errorOf, startTestServer, type TestServer } from "./support/TestServer.ts"
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer()
+})
+afterAll(() => server.close())
+
+const issueKey = (expiresAt: string | null) =>
+  server.runtime.runPromise(
+    Effect.flatMap(Effect.service(ApiKeys), (keys) =>
+      keys.issue({
+        type: "workspace-service",
+        name: "test key",
+        description: null,
+        organisationId: server.organisationId,
+        workspaceId: server.workspaceId,
+        userId: null,
+        scopes: ["workspaces.read", "workspaces.list"],
+        expiresAt
+      })
+    )
+  )
+
+describe("the x-service-api-key middleware", () => {
+  it("accepts the bootstrap admin key", async () => {
+    const response = await server.request("/v1/workspaces")
+    expect(response.status).toBe(200)
+    const body = await response.json()
+    expect(body.data.map((w: { slug: string }) => w.slug)).toEqual(["default"])
+  })
+
+  it.each([
+    ["missing", null, /Missing API key/],
+    ["empty", "", /Missing API key/],
+    ["malformed", "not-a-key", /Invalid API key/],
+    ["unknown", `gwc_${"A".repeat(43)}`, /Invalid API key/]
+  ])("answers 401 with the envelope for a %s key", async (_, key, message) => {
+    const error = await errorOf(await server.request("/v1/workspaces", { key }))
+    expect(error).toMatchObject({ status: 401, success: false, code: "unauthenticated", param: null })
+    expect(error.message).toMatch(message)
+  })
+
+  it("answers 401 once a key is revoked", async () => {
+    const issued = await issueKey(null)
+    const key = Redacted.value(issued.plaintext)
+    expect((await server.request("/v1/workspaces", { key })).status).toBe(200)
+    await server.runtime.runPromise(
+      Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.revoke(issued.key.id, new Date().toISOString()))
+    )
+    const error = await errorOf(await server.request("/v1/workspaces", { key }))
+    expect(error).toMatchObject({ status: 401, code: "unauthenticated" })
+    expect(error.message).toMatch(/revoked/)
+  })
+
+  it("answers 401 for an expired key and 200 for one that expires later", async () => {
+    const now = DateTime.nowUnsafe()
+    const expired = await issueKey(DateTime.formatIso(DateTime.subtract(now, { seconds: 1 })))
+    const error = await errorOf(await server.request("/v1/workspaces", { key: Redacted.value(expired.plaintext) }))
+    expect(error).toMatchObject({ status: 401, code: "unauthenticated" })
+    expect(error.message).toMatch(/expired/)
+
+    const later = await issueKey(DateTime.formatIso(DateTime.add(now, { hours: 1 })))
+    expect((await server.request("/v1/workspaces", { key: Redacted.value(later.plaintext) })).status).toBe(200)
+  })
+
+  it("keeps a workspace key inside its own workspace", async () => {
+    const issued = await issueKey(null)
+    const key = Redacted.value(issued.plaintext)
+    const created = await server.request("/v1/workspaces", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "Other team" })
+    })
+    expect(created.status).toBe(201)
+    const other = await created.json()
+    expect((await server.request(`/v1/workspaces/${server.workspaceId}`, { key })).status).toBe(200)
+    const denied = await errorOf(await server.request(`/v1/workspaces/${other.id}`, { key }))
+    expect(denied).toMatchObject({ status: 403, code: "forbidden" })
+    const listed = await (await server.request("/v1/workspaces", { key })).json()
+    expect(listed.data.map((w: { id: string }) => w.id)).toEqual([server.workspaceId])
+  })
+
+  it("denies an action whose scope the key lacks, naming the scope", async () => {
+    const issued = await issueKey(null)
+    const error = await errorOf(
+      await server.request("/v1/workspaces", {
+        key: Redacted.value(issued.plaintext),
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "Not allowed" })
+      })
+    )
+    expect(error).toMatchObject({ status: 403, code: "forbidden" })
+    expect(error.message).toContain("workspaces.create")
+  })
+
+  it("does not need a key for the OpenAPI document, which declares the key scheme", async () => {
+    const response = await server.request("/v1/openapi.json", { key: null })
+    expect(response.status).toBe(200)
+    const document = await response.json()
+    expect(document.openapi).toMatch(/^3\.1/)
+    const schemes = Object.values(document.components.securitySchemes) as Array<Record<string, string>>
+    expect(schemes).toContainEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "x-service-api-key" }))
+    expect(document.paths["/v1/workspaces"].get.security.length).toBeGreaterThan(0)
+  })
+})

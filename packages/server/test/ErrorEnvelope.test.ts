@@ -1,0 +1,148 @@
+import { gunzipSync } from "node:zlib"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { errorOf, startTestServer, type TestServer } from "./support/TestServer.ts"
+
+const MAX_BODY = 4096
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer({ maxBodyBytes: MAX_BODY })
+})
+afterAll(() => server.close())
+
+const post = (path: string, body: BodyInit, headers: Record<string, string> = { "content-type": "application/json" }) =>
+  server.request(path, { method: "POST", headers, body })
+
+describe("the error envelope", () => {
+  it("answers malformed JSON with 400 invalid_json", async () => {
+    const error = await errorOf(await post("/v1/workspaces", '{"name": "oops",'))
+    expect(error).toMatchObject({ status: 400, success: false, code: "invalid_json", param: null })
+  })
+
+  it.each([
+    ["an array", "[]"],
+    ["null", "null"],
+    ["a number", "42"],
+    ["a string", '"name"'],
+    ["an object with a wrong type", '{"name": 12}'],
+    ["deep nesting", `${"[".repeat(2000)}${"]".repeat(2000)}`]
+  ])("answers %s as a body with a 400, never a 500", async (_, body) => {
+    const error = await errorOf(await post("/v1/workspaces", body))
+    expect(error.status).toBe(400)
+    expect(["invalid_request", "invalid_json"]).toContain(error.code)
+  })
+
+  it("names the offending field in param", async () => {
+    const error = await errorOf(await post("/v1/workspaces", JSON.stringify({ name: 12 })))
+    expect(error).toMatchObject({ status: 400, code: "invalid_request", param: "name" })
+    const missing = await errorOf(await post("/v1/workspaces", JSON.stringify({})))
+    expect(missing).toMatchObject({ status: 400, code: "invalid_request", param: "name" })
+    const query = await errorOf(await server.request("/v1/workspaces?current_page=-1"))
+    expect(query).toMatchObject({ status: 400, code: "invalid_request", param: "current_page" })
+  })
+
+  it("answers a body that is not JSON with 415", async () => {
+    const error = await errorOf(await post("/v1/workspaces", "name=x", { "content-type": "application/x-www-form-urlencoded" }))
+    expect(error).toMatchObject({ status: 415, code: "unsupported_media_type" })
+    const none = await errorOf(await post("/v1/workspaces", new Blob(["{}"]), {}))
+    expect(none).toMatchObject({ status: 415, code: "unsupported_media_type" })
+  })
+
+  it("accepts a JSON media type with parameters", async () => {
+    const response = await post("/v1/workspaces", JSON.stringify({ name: "Charset" }), {
+      "content-type": "application/json; charset=utf-8"
+    })
+    expect(response.status).toBe(201)
+  })
+
+  it("answers a body over MAX_BODY_BYTES with 413, declared or streamed", async () => {
+    const big = JSON.stringify({ name: "x".repeat(MAX_BODY) })
+    const declared = await errorOf(await post("/v1/workspaces", big))
+    expect(declared).toMatchObject({ status: 413, code: "payload_too_large" })
+    // Without a content-length the limit applies while reading.
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big))
+        controller.close()
+      }
+    })
+    const streamed = await errorOf(
+      await fetch(`${server.baseUrl}/v1/workspaces`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-service-api-key": server.adminKey },
+        body: stream,
+        duplex: "half"
+      } as RequestInit)
+    )
+    expect(streamed).toMatchObject({ status: 413, code: "payload_too_large" })
+    const listed = await (await server.request("/v1/workspaces")).json()
+    expect(listed.data.some((w: { name: string }) => w.name.startsWith("xxx"))).toBe(false)
+  })
+
+  it("answers unknown routes with 404 not_found", async () => {
+    const error = await errorOf(await server.request("/v1/no-such-thing"))
+    expect(error).toMatchObject({ status: 404, code: "not_found" })
+    expect(error.message).toContain("/v1/no-such-thing")
+    expect((await errorOf(await server.request("/", { key: null }))).code).toBe("not_found")
+  })
+
+  it("answers a duplicate slug with 409 conflict and keeps one workspace", async () => {
+    const first = await post("/v1/workspaces", JSON.stringify({ name: "Dup", slug: "dup" }))
+    expect(first.status).toBe(201)
+    const second = await errorOf(await post("/v1/workspaces", JSON.stringify({ name: "Dup again", slug: "dup" })))
+    expect(second).toMatchObject({ status: 409, code: "conflict", param: "slug" })
+    const listed = await (await server.request("/v1/workspaces")).json()
+    expect(listed.data.filter((w: { slug: string }) => w.slug === "dup")).toHaveLength(1)
+  })
+})
+
+describe("request ids", () => {
+  it("echoes the client's x-request-id", async () => {
+    const response = await server.request("/healthz", { headers: { "x-request-id": "client-chosen.42" } })
+    expect(response.headers.get("x-request-id")).toBe("client-chosen.42")
+  })
+
+  it("makes one when the client sent none or an unusable one, on errors too", async () => {
+    const plain = await server.request("/v1/nowhere")
+    expect(plain.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
+    const junk = await server.request("/healthz", { headers: { "x-request-id": "bad id with spaces" } })
+    expect(junk.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
+  })
+})
+
+describe("operational endpoints", () => {
+  it("answers /healthz and /readyz without a key", async () => {
+    for (const path of ["/healthz", "/readyz"]) {
+      const response = await server.request(path, { key: null })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({ status: "ok" })
+    }
+  })
+
+  it("serves /docs offline, compressed, with caching headers", async () => {
+    const response = await fetch(`${server.baseUrl}/docs`, { headers: { "accept-encoding": "gzip" } })
+    expect(response.status).toBe(200)
+    expect(response.headers.get("cache-control")).toMatch(/max-age=\d+/)
+    const etag = response.headers.get("etag")
+    expect(etag).toBeTruthy()
+    const html = await response.text()
+    expect(html).toContain("<html")
+    expect(html).not.toMatch(/<script[^>]+src="https?:/)
+
+    // fetch decompresses transparently; read the raw bytes with node's http to see the encoding.
+    const { request } = await import("node:http")
+    const raw = await new Promise<{ encoding: string | undefined; bytes: Buffer }>((resolve, reject) => {
+      request(`${server.baseUrl}/docs`, { headers: { "accept-encoding": "gzip" } }, (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c) => chunks.push(c))
+        res.on("end", () => resolve({ encoding: res.headers["content-encoding"], bytes: Buffer.concat(chunks) }))
+      })
+        .on("error", reject)
+        .end()
+    })
+    expect(raw.encoding).toBe("gzip")
+    expect(raw.bytes.length).toBeLessThan(gunzipSync(raw.bytes).length / 2)
+
+    const revalidated = await fetch(`${server.baseUrl}/docs`, { headers: { "if-none-match": etag! } })
+    expect(revalidated.status).toBe(304)
+  })
+})

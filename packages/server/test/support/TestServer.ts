@@ -1,0 +1,73 @@
+/**
+ * A real gateway-control server on an ephemeral port, over a fresh in-memory store, bootstrapped.
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { layerMemory } from "@gateway-control/adapters-memory"
+import { layerRoutes } from "@gateway-control/adapters-http"
+import { Bootstrap } from "@gateway-control/domain"
+import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { layerDomain } from "../../src/App.ts"
+
+export const makeTestLayer = (options: { readonly maxBodyBytes?: number } = {}) =>
+  HttpRouter.serve(layerRoutes({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }), {
+    disableLogger: true,
+    disableListenLog: true
+  }).pipe(
+    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(layerDomain(layerMemory)),
+    Layer.provide(Logger.layer([]))
+  )
+
+export type TestLayer = ReturnType<typeof makeTestLayer>
+
+export interface TestServer {
+  readonly baseUrl: string
+  readonly adminKey: string
+  readonly organisationId: string
+  readonly workspaceId: string
+  readonly ownerId: string
+  readonly runtime: ManagedRuntime.ManagedRuntime<Layer.Success<TestLayer>, Layer.Error<TestLayer>>
+  readonly request: (path: string, init?: RequestInit & { readonly key?: string | null }) => Promise<Response>
+  readonly close: () => Promise<void>
+}
+
+export const startTestServer = async (options: { readonly maxBodyBytes?: number } = {}): Promise<TestServer> => {
+  const runtime = ManagedRuntime.make(makeTestLayer(options))
+  const server = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
+  const address = server.address
+  if (!("port" in address)) throw new Error("expected a TCP address")
+  const baseUrl = `http://127.0.0.1:${address.port}`
+  const boot = await runtime.runPromise(
+    Effect.flatMap(Effect.service(Bootstrap), (bootstrap) =>
+      bootstrap.run({ organisationName: "Test Org", ownerEmail: "owner@example.com" })
+    )
+  )
+  const adminKey = Redacted.value(boot.api_key)
+  const request: TestServer["request"] = (path, init = {}) => {
+    const { key, ...rest } = init
+    const headers = new Headers(rest.headers)
+    const chosen = key === undefined ? adminKey : key
+    if (chosen !== null) headers.set("x-service-api-key", chosen)
+    return fetch(`${baseUrl}${path}`, { ...rest, headers })
+  }
+  return {
+    baseUrl,
+    adminKey,
+    organisationId: boot.organisation_id,
+    workspaceId: boot.workspace_id,
+    ownerId: boot.user_id,
+    runtime,
+    request,
+    close: () => runtime.dispose()
+  }
+}
+
+/** The error envelope of a non-2xx response. */
+export const errorOf = async (response: Response) => {
+  const body = (await response.json()) as {
+    success: boolean
+    error: { code: string; message: string; param: string | null }
+  }
+  return { status: response.status, success: body.success, ...body.error }
+}

@@ -53,6 +53,7 @@ export class WorkspaceMember extends Schema.Class<WorkspaceMember>("WorkspaceMem
 export const slugify = (name: string): string => {
   const slug = name
     .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
     .toLowerCase()
     .replace(/[^a-z0-9_-]+/g, "-")
     .replace(/^-+|-+$/g, "")

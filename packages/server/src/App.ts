@@ -2,13 +2,13 @@
  * The composition root: the one place that chooses a store and wires ports, domain services, the HTTP
  * routes and the Node server together.
  */
-import { createServer } from "node:http"
+import { createServer, type Server } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { ApiKeys, Bootstrap, Workspaces } from "@gateway-control/domain"
 import { Console, Effect, Layer, Logger, Option, Redacted, References } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, HttpServer } from "effect/http"
 import type { AppConfig, StoreKind } from "./AppConfig.ts"
 import { layerNodeCrypto } from "./NodeCrypto.ts"
 
@@ -65,11 +65,31 @@ const layerBootstrapIfEmpty = Layer.effectDiscard(
 export const layerHttp = (config: AppConfig) =>
   HttpRouter.serve(layerRoutes({ maxBodyBytes: config.maxBodyBytes }), { disableLogger: true })
 
+/**
+ * While the server drains on shutdown, close keep-alive connections as soon as they fall idle: `close()`
+ * alone waits for their keep-alive timeout after the last in-flight response. Built after the server,
+ * so its finalizer runs before the server's.
+ */
+const layerCloseIdleOnShutdown = (server: Server) =>
+  Layer.effectDiscard(
+    Effect.andThen(
+      Effect.service(HttpServer.HttpServer),
+      Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          const timer = setInterval(() => server.closeIdleConnections(), 50)
+          timer.unref()
+          server.once("close", () => clearInterval(timer))
+        })
+      )
+    )
+  )
+
 /** `gateway-control serve`: the whole service. */
-export const layerServe = (config: AppConfig) =>
-  layerHttp(config).pipe(
+export const layerServe = (config: AppConfig) => {
+  const server = createServer()
+  return Layer.merge(layerHttp(config), layerCloseIdleOnShutdown(server)).pipe(
     Layer.provide(
-      NodeHttpServer.layer(() => createServer(), {
+      NodeHttpServer.layer(() => server, {
         port: config.port,
         host: config.host,
         gracefulShutdownTimeout: config.shutdownTimeoutMs
@@ -79,3 +99,4 @@ export const layerServe = (config: AppConfig) =>
     Layer.provide(layerDomain(layerStore(config.store))),
     Layer.provide(layerLogging(config.logLevel))
   )
+}

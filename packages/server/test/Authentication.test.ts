@@ -1,7 +1,7 @@
-import { ApiKeys, ApiKeyStore } from "@gateway-control/domain"
+import { ApiKeyStore, ApiKeys } from "@gateway-control/domain"
 import { DateTime, Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { errorOf, startTestServer, type TestServer } from "./support/TestServer.ts"
+import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer
 beforeAll(async () => {
@@ -29,7 +29,7 @@ describe("the x-service-api-key middleware", () => {
   it("accepts the bootstrap admin key", async () => {
     const response = await server.request("/v1/workspaces")
     expect(response.status).toBe(200)
-    const body = await response.json()
+    const body = await jsonOf(response)
     expect(body.data.map((w: { slug: string }) => w.slug)).toEqual(["default"])
   })
 
@@ -76,11 +76,11 @@ describe("the x-service-api-key middleware", () => {
       body: JSON.stringify({ name: "Other team" })
     })
     expect(created.status).toBe(201)
-    const other = await created.json()
+    const other = await jsonOf(created)
     expect((await server.request(`/v1/workspaces/${server.workspaceId}`, { key })).status).toBe(200)
     const denied = await errorOf(await server.request(`/v1/workspaces/${other.id}`, { key }))
     expect(denied).toMatchObject({ status: 403, code: "forbidden" })
-    const listed = await (await server.request("/v1/workspaces", { key })).json()
+    const listed = await jsonOf(await server.request("/v1/workspaces", { key }))
     expect(listed.data.map((w: { id: string }) => w.id)).toEqual([server.workspaceId])
   })
 
@@ -101,7 +101,7 @@ describe("the x-service-api-key middleware", () => {
   it("does not need a key for the OpenAPI document, which declares the key scheme", async () => {
     const response = await server.request("/v1/openapi.json", { key: null })
     expect(response.status).toBe(200)
-    const document = await response.json()
+    const document = await jsonOf(response)
     expect(document.openapi).toMatch(/^3\.1/)
     const schemes = Object.values(document.components.securitySchemes) as Array<Record<string, string>>
     expect(schemes).toContainEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "x-service-api-key" }))

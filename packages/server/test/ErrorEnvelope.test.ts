@@ -1,6 +1,6 @@
 import { gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { errorOf, startTestServer, type TestServer } from "./support/TestServer.ts"
+import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 const MAX_BODY = 4096
 let server: TestServer
@@ -9,8 +9,11 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const post = (path: string, body: BodyInit, headers: Record<string, string> = { "content-type": "application/json" }) =>
-  server.request(path, { method: "POST", headers, body })
+const post = (
+  path: string,
+  body: RequestInit["body"],
+  headers: Record<string, string> = { "content-type": "application/json" }
+) => server.request(path, { method: "POST", headers, body })
 
 describe("the error envelope", () => {
   it("answers malformed JSON with 400 invalid_json", async () => {
@@ -41,7 +44,9 @@ describe("the error envelope", () => {
   })
 
   it("answers a body that is not JSON with 415", async () => {
-    const error = await errorOf(await post("/v1/workspaces", "name=x", { "content-type": "application/x-www-form-urlencoded" }))
+    const error = await errorOf(
+      await post("/v1/workspaces", "name=x", { "content-type": "application/x-www-form-urlencoded" })
+    )
     expect(error).toMatchObject({ status: 415, code: "unsupported_media_type" })
     const none = await errorOf(await post("/v1/workspaces", new Blob(["{}"]), {}))
     expect(none).toMatchObject({ status: 415, code: "unsupported_media_type" })
@@ -74,7 +79,7 @@ describe("the error envelope", () => {
       } as RequestInit)
     )
     expect(streamed).toMatchObject({ status: 413, code: "payload_too_large" })
-    const listed = await (await server.request("/v1/workspaces")).json()
+    const listed = await jsonOf(await server.request("/v1/workspaces"))
     expect(listed.data.some((w: { name: string }) => w.name.startsWith("xxx"))).toBe(false)
   })
 
@@ -90,7 +95,7 @@ describe("the error envelope", () => {
     expect(first.status).toBe(201)
     const second = await errorOf(await post("/v1/workspaces", JSON.stringify({ name: "Dup again", slug: "dup" })))
     expect(second).toMatchObject({ status: 409, code: "conflict", param: "slug" })
-    const listed = await (await server.request("/v1/workspaces")).json()
+    const listed = await jsonOf(await server.request("/v1/workspaces"))
     expect(listed.data.filter((w: { slug: string }) => w.slug === "dup")).toHaveLength(1)
   })
 })
@@ -114,7 +119,7 @@ describe("operational endpoints", () => {
     for (const path of ["/healthz", "/readyz"]) {
       const response = await server.request(path, { key: null })
       expect(response.status).toBe(200)
-      expect(await response.json()).toEqual({ status: "ok" })
+      expect(await jsonOf(response)).toEqual({ status: "ok" })
     }
   })
 

@@ -2,8 +2,8 @@
  * A real gateway-control server on an ephemeral port, over a fresh in-memory store, bootstrapped.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerRoutes } from "@gateway-control/adapters-http"
+import { layerMemory } from "@gateway-control/adapters-memory"
 import { Bootstrap } from "@gateway-control/domain"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
@@ -71,3 +71,6 @@ export const errorOf = async (response: Response) => {
   }
   return { status: response.status, success: body.success, ...body.error }
 }
+
+/** A response body as loosely-typed JSON, for assertions. */
+export const jsonOf = (response: Response): Promise<any> => response.json()

@@ -1,0 +1,60 @@
+import { request } from "node:http"
+import { describe, expect, it } from "vitest"
+import { startServerProcess } from "./support/ServerProcess.ts"
+
+describe("graceful shutdown", () => {
+  it("on SIGTERM stops accepting connections, finishes the in-flight request and exits 0", async () => {
+    const server = await startServerProcess()
+    expect(server.adminKey).toBeDefined()
+    const body = JSON.stringify({ name: "Created during shutdown" })
+    const half = Math.floor(body.length / 2)
+
+    // A request whose body is only half sent when the signal arrives.
+    const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(
+        `${server.baseUrl}/v1/workspaces`,
+        {
+          method: "POST",
+          headers: {
+            "content-type": "application/json",
+            "content-length": Buffer.byteLength(body),
+            "x-service-api-key": server.adminKey!
+          }
+        },
+        (res) => {
+          let text = ""
+          res.on("data", (chunk) => {
+            text += chunk
+          })
+          res.on("end", () => resolve({ status: res.statusCode!, body: text }))
+        }
+      )
+      req.on("error", reject)
+      req.write(body.slice(0, half))
+      setTimeout(() => {
+        server.child.kill("SIGTERM")
+        setTimeout(async () => {
+          // New connections are refused while the in-flight request is still open.
+          const refused = await fetch(`${server.baseUrl}/healthz`).then(
+            () => false,
+            () => true
+          )
+          expect(refused).toBe(true)
+          req.end(body.slice(half))
+        }, 300)
+      }, 200)
+    })
+
+    const answered = await response
+    expect(answered.status).toBe(201)
+    expect(JSON.parse(answered.body)).toMatchObject({ object: "workspace" })
+    expect(await server.exited).toBe(0)
+  })
+
+  it("exits 0 on SIGINT when idle", async () => {
+    const server = await startServerProcess()
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200)
+    server.child.kill("SIGINT")
+    expect(await server.exited).toBe(0)
+  })
+})

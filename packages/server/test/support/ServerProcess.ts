@@ -1,0 +1,59 @@
+/**
+ * `gateway-control serve` as a child process, the way an operator runs it.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { fileURLToPath } from "node:url"
+
+export const bin = fileURLToPath(new URL("../../bin/gateway-control.mjs", import.meta.url))
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+export interface ServerProcess {
+  readonly child: ChildProcess
+  readonly baseUrl: string
+  /** The admin key printed at the first start of an empty store, if there was one. */
+  readonly adminKey: string | undefined
+  readonly stderr: () => string
+  readonly exited: Promise<number | null>
+}
+
+export const startServerProcess = async (env: Record<string, string> = {}): Promise<ServerProcess> => {
+  const port = await freePort()
+  const child = spawn(process.execPath, [bin, "serve"], {
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", GATEWAY_STORE: "memory", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let stderr = ""
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 20_000)
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+      if (stderr.includes("Listening on")) {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      reject(new Error(`server exited with ${code}:\n${stderr}`))
+    })
+  })
+  return {
+    child,
+    baseUrl: `http://127.0.0.1:${port}`,
+    adminKey: /x-service-api-key: (gwc_[A-Za-z0-9_-]+)/.exec(stderr)?.[1],
+    stderr: () => stderr,
+    exited
+  }
+}

@@ -1,0 +1,2 @@
+// The SQL store is built by the SQL-store issue; see README.md.
+export {}

@@ -72,7 +72,8 @@ export class WorkspacesGroup extends HttpApiGroup.make("workspaces")
     })
   )
   .middleware(ApiKeyAuth)
-  .prefix("/v1") {}
+  .prefix("/v1")
+{}
 
 export class GatewayApi extends HttpApi.make("gateway-control")
   .add(SystemGroup)
@@ -84,4 +85,5 @@ export class GatewayApi extends HttpApi.make("gateway-control")
       description:
         "Control plane of an LLM API gateway: prompt rendering, MCP registry, fine-tuning job listing and API-key administration."
     })
-  ) {}
+  )
+{}

@@ -3,11 +3,11 @@
  * gzip-compressed when the client accepts it, with an ETag and a cache lifetime. The page is ~3 MB
  * uncompressed, so it is compressed once and the result reused.
  */
-import { createHash } from "node:crypto"
-import { gzipSync } from "node:zlib"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiScalar } from "effect/http-api"
+import { createHash } from "node:crypto"
+import { gzipSync } from "node:zlib"
 import { GatewayApi } from "./Api.ts"
 
 interface Prepared {
@@ -31,7 +31,7 @@ const prepare = (response: HttpServerResponse.HttpServerResponse): Prepared | un
 
 const CompressedAndCached = HttpRouter.middleware((httpEffect) => {
   const prepared = new WeakMap<object, Prepared | undefined>()
-  return Effect.gen(function* () {
+  return Effect.gen(function*() {
     const response = yield* httpEffect
     let entry = prepared.get(response)
     if (!prepared.has(response)) {

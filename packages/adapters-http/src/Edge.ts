@@ -101,13 +101,12 @@ const makeEdge = (options: EdgeOptions) => {
   return (
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
       const started = performance.now()
       const incoming = request.headers["x-request-id"]
       const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID()
-      let response =
-        precheck(request, options) ??
+      let response = precheck(request, options) ??
         (yield* httpEffect.pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
           Effect.catchCause((cause) => {

@@ -19,7 +19,7 @@ export class ApiKeyAuth extends HttpApiMiddleware.Service<ApiKeyAuth, { provides
 
 export const ApiKeyAuthLive = Layer.effect(
   ApiKeyAuth,
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const apiKeys = yield* ApiKeys
     return ApiKeyAuth.of({
       // A missing header arrives as an empty credential; `authenticate` rejects it.

@@ -36,8 +36,9 @@ const make = Effect.sync(() => {
 
   const organisationStore = OrganisationStore.of({
     insert: (organisation) =>
-      Effect.flatMap(organisations.insert(organisation.id, organisation), (taken) =>
-        conflictOn(taken, `An organisation with id '${organisation.id}' already exists.`, "id")
+      Effect.flatMap(
+        organisations.insert(organisation.id, organisation),
+        (taken) => conflictOn(taken, `An organisation with id '${organisation.id}' already exists.`, "id")
       ),
     get: (id) => Effect.sync(() => organisations.get(id)),
     first: Effect.sync(() => Option.fromUndefinedOr(organisations.page(() => true, { limit: 1, offset: 0 }).items[0]))
@@ -45,8 +46,10 @@ const make = Effect.sync(() => {
 
   const workspaceStore = WorkspaceStore.of({
     insert: (workspace) =>
-      Effect.flatMap(workspaces.insert(workspace.id, workspace), (taken) =>
-        conflictOn(taken, `A workspace with slug '${workspace.slug}' already exists in this organisation.`, "slug")
+      Effect.flatMap(
+        workspaces.insert(workspace.id, workspace),
+        (taken) =>
+          conflictOn(taken, `A workspace with slug '${workspace.slug}' already exists in this organisation.`, "slug")
       ),
     get: (id) => Effect.sync(() => workspaces.get(id)),
     findBySlug: (organisationId, slug) => Effect.sync(() => workspaces.byUnique(`${organisationId}/${slug}`)),
@@ -56,8 +59,9 @@ const make = Effect.sync(() => {
 
   const userStore = UserStore.of({
     insert: (user) =>
-      Effect.flatMap(users.insert(user.id, user), (taken) =>
-        conflictOn(taken, `A user with email '${user.email}' already exists in this organisation.`, "email")
+      Effect.flatMap(
+        users.insert(user.id, user),
+        (taken) => conflictOn(taken, `A user with email '${user.email}' already exists in this organisation.`, "email")
       ),
     get: (id) => Effect.sync(() => users.get(id)),
     list: (organisationId, page) => Effect.sync(() => users.page((u) => u.organisation_id === organisationId, page))

@@ -35,13 +35,13 @@ export class ApiKeys extends Context.Service<
 >()("@gateway-control/ApiKeys") {
   static readonly layer = Layer.effect(
     ApiKeys,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const store = yield* ApiKeyStore
       const crypto = yield* PlatformCrypto
       const users = yield* UserStore
       const members = yield* WorkspaceMemberStore
 
-      const issue = Effect.fn("ApiKeys.issue")(function* (input: IssueKeyInput) {
+      const issue = Effect.fn("ApiKeys.issue")(function*(input: IssueKeyInput) {
         const plaintext = `${KEY_PREFIX}${crypto.randomToken(KEY_RANDOM_BYTES)}`
         const now = yield* nowIso
         const key = new ApiKey({
@@ -66,7 +66,7 @@ export class ApiKeys extends Context.Service<
       const rejected = (message: string) => Effect.fail(new Unauthenticated({ message }))
 
       // Untraced: this runs on every request.
-      const authenticate = Effect.fnUntraced(function* (presented: Redacted.Redacted<string>) {
+      const authenticate = Effect.fnUntraced(function*(presented: Redacted.Redacted<string>) {
         const candidate = Redacted.value(presented).trim()
         if (candidate.length === 0) {
           return yield* rejected("Missing API key: send it in the x-service-api-key header.")
@@ -89,7 +89,7 @@ export class ApiKeys extends Context.Service<
         return yield* resolvePrincipal(key)
       })
 
-      const resolvePrincipal = Effect.fnUntraced(function* (key: ApiKey) {
+      const resolvePrincipal = Effect.fnUntraced(function*(key: ApiKey) {
         const user = key.user_id === null ? Option.none() : yield* users.get(key.user_id)
         const organisationRole = Option.isSome(user) ? user.value.role : null
         let workspaceRole: Principal["workspaceRole"] = null

@@ -40,7 +40,7 @@ export class Bootstrap extends Context.Service<
 >()("@gateway-control/Bootstrap") {
   static readonly layer = Layer.effect(
     Bootstrap,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const organisations = yield* OrganisationStore
       const workspaces = yield* WorkspaceStore
       const users = yield* UserStore
@@ -63,7 +63,7 @@ export class Bootstrap extends Context.Service<
         return Effect.succeed({ organisationName, ownerEmail })
       }
 
-      const create = Effect.fnUntraced(function* (organisationName: string, ownerEmail: string) {
+      const create = Effect.fnUntraced(function*(organisationName: string, ownerEmail: string) {
         const now = yield* nowIso
         const organisation = new Organisation({
           id: crypto.uuid(),
@@ -116,11 +116,11 @@ export class Bootstrap extends Context.Service<
       // A conflict here means a concurrent bootstrap won the race on an empty store.
       const raced = (conflict: Conflict) => Effect.die(conflict)
 
-      const ifEmpty = Effect.fn("Bootstrap.ifEmpty")(function* (input: BootstrapInput) {
+      const ifEmpty = Effect.fn("Bootstrap.ifEmpty")(function*(input: BootstrapInput) {
         const { organisationName, ownerEmail } = yield* validate(input)
         return yield* transaction
           .withTransaction(
-            Effect.gen(function* () {
+            Effect.gen(function*() {
               const existing = yield* organisations.first
               if (Option.isSome(existing)) return Option.none<BootstrapResult>()
               return Option.some(yield* create(organisationName, ownerEmail))
@@ -129,7 +129,7 @@ export class Bootstrap extends Context.Service<
           .pipe(Effect.catchTag("Conflict", raced))
       })
 
-      const run = Effect.fn("Bootstrap.run")(function* (input: BootstrapInput) {
+      const run = Effect.fn("Bootstrap.run")(function*(input: BootstrapInput) {
         const result = yield* ifEmpty(input)
         if (Option.isSome(result)) return result.value
         const existing = yield* organisations.first

@@ -32,11 +32,11 @@ export class Workspaces extends Context.Service<
 >()("@gateway-control/Workspaces") {
   static readonly layer = Layer.effect(
     Workspaces,
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const store = yield* WorkspaceStore
       const crypto = yield* PlatformCrypto
 
-      const create = Effect.fn("Workspaces.create")(function* (principal: Principal, input: CreateWorkspaceInput) {
+      const create = Effect.fn("Workspaces.create")(function*(principal: Principal, input: CreateWorkspaceInput) {
         yield* ensureAllowed(
           principal,
           "workspaces.create",
@@ -65,7 +65,7 @@ export class Workspaces extends Context.Service<
         return workspace
       })
 
-      const get = Effect.fn("Workspaces.get")(function* (principal: Principal, id: string) {
+      const get = Effect.fn("Workspaces.get")(function*(principal: Principal, id: string) {
         const found = yield* store.get(id)
         if (Option.isNone(found)) return yield* new NotFound({ resource: "workspace", id })
         const workspace = found.value
@@ -78,7 +78,7 @@ export class Workspaces extends Context.Service<
         return workspace
       })
 
-      const list = Effect.fn("Workspaces.list")(function* (principal: Principal, page: PageRequest) {
+      const list = Effect.fn("Workspaces.list")(function*(principal: Principal, page: PageRequest) {
         yield* ensureAllowed(
           principal,
           "workspaces.list",

@@ -2,13 +2,13 @@
  * The composition root: the one place that chooses a store and wires ports, domain services, the HTTP
  * routes and the Node server together.
  */
-import { createServer, type Server } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { ApiKeys, Bootstrap, Workspaces } from "@gateway-control/domain"
 import { Console, Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { createServer, type Server } from "node:http"
 import type { AppConfig, StoreKind } from "./AppConfig.ts"
 import { layerNodeCrypto } from "./NodeCrypto.ts"
 
@@ -39,7 +39,7 @@ export const DEFAULT_ORGANISATION = { organisationName: "Default", ownerEmail: "
 
 /** On an empty store, bootstraps and prints the admin key once, clearly marked, to stderr. */
 const layerBootstrapIfEmpty = Layer.effectDiscard(
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const bootstrap = yield* Bootstrap
     const result = yield* bootstrap.ifEmpty(DEFAULT_ORGANISATION).pipe(Effect.orDie)
     if (Option.isNone(result)) return

@@ -17,11 +17,10 @@ const failWith = (message: string) =>
   )
 
 const serve = Command.make("serve", {}, () =>
-  Effect.gen(function* () {
+  Effect.gen(function*() {
     const config = yield* AppConfig
     return yield* Layer.launch(layerServe(config))
-  })
-).pipe(Command.withDescription("Serve the API (bootstraps an empty store first)."))
+  })).pipe(Command.withDescription("Serve the API (bootstraps an empty store first)."))
 
 const bootstrap = Command.make(
   "bootstrap",
@@ -30,7 +29,7 @@ const bootstrap = Command.make(
     ownerEmail: Flag.String("owner-email").pipe(Flag.withDescription("Email of the organisation's owner"))
   },
   ({ organisationName, ownerEmail }) =>
-    Effect.gen(function* () {
+    Effect.gen(function*() {
       const config = yield* AppConfig
       const bootstrap = yield* Bootstrap
       const result = yield* bootstrap.run({ organisationName, ownerEmail })
@@ -53,7 +52,7 @@ const bootstrap = Command.make(
       ),
       Effect.provide(
         Layer.unwrap(
-          Effect.gen(function* () {
+          Effect.gen(function*() {
             const config = yield* AppConfig
             return layerDomain(layerStore(config.store)).pipe(Layer.provideMerge(layerLogging(config.logLevel)))
           })

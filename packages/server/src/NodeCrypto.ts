@@ -1,7 +1,7 @@
 /** `PlatformCrypto` on Node's crypto module: synchronous, as the key check on every request needs. */
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
 import { PlatformCrypto } from "@gateway-control/domain"
 import { Layer } from "effect"
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
 
 export const layerNodeCrypto: Layer.Layer<PlatformCrypto> = Layer.succeed(PlatformCrypto)(
   PlatformCrypto.of({

@@ -1,5 +1,5 @@
 import { layerMemory } from "@gateway-control/adapters-memory"
-import { ApiKeyStore, ApiKeys, hasKeyShape, KEY_PREFIX, maskKey, PlatformCrypto } from "@gateway-control/domain"
+import { ApiKeys, ApiKeyStore, hasKeyShape, KEY_PREFIX, maskKey, PlatformCrypto } from "@gateway-control/domain"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { layerDomain } from "../src/App.ts"
@@ -18,8 +18,7 @@ const issue = Effect.flatMap(Effect.service(ApiKeys), (keys) =>
     userId: null,
     scopes: ["workspaces.read", "workspaces.read", "workspaces.list"],
     expiresAt: null
-  })
-)
+  }))
 
 describe("API key generation", () => {
   it("makes prefixed, URL-safe keys with at least 192 random bits, all different", async () => {
@@ -37,7 +36,7 @@ describe("API key generation", () => {
 
   it("stores only the SHA-256 digest, and keeps the plaintext out of string forms", async () => {
     const { issued, stored } = await run(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const issued = yield* issue
         const store = yield* ApiKeyStore
         const crypto = yield* PlatformCrypto
@@ -74,7 +73,7 @@ describe("API key generation", () => {
 
   it("authenticates the issued key into its principal", async () => {
     const principal = await run(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const issued = yield* issue
         return yield* (yield* ApiKeys).authenticate(issued.plaintext)
       })

@@ -1,4 +1,4 @@
-import { ApiKeyStore, ApiKeys } from "@gateway-control/domain"
+import { ApiKeys, ApiKeyStore } from "@gateway-control/domain"
 import { DateTime, Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
@@ -21,8 +21,7 @@ const issueKey = (expiresAt: string | null) =>
         userId: null,
         scopes: ["workspaces.read", "workspaces.list"],
         expiresAt
-      })
-    )
+      }))
   )
 
 describe("the x-service-api-key middleware", () => {

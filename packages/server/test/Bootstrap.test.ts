@@ -1,9 +1,9 @@
-import { execFile } from "node:child_process"
-import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { ApiKeys, Bootstrap, OrganisationStore, UserStore, WorkspaceStore } from "@gateway-control/domain"
 import { Effect, Option } from "effect"
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 import { layerDomain } from "../src/App.ts"
 
@@ -13,7 +13,7 @@ const exec = promisify(execFile)
 describe("bootstrap", () => {
   it("on an empty store creates the organisation, owner, default workspace and a working admin key", async () => {
     const result = await Effect.runPromise(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const boot = yield* (yield* Bootstrap).run({ organisationName: "Acme", ownerEmail: "Owner@Acme.test" })
         const organisation = yield* (yield* OrganisationStore).get(boot.organisation_id)
         const owner = yield* (yield* UserStore).get(boot.user_id)
@@ -31,7 +31,7 @@ describe("bootstrap", () => {
 
   it("refuses a second run and changes nothing", async () => {
     const outcome = await Effect.runPromise(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const bootstrap = yield* Bootstrap
         const first = yield* bootstrap.run({ organisationName: "First", ownerEmail: "a@first.test" })
         const second = yield* Effect.flip(bootstrap.run({ organisationName: "Second", ownerEmail: "b@second.test" }))
@@ -50,7 +50,7 @@ describe("bootstrap", () => {
 
   it("rejects a malformed email before touching the store", async () => {
     const error = await Effect.runPromise(
-      Effect.gen(function* () {
+      Effect.gen(function*() {
         const error = yield* Effect.flip((yield* Bootstrap).run({ organisationName: "X", ownerEmail: "nope" }))
         const organisation = yield* (yield* OrganisationStore).first
         return { error, organisation }

@@ -17,7 +17,7 @@ const post = (
 
 describe("the error envelope", () => {
   it("answers malformed JSON with 400 invalid_json", async () => {
-    const error = await errorOf(await post("/v1/workspaces", '{"name": "oops",'))
+    const error = await errorOf(await post("/v1/workspaces", "{\"name\": \"oops\","))
     expect(error).toMatchObject({ status: 400, success: false, code: "invalid_json", param: null })
   })
 
@@ -25,8 +25,8 @@ describe("the error envelope", () => {
     ["an array", "[]"],
     ["null", "null"],
     ["a number", "42"],
-    ["a string", '"name"'],
-    ["an object with a wrong type", '{"name": 12}'],
+    ["a string", "\"name\""],
+    ["an object with a wrong type", "{\"name\": 12}"],
     ["deep nesting", `${"[".repeat(2000)}${"]".repeat(2000)}`]
   ])("answers %s as a body with a 400, never a 500", async (_, body) => {
     const error = await errorOf(await post("/v1/workspaces", body))

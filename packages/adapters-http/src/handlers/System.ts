@@ -9,7 +9,7 @@ const ok = { status: "ok" } as const
 export const SystemHandlers = HttpApiBuilder.group(
   GatewayApi,
   "system",
-  Effect.fnUntraced(function* (handlers) {
+  Effect.fnUntraced(function*(handlers) {
     const store = yield* StoreTransaction
     return handlers.handleAll({
       healthz: () => Effect.succeed(ok),

@@ -7,7 +7,7 @@ import { fromDomain } from "../ApiErrors.ts"
 export const WorkspacesHandlers = HttpApiBuilder.group(
   GatewayApi,
   "workspaces",
-  Effect.fnUntraced(function* (handlers) {
+  Effect.fnUntraced(function*(handlers) {
     const workspaces = yield* Workspaces
     return handlers.handleAll({
       create: ({ payload }) =>
@@ -16,16 +16,15 @@ export const WorkspacesHandlers = HttpApiBuilder.group(
           Effect.mapError(fromDomain)
         ),
       list: ({ query }) =>
-        Effect.gen(function* () {
+        Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
           const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
           const page = yield* workspaces.list(principal, request)
           return { object: "list" as const, data: page.items, total: page.total, has_more: hasMore(page, request) }
         }).pipe(Effect.mapError(fromDomain)),
       get: ({ params }) =>
-        Effect.flatMap(Effect.service(CurrentPrincipal), (principal) =>
-          workspaces.get(principal, params.workspaceId)
-        ).pipe(Effect.mapError(fromDomain))
+        Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => workspaces.get(principal, params.workspaceId))
+          .pipe(Effect.mapError(fromDomain))
     })
   })
 )

@@ -85,5 +85,4 @@ export class Table<A extends { readonly id?: string }> {
 export const byCreation = (
   a: { readonly created_at: string; readonly id: string },
   b: { readonly created_at: string; readonly id: string }
-): number =>
-  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+): number => a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0

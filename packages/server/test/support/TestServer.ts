@@ -39,8 +39,9 @@ export const startTestServer = async (options: { readonly maxBodyBytes?: number 
   if (!("port" in address)) throw new Error("expected a TCP address")
   const baseUrl = `http://127.0.0.1:${address.port}`
   const boot = await runtime.runPromise(
-    Effect.flatMap(Effect.service(Bootstrap), (bootstrap) =>
-      bootstrap.run({ organisationName: "Test Org", ownerEmail: "owner@example.com" })
+    Effect.flatMap(
+      Effect.service(Bootstrap),
+      (bootstrap) => bootstrap.run({ organisationName: "Test Org", ownerEmail: "owner@example.com" })
     )
   )
   const adminKey = Redacted.value(boot.api_key)

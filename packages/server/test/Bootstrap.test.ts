@@ -1,3 +1,4 @@
+import { it as effectIt } from "@effect/vitest"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { ApiKeys, Bootstrap, OrganisationStore, UserStore, WorkspaceStore } from "@gateway-control/domain"
 import { Effect, Option } from "effect"
@@ -29,24 +30,20 @@ describe("bootstrap", () => {
     expect(result.principal.scopes.has("organisation_service_api_keys.create")).toBe(true)
   })
 
-  it("refuses a second run and changes nothing", async () => {
-    const outcome = await Effect.runPromise(
-      Effect.gen(function*() {
-        const bootstrap = yield* Bootstrap
-        const first = yield* bootstrap.run({ organisationName: "First", ownerEmail: "a@first.test" })
-        const second = yield* Effect.flip(bootstrap.run({ organisationName: "Second", ownerEmail: "b@second.test" }))
-        const workspaces = yield* (yield* WorkspaceStore).list(first.organisation_id, { limit: 10, offset: 0 })
-        const users = yield* (yield* UserStore).list(first.organisation_id, { limit: 10, offset: 0 })
-        const organisation = yield* (yield* OrganisationStore).first
-        return { first, second, workspaces, users, organisation }
-      }).pipe(Effect.provide(layerDomain(layerMemory)))
-    )
-    expect(outcome.second._tag).toBe("AlreadyBootstrapped")
-    expect(outcome.second.message).toMatch(/already has an organisation/)
-    expect(Option.getOrThrow(outcome.organisation).id).toBe(outcome.first.organisation_id)
-    expect(outcome.workspaces.total).toBe(1)
-    expect(outcome.users.items.map((u) => u.email)).toEqual(["a@first.test"])
-  })
+  effectIt.effect("refuses a second run and changes nothing", () =>
+    Effect.gen(function*() {
+      const bootstrap = yield* Bootstrap
+      const first = yield* bootstrap.run({ organisationName: "First", ownerEmail: "a@first.test" })
+      const second = yield* Effect.flip(bootstrap.run({ organisationName: "Second", ownerEmail: "b@second.test" }))
+      expect(second._tag).toBe("AlreadyBootstrapped")
+      expect(second.message).toMatch(/already has an organisation/)
+      const workspaces = yield* (yield* WorkspaceStore).list(first.organisation_id, { limit: 10, offset: 0 })
+      const users = yield* (yield* UserStore).list(first.organisation_id, { limit: 10, offset: 0 })
+      const organisation = yield* (yield* OrganisationStore).first
+      expect(Option.getOrThrow(organisation).id).toBe(first.organisation_id)
+      expect(workspaces.total).toBe(1)
+      expect(users.items.map((u) => u.email)).toEqual(["a@first.test"])
+    }).pipe(Effect.provide(layerDomain(layerMemory))))
 
   it("rejects a malformed email before touching the store", async () => {
     const error = await Effect.runPromise(

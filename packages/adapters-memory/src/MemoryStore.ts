@@ -13,7 +13,7 @@ import {
   type User,
   UserStore,
   type Workspace,
-  type WorkspaceMember,
+  WorkspaceMember,
   WorkspaceMemberStore,
   WorkspaceStore
 } from "@gateway-control/domain"
@@ -29,7 +29,7 @@ const make = Effect.sync(() => {
   const organisations = new Table<Organisation>(state)
   const workspaces = new Table<Workspace>(state, (w) => [`${w.organisation_id}/${w.slug}`])
   const users = new Table<User>(state, (u) => [`${u.organisation_id}/${u.email.toLowerCase()}`])
-  const members = new Table<WorkspaceMember & { readonly id: string }>(state)
+  const members = new Table<WorkspaceMember>(state)
   const apiKeys = new Table<StoredApiKey & { readonly id: string; readonly created_at: string }>(state, (k) => [
     `digest/${k.digest}`
   ])
@@ -71,10 +71,11 @@ const make = Effect.sync(() => {
   const memberStore = WorkspaceMemberStore.of({
     upsert: (member) => {
       const id = memberId(member.workspace_id, member.user_id)
-      const row = { ...member, id } as WorkspaceMember & { readonly id: string }
+      // A role change keeps the membership's original creation time, as the SQL store does.
+      const changeRole = (previous: WorkspaceMember) => new WorkspaceMember({ ...previous, role: member.role })
       return Effect.flatMap(
-        members.replace(id, () => row),
-        (replaced) => (replaced ? Effect.void : Effect.asVoid(members.insert(id, row)))
+        members.replace(id, changeRole),
+        (replaced) => (replaced ? Effect.void : Effect.asVoid(members.insert(id, member)))
       )
     },
     get: (workspaceId, userId) => Effect.sync(() => members.get(memberId(workspaceId, userId))),
@@ -95,7 +96,10 @@ const make = Effect.sync(() => {
         apiKeys.insert(stored.key.id, { ...stored, id: stored.key.id, created_at: stored.key.created_at }),
         (taken) => conflictOn(taken, "An API key with this id or digest already exists.", null)
       ),
-    findByDigest: (digest) => Effect.sync(() => apiKeys.byUnique(`digest/${digest}`)),
+    findByDigest: (digest) =>
+      Effect.sync(() =>
+        Option.map(apiKeys.byUnique(`digest/${digest}`), (row) => ({ key: row.key, digest: row.digest }))
+      ),
     get: (id) => Effect.sync(() => Option.map(apiKeys.get(id), (row) => row.key)),
     list: (organisationId, workspaceId, page) =>
       Effect.sync(() => {

@@ -1,2 +1,4 @@
-// The SQL store is built by the SQL-store issue; see README.md.
-export {}
+export * from "./Migrations.ts"
+export * as PgliteClient from "./PgliteClient.ts"
+export * from "./SqlStore.ts"
+export * from "./SqlStores.ts"

@@ -5,20 +5,36 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
+import { layerFromClient, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
 import { ApiKeys, Bootstrap, Workspaces } from "@gateway-control/domain"
 import { Console, Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { mkdirSync } from "node:fs"
 import { createServer, type Server } from "node:http"
-import type { AppConfig, StoreKind } from "./AppConfig.ts"
+import { join, resolve } from "node:path"
+import type { AppConfig, StoreConfig } from "./AppConfig.ts"
+import { lockDataDir } from "./internal/DataDirLock.ts"
 import { layerNodeCrypto } from "./NodeCrypto.ts"
 
-/** Every store port, as chosen by `GATEWAY_STORE`. */
-export const layerStore = (kind: StoreKind) => {
-  switch (kind) {
-    case "memory":
-      return layerMemory
+/** The SQL client of a SQL store. */
+export const layerSqlClient = (store: Exclude<StoreConfig, { readonly kind: "memory" }>) => {
+  switch (store.kind) {
+    case "pglite": {
+      const dataDir = resolve(store.dataDir)
+      return Layer.unwrap(Effect.gen(function*() {
+        mkdirSync(dataDir, { recursive: true, mode: 0o700 })
+        yield* lockDataDir(dataDir)
+        return PgliteClient.layer({ dataDir: join(dataDir, "pglite") })
+      }))
+    }
+    case "postgres":
+      return layerPostgresClient({ url: store.url, poolSize: store.poolSize })
   }
 }
+
+/** Every store port, as chosen by the configuration; SQL stores run their pending migrations as they open. */
+export const layerStore = (store: StoreConfig): Layer.Layer<Layer.Success<typeof layerMemory>, unknown> =>
+  store.kind === "memory" ? layerMemory : layerFromClient(layerSqlClient(store))
 
 /** The domain services over a store, with the store's ports exposed too (the CLI and tests use them). */
 export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>) =>

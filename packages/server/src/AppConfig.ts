@@ -2,10 +2,20 @@
  * Configuration, read from the environment once at start. Invalid values stop the process with a
  * message naming the variable.
  */
-import { Config, type LogLevel } from "effect"
+import { Config, Effect, type LogLevel, Option, type Redacted, Schema } from "effect"
 
-export const StoreKind = ["memory"] as const
+export class InvalidConfiguration extends Schema.TaggedError<InvalidConfiguration>()("InvalidConfiguration", {
+  message: Schema.String
+}) {}
+
+export const StoreKind = ["memory", "pglite", "postgres"] as const
 export type StoreKind = (typeof StoreKind)[number]
+
+/** Where and how to store: chosen by `GATEWAY_STORE`, else PostgreSQL when `DATABASE_URL` is set, else PGlite. */
+export type StoreConfig =
+  | { readonly kind: "memory" }
+  | { readonly kind: "pglite"; readonly dataDir: string }
+  | { readonly kind: "postgres"; readonly url: Redacted.Redacted<string>; readonly poolSize: number }
 
 const LogLevels = {
   trace: "Trace",
@@ -20,20 +30,61 @@ const LogLevels = {
 export interface AppConfig {
   readonly host: string
   readonly port: number
-  readonly store: StoreKind
+  readonly store: StoreConfig
   readonly maxBodyBytes: number
   readonly logLevel: LogLevel.LogLevel
   readonly shutdownTimeoutMs: number
 }
 
-export const AppConfig: Config.Config<AppConfig> = Config.all({
+function resolveStore(settings: {
+  readonly kind: Option.Option<StoreKind>
+  readonly url: Option.Option<Redacted.Redacted<string>>
+  readonly poolSize: number
+  readonly dataDir: string
+}): StoreConfig | InvalidConfiguration {
+  const kind = Option.getOrElse(settings.kind, () => (Option.isSome(settings.url) ? "postgres" : "pglite") as StoreKind)
+  switch (kind) {
+    case "memory":
+      return { kind }
+    case "pglite":
+      return { kind, dataDir: settings.dataDir }
+    case "postgres":
+      if (Option.isNone(settings.url)) {
+        return new InvalidConfiguration({
+          message: "GATEWAY_STORE=postgres needs DATABASE_URL (postgres://user@host:5432/db)."
+        })
+      }
+      if (settings.poolSize < 1) {
+        return new InvalidConfiguration({ message: "DATABASE_POOL_SIZE must be at least 1." })
+      }
+      return { kind, url: settings.url.value, poolSize: settings.poolSize }
+  }
+}
+
+const RawConfig = Config.all({
   host: Config.String("HOST").pipe(Config.withDefault("127.0.0.1")),
   port: Config.Port("PORT").pipe(Config.withDefault(8787)),
-  store: Config.Literals(StoreKind, "GATEWAY_STORE").pipe(Config.withDefault<StoreKind>("memory")),
+  store: Config.all({
+    kind: Config.option(Config.Literals(StoreKind, "GATEWAY_STORE")),
+    url: Config.option(Config.Redacted("DATABASE_URL")),
+    poolSize: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+    dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.gateway-data"))
+  }).pipe(Config.map(resolveStore)),
   maxBodyBytes: Config.Int("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
   logLevel: Config.Literals(Object.keys(LogLevels) as Array<keyof typeof LogLevels>, "LOG_LEVEL").pipe(
     Config.withDefault<keyof typeof LogLevels>("info"),
     Config.map((name) => LogLevels[name])
   ),
   shutdownTimeoutMs: Config.Int("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(20_000))
+})
+
+/** The configuration from the environment; a bad or contradictory value fails with a message naming it. */
+export const loadConfig: Effect.Effect<AppConfig, InvalidConfiguration> = Effect.gen(function*() {
+  const raw = yield* Effect.mapError(
+    RawConfig,
+    (error) => new InvalidConfiguration({ message: `Invalid configuration: ${error.message}` })
+  )
+  if (raw.store instanceof InvalidConfiguration) return yield* raw.store
+  if (raw.maxBodyBytes < 1) return yield* new InvalidConfiguration({ message: "MAX_BODY_BYTES must be at least 1." })
+  return { ...raw, store: raw.store }
 })

@@ -1,26 +1,37 @@
 /**
  * The `gateway-control` command-line program.
  */
+import { migrate } from "@gateway-control/adapters-sql"
 import { AlreadyBootstrapped, Bootstrap, InvalidRequest } from "@gateway-control/domain"
 import { Console, Effect, Layer, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { layerDomain, layerLogging, layerServe, layerStore } from "./App.ts"
-import { AppConfig } from "./AppConfig.ts"
+import { layerDomain, layerLogging, layerServe, layerSqlClient, layerStore } from "./App.ts"
+import { type AppConfig, InvalidConfiguration, loadConfig } from "./AppConfig.ts"
 
-/** Prints a user-facing failure and sets a non-zero exit code, instead of a stack trace. */
-const failWith = (message: string) =>
-  Effect.andThen(
-    Console.error(`gateway-control: ${message}`),
-    Effect.sync(() => {
-      process.exitCode = 1
-    })
-  )
+type UserFacingError = AlreadyBootstrapped | InvalidRequest | InvalidConfiguration
+
+const isUserFacing = (e: unknown): e is UserFacingError =>
+  e instanceof AlreadyBootstrapped || e instanceof InvalidRequest || e instanceof InvalidConfiguration
+
+/** Failures a user can fix are printed as one line with a non-zero exit code, not as a stack trace. */
+const userFacing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.catchIf(effect, isUserFacing, (error) =>
+    Effect.andThen(
+      Console.error(`gateway-control: ${(error as UserFacingError).message}`),
+      Effect.sync(() => {
+        process.exitCode = 1
+      })
+    ))
+
+/** The domain over the configured store, with logging: what every command but `serve` runs in. */
+const layerCommand = (config: AppConfig) =>
+  layerDomain(layerStore(config.store)).pipe(Layer.provideMerge(layerLogging(config.logLevel)))
 
 const serve = Command.make("serve", {}, () =>
-  Effect.gen(function*() {
-    const config = yield* AppConfig
+  userFacing(Effect.gen(function*() {
+    const config = yield* loadConfig
     return yield* Layer.launch(layerServe(config))
-  })).pipe(Command.withDescription("Serve the API (bootstraps an empty store first)."))
+  }))).pipe(Command.withDescription("Serve the API (migrates the store, and bootstraps it when empty)."))
 
 const bootstrap = Command.make(
   "bootstrap",
@@ -29,40 +40,36 @@ const bootstrap = Command.make(
     ownerEmail: Flag.String("owner-email").pipe(Flag.withDescription("Email of the organisation's owner"))
   },
   ({ organisationName, ownerEmail }) =>
-    Effect.gen(function*() {
-      const config = yield* AppConfig
-      const bootstrap = yield* Bootstrap
-      const result = yield* bootstrap.run({ organisationName, ownerEmail })
-      yield* Console.log(
-        JSON.stringify({
-          organisation_id: result.organisation_id,
-          workspace_id: result.workspace_id,
-          user_id: result.user_id,
-          api_key: Redacted.value(result.api_key)
-        })
-      )
-      if (config.store === "memory") {
+    userFacing(Effect.gen(function*() {
+      const config = yield* loadConfig
+      const result = yield* Effect.flatMap(Effect.service(Bootstrap), (b) => b.run({ organisationName, ownerEmail }))
+        .pipe(Effect.provide(layerCommand(config)))
+      yield* Console.log(JSON.stringify({
+        organisation_id: result.organisation_id,
+        workspace_id: result.workspace_id,
+        user_id: result.user_id,
+        api_key: Redacted.value(result.api_key)
+      }))
+      if (config.store.kind === "memory") {
         yield* Console.error("gateway-control: note: GATEWAY_STORE=memory keeps nothing after this command exits.")
       }
-    }).pipe(
-      Effect.catchIf(
-        (e): e is AlreadyBootstrapped | InvalidRequest =>
-          e instanceof AlreadyBootstrapped || e instanceof InvalidRequest,
-        (e) => failWith(e.message)
-      ),
-      Effect.provide(
-        Layer.unwrap(
-          Effect.gen(function*() {
-            const config = yield* AppConfig
-            return layerDomain(layerStore(config.store)).pipe(Layer.provideMerge(layerLogging(config.logLevel)))
-          })
-        )
-      )
-    )
+    }))
 ).pipe(Command.withDescription("Create the first organisation, its owner, a default workspace and an admin key."))
+
+const migrateCommand = Command.make("migrate", {}, () =>
+  userFacing(Effect.gen(function*() {
+    const config = yield* loadConfig
+    if (config.store.kind === "memory") {
+      return yield* new InvalidConfiguration({ message: "GATEWAY_STORE=memory has no schema to migrate." })
+    }
+    const applied = yield* migrate.pipe(Effect.provide(layerSqlClient(config.store)), Effect.orDie)
+    yield* Console.log(
+      JSON.stringify({ store: config.store.kind, newly_applied: applied.map(([id, name]) => `${id}_${name}`) })
+    )
+  }))).pipe(Command.withDescription("Run the store's pending migrations, then exit."))
 
 export const cli = Command.make("gateway-control").pipe(
   Command.withDescription("Control plane of an LLM API gateway."),
-  Command.withSubcommands([serve, bootstrap]),
+  Command.withSubcommands([serve, bootstrap, migrateCommand]),
   Command.run({ version: "0.1.0" })
 )

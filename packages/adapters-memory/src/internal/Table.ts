@@ -4,7 +4,7 @@ import { Option } from "effect"
 import type { MemoryState } from "./MemoryState.ts"
 
 /** Rows keyed by id, with optional unique secondary keys; every write goes through `MemoryState.write`. */
-export class Table<A extends { readonly id?: string }> {
+export class Table<A> {
   readonly rows = new Map<string, A>()
   readonly unique = new Map<string, string>()
   readonly state: MemoryState

@@ -1,0 +1,98 @@
+/**
+ * The schema, as numbered forward-only migrations. All pending migrations run in one transaction,
+ * behind a transaction-scoped advisory lock, so processes starting together never run one twice.
+ */
+import { Effect } from "effect"
+import * as Migrator from "effect/sql/Migrator"
+import * as SqlClient from "effect/sql/SqlClient"
+
+/** A migration from a script of statements, run one by one (the extended protocol takes one at a time). */
+const migration = (script: string): Effect.Effect<void, unknown, SqlClient.SqlClient> =>
+  Effect.flatMap(Effect.service(SqlClient.SqlClient), (sql) =>
+    Effect.forEach(
+      script.split(/;\s*\n/).map((statement) => statement.trim()).filter((statement) => statement.length > 0),
+      (statement) => sql.unsafe(statement),
+      { discard: true }
+    ))
+
+export const migrations = {
+  "0001_access_model": migration(`
+    CREATE TABLE organisations (
+      id text PRIMARY KEY,
+      name text NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE INDEX organisations_created ON organisations (created_at, id);
+
+    CREATE TABLE workspaces (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      description text,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT workspaces_slug_unique UNIQUE (organisation_id, slug)
+    );
+    CREATE INDEX workspaces_organisation_created ON workspaces (organisation_id, created_at, id);
+
+    CREATE TABLE users (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      email text NOT NULL,
+      name text,
+      role text NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT users_email_unique UNIQUE (organisation_id, email)
+    );
+    CREATE INDEX users_organisation_created ON users (organisation_id, created_at, id);
+
+    CREATE TABLE workspace_members (
+      workspace_id text NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+      user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      role text NOT NULL CHECK (role IN ('manager', 'member')),
+      created_at timestamptz NOT NULL,
+      PRIMARY KEY (workspace_id, user_id)
+    );
+    CREATE INDEX workspace_members_workspace_created ON workspace_members (workspace_id, created_at, user_id);
+    CREATE INDEX workspace_members_user ON workspace_members (user_id);
+
+    CREATE TABLE api_keys (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text REFERENCES workspaces (id),
+      user_id text REFERENCES users (id),
+      type text NOT NULL CHECK (type IN ('organisation-service', 'workspace-service', 'workspace-user')),
+      name text NOT NULL,
+      description text,
+      scopes jsonb NOT NULL,
+      status text NOT NULL CHECK (status IN ('active', 'revoked')),
+      masked_key text NOT NULL,
+      digest text NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      expires_at timestamptz,
+      CONSTRAINT api_keys_digest_unique UNIQUE (digest)
+    );
+    CREATE INDEX api_keys_organisation_created ON api_keys (organisation_id, created_at, id);
+    CREATE INDEX api_keys_workspace_created ON api_keys (workspace_id, created_at, id);
+  `)
+}
+
+/** An arbitrary constant: the advisory lock that serialises migration runs across processes. */
+const MIGRATION_LOCK = 7_321_004_211
+
+const runMigrator = Migrator.make({})
+
+/** Runs the pending migrations; returns the ones it ran as `[id, name]`. */
+export const migrate = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql.withTransaction(
+    Effect.andThen(
+      sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`,
+      runMigrator({ loader: Migrator.fromRecord(migrations) })
+    )
+  )
+}).pipe(Effect.withSpan("migrate"))

@@ -1,0 +1,94 @@
+/**
+ * An `effect/sql` client on PGlite: PostgreSQL compiled to WebAssembly, in-process, no server.
+ *
+ * PGlite has a single session. Every statement, and every whole transaction, holds a one-permit lock,
+ * so a concurrent fiber can never run inside another fiber's transaction and see its uncommitted rows.
+ */
+import { makeCompiler } from "@effect/sql-pg/PgClient"
+import { PGlite, types } from "@electric-sql/pglite"
+import { Context, Effect, Layer, Semaphore, Stream } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { Connection } from "effect/sql/SqlConnection"
+import { SqlError, UniqueViolation, UnknownError } from "effect/sql/SqlError"
+
+export interface PgliteClientOptions {
+  /** A directory for the data files; in memory when absent. */
+  readonly dataDir?: string | undefined
+  /** A `dumpDataDir()` snapshot to start from, instead of running initdb. */
+  readonly loadDataDir?: Blob | undefined
+}
+
+export class Pglite extends Context.Service<Pglite, PGlite>()("@gateway-control/adapters-sql/Pglite") {}
+
+const toSqlError = (operation: string) => (cause: unknown): SqlError => {
+  const error = cause as { readonly code?: string; readonly constraint?: string; readonly message?: string }
+  const props = { cause, message: error?.message ?? String(cause), operation }
+  return new SqlError({
+    reason: error?.code === "23505"
+      ? new UniqueViolation({ ...props, constraint: error.constraint ?? "unknown" })
+      : new UnknownError(props)
+  })
+}
+
+// Timestamps come back as their text; the row decoders turn them into ISO 8601. Keeping int8 as text
+// matches @effect/sql-pg, so one set of decoders serves both clients.
+const parsers = {
+  [types.TIMESTAMPTZ]: (value: string) => value,
+  [types.TIMESTAMP]: (value: string) => value,
+  [types.INT8]: (value: string) => value
+}
+
+const makeConnection = (db: PGlite): Connection => {
+  const query = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
+    Effect.tryPromise({
+      try: () => db.query<any>(sql, params as Array<unknown>, { rowMode, parsers }),
+      catch: toSqlError("execute")
+    })
+  const rows = (sql: string, params: ReadonlyArray<unknown>, transform?: (rows: ReadonlyArray<any>) => any) =>
+    Effect.map(query(sql, params, "object"), (result) => (transform ? transform(result.rows) : result.rows))
+  const values = (sql: string, params: ReadonlyArray<unknown>) =>
+    Effect.map(query(sql, params, "array"), (result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>)
+  return {
+    execute: rows,
+    executeUnprepared: rows,
+    executeRaw: (sql, params) =>
+      params.length === 0
+        ? Effect.tryPromise({ try: () => db.exec(sql), catch: toSqlError("executeRaw") })
+        : query(sql, params, "object"),
+    executeValues: values,
+    executeValuesUnprepared: values,
+    executeStream: (sql, params, transform) =>
+      Stream.flatMap(Stream.fromEffect(rows(sql, params, transform)), (all) => Stream.fromIterable(all))
+  }
+}
+
+export const make = Effect.fnUntraced(function*(options: PgliteClientOptions = {}) {
+  const db = yield* Effect.acquireRelease(
+    Effect.tryPromise({
+      try: () => PGlite.create(options.dataDir, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      catch: toSqlError("open")
+    }),
+    (db) => Effect.promise(() => db.close())
+  )
+  const lock = Semaphore.makeUnsafe(1)
+  const connection = makeConnection(db)
+  const acquirer = Effect.as(Semaphore.takeScoped(1)(lock), connection)
+  const client = yield* SqlClient.make({
+    acquirer,
+    transactionAcquirer: acquirer,
+    compiler: makeCompiler(),
+    driver: "pglite",
+    spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", "pglite"]]
+  })
+  return { client, db }
+})
+
+/** `SqlClient` on PGlite, and the PGlite instance itself (for snapshots). */
+export const layer = (options: PgliteClientOptions = {}): Layer.Layer<SqlClient.SqlClient | Pglite, SqlError> =>
+  Layer.effectContext(
+    Effect.map(
+      make(options),
+      ({ client, db }) => Context.make(SqlClient.SqlClient, client).pipe(Context.add(Pglite, db))
+    )
+  ).pipe(Layer.provide(Reactivity.layer))

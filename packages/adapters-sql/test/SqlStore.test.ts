@@ -1,0 +1,16 @@
+import { describe, it } from "vitest"
+import { storeContract } from "../../domain/test/contract/StoreContract.ts"
+import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "./support/Stores.ts"
+
+storeContract("PGlite", pgliteFromSnapshot)
+
+if (postgresUrl !== undefined) {
+  const url = postgresUrl
+  storeContract("PostgreSQL", () => postgresInFreshSchema(url))
+} else {
+  describe("store contract: PostgreSQL", () => {
+    // Loud on purpose: a missing database must not read as a pass.
+    it.skip("SKIPPED: set TEST_DATABASE_URL (or DATABASE_URL) to run the contract against PostgreSQL", () => {})
+  })
+  console.warn("\n*** store contract on PostgreSQL SKIPPED: TEST_DATABASE_URL is not set ***\n")
+}

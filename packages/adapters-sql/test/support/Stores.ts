@@ -1,0 +1,43 @@
+/**
+ * SQL stores for tests: PGlite booted from the shared snapshot, and PostgreSQL in a fresh schema that is
+ * dropped afterwards (when TEST_DATABASE_URL or DATABASE_URL is set).
+ */
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
+import * as Reactivity from "effect/reactivity/Reactivity"
+import { readFileSync } from "node:fs"
+import { inject } from "vitest"
+import * as PgliteClient from "../../src/PgliteClient.ts"
+import { layerFromClient, layerPostgres } from "../../src/SqlStores.ts"
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    pgliteSnapshot: string
+  }
+}
+
+let snapshot: Uint8Array<ArrayBuffer> | undefined
+
+/** PGlite in memory, from the migrated snapshot made once per test run. */
+export const pgliteFromSnapshot = () => {
+  snapshot ??= new Uint8Array(readFileSync(inject("pgliteSnapshot")))
+  return layerFromClient(PgliteClient.layer({ loadDataDir: new Blob([snapshot]) }))
+}
+
+export const postgresUrl: string | undefined = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL
+
+/** PostgreSQL in a schema of its own, created now and dropped when the layer is released. */
+export const postgresInFreshSchema = (url: string) =>
+  Layer.unwrap(
+    Effect.gen(function*() {
+      const schema = `test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
+      const admin = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+      yield* admin.unsafe(`CREATE SCHEMA "${schema}"`)
+      yield* Effect.addFinalizer(() => Effect.orDie(admin.unsafe(`DROP SCHEMA "${schema}" CASCADE`)))
+      return layerPostgres({
+        url: Redacted.make(url),
+        poolSize: 4,
+        startupParameters: { search_path: schema }
+      })
+    }).pipe(Effect.provide(Reactivity.layer))
+  )

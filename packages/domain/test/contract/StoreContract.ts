@@ -1,0 +1,282 @@
+/**
+ * The store contract: one suite of repository tests that every implementation of the ports must pass.
+ * Call `storeContract(name, layer)` from an adapter's tests with a layer that builds a fresh store.
+ */
+import { Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { ApiKey, Organisation, User, Workspace, WorkspaceMember } from "../../src/index.ts"
+import {
+  ApiKeyStore,
+  OrganisationStore,
+  StoreTransaction,
+  UserStore,
+  WorkspaceMemberStore,
+  WorkspaceStore
+} from "../../src/Ports.ts"
+
+export type Stores =
+  | OrganisationStore
+  | WorkspaceStore
+  | UserStore
+  | WorkspaceMemberStore
+  | ApiKeyStore
+  | StoreTransaction
+
+let counter = 0
+const uid = () => `${Date.now().toString(36)}-${(counter++).toString(36)}-${Math.random().toString(36).slice(2, 10)}`
+// Distinct, increasing timestamps so that creation order is unambiguous.
+let clock = Date.parse("2026-01-01T00:00:00.000Z")
+const at = () => new Date(clock += 1000).toISOString()
+
+const organisation = () => {
+  const now = at()
+  return new Organisation({ id: uid(), name: "Org", created_at: now, last_updated_at: now })
+}
+const workspace = (organisationId: string, slug = `ws-${uid()}`) => {
+  const now = at()
+  return new Workspace({
+    id: uid(),
+    organisation_id: organisationId,
+    name: `Workspace ${slug}`,
+    slug,
+    description: null,
+    created_at: now,
+    last_updated_at: now
+  })
+}
+const user = (organisationId: string, email = `${uid()}@example.com`) => {
+  const now = at()
+  return new User({
+    id: uid(),
+    organisation_id: organisationId,
+    email,
+    name: null,
+    role: "member",
+    created_at: now,
+    last_updated_at: now
+  })
+}
+const apiKey = (organisationId: string, workspaceId: string | null) => {
+  const now = at()
+  return new ApiKey({
+    id: uid(),
+    type: workspaceId === null ? "organisation-service" : "workspace-service",
+    name: "key",
+    description: "a key",
+    organisation_id: organisationId,
+    workspace_id: workspaceId,
+    user_id: null,
+    scopes: ["workspaces.read", "prompts.render"],
+    status: "active",
+    masked_key: "gwc_****abcd",
+    created_at: now,
+    last_updated_at: now,
+    expires_at: "2030-01-01T00:00:00.000Z"
+  })
+}
+
+export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stores, E>) => {
+  describe(`store contract: ${name}`, () => {
+    let runtime: ManagedRuntime.ManagedRuntime<Stores, E>
+    const run = <A, E2>(effect: Effect.Effect<A, E2, Stores>) => runtime.runPromise(effect)
+    const exit = <A, E2>(effect: Effect.Effect<A, E2, Stores>) => runtime.runPromiseExit(effect)
+
+    beforeAll(async () => {
+      runtime = ManagedRuntime.make(makeLayer())
+      await runtime.runPromise(Effect.void)
+    }, 120_000)
+    afterAll(() => runtime?.dispose())
+
+    /** A fresh organisation for each test, so tests share the store but not their data. */
+    const freshOrganisation = () =>
+      run(Effect.gen(function*() {
+        const org = organisation()
+        yield* (yield* OrganisationStore).insert(org)
+        return org
+      }))
+
+    it("answers the readiness ping", async () => {
+      await run(Effect.flatMap(Effect.service(StoreTransaction), (t) => t.ping))
+    })
+
+    it("stores and reads organisations; first is the oldest", async () => {
+      const org = await freshOrganisation()
+      const got = await run(Effect.flatMap(Effect.service(OrganisationStore), (s) => s.get(org.id)))
+      expect(Option.getOrThrow(got)).toEqual(org)
+      const oldest = await run(Effect.flatMap(Effect.service(OrganisationStore), (s) => s.first))
+      expect(Option.isSome(oldest)).toBe(true)
+      expect(Option.getOrThrow(oldest).created_at <= org.created_at).toBe(true)
+      const missing = await run(Effect.flatMap(Effect.service(OrganisationStore), (s) => s.get("no-such-id")))
+      expect(Option.isNone(missing)).toBe(true)
+    })
+
+    it("keeps workspace slugs unique per organisation", async () => {
+      const org = await freshOrganisation()
+      const other = await freshOrganisation()
+      const w = workspace(org.id, "team")
+      await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(w)))
+      const duplicate = await exit(
+        Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(workspace(org.id, "team")))
+      )
+      expect(Exit.isFailure(duplicate)).toBe(true)
+      expect(JSON.stringify(duplicate)).toContain("Conflict")
+      await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(workspace(other.id, "team"))))
+      const bySlug = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.findBySlug(org.id, "team")))
+      expect(Option.getOrThrow(bySlug)).toEqual(w)
+      const got = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.get(w.id)))
+      expect(Option.getOrThrow(got)).toEqual(w)
+    })
+
+    it("pages workspaces in creation order with an exact total, also past the end", async () => {
+      const org = await freshOrganisation()
+      const created = Array.from({ length: 7 }, () => workspace(org.id))
+      await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => Effect.forEach(created, s.insert)))
+      const pages = await run(
+        Effect.flatMap(
+          Effect.service(WorkspaceStore),
+          (s) => Effect.forEach([0, 1, 2, 3], (page) => s.list(org.id, { limit: 3, offset: page * 3 }))
+        )
+      )
+      expect(pages.map((p) => p.total)).toEqual([7, 7, 7, 7])
+      expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1, 0])
+      expect(pages.flatMap((p) => p.items.map((w) => w.id))).toEqual(created.map((w) => w.id))
+    })
+
+    it("keeps user emails unique per organisation, ignoring case", async () => {
+      const org = await freshOrganisation()
+      const u = user(org.id, "Person@Example.com")
+      await run(Effect.flatMap(Effect.service(UserStore), (s) => s.insert(u)))
+      const duplicate = await exit(
+        Effect.flatMap(Effect.service(UserStore), (s) => s.insert(user(org.id, "person@example.com")))
+      )
+      expect(JSON.stringify(duplicate)).toContain("Conflict")
+      const listed = await run(
+        Effect.flatMap(Effect.service(UserStore), (s) => s.list(org.id, { limit: 10, offset: 0 }))
+      )
+      expect(listed.total).toBe(1)
+      expect(listed.items[0].id).toBe(u.id)
+    })
+
+    it("adds members, changes their role, lists and removes them", async () => {
+      const org = await freshOrganisation()
+      const w = workspace(org.id)
+      const [a, b] = [user(org.id), user(org.id)]
+      await run(Effect.gen(function*() {
+        yield* (yield* WorkspaceStore).insert(w)
+        yield* (yield* UserStore).insert(a)
+        yield* (yield* UserStore).insert(b)
+        const members = yield* WorkspaceMemberStore
+        yield* members.upsert(
+          new WorkspaceMember({ workspace_id: w.id, user_id: a.id, role: "member", created_at: at() })
+        )
+        yield* members.upsert(
+          new WorkspaceMember({ workspace_id: w.id, user_id: b.id, role: "member", created_at: at() })
+        )
+        yield* members.upsert(
+          new WorkspaceMember({ workspace_id: w.id, user_id: a.id, role: "manager", created_at: at() })
+        )
+      }))
+      const got = await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.get(w.id, a.id)))
+      expect(Option.getOrThrow(got).role).toBe("manager")
+      const listed = await run(
+        Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.list(w.id, { limit: 10, offset: 0 }))
+      )
+      expect(listed.items.map((m) => m.user_id)).toEqual([a.id, b.id])
+      expect(listed.total).toBe(2)
+      const removed = await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.remove(w.id, b.id)))
+      const again = await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.remove(w.id, b.id)))
+      expect([removed, again]).toEqual([true, false])
+    })
+
+    it("stores API keys by digest, lists them by organisation and workspace, and revokes them", async () => {
+      const org = await freshOrganisation()
+      const w = workspace(org.id)
+      const admin = apiKey(org.id, null)
+      const scoped = apiKey(org.id, w.id)
+      await run(Effect.gen(function*() {
+        yield* (yield* WorkspaceStore).insert(w)
+        const keys = yield* ApiKeyStore
+        yield* keys.insert({ key: admin, digest: `d-${admin.id}` })
+        yield* keys.insert({ key: scoped, digest: `d-${scoped.id}` })
+      }))
+      const found = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.findByDigest(`d-${scoped.id}`)))
+      expect(Option.getOrThrow(found)).toEqual({ key: scoped, digest: `d-${scoped.id}` })
+      const duplicate = await exit(
+        Effect.flatMap(
+          Effect.service(ApiKeyStore),
+          (s) => s.insert({ key: apiKey(org.id, null), digest: `d-${admin.id}` })
+        )
+      )
+      expect(JSON.stringify(duplicate)).toContain("Conflict")
+      const all = await run(
+        Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.list(org.id, null, { limit: 10, offset: 0 }))
+      )
+      expect(all.items.map((k) => k.id)).toEqual([admin.id, scoped.id])
+      const inWorkspace = await run(
+        Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.list(org.id, w.id, { limit: 10, offset: 0 }))
+      )
+      expect(inWorkspace.items.map((k) => k.id)).toEqual([scoped.id])
+      const revokedAt = at()
+      expect(await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.revoke(scoped.id, revokedAt)))).toBe(true)
+      expect(await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.revoke("no-such-key", revokedAt)))).toBe(
+        false
+      )
+      const revoked = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.get(scoped.id)))
+      expect(Option.getOrThrow(revoked)).toMatchObject({ status: "revoked", last_updated_at: revokedAt })
+    })
+
+    it("commits a unit of work whole, or rolls all of it back", async () => {
+      const org = await freshOrganisation()
+      const kept = workspace(org.id)
+      const lost = [workspace(org.id), workspace(org.id)]
+      await run(Effect.gen(function*() {
+        const transaction = yield* StoreTransaction
+        const workspaces = yield* WorkspaceStore
+        yield* transaction.withTransaction(workspaces.insert(kept))
+        const failed = yield* Effect.exit(transaction.withTransaction(Effect.gen(function*() {
+          yield* workspaces.insert(lost[0])
+          // Nested units of work join the enclosing one.
+          yield* transaction.withTransaction(workspaces.insert(lost[1]))
+          return yield* Effect.fail("boom")
+        })))
+        expect(Exit.isFailure(failed)).toBe(true)
+      }))
+      const listed = await run(
+        Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.list(org.id, { limit: 10, offset: 0 }))
+      )
+      expect(listed.items.map((w) => w.id)).toEqual([kept.id])
+    })
+
+    it("rolls back a unit of work that ends in a conflict", async () => {
+      const org = await freshOrganisation()
+      const taken = workspace(org.id, "taken")
+      const first = workspace(org.id)
+      await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(taken)))
+      const result = await exit(Effect.gen(function*() {
+        const workspaces = yield* WorkspaceStore
+        yield* (yield* StoreTransaction).withTransaction(
+          Effect.andThen(workspaces.insert(first), workspaces.insert(workspace(org.id, "taken")))
+        )
+      }))
+      expect(JSON.stringify(result)).toContain("Conflict")
+      const got = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.get(first.id)))
+      expect(Option.isNone(got)).toBe(true)
+    })
+
+    it("lets exactly one of many concurrent creates of the same slug succeed", async () => {
+      const org = await freshOrganisation()
+      const attempts = Array.from({ length: 12 }, () => workspace(org.id, "race"))
+      const results = await run(
+        Effect.flatMap(
+          Effect.service(WorkspaceStore),
+          (s) => Effect.forEach(attempts, (w) => Effect.exit(s.insert(w)), { concurrency: "unbounded" })
+        )
+      )
+      expect(results.filter(Exit.isSuccess)).toHaveLength(1)
+      const listed = await run(
+        Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.list(org.id, { limit: 20, offset: 0 }))
+      )
+      expect(listed.items.filter((w) => w.slug === "race")).toHaveLength(1)
+    })
+  })
+}

@@ -62,7 +62,11 @@ const migrateCommand = Command.make("migrate", {}, () =>
     if (config.store.kind === "memory") {
       return yield* new InvalidConfiguration({ message: "GATEWAY_STORE=memory has no schema to migrate." })
     }
-    const applied = yield* migrate.pipe(Effect.provide(layerSqlClient(config.store)), Effect.orDie)
+    const applied = yield* migrate.pipe(
+      Effect.provide(layerSqlClient(config.store)),
+      // A locked data directory is the user's to resolve; SQL and migration failures are faults.
+      Effect.catchIf((error) => !(error instanceof InvalidConfiguration), Effect.die)
+    )
     yield* Console.log(
       JSON.stringify({ store: config.store.kind, newly_applied: applied.map(([id, name]) => `${id}_${name}`) })
     )

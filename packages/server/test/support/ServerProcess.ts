@@ -27,6 +27,7 @@ export interface ServerProcess {
   readonly exited: Promise<number | null>
 }
 
+/** Starts `serve` with the given environment; the in-memory store unless `env` says otherwise. */
 export const startServerProcess = async (env: Record<string, string> = {}): Promise<ServerProcess> => {
   const port = await freePort()
   const child = spawn(process.execPath, [bin, "serve"], {
@@ -36,7 +37,7 @@ export const startServerProcess = async (env: Record<string, string> = {}): Prom
   let stderr = ""
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 20_000)
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${stderr}`)), 60_000)
     child.stderr!.on("data", (chunk: Buffer) => {
       stderr += chunk.toString()
       if (stderr.includes("Listening on")) {

@@ -2,7 +2,15 @@
  * The HTTP contract of gateway-control: groups, endpoints and their Schemas. The OpenAPI document is
  * generated from this definition.
  */
-import { Workspace } from "@gateway-control/domain"
+import {
+  ApiKey,
+  AuditRecord,
+  OrganisationRole,
+  User,
+  Workspace,
+  WorkspaceMember,
+  WorkspaceRole
+} from "@gateway-control/domain"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors, ServiceUnavailable } from "./ApiErrors.ts"
@@ -75,9 +83,143 @@ export class WorkspacesGroup extends HttpApiGroup.make("workspaces")
   .prefix("/v1")
 {}
 
+const created = <S extends Schema.Top>(schema: S) => schema.annotate({ httpApiStatus: 201 })
+
+export const CreateApiKey = Schema.Struct({
+  name: Schema.String,
+  scopes: Schema.Array(Schema.String),
+  description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(1000))),
+  workspace_id: Schema.optionalKey(Schema.String),
+  user_id: Schema.optionalKey(Schema.String),
+  expires_at: Schema.optionalKey(Schema.String)
+})
+
+export class ApiKeysGroup extends HttpApiGroup.make("apiKeys")
+  .add(
+    HttpApiEndpoint.post("create", "/api-keys/:type/:subType", {
+      params: { type: Schema.String, subType: Schema.String },
+      payload: CreateApiKey,
+      success: created(Schema.Struct({ id: Schema.String, key: Schema.String, object: Schema.Literal("api-key") })),
+      error: CommonErrors
+    }).annotate(
+      OpenApi.Description,
+      "Creates an API key: organisation/service (admin key), workspace/service or workspace/user. The plaintext key is returned only here."
+    ),
+    HttpApiEndpoint.get("list", "/api-keys", {
+      query: { workspace_id: Schema.optionalKey(Schema.String), ...PagingQuery },
+      success: listOf(ApiKey),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("get", "/api-keys/:id", {
+      params: { id: Schema.String },
+      success: ApiKey,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.delete("revoke", "/api-keys/:id", {
+      params: { id: Schema.String },
+      success: Schema.Struct({
+        id: Schema.String,
+        object: Schema.Literal("api-key"),
+        status: Schema.Literal("revoked")
+      }),
+      error: CommonErrors
+    })
+  )
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}
+
+export class UsersGroup extends HttpApiGroup.make("users")
+  .add(
+    HttpApiEndpoint.post("create", "/users", {
+      payload: Schema.Struct({
+        email: Schema.String,
+        name: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(255))),
+        role: OrganisationRole
+      }),
+      success: created(Schema.Struct({ id: Schema.String, object: Schema.Literal("user") })),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("list", "/users", { query: PagingQuery, success: listOf(User), error: CommonErrors }),
+    HttpApiEndpoint.post("addMember", "/workspaces/:workspaceId/members", {
+      params: { workspaceId: Schema.String },
+      payload: Schema.Struct({ user_id: Schema.String, role: WorkspaceRole }),
+      success: created(Schema.Struct({
+        object: Schema.Literal("workspace-member"),
+        workspace_id: Schema.String,
+        user_id: Schema.String,
+        role: WorkspaceRole
+      })),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("listMembers", "/workspaces/:workspaceId/members", {
+      params: { workspaceId: Schema.String },
+      query: PagingQuery,
+      success: listOf(WorkspaceMember),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.delete("removeMember", "/workspaces/:workspaceId/members/:userId", {
+      params: { workspaceId: Schema.String, userId: Schema.String },
+      success: Schema.Struct({
+        object: Schema.Literal("workspace-member"),
+        workspace_id: Schema.String,
+        user_id: Schema.String,
+        deleted: Schema.Literal(true)
+      }),
+      error: CommonErrors
+    })
+  )
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}
+
+export class ScopesGroup extends HttpApiGroup.make("scopes")
+  .add(
+    HttpApiEndpoint.get("list", "/scopes", {
+      success: Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(Schema.String) }),
+      error: CommonErrors
+    }).annotate(OpenApi.Description, "Every scope a key can carry.")
+  )
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}
+
+export class AuditLogsGroup extends HttpApiGroup.make("auditLogs")
+  .add(
+    HttpApiEndpoint.get("list", "/audit-logs", {
+      query: {
+        start_time: Schema.optionalKey(Schema.String),
+        end_time: Schema.optionalKey(Schema.String),
+        workspace_id: Schema.optionalKey(Schema.String),
+        user_id: Schema.optionalKey(Schema.String),
+        action: Schema.optionalKey(Schema.String),
+        resource_type: Schema.optionalKey(Schema.String),
+        response_status_code: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))),
+        ...PagingQuery
+      },
+      success: Schema.Struct({
+        object: Schema.Literal("list"),
+        records: Schema.Array(AuditRecord),
+        total: Schema.Int,
+        has_more: Schema.Boolean
+      }),
+      error: CommonErrors
+    }).annotate(
+      OpenApi.Description,
+      "Audit records of the organisation, newest first (admin key with audit_logs.list)."
+    )
+  )
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}
+
 export class GatewayApi extends HttpApi.make("gateway-control")
   .add(SystemGroup)
   .add(WorkspacesGroup)
+  .add(ApiKeysGroup)
+  .add(UsersGroup)
+  .add(ScopesGroup)
+  .add(AuditLogsGroup)
   .annotateMerge(
     OpenApi.annotations({
       title: "gateway-control",

@@ -85,3 +85,19 @@ export const fromDomain = (
       return conflict(error.message, error.param)
   }
 }
+
+/** The status a domain error answers with; the audit log records it for denied and failed calls. */
+export const statusOf = (error: DomainError): number => {
+  switch (error._tag) {
+    case "InvalidRequest":
+      return 400
+    case "Unauthenticated":
+      return 401
+    case "Forbidden":
+      return 403
+    case "NotFound":
+      return 404
+    case "Conflict":
+      return 409
+  }
+}

@@ -2,14 +2,25 @@
  * The edge of every request, around the router: request ids, body limits and media types checked before
  * any handler runs, every failure turned into the error envelope, and one structured log line a request.
  */
-import { ByteSize, Cause, Effect, type Layer, type Types } from "effect"
+import { ByteSize, Cause, Effect, Option, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { firstProblem } from "./internal/issuePath.ts"
+import { RequestInfo } from "./RequestInfo.ts"
 
 export interface EdgeOptions {
   /** Largest accepted request body in bytes; larger ones answer 413. */
   readonly maxBodyBytes: number
+  /** Take the client address from `X-Forwarded-For` (only behind a proxy that sets it). */
+  readonly trustProxy?: boolean | undefined
+}
+
+const clientIpOf = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string | null => {
+  if (trustProxy) {
+    const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
+    if (forwarded) return forwarded
+  }
+  return Option.getOrNull(request.remoteAddress)
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -99,7 +110,7 @@ const makeEdge = (options: EdgeOptions) => {
   const maxBodySize = ByteSize.bytes(options.maxBodyBytes)
   // `Types.unhandled` in the error type tells the router nothing is left for later middleware to handle.
   return (
-    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, RequestInfo>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
     Effect.gen(function*() {
       const request = yield* HttpServerRequest.HttpServerRequest
@@ -109,6 +120,12 @@ const makeEdge = (options: EdgeOptions) => {
       let response = precheck(request, options) ??
         (yield* httpEffect.pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+          Effect.provideService(RequestInfo, {
+            requestId,
+            method: request.method,
+            uri: request.url,
+            clientIp: clientIpOf(request, options.trustProxy === true)
+          }),
           Effect.catchCause((cause) => {
             const answered = fromCause(cause, request, options)
             if (answered !== undefined) return Effect.succeed(answered)
@@ -140,5 +157,5 @@ const makeEdge = (options: EdgeOptions) => {
 }
 
 /** Installs the edge around every route of the router. */
-export const layerEdge = (options: EdgeOptions): Layer.Layer<never, never, HttpRouter.HttpRouter> =>
-  HttpRouter.middleware(makeEdge(options), { global: true })
+export const layerEdge = (options: EdgeOptions) =>
+  HttpRouter.middleware<{ provides: RequestInfo }>()(makeEdge(options), { global: true })

@@ -7,7 +7,11 @@ import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "./Api.ts"
 import { layerDocs } from "./Docs.ts"
 import { type EdgeOptions, layerEdge } from "./Edge.ts"
+import { ApiKeysHandlers } from "./handlers/ApiKeys.ts"
+import { AuditLogsHandlers } from "./handlers/AuditLogs.ts"
+import { ScopesHandlers } from "./handlers/Scopes.ts"
 import { SystemHandlers } from "./handlers/System.ts"
+import { UsersHandlers } from "./handlers/Users.ts"
 import { WorkspacesHandlers } from "./handlers/Workspaces.ts"
 import { ApiKeyAuthLive } from "./Security.ts"
 
@@ -16,9 +20,15 @@ export const OPENAPI_PATH = "/v1/openapi.json"
 export const layerRoutes = (options: EdgeOptions) =>
   Layer.mergeAll(
     HttpApiBuilder.layer(GatewayApi, { openapiPath: OPENAPI_PATH }).pipe(
-      Layer.provide([SystemHandlers, WorkspacesHandlers]),
+      Layer.provide([
+        SystemHandlers,
+        WorkspacesHandlers,
+        ApiKeysHandlers,
+        UsersHandlers,
+        ScopesHandlers,
+        AuditLogsHandlers
+      ]),
       Layer.provide(ApiKeyAuthLive)
     ),
-    layerDocs,
-    layerEdge(options)
-  )
+    layerDocs
+  ).pipe(Layer.provide(layerEdge(options)))

@@ -5,7 +5,10 @@
 import {
   ApiKey,
   ApiKeyStore,
+  AuditLogStore,
+  type AuditRecord,
   Conflict,
+  GENESIS_HASH,
   type Organisation,
   OrganisationStore,
   type StoredApiKey,
@@ -118,6 +121,32 @@ const make = Effect.sync(() => {
       }))
   })
 
+  const audit: Array<AuditRecord> = []
+  const auditLogStore = AuditLogStore.of({
+    append: (build) =>
+      state.write(() => {
+        const last = audit[audit.length - 1]
+        const record = build(last?.hash ?? GENESIS_HASH, audit.length + 1)
+        audit.push(record)
+        return [record, () => void audit.pop()] as const
+      }),
+    list: (organisationId, filters, page) =>
+      Effect.sync(() => {
+        const matching = audit.filter((r) =>
+          r.organisation_id === organisationId &&
+          (filters.startTime === undefined || r.timestamp >= filters.startTime) &&
+          (filters.endTime === undefined || r.timestamp <= filters.endTime) &&
+          (filters.workspaceId === undefined || r.workspace_id === filters.workspaceId) &&
+          (filters.userId === undefined || r.user_id === filters.userId) &&
+          (filters.action === undefined || r.action === filters.action) &&
+          (filters.resourceType === undefined || r.resource_type === filters.resourceType) &&
+          (filters.responseStatusCode === undefined || r.response_status_code === filters.responseStatusCode)
+        ).reverse()
+        return { items: matching.slice(page.offset, page.offset + page.limit), total: matching.length }
+      }),
+    scan: (afterSeq, limit) => Effect.sync(() => audit.slice(afterSeq, afterSeq + limit))
+  })
+
   const transaction = StoreTransaction.of({
     withTransaction: (effect) => state.withTransaction(effect),
     ping: Effect.void
@@ -128,11 +157,18 @@ const make = Effect.sync(() => {
     Context.add(UserStore, userStore),
     Context.add(WorkspaceMemberStore, memberStore),
     Context.add(ApiKeyStore, apiKeyStore),
+    Context.add(AuditLogStore, auditLogStore),
     Context.add(StoreTransaction, transaction)
   )
 })
 
 /** Every store port, fresh and empty each time the layer is built. */
 export const layerMemory: Layer.Layer<
-  OrganisationStore | WorkspaceStore | UserStore | WorkspaceMemberStore | ApiKeyStore | StoreTransaction
+  | OrganisationStore
+  | WorkspaceStore
+  | UserStore
+  | WorkspaceMemberStore
+  | ApiKeyStore
+  | AuditLogStore
+  | StoreTransaction
 > = Layer.effectContext(make)

@@ -78,6 +78,31 @@ export const migrations = {
     );
     CREATE INDEX api_keys_organisation_created ON api_keys (organisation_id, created_at, id);
     CREATE INDEX api_keys_workspace_created ON api_keys (workspace_id, created_at, id);
+  `),
+  // No foreign keys: audit records outlive what they describe.
+  "0002_audit_logs": migration(`
+    CREATE TABLE audit_logs (
+      seq bigint PRIMARY KEY,
+      id text NOT NULL UNIQUE,
+      timestamp timestamptz NOT NULL,
+      organisation_id text NOT NULL,
+      workspace_id text,
+      user_id text,
+      user_type text NOT NULL,
+      api_key_id text,
+      action text NOT NULL,
+      resource_type text NOT NULL,
+      resource_id text,
+      method text NOT NULL,
+      uri text NOT NULL,
+      request_id text NOT NULL,
+      request_body jsonb,
+      response_status_code integer NOT NULL,
+      client_ip text,
+      previous_hash text NOT NULL,
+      hash text NOT NULL
+    );
+    CREATE INDEX audit_logs_organisation_seq ON audit_logs (organisation_id, seq DESC);
   `)
 }
 

@@ -5,7 +5,10 @@
 import {
   ApiKey,
   ApiKeyStore,
+  AuditLogStore,
+  AuditRecord,
   Conflict,
+  GENESIS_HASH,
   Organisation,
   OrganisationStore,
   type Page,
@@ -112,6 +115,32 @@ const apiKeyFrom = (row: Row) =>
     last_updated_at: iso(row.last_updated_at),
     expires_at: isoOrNull(row.expires_at)
   })
+
+const auditFrom = (row: Row) =>
+  new AuditRecord({
+    id: text(row.id),
+    seq: int(row.seq),
+    timestamp: iso(row.timestamp),
+    organisation_id: text(row.organisation_id),
+    workspace_id: textOrNull(row.workspace_id),
+    user_id: textOrNull(row.user_id),
+    user_type: text(row.user_type) as AuditRecord["user_type"],
+    api_key_id: textOrNull(row.api_key_id),
+    action: text(row.action),
+    resource_type: text(row.resource_type),
+    resource_id: textOrNull(row.resource_id),
+    method: text(row.method),
+    uri: text(row.uri),
+    request_id: text(row.request_id),
+    request_body: json(row.request_body),
+    response_status_code: int(row.response_status_code),
+    client_ip: textOrNull(row.client_ip),
+    previous_hash: text(row.previous_hash),
+    hash: text(row.hash)
+  })
+
+/** An arbitrary constant: the advisory lock that serialises audit appends across processes. */
+const AUDIT_CHAIN_LOCK = 7_321_004_212
 
 const make = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -278,6 +307,54 @@ const make = Effect.gen(function*() {
       )
   })
 
+  const auditLogs = AuditLogStore.of({
+    append: (build) =>
+      read(Effect.gen(function*() {
+        yield* sql`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`
+        const last = yield* sql<Row>`SELECT seq, hash FROM audit_logs ORDER BY seq DESC LIMIT 1`
+        const r = last.length === 0 ? build(GENESIS_HASH, 1) : build(text(last[0].hash), int(last[0].seq) + 1)
+        yield* sql`INSERT INTO audit_logs (seq, id, timestamp, organisation_id, workspace_id, user_id, user_type,
+                     api_key_id, action, resource_type, resource_id, method, uri, request_id, request_body,
+                     response_status_code, client_ip, previous_hash, hash)
+                   VALUES (${r.seq}, ${r.id}, ${r.timestamp}, ${r.organisation_id}, ${r.workspace_id}, ${r.user_id},
+                     ${r.user_type}, ${r.api_key_id}, ${r.action}, ${r.resource_type}, ${r.resource_id}, ${r.method},
+                     ${r.uri}, ${r.request_id}, ${toJson(r.request_body)}::jsonb, ${r.response_status_code},
+                     ${r.client_ip}, ${r.previous_hash}, ${r.hash})`
+        return r
+      })),
+    list: (organisationId, filters, request) => {
+      const clauses = [sql`organisation_id = ${organisationId}`]
+      if (filters.startTime !== undefined) clauses.push(sql`timestamp >= ${filters.startTime}`)
+      if (filters.endTime !== undefined) clauses.push(sql`timestamp <= ${filters.endTime}`)
+      if (filters.workspaceId !== undefined) clauses.push(sql`workspace_id = ${filters.workspaceId}`)
+      if (filters.userId !== undefined) clauses.push(sql`user_id = ${filters.userId}`)
+      if (filters.action !== undefined) clauses.push(sql`action = ${filters.action}`)
+      if (filters.resourceType !== undefined) clauses.push(sql`resource_type = ${filters.resourceType}`)
+      if (filters.responseStatusCode !== undefined) {
+        clauses.push(sql`response_status_code = ${filters.responseStatusCode}`)
+      }
+      const where = sql.and(clauses)
+      return read(
+        Effect.map(
+          sql<Row>`SELECT *, count(*) OVER () AS total_count FROM audit_logs WHERE ${where}
+                   ORDER BY seq DESC ${paged(request)}`,
+          (rows) => toPage(rows, auditFrom)
+        ).pipe(
+          Effect.flatMap((page) =>
+            withTotal(page, request, countOf(sql<Row>`SELECT count(*) AS n FROM audit_logs WHERE ${where}`))
+          )
+        )
+      )
+    },
+    scan: (afterSeq, limit) =>
+      read(
+        Effect.map(
+          sql<Row>`SELECT * FROM audit_logs WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`,
+          (rows) => rows.map(auditFrom)
+        )
+      )
+  })
+
   const transaction = StoreTransaction.of({
     // BEGIN/COMMIT failures are infrastructure faults: defects, like any other SQL failure here.
     withTransaction: (effect) =>
@@ -295,13 +372,20 @@ const make = Effect.gen(function*() {
     Context.add(UserStore, users),
     Context.add(WorkspaceMemberStore, members),
     Context.add(ApiKeyStore, apiKeys),
+    Context.add(AuditLogStore, auditLogs),
     Context.add(StoreTransaction, transaction)
   )
 })
 
 /** Every store port on the `SqlClient` in context. Run the migrations first (`migrate`). */
 export const layerSql: Layer.Layer<
-  OrganisationStore | WorkspaceStore | UserStore | WorkspaceMemberStore | ApiKeyStore | StoreTransaction,
+  | OrganisationStore
+  | WorkspaceStore
+  | UserStore
+  | WorkspaceMemberStore
+  | ApiKeyStore
+  | AuditLogStore
+  | StoreTransaction,
   never,
   SqlClient.SqlClient
 > = Layer.effectContext(make)

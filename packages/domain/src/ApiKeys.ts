@@ -3,11 +3,13 @@
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { ApiKey, type ApiKeyType, hasKeyShape, isExpired, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey } from "./ApiKey.ts"
-import { type Conflict, Unauthenticated } from "./Errors.ts"
+import { type Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "./Errors.ts"
 import { nowIso } from "./internal/time.ts"
-import { ApiKeyStore, PlatformCrypto, UserStore, WorkspaceMemberStore } from "./Ports.ts"
+import type { Page, PageRequest } from "./Paging.ts"
+import { authorizeKeyCreation, ensureAllowed, isAdminKey } from "./Policy.ts"
+import { ApiKeyStore, PlatformCrypto, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./Ports.ts"
 import type { Principal } from "./Principal.ts"
-import { isScope, type Scope } from "./Scopes.ts"
+import { isScope, type Scope, unknownScopes } from "./Scopes.ts"
 
 export interface IssueKeyInput {
   readonly type: ApiKeyType
@@ -26,10 +28,37 @@ export interface IssuedKey {
   readonly plaintext: Redacted.Redacted<string>
 }
 
+/** A key as a caller asks for it through the API. */
+export interface CreateKeyInput {
+  readonly type: ApiKeyType
+  readonly name: string
+  readonly description?: string | undefined
+  readonly scopes: ReadonlyArray<string>
+  readonly workspaceId?: string | undefined
+  readonly userId?: string | undefined
+  readonly expiresAt?: string | undefined
+}
+
+type AccessError = Forbidden | NotFound
+
 export class ApiKeys extends Context.Service<
   ApiKeys,
   {
+    /** Issues a key without access checks: bootstrap and internal use. */
     readonly issue: (input: IssueKeyInput) => Effect.Effect<IssuedKey, Conflict>
+    /** Creates a key for a caller, under the access rules: no escalation, no wider reach. */
+    readonly create: (
+      principal: Principal,
+      input: CreateKeyInput
+    ) => Effect.Effect<IssuedKey, InvalidRequest | AccessError | Conflict>
+    readonly list: (
+      principal: Principal,
+      workspaceId: string | undefined,
+      page: PageRequest
+    ) => Effect.Effect<Page<ApiKey>, AccessError>
+    readonly get: (principal: Principal, id: string) => Effect.Effect<ApiKey, AccessError>
+    /** Revokes the key; it answers 401 from then on. Revoking a revoked key changes nothing. */
+    readonly revoke: (principal: Principal, id: string) => Effect.Effect<ApiKey, AccessError>
     readonly authenticate: (presented: Redacted.Redacted<string>) => Effect.Effect<Principal, Unauthenticated>
   }
 >()("@gateway-control/ApiKeys") {
@@ -40,6 +69,7 @@ export class ApiKeys extends Context.Service<
       const crypto = yield* PlatformCrypto
       const users = yield* UserStore
       const members = yield* WorkspaceMemberStore
+      const workspaces = yield* WorkspaceStore
 
       const issue = Effect.fn("ApiKeys.issue")(function*(input: IssueKeyInput) {
         const plaintext = `${KEY_PREFIX}${crypto.randomToken(KEY_RANDOM_BYTES)}`
@@ -113,7 +143,139 @@ export class ApiKeys extends Context.Service<
         return principal
       })
 
-      return ApiKeys.of({ issue, authenticate })
+      const validate = Effect.fnUntraced(function*(input: CreateKeyInput) {
+        const name = input.name.trim()
+        if (name.length === 0 || name.length > 255) {
+          return yield* InvalidRequest.of("name must be 1 to 255 characters.", "name")
+        }
+        if (input.scopes.length === 0) return yield* InvalidRequest.of("scopes must name at least one scope.", "scopes")
+        const unknown = unknownScopes(input.scopes)
+        if (unknown.length > 0) {
+          return yield* InvalidRequest.of(
+            `Unknown scopes: ${unknown.join(", ")}. GET /v1/scopes lists the known ones.`,
+            "scopes"
+          )
+        }
+        let expiresAt: string | null = null
+        if (input.expiresAt !== undefined) {
+          const parsed = Date.parse(input.expiresAt)
+          if (!/^\d{4}-\d{2}-\d{2}T/.test(input.expiresAt) || Number.isNaN(parsed)) {
+            return yield* InvalidRequest.of("expires_at must be an ISO 8601 date-time.", "expires_at")
+          }
+          expiresAt = new Date(parsed).toISOString()
+          if (expiresAt <= (yield* nowIso)) {
+            return yield* InvalidRequest.of("expires_at must be in the future.", "expires_at")
+          }
+        }
+        return { name, scopes: input.scopes.filter(isScope), expiresAt }
+      })
+
+      const create = Effect.fn("ApiKeys.create")(function*(principal: Principal, input: CreateKeyInput) {
+        const valid = yield* validate(input)
+        const organisationKey = input.type === "organisation-service"
+        let workspaceId: string | null = null
+        if (!organisationKey) {
+          // A workspace key creating another defaults to its own workspace.
+          const requested = input.workspaceId ?? principal.workspaceId ?? undefined
+          if (requested === undefined) {
+            return yield* InvalidRequest.of("workspace_id is required for workspace keys.", "workspace_id")
+          }
+          const workspace = yield* workspaces.get(requested)
+          if (Option.isNone(workspace) || workspace.value.organisation_id !== principal.organisationId) {
+            return yield* new NotFound({ resource: "workspace", id: requested })
+          }
+          workspaceId = workspace.value.id
+        } else if (input.workspaceId !== undefined) {
+          return yield* InvalidRequest.of("Admin keys are organisation-wide: leave out workspace_id.", "workspace_id")
+        }
+        const decision = authorizeKeyCreation(principal, {
+          type: input.type,
+          organisationId: principal.organisationId,
+          workspaceId,
+          scopes: valid.scopes
+        })
+        if (decision._tag === "Denied") return yield* new Forbidden({ message: decision.reason })
+        if (decision._tag === "Hidden") return yield* new NotFound({ resource: "workspace", id: workspaceId ?? "" })
+
+        let userId: string | null = null
+        if (input.type === "workspace-user") {
+          const requested = input.userId ?? principal.userId ?? undefined
+          if (requested === undefined) {
+            return yield* InvalidRequest.of("user_id is required: the calling key has no user.", "user_id")
+          }
+          const user = yield* users.get(requested)
+          if (Option.isNone(user) || user.value.organisation_id !== principal.organisationId) {
+            return yield* InvalidRequest.of(`No user '${requested}' in this organisation.`, "user_id")
+          }
+          const managesAll = user.value.role === "owner" || user.value.role === "admin"
+          if (!managesAll && Option.isNone(yield* members.get(workspaceId!, requested))) {
+            return yield* InvalidRequest.of(
+              `User '${requested}' is not a member of workspace '${workspaceId}'.`,
+              "user_id"
+            )
+          }
+          userId = requested
+        } else if (input.userId !== undefined) {
+          return yield* InvalidRequest.of("user_id applies to workspace/user keys only.", "user_id")
+        } else if (organisationKey) {
+          // An admin key acts for the user whose key created it.
+          userId = principal.userId
+        }
+        return yield* issue({
+          type: input.type,
+          name: valid.name,
+          description: input.description ?? null,
+          organisationId: principal.organisationId,
+          workspaceId,
+          userId,
+          scopes: valid.scopes,
+          expiresAt: valid.expiresAt
+        })
+      })
+
+      /** The key, if the principal may see it: another organisation's answers not found. */
+      const visible = Effect.fnUntraced(
+        function*(principal: Principal, id: string, action: "api_keys.read" | "api_keys.delete") {
+          const found = yield* store.get(id)
+          if (Option.isNone(found) || found.value.organisation_id !== principal.organisationId) {
+            return yield* new NotFound({ resource: "API key", id })
+          }
+          const key = found.value
+          if (!isAdminKey(principal) && key.workspace_id !== principal.workspaceId) {
+            return yield* new Forbidden({
+              message: `API key '${id}' belongs to another workspace or to the organisation.`
+            })
+          }
+          yield* ensureAllowed(principal, action, {
+            organisationId: key.organisation_id,
+            workspaceId: key.workspace_id
+          }, { type: "API key", id })
+          return key
+        }
+      )
+
+      const list = Effect.fn("ApiKeys.list")(
+        function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
+          const scope = workspaceId ?? principal.workspaceId
+          yield* ensureAllowed(principal, "api_keys.list", {
+            organisationId: principal.organisationId,
+            workspaceId: scope
+          }, { type: "workspace", id: scope ?? principal.organisationId })
+          return yield* store.list(principal.organisationId, scope, page)
+        }
+      )
+
+      const get = (principal: Principal, id: string) => visible(principal, id, "api_keys.read")
+
+      const revoke = Effect.fn("ApiKeys.revoke")(function*(principal: Principal, id: string) {
+        const key = yield* visible(principal, id, "api_keys.delete")
+        if (key.status === "revoked") return key
+        const at = yield* nowIso
+        yield* store.revoke(id, at)
+        return new ApiKey({ ...key, status: "revoked", last_updated_at: at })
+      })
+
+      return ApiKeys.of({ issue, authenticate, create, list, get, revoke })
     })
   )
 }

@@ -8,6 +8,7 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { Organisation, User, Workspace, WorkspaceMember } from "./AccessModel.ts"
 import type { ApiKey, StoredApiKey } from "./ApiKey.ts"
+import type { AuditFilters, AuditRecord } from "./AuditLog.ts"
 import type { Conflict } from "./Errors.ts"
 import type { Page, PageRequest } from "./Paging.ts"
 
@@ -71,6 +72,25 @@ export class ApiKeyStore extends Context.Service<
     readonly revoke: (id: string, at: string) => Effect.Effect<boolean>
   }
 >()("@gateway-control/ApiKeyStore") {}
+
+export class AuditLogStore extends Context.Service<
+  AuditLogStore,
+  {
+    /**
+     * Appends the record that `build` makes from the chain's last hash and the next position. The store
+     * serialises appends (across processes too), so the chain never forks. Runs inside a unit of work.
+     */
+    readonly append: (build: (previousHash: string, seq: number) => AuditRecord) => Effect.Effect<AuditRecord>
+    /** Records of an organisation matching the filters, newest first. */
+    readonly list: (
+      organisationId: string,
+      filters: AuditFilters,
+      page: PageRequest
+    ) => Effect.Effect<Page<AuditRecord>>
+    /** `limit` records of the whole chain after position `afterSeq`, in chain order. */
+    readonly scan: (afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<AuditRecord>>
+  }
+>()("@gateway-control/AuditLogStore") {}
 
 /**
  * Units of work. Everything run inside `withTransaction` commits together or not at all: a change and

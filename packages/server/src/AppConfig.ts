@@ -34,6 +34,7 @@ export interface AppConfig {
   readonly maxBodyBytes: number
   readonly logLevel: LogLevel.LogLevel
   readonly shutdownTimeoutMs: number
+  readonly trustProxy: boolean
 }
 
 function resolveStore(settings: {
@@ -75,7 +76,8 @@ const RawConfig = Config.all({
     Config.withDefault<keyof typeof LogLevels>("info"),
     Config.map((name) => LogLevels[name])
   ),
-  shutdownTimeoutMs: Config.Int("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(20_000))
+  shutdownTimeoutMs: Config.Int("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(20_000)),
+  trustProxy: Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false))
 })
 
 /** The configuration from the environment; a bad or contradictory value fails with a message naming it. */

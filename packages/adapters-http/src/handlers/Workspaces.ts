@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
 import { fromDomain } from "../ApiErrors.ts"
+import { audited } from "../internal/audited.ts"
 
 export const WorkspacesHandlers = HttpApiBuilder.group(
   GatewayApi,
@@ -11,10 +12,18 @@ export const WorkspacesHandlers = HttpApiBuilder.group(
     const workspaces = yield* Workspaces
     return handlers.handleAll({
       create: ({ payload }) =>
-        Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => workspaces.create(principal, payload)).pipe(
-          Effect.map((workspace) => ({ id: workspace.id, slug: workspace.slug, object: "workspace" as const })),
-          Effect.mapError(fromDomain)
-        ),
+        Effect.flatMap(Effect.service(CurrentPrincipal), (principal) =>
+          audited({
+            action: "create",
+            resourceType: "workspace",
+            resourceId: (workspace) => workspace.id,
+            workspaceId: (workspace) => workspace.id,
+            status: 201,
+            body: payload
+          }, workspaces.create(principal, payload))).pipe(
+            Effect.map((workspace) => ({ id: workspace.id, slug: workspace.slug, object: "workspace" as const })),
+            Effect.mapError(fromDomain)
+          ),
       list: ({ query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal

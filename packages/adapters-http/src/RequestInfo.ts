@@ -1,0 +1,14 @@
+/** What the edge knows about the current request, for the audit log. */
+import { Context } from "effect"
+
+export class RequestInfo extends Context.Service<
+  RequestInfo,
+  {
+    readonly requestId: string
+    readonly method: string
+    /** Path and query, as received. */
+    readonly uri: string
+    /** The socket's address, or the first `X-Forwarded-For` hop when proxies are trusted. */
+    readonly clientIp: string | null
+  }
+>()("@gateway-control/http/RequestInfo") {}

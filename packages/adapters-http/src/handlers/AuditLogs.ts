@@ -1,0 +1,30 @@
+import { Audit, CurrentPrincipal, hasMore, pageRequest } from "@gateway-control/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatewayApi } from "../Api.ts"
+import { fromDomain } from "../ApiErrors.ts"
+
+export const AuditLogsHandlers = HttpApiBuilder.group(
+  GatewayApi,
+  "auditLogs",
+  Effect.fnUntraced(function*(handlers) {
+    const audit = yield* Audit
+    return handlers.handleAll({
+      list: ({ query }) =>
+        Effect.gen(function*() {
+          const principal = yield* CurrentPrincipal
+          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const page = yield* audit.list(principal, {
+            startTime: query.start_time,
+            endTime: query.end_time,
+            workspaceId: query.workspace_id,
+            userId: query.user_id,
+            action: query.action,
+            resourceType: query.resource_type,
+            responseStatusCode: query.response_status_code
+          }, request)
+          return { object: "list" as const, records: page.items, total: page.total, has_more: hasMore(page, request) }
+        }).pipe(Effect.mapError(fromDomain))
+    })
+  })
+)

@@ -1,0 +1,58 @@
+import { Audit, CurrentPrincipal, StoreTransaction } from "@gateway-control/domain"
+import { Cause, Effect, Result } from "effect"
+import { type DomainError, statusOf } from "../ApiErrors.ts"
+import { RequestInfo } from "../RequestInfo.ts"
+
+export interface AuditSpec<A> {
+  /** `create`, `update`, `delete`, `revoke`, `publish`, … */
+  readonly action: string
+  readonly resourceType: string
+  readonly resourceId: string | null | ((result: A) => string | null)
+  /** The workspace the call acts in; the caller's own when absent. */
+  readonly workspaceId?: string | null | ((result: A) => string | null) | undefined
+  /** The status of a successful answer. */
+  readonly status: number
+  /** The request body as received; secrets are redacted before it is stored. */
+  readonly body: unknown
+}
+
+const resolve = <A, V>(value: V | ((result: A) => V), result: A | undefined, fallback: V): V =>
+  typeof value === "function" ? (result === undefined ? fallback : (value as (a: A) => V)(result)) : value
+
+/**
+ * Runs a mutating administrative use case with its audit record. On success the record is written in the
+ * same unit of work as the change, so neither exists without the other. A denied or failed call changes
+ * nothing, and gets its record in a unit of work of its own.
+ */
+export const audited = <A, E extends DomainError, R>(spec: AuditSpec<A>, effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function*() {
+    const principal = yield* CurrentPrincipal
+    const info = yield* RequestInfo
+    const audit = yield* Audit
+    const transaction = yield* StoreTransaction
+    const record = (status: number, result: A | undefined) =>
+      audit.record({
+        principal,
+        workspaceId: resolve(spec.workspaceId ?? principal.workspaceId, result, principal.workspaceId),
+        action: spec.action,
+        resourceType: spec.resourceType,
+        resourceId: resolve(spec.resourceId, result, null),
+        method: info.method,
+        uri: info.uri,
+        requestId: info.requestId,
+        requestBody: spec.body ?? null,
+        responseStatusCode: status,
+        clientIp: info.clientIp
+      })
+    return yield* transaction.withTransaction(Effect.tap(effect, (result) => record(spec.status, result))).pipe(
+      Effect.tapCause((cause) => {
+        const failure = Cause.findError(cause)
+        const status = Result.isSuccess(failure) ? statusOf(failure.success as DomainError) : 500
+        return record(status, undefined).pipe(
+          Effect.catchCause((recordCause) =>
+            Effect.logError("could not write the audit record", Cause.pretty(recordCause))
+          )
+        )
+      })
+    )
+  })

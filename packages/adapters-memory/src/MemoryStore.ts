@@ -149,6 +149,8 @@ const make = Effect.sync(() => {
 
   const transaction = StoreTransaction.of({
     withTransaction: (effect) => state.withTransaction(effect),
+    // Units of work are already serialised in memory.
+    lock: () => Effect.void,
     ping: Effect.void
   })
 

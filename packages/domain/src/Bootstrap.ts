@@ -121,6 +121,8 @@ export class Bootstrap extends Context.Service<
         return yield* transaction
           .withTransaction(
             Effect.gen(function*() {
+              // Two processes starting on an empty store must not both bootstrap it.
+              yield* transaction.lock("bootstrap")
               const existing = yield* organisations.first
               if (Option.isSome(existing)) return Option.none<BootstrapResult>()
               return Option.some(yield* create(organisationName, ownerEmail))

@@ -100,6 +100,11 @@ export class StoreTransaction extends Context.Service<
   StoreTransaction,
   {
     readonly withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    /**
+     * Takes an exclusive lock named `name` until the enclosing unit of work ends, across processes: for
+     * check-then-act sequences that no constraint can guard (only one bootstrap of an empty store).
+     */
+    readonly lock: (name: string) => Effect.Effect<void>
     /** Succeeds when the store answers; readiness checks use it. */
     readonly ping: Effect.Effect<void, StoreUnavailable>
   }

@@ -2,7 +2,7 @@
  * The `gateway-control` command-line program.
  */
 import { migrate } from "@gateway-control/adapters-sql"
-import { AlreadyBootstrapped, Bootstrap, InvalidRequest } from "@gateway-control/domain"
+import { AlreadyBootstrapped, Audit, Bootstrap, InvalidRequest } from "@gateway-control/domain"
 import { Console, Effect, Layer, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
 import { layerDomain, layerLogging, layerServe, layerSqlClient, layerStore } from "./App.ts"
@@ -72,8 +72,29 @@ const migrateCommand = Command.make("migrate", {}, () =>
     )
   }))).pipe(Command.withDescription("Run the store's pending migrations, then exit."))
 
+const auditVerify = Command.make("verify", {}, () =>
+  userFacing(Effect.gen(function*() {
+    const config = yield* loadConfig
+    const verdict = yield* Effect.flatMap(Effect.service(Audit), (audit) => audit.verify).pipe(
+      Effect.provide(layerCommand(config))
+    )
+    if (verdict.ok) {
+      yield* Console.log(`ok: ${verdict.count} audit record${verdict.count === 1 ? "" : "s"}, chain intact`)
+      return
+    }
+    yield* Console.log(
+      `broken: record ${verdict.seq} (${verdict.id}): ${verdict.reason}; the ${verdict.count} records before it are intact`
+    )
+    process.exitCode = 1
+  }))).pipe(Command.withDescription("Walk the audit log's hash chain and report the first broken link."))
+
+const audit = Command.make("audit").pipe(
+  Command.withDescription("Audit log tools."),
+  Command.withSubcommands([auditVerify])
+)
+
 export const cli = Command.make("gateway-control").pipe(
   Command.withDescription("Control plane of an LLM API gateway."),
-  Command.withSubcommands([serve, bootstrap, migrateCommand]),
+  Command.withSubcommands([serve, bootstrap, migrateCommand, audit]),
   Command.run({ version: "0.1.0" })
 )

@@ -1,3 +1,4 @@
+import { PGlite } from "@electric-sql/pglite"
 import { execFile } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -101,6 +102,20 @@ describe("the embedded PGlite store", () => {
     )
     expect(again?.code).toBe(1)
     expect(again?.stderr).toContain("already has an organisation")
+
+    // The audit chain is intact, then an altered record breaks it where it was altered.
+    const env = { ...process.env, DATA_DIR: dataDir }
+    const verified = await exec(process.execPath, [bin, "audit", "verify"], { env })
+    expect(verified.stdout).toMatch(/^ok: 1 audit record, chain intact/)
+    const db = await PGlite.create(join(dataDir, "pglite"))
+    await db.query("UPDATE audit_logs SET response_status_code = 200 WHERE seq = 1")
+    await db.close()
+    const tampered = await exec(process.execPath, [bin, "audit", "verify"], { env }).then(
+      () => undefined,
+      (error: { code: number; stdout: string }) => error
+    )
+    expect(tampered?.code).toBe(1)
+    expect(tampered?.stdout).toContain("broken: record 1")
   }, 120_000)
 
   it("survives SIGKILL during writes: it reopens, migrates and holds only whole records", async () => {

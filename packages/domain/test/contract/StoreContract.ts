@@ -263,6 +263,28 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
       expect(Option.isNone(got)).toBe(true)
     })
 
+    it("serialises check-then-act units of work that take the same named lock", async () => {
+      const org = await freshOrganisation()
+      const slug = `only-${uid()}`
+      // Each unit checks that no workspace has the slug, then creates one under another slug: no constraint
+      // stops the second, only the lock does.
+      const attempt = Effect.gen(function*() {
+        const transaction = yield* StoreTransaction
+        const workspaces = yield* WorkspaceStore
+        return yield* transaction.withTransaction(Effect.gen(function*() {
+          yield* transaction.lock(`contract-${slug}`)
+          const listed = yield* workspaces.list(org.id, { limit: 100, offset: 0 })
+          if (listed.items.some((w) => w.name.startsWith(slug))) return false
+          yield* Effect.sleep("20 millis")
+          const w = workspace(org.id)
+          yield* workspaces.insert(new Workspace({ ...w, name: `${slug} ${w.id}` }))
+          return true
+        }))
+      })
+      const results = await run(Effect.all(Array.from({ length: 6 }, () => attempt), { concurrency: "unbounded" }))
+      expect(results.filter(Boolean)).toHaveLength(1)
+    })
+
     it("lets exactly one of many concurrent creates of the same slug succeed", async () => {
       const org = await freshOrganisation()
       const attempts = Array.from({ length: 12 }, () => workspace(org.id, "race"))

@@ -62,8 +62,10 @@ export interface RenderOptions {
 }
 
 export class PartialDepthExceeded extends Error {
-  constructor(readonly depth: number) {
+  readonly depth: number
+  constructor(depth: number) {
     super(`Partials are nested deeper than ${depth} levels`)
+    this.depth = depth
   }
 }
 

@@ -5,7 +5,13 @@
 import {
   ApiKey,
   AuditRecord,
+  JsonObject,
   OrganisationRole,
+  Partial,
+  Prompt,
+  PromptLabel,
+  PromptType,
+  PromptVersion,
   User,
   Workspace,
   WorkspaceMember,
@@ -213,6 +219,135 @@ export class AuditLogsGroup extends HttpApiGroup.make("auditLogs")
   .prefix("/v1")
 {}
 
+const promptFields = {
+  name: Schema.String,
+  slug: Schema.optionalKey(Schema.String),
+  workspace_id: Schema.optionalKey(Schema.String),
+  string: Schema.String,
+  parameters: Schema.optionalKey(JsonObject),
+  model: Schema.optionalKey(Schema.String),
+  type: Schema.optionalKey(PromptType),
+  is_raw_template: Schema.optionalKey(Schema.Boolean),
+  version_description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(1000))),
+  template_metadata: Schema.optionalKey(JsonObject)
+}
+
+export const CreatePrompt = Schema.Struct(promptFields)
+export const UpdatePrompt = Schema.Struct({
+  ...promptFields,
+  name: Schema.optionalKey(Schema.String),
+  string: Schema.optionalKey(Schema.String)
+})
+const VersionRef = Schema.Struct({ version: Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)) })
+const PromptRef = { promptId: Schema.String }
+const VersionCreated = {
+  id: Schema.String,
+  slug: Schema.String,
+  version_id: Schema.String,
+  version: Schema.Int
+}
+
+export const PromptDetailsJson = Schema.Struct({
+  ...Prompt.fields,
+  object: Schema.Literal("prompt"),
+  versions: Schema.Array(PromptVersion),
+  labels: Schema.Array(PromptLabel)
+})
+
+export const RenderResponse = Schema.Struct({ success: Schema.Literal(true), data: JsonObject })
+
+export class PromptsGroup extends HttpApiGroup.make("prompts")
+  .add(
+    HttpApiEndpoint.post("createPartial", "/prompts/partials", {
+      payload: Schema.Struct({
+        name: Schema.String,
+        slug: Schema.optionalKey(Schema.String),
+        string: Schema.String,
+        workspace_id: Schema.optionalKey(Schema.String),
+        version_description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(1000)))
+      }),
+      success: created(Schema.Struct(VersionCreated)),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.put("updatePartial", "/prompts/partials/:partialId", {
+      params: { partialId: Schema.String },
+      payload: Schema.Struct({
+        string: Schema.String,
+        version_description: Schema.optionalKey(Schema.String.check(Schema.isMaxLength(1000)))
+      }),
+      success: Schema.Struct(VersionCreated),
+      error: CommonErrors
+    }).annotate(OpenApi.Description, "Adds a version to the partial and publishes it."),
+    HttpApiEndpoint.get("getPartial", "/prompts/partials/:partialId", {
+      params: { partialId: Schema.String },
+      success: Schema.Struct({
+        ...Partial.fields,
+        object: Schema.Literal("prompt-partial"),
+        string: Schema.String,
+        version_id: Schema.String
+      }),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("listPartials", "/prompts/partials", {
+      query: { workspace_id: Schema.optionalKey(Schema.String), ...PagingQuery },
+      success: listOf(Partial),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.post("create", "/prompts", {
+      payload: CreatePrompt,
+      success: created(Schema.Struct({ ...VersionCreated, object: Schema.Literal("prompt") })),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.put("update", "/prompts/:promptId", {
+      params: PromptRef,
+      payload: UpdatePrompt,
+      success: Schema.Struct(VersionCreated),
+      error: CommonErrors
+    }).annotate(OpenApi.Description, "Creates a new immutable version; it does not publish it."),
+    HttpApiEndpoint.put("makeDefault", "/prompts/:promptId/makeDefault", {
+      params: PromptRef,
+      payload: VersionRef,
+      success: Schema.Struct({ id: Schema.String, published_version: Schema.Int }),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.put("setLabel", "/prompts/:promptId/labels/:label", {
+      params: { promptId: Schema.String, label: Schema.String },
+      payload: VersionRef,
+      success: PromptLabel,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("get", "/prompts/:promptId", {
+      params: PromptRef,
+      success: PromptDetailsJson,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("list", "/prompts", {
+      query: { workspace_id: Schema.optionalKey(Schema.String), ...PagingQuery },
+      success: listOf(Prompt),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.delete("delete", "/prompts/:promptId", {
+      params: PromptRef,
+      success: Schema.Struct({ id: Schema.String, object: Schema.Literal("prompt"), deleted: Schema.Literal(true) }),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.post("render", "/prompts/:promptId/render", {
+      params: PromptRef,
+      payload: JsonObject.annotate({
+        description:
+          "variables (object, required), stream (boolean), and any chat-completion or completion field at the root."
+      }),
+      success: RenderResponse,
+      error: CommonErrors
+    }).annotate(
+      OpenApi.Description,
+      "Renders a saved prompt into a chat completion or completion request body. `promptId` is the prompt's id or slug, optionally with @N, @latest or @label. Headers: x-service-missing-variables, x-service-deprecated-fields."
+    )
+  )
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}
+
 export class GatewayApi extends HttpApi.make("gateway-control")
   .add(SystemGroup)
   .add(WorkspacesGroup)
@@ -220,6 +355,7 @@ export class GatewayApi extends HttpApi.make("gateway-control")
   .add(UsersGroup)
   .add(ScopesGroup)
   .add(AuditLogsGroup)
+  .add(PromptsGroup)
   .annotateMerge(
     OpenApi.annotations({
       title: "gateway-control",

@@ -9,6 +9,7 @@ import { layerDocs } from "./Docs.ts"
 import { type EdgeOptions, layerEdge } from "./Edge.ts"
 import { ApiKeysHandlers } from "./handlers/ApiKeys.ts"
 import { AuditLogsHandlers } from "./handlers/AuditLogs.ts"
+import { PromptsHandlers } from "./handlers/Prompts.ts"
 import { ScopesHandlers } from "./handlers/Scopes.ts"
 import { SystemHandlers } from "./handlers/System.ts"
 import { UsersHandlers } from "./handlers/Users.ts"
@@ -26,7 +27,8 @@ export const layerRoutes = (options: EdgeOptions) =>
         ApiKeysHandlers,
         UsersHandlers,
         ScopesHandlers,
-        AuditLogsHandlers
+        AuditLogsHandlers,
+        PromptsHandlers
       ]),
       Layer.provide(ApiKeyAuthLive)
     ),

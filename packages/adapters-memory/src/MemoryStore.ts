@@ -11,6 +11,13 @@ import {
   GENESIS_HASH,
   type Organisation,
   OrganisationStore,
+  type Partial,
+  PartialStore,
+  type PartialVersion,
+  type Prompt,
+  type PromptLabel,
+  PromptStore,
+  type PromptVersion,
   type StoredApiKey,
   StoreTransaction,
   type User,
@@ -121,6 +128,104 @@ const make = Effect.sync(() => {
       }))
   })
 
+  const promptRows = new Table<Prompt>(state, (p) => [`${p.workspace_id}/${p.slug}`])
+  const promptVersions = new Table<PromptVersion>(state, (v) => [`${v.prompt_id}@${v.version}`])
+  const promptLabels = new Table<PromptLabel>(state)
+  const partialRows = new Table<Partial>(state, (p) => [`${p.workspace_id}/${p.slug}`])
+  const partialVersions = new Table<PartialVersion>(state, (v) => [`${v.partial_id}@${v.version}`])
+  const versionsOf = (promptId: string) =>
+    [...promptVersions.rows.values()].filter((v) => v.prompt_id === promptId).sort((a, b) => a.version - b.version)
+
+  const promptStore = PromptStore.of({
+    insert: (prompt, first) =>
+      state.withTransaction(Effect.gen(function*() {
+        const taken = yield* promptRows.insert(prompt.id, prompt)
+        yield* conflictOn(taken, `A prompt with slug '${prompt.slug}' already exists in this workspace.`, "slug")
+        yield* promptVersions.insert(first.id, first)
+      })),
+    addVersion: (version) =>
+      Effect.flatMap(
+        promptVersions.insert(version.id, version),
+        (taken) =>
+          conflictOn(
+            taken,
+            `Version ${version.version} of this prompt was just created by another request; retry.`,
+            null
+          )
+      ),
+    get: (id) => Effect.sync(() => promptRows.get(id)),
+    findBySlug: (organisationId, slug) =>
+      Effect.sync(() =>
+        [...promptRows.rows.values()].filter((p) => p.organisation_id === organisationId && p.slug === slug)
+      ),
+    list: (organisationId, workspaceId, page) =>
+      Effect.sync(() =>
+        promptRows.page(
+          (p) => p.organisation_id === organisationId && (workspaceId === null || p.workspace_id === workspaceId),
+          page
+        )
+      ),
+    getVersion: (promptId, version) => Effect.sync(() => promptVersions.byUnique(`${promptId}@${version}`)),
+    latestVersion: (promptId) => Effect.sync(() => Option.fromUndefinedOr(versionsOf(promptId).at(-1))),
+    versions: (promptId) => Effect.sync(() => versionsOf(promptId)),
+    setPublished: (promptId, version, at) =>
+      Effect.asVoid(
+        promptRows.replace(promptId, (p) => ({ ...p, published_version: version, last_updated_at: at }) as Prompt)
+      ),
+    setLabel: (label) => {
+      const id = `${label.prompt_id}/${label.label}`
+      return Effect.flatMap(
+        promptLabels.replace(id, () => label),
+        (replaced) => replaced ? Effect.void : Effect.asVoid(promptLabels.insert(id, label))
+      )
+    },
+    labels: (promptId) =>
+      Effect.sync(() =>
+        [...promptLabels.rows.values()].filter((l) => l.prompt_id === promptId).sort((a, b) =>
+          a.label.localeCompare(b.label)
+        )
+      ),
+    delete: (id) =>
+      state.withTransaction(Effect.gen(function*() {
+        for (const v of versionsOf(id)) yield* promptVersions.delete(v.id)
+        for (const [key, label] of promptLabels.rows) if (label.prompt_id === id) yield* promptLabels.delete(key)
+        return yield* promptRows.delete(id)
+      }))
+  })
+
+  const partialStore = PartialStore.of({
+    insert: (partial, first) =>
+      state.withTransaction(Effect.gen(function*() {
+        const taken = yield* partialRows.insert(partial.id, partial)
+        yield* conflictOn(taken, `A partial with slug '${partial.slug}' already exists in this workspace.`, "slug")
+        yield* partialVersions.insert(first.id, first)
+      })),
+    addVersion: (version) =>
+      Effect.flatMap(
+        partialVersions.insert(version.id, version),
+        (taken) =>
+          conflictOn(
+            taken,
+            `Version ${version.version} of this partial was just created by another request; retry.`,
+            null
+          )
+      ),
+    get: (id) => Effect.sync(() => partialRows.get(id)),
+    findBySlug: (workspaceId, slug) => Effect.sync(() => partialRows.byUnique(`${workspaceId}/${slug}`)),
+    list: (organisationId, workspaceId, page) =>
+      Effect.sync(() =>
+        partialRows.page(
+          (p) => p.organisation_id === organisationId && (workspaceId === null || p.workspace_id === workspaceId),
+          page
+        )
+      ),
+    getVersion: (partialId, version) => Effect.sync(() => partialVersions.byUnique(`${partialId}@${version}`)),
+    setPublished: (partialId, version, at) =>
+      Effect.asVoid(
+        partialRows.replace(partialId, (p) => ({ ...p, published_version: version, last_updated_at: at }) as Partial)
+      )
+  })
+
   const audit: Array<AuditRecord> = []
   const auditLogStore = AuditLogStore.of({
     append: (build) =>
@@ -160,6 +265,8 @@ const make = Effect.sync(() => {
     Context.add(WorkspaceMemberStore, memberStore),
     Context.add(ApiKeyStore, apiKeyStore),
     Context.add(AuditLogStore, auditLogStore),
+    Context.add(PromptStore, promptStore),
+    Context.add(PartialStore, partialStore),
     Context.add(StoreTransaction, transaction)
   )
 })
@@ -172,5 +279,7 @@ export const layerMemory: Layer.Layer<
   | WorkspaceMemberStore
   | ApiKeyStore
   | AuditLogStore
+  | PromptStore
+  | PartialStore
   | StoreTransaction
 > = Layer.effectContext(make)

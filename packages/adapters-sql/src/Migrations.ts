@@ -103,6 +103,69 @@ export const migrations = {
       hash text NOT NULL
     );
     CREATE INDEX audit_logs_organisation_seq ON audit_logs (organisation_id, seq DESC);
+  `),
+  "0003_prompts": migration(`
+    CREATE TABLE prompts (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      published_version integer NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT prompts_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE INDEX prompts_organisation_created ON prompts (organisation_id, created_at, id);
+    CREATE INDEX prompts_workspace_created ON prompts (workspace_id, created_at, id);
+    CREATE INDEX prompts_organisation_slug ON prompts (organisation_id, slug);
+
+    CREATE TABLE prompt_versions (
+      id text PRIMARY KEY,
+      prompt_id text NOT NULL REFERENCES prompts (id) ON DELETE CASCADE,
+      version integer NOT NULL,
+      string text NOT NULL,
+      parameters jsonb NOT NULL,
+      model text,
+      type text NOT NULL CHECK (type IN ('chat', 'completion')),
+      is_raw_template boolean NOT NULL,
+      version_description text,
+      template_metadata jsonb NOT NULL,
+      created_at timestamptz NOT NULL,
+      CONSTRAINT prompt_versions_number_unique UNIQUE (prompt_id, version)
+    );
+
+    CREATE TABLE prompt_labels (
+      prompt_id text NOT NULL REFERENCES prompts (id) ON DELETE CASCADE,
+      label text NOT NULL,
+      version integer NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      PRIMARY KEY (prompt_id, label)
+    );
+
+    CREATE TABLE prompt_partials (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      published_version integer NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT prompt_partials_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE INDEX prompt_partials_organisation_created ON prompt_partials (organisation_id, created_at, id);
+    CREATE INDEX prompt_partials_workspace_created ON prompt_partials (workspace_id, created_at, id);
+
+    CREATE TABLE prompt_partial_versions (
+      id text PRIMARY KEY,
+      partial_id text NOT NULL REFERENCES prompt_partials (id) ON DELETE CASCADE,
+      version integer NOT NULL,
+      string text NOT NULL,
+      version_description text,
+      created_at timestamptz NOT NULL,
+      CONSTRAINT prompt_partial_versions_number_unique UNIQUE (partial_id, version)
+    );
   `)
 }
 

@@ -7,12 +7,13 @@ import {
   ApiKeyStore,
   AuditLogStore,
   AuditRecord,
-  Conflict,
   GENESIS_HASH,
   Organisation,
   OrganisationStore,
   type Page,
   type PageRequest,
+  type PartialStore,
+  type PromptStore,
   type StoredApiKey,
   StoreTransaction,
   StoreUnavailable,
@@ -23,43 +24,12 @@ import {
   WorkspaceMemberStore,
   WorkspaceStore
 } from "@gateway-control/domain"
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
 import { int, iso, isoOrNull, json, text, textOrNull, toJson } from "./internal/rows.ts"
-
-type Row = Record<string, unknown>
-
-/** Messages for the uniqueness rules, by constraint name. */
-const conflicts: Record<string, { readonly message: string; readonly param: string | null }> = {
-  workspaces_slug_unique: { message: "A workspace with this slug already exists in the organisation.", param: "slug" },
-  users_email_unique: { message: "A user with this email already exists in the organisation.", param: "email" },
-  api_keys_digest_unique: { message: "An API key with this digest already exists.", param: null }
-}
-
-/** Runs a write: a unique violation becomes `Conflict`, other SQL errors become defects. */
-const write = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A, Conflict> =>
-  Effect.catch(effect, (error) => {
-    if (error.reason._tag === "UniqueViolation") {
-      const known = conflicts[error.reason.constraint]
-      return Effect.fail(
-        new Conflict({
-          message: known?.message ?? "This would duplicate an existing record.",
-          param: known?.param ?? null
-        })
-      )
-    }
-    return Effect.die(error)
-  })
-
-const first = <A>(rows: ReadonlyArray<Row>, decode: (row: Row) => A): Option.Option<A> =>
-  rows.length === 0 ? Option.none() : Option.some(decode(rows[0]))
-
-/** Items and the total from a query that selects `count(*) OVER () AS total_count`. */
-const toPage = <A>(rows: ReadonlyArray<Row>, decode: (row: Row) => A): Page<A> => ({
-  items: rows.map(decode),
-  total: rows.length === 0 ? 0 : int(rows[0].total_count)
-})
+import { first, type Row, toPage, write } from "./internal/statements.ts"
+import { makePromptStores } from "./SqlPromptStore.ts"
 
 const organisationFrom = (row: Row) =>
   new Organisation({
@@ -378,6 +348,12 @@ const make = Effect.gen(function*() {
   )
 })
 
+const makeAll = Effect.gen(function*() {
+  const base = yield* make
+  const prompts = yield* makePromptStores
+  return Context.merge(base, prompts)
+})
+
 /** Every store port on the `SqlClient` in context. Run the migrations first (`migrate`). */
 export const layerSql: Layer.Layer<
   | OrganisationStore
@@ -386,7 +362,9 @@ export const layerSql: Layer.Layer<
   | WorkspaceMemberStore
   | ApiKeyStore
   | AuditLogStore
+  | PromptStore
+  | PartialStore
   | StoreTransaction,
   never,
   SqlClient.SqlClient
-> = Layer.effectContext(make)
+> = Layer.effectContext(makeAll)

@@ -1,0 +1,111 @@
+/**
+ * Prompt templates and partials: named resources of a workspace with immutable, numbered versions. A
+ * prompt has a published version and labels (`production`, `staging`, `development`, and any other)
+ * that point at versions; a partial's newest version is its published one.
+ */
+import { Context, type Effect, type Option, Schema } from "effect"
+import type { Conflict } from "./Errors.ts"
+import type { Page, PageRequest } from "./Paging.ts"
+
+export const PromptType = Schema.Literals(["chat", "completion"])
+export type PromptType = typeof PromptType.Type
+
+export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
+
+export class Prompt extends Schema.Class<Prompt>("Prompt")({
+  id: Schema.String,
+  organisation_id: Schema.String,
+  workspace_id: Schema.String,
+  name: Schema.String,
+  slug: Schema.String,
+  published_version: Schema.Int,
+  created_at: Schema.String,
+  last_updated_at: Schema.String
+}) {}
+
+export class PromptVersion extends Schema.Class<PromptVersion>("PromptVersion")({
+  id: Schema.String,
+  prompt_id: Schema.String,
+  version: Schema.Int,
+  string: Schema.String,
+  parameters: JsonObject,
+  model: Schema.NullOr(Schema.String),
+  type: PromptType,
+  is_raw_template: Schema.Boolean,
+  version_description: Schema.NullOr(Schema.String),
+  template_metadata: JsonObject,
+  created_at: Schema.String
+}) {}
+
+export class PromptLabel extends Schema.Class<PromptLabel>("PromptLabel")({
+  prompt_id: Schema.String,
+  label: Schema.String,
+  version: Schema.Int,
+  last_updated_at: Schema.String
+}) {}
+
+export class Partial extends Schema.Class<Partial>("Partial")({
+  id: Schema.String,
+  organisation_id: Schema.String,
+  workspace_id: Schema.String,
+  name: Schema.String,
+  slug: Schema.String,
+  published_version: Schema.Int,
+  created_at: Schema.String,
+  last_updated_at: Schema.String
+}) {}
+
+export class PartialVersion extends Schema.Class<PartialVersion>("PartialVersion")({
+  id: Schema.String,
+  partial_id: Schema.String,
+  version: Schema.Int,
+  string: Schema.String,
+  version_description: Schema.NullOr(Schema.String),
+  created_at: Schema.String
+}) {}
+
+/** Labels every prompt has, pointing at version 1 until moved. */
+export const BUILT_IN_LABELS = ["production", "staging", "development"] as const
+
+export class PromptStore extends Context.Service<
+  PromptStore,
+  {
+    /** Inserts a prompt with its first version; `Conflict` when the slug is taken in the workspace. */
+    readonly insert: (prompt: Prompt, first: PromptVersion) => Effect.Effect<void, Conflict>
+    /** Appends a version; `Conflict` when a concurrent update took the number. */
+    readonly addVersion: (version: PromptVersion) => Effect.Effect<void, Conflict>
+    readonly get: (id: string) => Effect.Effect<Option.Option<Prompt>>
+    /** Prompts with this slug in the organisation's workspaces (one per workspace at most). */
+    readonly findBySlug: (organisationId: string, slug: string) => Effect.Effect<ReadonlyArray<Prompt>>
+    readonly list: (
+      organisationId: string,
+      workspaceId: string | null,
+      page: PageRequest
+    ) => Effect.Effect<Page<Prompt>>
+    readonly getVersion: (promptId: string, version: number) => Effect.Effect<Option.Option<PromptVersion>>
+    readonly latestVersion: (promptId: string) => Effect.Effect<Option.Option<PromptVersion>>
+    readonly versions: (promptId: string) => Effect.Effect<ReadonlyArray<PromptVersion>>
+    readonly setPublished: (promptId: string, version: number, at: string) => Effect.Effect<void>
+    readonly setLabel: (label: PromptLabel) => Effect.Effect<void>
+    readonly labels: (promptId: string) => Effect.Effect<ReadonlyArray<PromptLabel>>
+    /** Deletes the prompt with its versions and labels; false when there was none. */
+    readonly delete: (id: string) => Effect.Effect<boolean>
+  }
+>()("@gateway-control/PromptStore") {}
+
+export class PartialStore extends Context.Service<
+  PartialStore,
+  {
+    readonly insert: (partial: Partial, first: PartialVersion) => Effect.Effect<void, Conflict>
+    readonly addVersion: (version: PartialVersion) => Effect.Effect<void, Conflict>
+    readonly get: (id: string) => Effect.Effect<Option.Option<Partial>>
+    readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<Partial>>
+    readonly list: (
+      organisationId: string,
+      workspaceId: string | null,
+      page: PageRequest
+    ) => Effect.Effect<Page<Partial>>
+    readonly getVersion: (partialId: string, version: number) => Effect.Effect<Option.Option<PartialVersion>>
+    readonly setPublished: (partialId: string, version: number, at: string) => Effect.Effect<void>
+  }
+>()("@gateway-control/PartialStore") {}

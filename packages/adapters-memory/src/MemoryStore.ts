@@ -11,10 +11,10 @@ import {
   GENESIS_HASH,
   type Organisation,
   OrganisationStore,
-  type Partial,
+  Partial,
   PartialStore,
   type PartialVersion,
-  type Prompt,
+  Prompt,
   type PromptLabel,
   PromptStore,
   type PromptVersion,
@@ -170,7 +170,7 @@ const make = Effect.sync(() => {
     versions: (promptId) => Effect.sync(() => versionsOf(promptId)),
     setPublished: (promptId, version, at) =>
       Effect.asVoid(
-        promptRows.replace(promptId, (p) => ({ ...p, published_version: version, last_updated_at: at }) as Prompt)
+        promptRows.replace(promptId, (p) => new Prompt({ ...p, published_version: version, last_updated_at: at }))
       ),
     setLabel: (label) => {
       const id = `${label.prompt_id}/${label.label}`
@@ -222,7 +222,7 @@ const make = Effect.sync(() => {
     getVersion: (partialId, version) => Effect.sync(() => partialVersions.byUnique(`${partialId}@${version}`)),
     setPublished: (partialId, version, at) =>
       Effect.asVoid(
-        partialRows.replace(partialId, (p) => ({ ...p, published_version: version, last_updated_at: at }) as Partial)
+        partialRows.replace(partialId, (p) => new Partial({ ...p, published_version: version, last_updated_at: at }))
       )
   })
 

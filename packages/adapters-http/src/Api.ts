@@ -6,12 +6,16 @@ import {
   ApiKey,
   AuditRecord,
   JsonObject,
+  McpAuthType,
+  McpIntegrationStatus,
+  McpTransport,
   OrganisationRole,
   Partial,
   Prompt,
   PromptLabel,
   PromptType,
   PromptVersion,
+  SecretMapping,
   User,
   Workspace,
   WorkspaceMember,
@@ -348,6 +352,142 @@ export class PromptsGroup extends HttpApiGroup.make("prompts")
   .prefix("/v1")
 {}
 
+export const McpIntegrationJson = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  slug: Schema.String,
+  owner_id: Schema.NullOr(Schema.String),
+  status: McpIntegrationStatus,
+  url: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  workspace_id: Schema.NullOr(Schema.String),
+  workspaces_count: Schema.Int,
+  configurations: JsonObject,
+  created_at: Schema.String,
+  last_updated_at: Schema.String,
+  secret_mappings: Schema.Array(SecretMapping),
+  auth_type: McpAuthType,
+  transport: McpTransport,
+  global_workspace_access: Schema.Boolean,
+  workspace_ids: Schema.Array(Schema.String)
+})
+
+export const McpServerJson = Schema.Struct({
+  id: Schema.String,
+  slug: Schema.String,
+  name: Schema.String,
+  status: Schema.String,
+  description: Schema.NullOr(Schema.String),
+  created_at: Schema.String,
+  mcp_integration_id: Schema.String,
+  workspace_id: Schema.String,
+  mcp_integration_details: Schema.optionalKey(
+    Schema.Struct({
+      id: Schema.String,
+      slug: Schema.String,
+      status: Schema.String,
+      url: Schema.String,
+      transport: Schema.String,
+      auth_type: Schema.String,
+      configurations: JsonObject
+    }).annotate({ description: "Present for service keys (organisation-service, workspace-service) only." })
+  )
+})
+
+const integrationFields = {
+  name: Schema.String,
+  url: Schema.String,
+  auth_type: McpAuthType,
+  transport: McpTransport,
+  slug: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String),
+  workspace_id: Schema.optionalKey(Schema.String),
+  organisation_id: Schema.optionalKey(Schema.String),
+  configurations: Schema.optionalKey(JsonObject),
+  secret_mappings: Schema.optionalKey(Schema.Array(SecretMapping)),
+  global_workspace_access: Schema.optionalKey(Schema.Boolean),
+  workspace_ids: Schema.optionalKey(Schema.Array(Schema.String))
+}
+
+const pagedList = <S extends Schema.Top>(item: S) =>
+  Schema.Struct({ data: Schema.Array(item), total: Schema.Int, has_more: Schema.Boolean })
+
+export class McpGroup extends HttpApiGroup.make("mcp")
+  .add(
+    HttpApiEndpoint.post("createIntegration", "/mcp-integrations", {
+      payload: Schema.Struct(integrationFields),
+      success: created(Schema.Struct({ id: Schema.String, slug: Schema.String })),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("listIntegrations", "/mcp-integrations", {
+      query: {
+        organisation_id: Schema.optionalKey(Schema.String),
+        workspace_id: Schema.optionalKey(Schema.String),
+        type: Schema.optionalKey(Schema.Literals(["workspace", "organisation", "all"])),
+        status: Schema.optionalKey(McpIntegrationStatus),
+        search: Schema.optionalKey(Schema.String),
+        ...PagingQuery
+      },
+      success: pagedList(McpIntegrationJson),
+      error: CommonErrors
+    }).annotate(
+      OpenApi.Description,
+      "MCP integrations of the organisation or workspace. organisation_id is required with an admin key."
+    ),
+    HttpApiEndpoint.get("getIntegration", "/mcp-integrations/:id", {
+      params: { id: Schema.String },
+      success: McpIntegrationJson,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.put("updateIntegration", "/mcp-integrations/:id", {
+      params: { id: Schema.String },
+      payload: Schema.Struct(
+        Object.fromEntries(
+          Object.entries(integrationFields).map(([k, v]) => [k, Schema.optionalKey(v as any)])
+        ) as any as typeof integrationFields
+      ),
+      success: McpIntegrationJson,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.delete("archiveIntegration", "/mcp-integrations/:id", {
+      params: { id: Schema.String },
+      success: McpIntegrationJson,
+      error: CommonErrors
+    }).annotate(OpenApi.Description, "Archives the integration: hidden from lists unless status=archived is asked."),
+    HttpApiEndpoint.post("createServer", "/mcp-servers", {
+      payload: Schema.Struct({
+        name: Schema.String,
+        mcp_integration_id: Schema.String,
+        workspace_id: Schema.optionalKey(Schema.String),
+        description: Schema.optionalKey(Schema.String),
+        slug: Schema.optionalKey(Schema.String)
+      }),
+      success: created(Schema.Struct({ id: Schema.String, slug: Schema.String })),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("getServer", "/mcp-servers/:mcpServerId", {
+      params: { mcpServerId: Schema.String },
+      query: { workspace_id: Schema.optionalKey(Schema.String) },
+      success: McpServerJson,
+      error: CommonErrors
+    }).annotate(
+      OpenApi.Description,
+      "One MCP server by UUID or slug (a slug is looked up in the caller's workspace, or workspace_id with an admin key)."
+    ),
+    HttpApiEndpoint.get("listServers", "/mcp-servers", {
+      query: {
+        workspace_id: Schema.optionalKey(Schema.String),
+        search: Schema.optionalKey(Schema.String),
+        ...PagingQuery
+      },
+      success: pagedList(McpServerJson),
+      error: CommonErrors
+    })
+  )
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}
+
 export class GatewayApi extends HttpApi.make("gateway-control")
   .add(SystemGroup)
   .add(WorkspacesGroup)
@@ -356,6 +496,7 @@ export class GatewayApi extends HttpApi.make("gateway-control")
   .add(ScopesGroup)
   .add(AuditLogsGroup)
   .add(PromptsGroup)
+  .add(McpGroup)
   .annotateMerge(
     OpenApi.annotations({
       title: "gateway-control",

@@ -9,6 +9,7 @@ import { layerDocs } from "./Docs.ts"
 import { type EdgeOptions, layerEdge } from "./Edge.ts"
 import { ApiKeysHandlers } from "./handlers/ApiKeys.ts"
 import { AuditLogsHandlers } from "./handlers/AuditLogs.ts"
+import { McpHandlers } from "./handlers/Mcp.ts"
 import { PromptsHandlers } from "./handlers/Prompts.ts"
 import { ScopesHandlers } from "./handlers/Scopes.ts"
 import { SystemHandlers } from "./handlers/System.ts"
@@ -28,7 +29,8 @@ export const layerRoutes = (options: EdgeOptions) =>
         UsersHandlers,
         ScopesHandlers,
         AuditLogsHandlers,
-        PromptsHandlers
+        PromptsHandlers,
+        McpHandlers
       ]),
       Layer.provide(ApiKeyAuthLive)
     ),

@@ -9,6 +9,10 @@ import {
   type AuditRecord,
   Conflict,
   GENESIS_HASH,
+  type McpIntegration,
+  McpIntegrationStore,
+  type McpServer,
+  McpServerStore,
   type Organisation,
   OrganisationStore,
   Partial,
@@ -20,6 +24,7 @@ import {
   type PromptVersion,
   type StoredApiKey,
   StoreTransaction,
+  usableBy,
   type User,
   UserStore,
   type Workspace,
@@ -226,6 +231,56 @@ const make = Effect.sync(() => {
       )
   })
 
+  const integrations = new Table<McpIntegration>(state, (i) => [`${i.organisation_id}/${i.slug}`])
+  const servers = new Table<McpServer>(state, (s) => [`${s.workspace_id}/${s.slug}`])
+  const matches = (search: string | null, ...fields: Array<string>) =>
+    search === null || fields.some((f) => f.toLowerCase().includes(search.toLowerCase()))
+
+  const integrationStore = McpIntegrationStore.of({
+    insert: (integration) =>
+      Effect.flatMap(
+        integrations.insert(integration.id, integration),
+        (taken) =>
+          conflictOn(
+            taken,
+            `An MCP integration with slug '${integration.slug}' already exists in this organisation.`,
+            "slug"
+          )
+      ),
+    update: (integration) => Effect.asVoid(integrations.replace(integration.id, () => integration)),
+    get: (id) => Effect.sync(() => integrations.get(id)),
+    findBySlug: (organisationId, slug) => Effect.sync(() => integrations.byUnique(`${organisationId}/${slug}`)),
+    list: (query, page) =>
+      Effect.sync(() =>
+        integrations.page((i) =>
+          i.organisation_id === query.organisationId &&
+          i.status === query.status &&
+          (query.level === "all" || (query.level === "workspace") === (i.workspace_id !== null)) &&
+          (query.usableBy === null || usableBy(i, query.usableBy)) &&
+          matches(query.search, i.name, i.slug), page)
+      )
+  })
+
+  const serverStore = McpServerStore.of({
+    insert: (server) =>
+      Effect.flatMap(
+        servers.insert(server.id, server),
+        (taken) =>
+          conflictOn(taken, `An MCP server with slug '${server.slug}' already exists in this workspace.`, "slug")
+      ),
+    get: (id) => Effect.sync(() => servers.get(id)),
+    findBySlug: (workspaceId, slug) => Effect.sync(() => servers.byUnique(`${workspaceId}/${slug}`)),
+    list: (organisationId, workspaceId, search, page) =>
+      Effect.sync(() =>
+        servers.page(
+          (s) =>
+            s.organisation_id === organisationId && (workspaceId === null || s.workspace_id === workspaceId) &&
+            matches(search, s.name, s.slug),
+          page
+        )
+      )
+  })
+
   const audit: Array<AuditRecord> = []
   const auditLogStore = AuditLogStore.of({
     append: (build) =>
@@ -266,6 +321,8 @@ const make = Effect.sync(() => {
     Context.add(ApiKeyStore, apiKeyStore),
     Context.add(AuditLogStore, auditLogStore),
     Context.add(PromptStore, promptStore),
+    Context.add(McpIntegrationStore, integrationStore),
+    Context.add(McpServerStore, serverStore),
     Context.add(PartialStore, partialStore),
     Context.add(StoreTransaction, transaction)
   )
@@ -281,5 +338,7 @@ export const layerMemory: Layer.Layer<
   | AuditLogStore
   | PromptStore
   | PartialStore
+  | McpIntegrationStore
+  | McpServerStore
   | StoreTransaction
 > = Layer.effectContext(make)

@@ -166,6 +166,47 @@ export const migrations = {
       created_at timestamptz NOT NULL,
       CONSTRAINT prompt_partial_versions_number_unique UNIQUE (partial_id, version)
     );
+  `),
+  "0004_mcp_registry": migration(`
+    CREATE TABLE mcp_integrations (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      owner_id text,
+      status text NOT NULL CHECK (status IN ('active', 'archived')),
+      url text NOT NULL,
+      description text,
+      workspace_id text REFERENCES workspaces (id),
+      configurations jsonb NOT NULL,
+      auth_type text NOT NULL,
+      transport text NOT NULL,
+      global_workspace_access boolean NOT NULL,
+      workspace_ids jsonb NOT NULL,
+      secret_mappings jsonb NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT mcp_integrations_slug_unique UNIQUE (organisation_id, slug)
+    );
+    CREATE INDEX mcp_integrations_organisation_created
+      ON mcp_integrations (organisation_id, status, created_at, id);
+    CREATE INDEX mcp_integrations_workspace_created
+      ON mcp_integrations (workspace_id, status, created_at, id);
+
+    CREATE TABLE mcp_servers (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      slug text NOT NULL,
+      name text NOT NULL,
+      status text NOT NULL,
+      description text,
+      mcp_integration_id text NOT NULL REFERENCES mcp_integrations (id),
+      created_at timestamptz NOT NULL,
+      CONSTRAINT mcp_servers_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE INDEX mcp_servers_organisation_created ON mcp_servers (organisation_id, created_at, id);
+    CREATE INDEX mcp_servers_workspace_created ON mcp_servers (workspace_id, created_at, id);
   `)
 }
 

@@ -8,6 +8,8 @@ import {
   AuditLogStore,
   AuditRecord,
   GENESIS_HASH,
+  type McpIntegrationStore,
+  type McpServerStore,
   Organisation,
   OrganisationStore,
   type Page,
@@ -29,6 +31,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
 import { int, iso, isoOrNull, json, text, textOrNull, toJson } from "./internal/rows.ts"
 import { first, type Row, toPage, write } from "./internal/statements.ts"
+import { makeMcpStores } from "./SqlMcpStore.ts"
 import { makePromptStores } from "./SqlPromptStore.ts"
 
 const organisationFrom = (row: Row) =>
@@ -351,7 +354,8 @@ const make = Effect.gen(function*() {
 const makeAll = Effect.gen(function*() {
   const base = yield* make
   const prompts = yield* makePromptStores
-  return Context.merge(base, prompts)
+  const mcp = yield* makeMcpStores
+  return Context.merge(Context.merge(base, prompts), mcp)
 })
 
 /** Every store port on the `SqlClient` in context. Run the migrations first (`migrate`). */
@@ -364,6 +368,8 @@ export const layerSql: Layer.Layer<
   | AuditLogStore
   | PromptStore
   | PartialStore
+  | McpIntegrationStore
+  | McpServerStore
   | StoreTransaction,
   never,
   SqlClient.SqlClient

@@ -6,7 +6,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerFromClient, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
-import { ApiKeys, Audit, Bootstrap, Prompts, Users, Workspaces } from "@gateway-control/domain"
+import { ApiKeys, Audit, Bootstrap, McpRegistry, Prompts, Users, Workspaces } from "@gateway-control/domain"
 import { Console, Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { mkdirSync } from "node:fs"
@@ -38,7 +38,7 @@ export const layerStore = (store: StoreConfig): Layer.Layer<Layer.Success<typeof
 
 /** The domain services over a store, with the store's ports exposed too (the CLI and tests use them). */
 export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>) =>
-  Layer.mergeAll(Bootstrap.layer, Workspaces.layer, Users.layer, Audit.layer, Prompts.layer).pipe(
+  Layer.mergeAll(Bootstrap.layer, Workspaces.layer, Users.layer, Audit.layer, Prompts.layer, McpRegistry.layer).pipe(
     Layer.provideMerge(ApiKeys.layer),
     Layer.provideMerge(store),
     Layer.provideMerge(layerNodeCrypto)

@@ -17,6 +17,11 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
     message: "Another request created this version at the same time; retry.",
     param: null
   },
+  mcp_integrations_slug_unique: {
+    message: "An MCP integration with this slug already exists in the organisation.",
+    param: "slug"
+  },
+  mcp_servers_slug_unique: { message: "An MCP server with this slug already exists in the workspace.", param: "slug" },
   prompt_partial_versions_number_unique: {
     message: "Another request created this version at the same time; retry.",
     param: null

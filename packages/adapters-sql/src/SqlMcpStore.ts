@@ -1,0 +1,132 @@
+/**
+ * The MCP registry on `effect/sql`. Lists are paged by the database (LIMIT/OFFSET over an index on
+ * organisation/workspace, status, created_at and id).
+ */
+import { McpIntegration, McpIntegrationStore, McpServer, McpServerStore } from "@gateway-control/domain"
+import { Context, Effect } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
+import { int, iso, json, text, textOrNull, toJson } from "./internal/rows.ts"
+import { first, type Row, toPage, write } from "./internal/statements.ts"
+
+const integrationFrom = (row: Row) =>
+  new McpIntegration({
+    id: text(row.id),
+    organisation_id: text(row.organisation_id),
+    name: text(row.name),
+    slug: text(row.slug),
+    owner_id: textOrNull(row.owner_id),
+    status: text(row.status) as McpIntegration["status"],
+    url: text(row.url),
+    description: textOrNull(row.description),
+    workspace_id: textOrNull(row.workspace_id),
+    configurations: json(row.configurations) as Record<string, unknown>,
+    auth_type: text(row.auth_type) as McpIntegration["auth_type"],
+    transport: text(row.transport) as McpIntegration["transport"],
+    global_workspace_access: row.global_workspace_access === true,
+    workspace_ids: json(row.workspace_ids) as Array<string>,
+    secret_mappings: json(row.secret_mappings) as McpIntegration["secret_mappings"],
+    created_at: iso(row.created_at),
+    last_updated_at: iso(row.last_updated_at)
+  })
+
+const serverFrom = (row: Row) =>
+  new McpServer({
+    id: text(row.id),
+    organisation_id: text(row.organisation_id),
+    workspace_id: text(row.workspace_id),
+    slug: text(row.slug),
+    name: text(row.name),
+    status: "active",
+    description: textOrNull(row.description),
+    mcp_integration_id: text(row.mcp_integration_id),
+    created_at: iso(row.created_at)
+  })
+
+/** `%` and `_` match themselves in a search. */
+const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+export const makeMcpStores = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const read = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A> => Effect.orDie(effect)
+
+  const pagedList = (table: string, where: ReturnType<typeof sql.and>, limit: number, offset: number) =>
+    Effect.gen(function*() {
+      const rows = yield* sql<Row>`SELECT *, count(*) OVER () AS total_count FROM ${sql(table)} WHERE ${where}
+                                   ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
+      if (rows.length > 0 || offset === 0) return rows
+      const counted = yield* sql<Row>`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
+      return { empty: true as const, total: int(counted[0].n) }
+    })
+
+  const integrations = McpIntegrationStore.of({
+    insert: (i) =>
+      write(sql`INSERT INTO mcp_integrations (id, organisation_id, name, slug, owner_id, status, url, description,
+                  workspace_id, configurations, auth_type, transport, global_workspace_access, workspace_ids,
+                  secret_mappings, created_at, last_updated_at)
+                VALUES (${i.id}, ${i.organisation_id}, ${i.name}, ${i.slug}, ${i.owner_id}, ${i.status}, ${i.url},
+                  ${i.description}, ${i.workspace_id}, ${toJson(i.configurations)}::jsonb, ${i.auth_type},
+                  ${i.transport}, ${i.global_workspace_access}, ${toJson(i.workspace_ids)}::jsonb,
+                  ${toJson(i.secret_mappings)}::jsonb, ${i.created_at}, ${i.last_updated_at})`),
+    update: (i) =>
+      read(Effect.asVoid(sql`UPDATE mcp_integrations SET name = ${i.name}, status = ${i.status}, url = ${i.url},
+                  description = ${i.description}, configurations = ${toJson(i.configurations)}::jsonb,
+                  auth_type = ${i.auth_type}, transport = ${i.transport},
+                  global_workspace_access = ${i.global_workspace_access},
+                  workspace_ids = ${toJson(i.workspace_ids)}::jsonb,
+                  secret_mappings = ${toJson(i.secret_mappings)}::jsonb, last_updated_at = ${i.last_updated_at}
+                WHERE id = ${i.id}`)),
+    get: (id) =>
+      read(Effect.map(sql<Row>`SELECT * FROM mcp_integrations WHERE id = ${id}`, (r) => first(r, integrationFrom))),
+    findBySlug: (organisationId, slug) =>
+      read(Effect.map(
+        sql<Row>`SELECT * FROM mcp_integrations WHERE organisation_id = ${organisationId} AND slug = ${slug}`,
+        (r) => first(r, integrationFrom)
+      )),
+    list: (query, page) => {
+      const clauses = [sql`organisation_id = ${query.organisationId}`, sql`status = ${query.status}`]
+      if (query.level === "workspace") clauses.push(sql`workspace_id IS NOT NULL`)
+      if (query.level === "organisation") clauses.push(sql`workspace_id IS NULL`)
+      if (query.usableBy !== null) {
+        clauses.push(sql`(workspace_id = ${query.usableBy} OR (workspace_id IS NULL AND (global_workspace_access
+          OR workspace_ids @> jsonb_build_array(${query.usableBy}::text))))`)
+      }
+      if (query.search !== null) {
+        const pattern = likePattern(query.search)
+        clauses.push(sql`(name ILIKE ${pattern} OR slug ILIKE ${pattern})`)
+      }
+      return read(Effect.map(
+        pagedList("mcp_integrations", sql.and(clauses), page.limit, page.offset),
+        (rows) => ("empty" in rows ? { items: [], total: rows.total } : toPage(rows, integrationFrom))
+      ))
+    }
+  })
+
+  const servers = McpServerStore.of({
+    insert: (s) =>
+      write(sql`INSERT INTO mcp_servers (id, organisation_id, workspace_id, slug, name, status, description,
+                  mcp_integration_id, created_at)
+                VALUES (${s.id}, ${s.organisation_id}, ${s.workspace_id}, ${s.slug}, ${s.name}, ${s.status},
+                  ${s.description}, ${s.mcp_integration_id}, ${s.created_at})`),
+    get: (id) => read(Effect.map(sql<Row>`SELECT * FROM mcp_servers WHERE id = ${id}`, (r) => first(r, serverFrom))),
+    findBySlug: (workspaceId, slug) =>
+      read(Effect.map(
+        sql<Row>`SELECT * FROM mcp_servers WHERE workspace_id = ${workspaceId} AND slug = ${slug}`,
+        (r) => first(r, serverFrom)
+      )),
+    list: (organisationId, workspaceId, search, page) => {
+      const clauses = [sql`organisation_id = ${organisationId}`]
+      if (workspaceId !== null) clauses.push(sql`workspace_id = ${workspaceId}`)
+      if (search !== null) {
+        const pattern = likePattern(search)
+        clauses.push(sql`(name ILIKE ${pattern} OR slug ILIKE ${pattern})`)
+      }
+      return read(Effect.map(
+        pagedList("mcp_servers", sql.and(clauses), page.limit, page.offset),
+        (rows) => ("empty" in rows ? { items: [], total: rows.total } : toPage(rows, serverFrom))
+      ))
+    }
+  })
+
+  return Context.make(McpIntegrationStore, integrations).pipe(Context.add(McpServerStore, servers))
+})

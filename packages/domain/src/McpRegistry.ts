@@ -158,7 +158,10 @@ export class McpRegistry extends Context.Service<
           if (input.organisation_id !== undefined && input.organisation_id !== principal.organisationId) {
             return yield* new Forbidden({ message: "This API key belongs to another organisation." })
           }
-          const workspace = input.workspace_id === undefined ? null : yield* workspaceOf(principal, input.workspace_id)
+          // A workspace key can only create in its own workspace, so it may leave workspace_id out.
+          const workspaceId = input.workspace_id ??
+            (isAdminKey(principal) ? undefined : principal.workspaceId ?? undefined)
+          const workspace = workspaceId === undefined ? null : yield* workspaceOf(principal, workspaceId)
           yield* ensureAllowed(
             principal,
             workspace === null ? "mcp_integrations.create.organisation" : "mcp_integrations.create.workspace",

@@ -5,6 +5,7 @@
 import {
   ApiKey,
   AuditRecord,
+  GatewayConfig,
   JsonObject,
   McpAuthType,
   McpIntegrationStatus,
@@ -17,13 +18,14 @@ import {
   PromptVersion,
   SecretMapping,
   User,
+  VirtualKey,
   Workspace,
   WorkspaceMember,
   WorkspaceRole
 } from "@gateway-control/domain"
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { CommonErrors, ServiceUnavailable } from "./ApiErrors.ts"
+import { BadGateway, CommonErrors, GatewayTimeout, ServiceUnavailable } from "./ApiErrors.ts"
 import { ApiKeyAuth } from "./Security.ts"
 
 export const HealthStatus = Schema.Struct({ status: Schema.Literal("ok") })
@@ -488,6 +490,91 @@ export class McpGroup extends HttpApiGroup.make("mcp")
   .prefix("/v1")
 {}
 
+export const FineTuningJobList = Schema.Struct({
+  object: Schema.Literal("list"),
+  data: Schema.Array(JsonObject),
+  has_more: Schema.Boolean
+})
+
+export class ProvidersGroup extends HttpApiGroup.make("providers")
+  .add(
+    HttpApiEndpoint.get("listFineTuningJobs", "/fine_tuning/jobs", {
+      query: {
+        limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 }))),
+        after: Schema.optionalKey(Schema.String)
+      },
+      success: FineTuningJobList,
+      error: [...CommonErrors, BadGateway, GatewayTimeout]
+    }).annotate(
+      OpenApi.Description,
+      "Lists fine-tuning jobs at the provider chosen by x-service-virtual-key, x-service-provider with Authorization, x-service-config, or those with x-service-custom-host. A non-2xx answer of the provider is passed through."
+    ),
+    HttpApiEndpoint.post("createVirtualKey", "/virtual-keys", {
+      payload: Schema.Struct({
+        name: Schema.String,
+        slug: Schema.optionalKey(Schema.String),
+        provider: Schema.String,
+        key: Schema.String,
+        custom_host: Schema.optionalKey(Schema.String),
+        workspace_id: Schema.optionalKey(Schema.String)
+      }),
+      success: created(
+        Schema.Struct({ id: Schema.String, slug: Schema.String, object: Schema.Literal("virtual-key") })
+      ),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("listVirtualKeys", "/virtual-keys", {
+      query: { workspace_id: Schema.optionalKey(Schema.String), ...PagingQuery },
+      success: listOf(VirtualKey),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("getVirtualKey", "/virtual-keys/:id", {
+      params: { id: Schema.String },
+      success: VirtualKey,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.delete("deleteVirtualKey", "/virtual-keys/:id", {
+      params: { id: Schema.String },
+      success: Schema.Struct({
+        id: Schema.String,
+        object: Schema.Literal("virtual-key"),
+        deleted: Schema.Literal(true)
+      }),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.post("createConfig", "/configs", {
+      payload: Schema.Struct({
+        name: Schema.String,
+        slug: Schema.optionalKey(Schema.String),
+        config: JsonObject.annotate({
+          description:
+            "provider + api_key, or virtual_key; optionally custom_host and request_timeout (ms). One target at most."
+        }),
+        workspace_id: Schema.optionalKey(Schema.String)
+      }),
+      success: created(Schema.Struct({ id: Schema.String, slug: Schema.String })),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("listConfigs", "/configs", {
+      query: { workspace_id: Schema.optionalKey(Schema.String), ...PagingQuery },
+      success: listOf(GatewayConfig),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("getConfig", "/configs/:id", {
+      params: { id: Schema.String },
+      success: GatewayConfig,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.delete("deleteConfig", "/configs/:id", {
+      params: { id: Schema.String },
+      success: Schema.Struct({ id: Schema.String, object: Schema.Literal("config"), deleted: Schema.Literal(true) }),
+      error: CommonErrors
+    })
+  )
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}
+
 export class GatewayApi extends HttpApi.make("gateway-control")
   .add(SystemGroup)
   .add(WorkspacesGroup)
@@ -497,6 +584,7 @@ export class GatewayApi extends HttpApi.make("gateway-control")
   .add(AuditLogsGroup)
   .add(PromptsGroup)
   .add(McpGroup)
+  .add(ProvidersGroup)
   .annotateMerge(
     OpenApi.annotations({
       title: "gateway-control",

@@ -44,6 +44,19 @@ export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("Servic
   description: "service_unavailable: a dependency (the store) does not answer."
 }) {}
 
+export class BadGateway extends Schema.Error<BadGateway>("BadGateway")(Envelope, {
+  httpApiStatus: 502,
+  description: "upstream_error: the provider could not be reached, or answered with something unreadable."
+}) {}
+
+export class GatewayTimeout extends Schema.Error<GatewayTimeout>("GatewayTimeout")(Envelope, {
+  httpApiStatus: 504,
+  description: "upstream_timeout: the provider did not answer in time."
+}) {}
+
+export const upstreamError = (message: string) => new BadGateway(detail("upstream_error", message))
+export const upstreamTimeout = (message: string) => new GatewayTimeout(detail("upstream_timeout", message))
+
 /** The errors any authenticated endpoint can answer with. */
 export const CommonErrors = [BadRequest, Unauthorized, ForbiddenError, NotFoundError, ConflictError] as const
 

@@ -11,6 +11,7 @@ import { ApiKeysHandlers } from "./handlers/ApiKeys.ts"
 import { AuditLogsHandlers } from "./handlers/AuditLogs.ts"
 import { McpHandlers } from "./handlers/Mcp.ts"
 import { PromptsHandlers } from "./handlers/Prompts.ts"
+import { ProvidersHandlers } from "./handlers/Providers.ts"
 import { ScopesHandlers } from "./handlers/Scopes.ts"
 import { SystemHandlers } from "./handlers/System.ts"
 import { UsersHandlers } from "./handlers/Users.ts"
@@ -30,7 +31,8 @@ export const layerRoutes = (options: EdgeOptions) =>
         ScopesHandlers,
         AuditLogsHandlers,
         PromptsHandlers,
-        McpHandlers
+        McpHandlers,
+        ProvidersHandlers
       ]),
       Layer.provide(ApiKeyAuthLive)
     ),

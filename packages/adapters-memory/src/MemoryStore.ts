@@ -7,7 +7,9 @@ import {
   ApiKeyStore,
   AuditLogStore,
   type AuditRecord,
+  ConfigStore,
   Conflict,
+  type GatewayConfig,
   GENESIS_HASH,
   type McpIntegration,
   McpIntegrationStore,
@@ -23,10 +25,13 @@ import {
   PromptStore,
   type PromptVersion,
   type StoredApiKey,
+  type StoredSecret,
   StoreTransaction,
   usableBy,
   type User,
   UserStore,
+  type VirtualKey,
+  VirtualKeyStore,
   type Workspace,
   WorkspaceMember,
   WorkspaceMemberStore,
@@ -281,6 +286,42 @@ const make = Effect.sync(() => {
       )
   })
 
+  const virtualKeys = new Table<StoredSecret<VirtualKey>>(state, (k) => [`${k.record.workspace_id}/${k.record.slug}`])
+  const configs = new Table<StoredSecret<GatewayConfig>>(state, (c) => [`${c.record.workspace_id}/${c.record.slug}`])
+  const secretsIn = <
+    A extends {
+      readonly organisation_id: string
+      readonly workspace_id: string
+      readonly created_at: string
+      readonly id: string
+    }
+  >(
+    table: Table<StoredSecret<A>>,
+    what: string
+  ) => ({
+    insert: (stored: StoredSecret<A>) =>
+      Effect.flatMap(
+        table.insert(stored.record.id, stored),
+        (taken) => conflictOn(taken, `A ${what} with this slug already exists in the workspace.`, "slug")
+      ),
+    get: (id: string) => Effect.sync(() => table.get(id)),
+    findBySlug: (workspaceId: string, slug: string) => Effect.sync(() => table.byUnique(`${workspaceId}/${slug}`)),
+    list: (organisationId: string, workspaceId: string | null, page: { limit: number; offset: number }) =>
+      Effect.sync(() => {
+        const result = table.page(
+          (s) =>
+            s.record.organisation_id === organisationId &&
+            (workspaceId === null || s.record.workspace_id === workspaceId),
+          page,
+          (a, b) => byCreation(a.record, b.record)
+        )
+        return { items: result.items.map((s) => s.record), total: result.total }
+      }),
+    delete: (id: string) => table.delete(id)
+  })
+  const virtualKeyStore = VirtualKeyStore.of(secretsIn(virtualKeys, "virtual key"))
+  const configStore = ConfigStore.of(secretsIn(configs, "config"))
+
   const audit: Array<AuditRecord> = []
   const auditLogStore = AuditLogStore.of({
     append: (build) =>
@@ -321,6 +362,8 @@ const make = Effect.sync(() => {
     Context.add(ApiKeyStore, apiKeyStore),
     Context.add(AuditLogStore, auditLogStore),
     Context.add(PromptStore, promptStore),
+    Context.add(VirtualKeyStore, virtualKeyStore),
+    Context.add(ConfigStore, configStore),
     Context.add(McpIntegrationStore, integrationStore),
     Context.add(McpServerStore, serverStore),
     Context.add(PartialStore, partialStore),
@@ -340,5 +383,7 @@ export const layerMemory: Layer.Layer<
   | PartialStore
   | McpIntegrationStore
   | McpServerStore
+  | VirtualKeyStore
+  | ConfigStore
   | StoreTransaction
 > = Layer.effectContext(make)

@@ -207,6 +207,41 @@ export const migrations = {
     );
     CREATE INDEX mcp_servers_organisation_created ON mcp_servers (organisation_id, created_at, id);
     CREATE INDEX mcp_servers_workspace_created ON mcp_servers (workspace_id, created_at, id);
+  `),
+  // Provider keys are stored encrypted (AES-256-GCM with the gateway's master key), never in the clear.
+  "0005_provider_credentials": migration(`
+    CREATE TABLE virtual_keys (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      provider text NOT NULL,
+      masked_key text NOT NULL,
+      encrypted_key text NOT NULL,
+      custom_host text,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT virtual_keys_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE INDEX virtual_keys_organisation_created ON virtual_keys (organisation_id, created_at, id);
+    CREATE INDEX virtual_keys_workspace_created ON virtual_keys (workspace_id, created_at, id);
+
+    CREATE TABLE configs (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      config jsonb NOT NULL,
+      masked_api_key text,
+      encrypted_api_key text,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT configs_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE INDEX configs_organisation_created ON configs (organisation_id, created_at, id);
+    CREATE INDEX configs_workspace_created ON configs (workspace_id, created_at, id);
   `)
 }
 

@@ -7,6 +7,7 @@ import {
   ApiKeyStore,
   AuditLogStore,
   AuditRecord,
+  type ConfigStore,
   GENESIS_HASH,
   type McpIntegrationStore,
   type McpServerStore,
@@ -21,6 +22,7 @@ import {
   StoreUnavailable,
   User,
   UserStore,
+  type VirtualKeyStore,
   Workspace,
   WorkspaceMember,
   WorkspaceMemberStore,
@@ -31,6 +33,7 @@ import * as SqlClient from "effect/sql/SqlClient"
 import { isSqlError, type SqlError } from "effect/sql/SqlError"
 import { int, iso, isoOrNull, json, text, textOrNull, toJson } from "./internal/rows.ts"
 import { first, type Row, toPage, write } from "./internal/statements.ts"
+import { makeCredentialStores } from "./SqlCredentialStore.ts"
 import { makeMcpStores } from "./SqlMcpStore.ts"
 import { makePromptStores } from "./SqlPromptStore.ts"
 
@@ -355,7 +358,8 @@ const makeAll = Effect.gen(function*() {
   const base = yield* make
   const prompts = yield* makePromptStores
   const mcp = yield* makeMcpStores
-  return Context.merge(Context.merge(base, prompts), mcp)
+  const credentials = yield* makeCredentialStores
+  return Context.merge(Context.merge(Context.merge(base, prompts), mcp), credentials)
 })
 
 /** Every store port on the `SqlClient` in context. Run the migrations first (`migrate`). */
@@ -370,6 +374,8 @@ export const layerSql: Layer.Layer<
   | PartialStore
   | McpIntegrationStore
   | McpServerStore
+  | VirtualKeyStore
+  | ConfigStore
   | StoreTransaction,
   never,
   SqlClient.SqlClient

@@ -2,19 +2,33 @@
  * The composition root: the one place that chooses a store and wires ports, domain services, the HTTP
  * routes and the Node server together.
  */
-import { NodeHttpServer } from "@effect/platform-node"
-import { layerRoutes } from "@gateway-control/adapters-http"
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerFromClient, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
-import { ApiKeys, Audit, Bootstrap, McpRegistry, Prompts, Users, Workspaces } from "@gateway-control/domain"
+import {
+  ApiKeys,
+  Audit,
+  Bootstrap,
+  DEFAULT_PROVIDER_BASE_URLS,
+  FineTuning,
+  McpRegistry,
+  Prompts,
+  ProviderRegistry,
+  Users,
+  VirtualKeys,
+  Workspaces
+} from "@gateway-control/domain"
 import { Console, Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { randomBytes } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { join, resolve } from "node:path"
 import type { AppConfig, StoreConfig } from "./AppConfig.ts"
 import { lockDataDir } from "./internal/DataDirLock.ts"
-import { layerNodeCrypto } from "./NodeCrypto.ts"
+import { loadMasterKey } from "./internal/MasterKey.ts"
+import { layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 
 /** The SQL client of a SQL store. */
 export const layerSqlClient = (store: Exclude<StoreConfig, { readonly kind: "memory" }>) => {
@@ -36,12 +50,53 @@ export const layerSqlClient = (store: Exclude<StoreConfig, { readonly kind: "mem
 export const layerStore = (store: StoreConfig): Layer.Layer<Layer.Success<typeof layerMemory>, unknown> =>
   store.kind === "memory" ? layerMemory : layerFromClient(layerSqlClient(store))
 
+export interface ProviderSettings {
+  readonly registry: ProviderRegistry["Service"]
+  /** The master key for provider keys at rest. */
+  readonly masterKey: Uint8Array
+}
+
+/** Providers as configured: known ones, overridden base URLs, trusted custom hosts, timeout. */
+export const providerRegistry = (
+  config: Pick<AppConfig, "providerBaseUrls" | "upstreamTimeoutMs" | "trustedCustomHosts">
+) =>
+  ProviderRegistry.of({
+    baseUrls: new Map([...DEFAULT_PROVIDER_BASE_URLS, ...config.providerBaseUrls]),
+    timeoutMs: config.upstreamTimeoutMs,
+    trustedHosts: new Set(config.trustedCustomHosts)
+  })
+
+const defaultProviders: () => ProviderSettings = () => ({
+  registry: providerRegistry({ providerBaseUrls: [], upstreamTimeoutMs: 30_000, trustedCustomHosts: [] }),
+  masterKey: new Uint8Array(randomBytes(32))
+})
+
 /** The domain services over a store, with the store's ports exposed too (the CLI and tests use them). */
-export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>) =>
-  Layer.mergeAll(Bootstrap.layer, Workspaces.layer, Users.layer, Audit.layer, Prompts.layer, McpRegistry.layer).pipe(
+export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>, providers: ProviderSettings = defaultProviders()) =>
+  Layer.mergeAll(
+    Bootstrap.layer,
+    Workspaces.layer,
+    Users.layer,
+    Audit.layer,
+    Prompts.layer,
+    McpRegistry.layer,
+    FineTuning.layer
+  ).pipe(
+    Layer.provideMerge(VirtualKeys.layer),
     Layer.provideMerge(ApiKeys.layer),
     Layer.provideMerge(store),
-    Layer.provideMerge(layerNodeCrypto)
+    Layer.provideMerge(layerNodeCrypto),
+    Layer.provideMerge(layerSecretCipher(providers.masterKey)),
+    Layer.provideMerge(layerHostResolver),
+    Layer.provideMerge(Layer.succeed(ProviderRegistry)(providers.registry)),
+    Layer.provideMerge(layerFineTuningUpstream.pipe(Layer.provide(NodeHttpClient.layerUndici)))
+  )
+
+/** The domain over the configured store and providers. */
+export const layerConfiguredDomain = (config: AppConfig) =>
+  Layer.unwrap(
+    Effect.map(loadMasterKey(config), (masterKey) =>
+      layerDomain(layerStore(config.store), { registry: providerRegistry(config), masterKey }))
   )
 
 /** One JSON object a line on stderr, so that stdout stays free for command output. */
@@ -114,7 +169,7 @@ export const layerServe = (config: AppConfig) => {
       })
     ),
     Layer.provide(layerBootstrapIfEmpty),
-    Layer.provide(layerDomain(layerStore(config.store))),
+    Layer.provide(layerConfiguredDomain(config)),
     Layer.provide(layerLogging(config.logLevel))
   )
 }

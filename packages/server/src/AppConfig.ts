@@ -35,6 +35,13 @@ export interface AppConfig {
   readonly logLevel: LogLevel.LogLevel
   readonly shutdownTimeoutMs: number
   readonly trustProxy: boolean
+  /** 32 bytes, base64; when absent the embedded and PostgreSQL stores keep one in DATA_DIR. */
+  readonly masterKey: Option.Option<Redacted.Redacted<string>>
+  readonly dataDir: string
+  readonly upstreamTimeoutMs: number
+  readonly trustedCustomHosts: ReadonlyArray<string>
+  /** Overrides of provider base URLs: `name=url` pairs. */
+  readonly providerBaseUrls: ReadonlyArray<readonly [string, string]>
 }
 
 function resolveStore(settings: {
@@ -77,7 +84,23 @@ const RawConfig = Config.all({
     Config.map((name) => LogLevels[name])
   ),
   shutdownTimeoutMs: Config.Int("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(20_000)),
-  trustProxy: Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false))
+  trustProxy: Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  masterKey: Config.option(Config.Redacted("GATEWAY_MASTER_KEY")),
+  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.gateway-data")),
+  upstreamTimeoutMs: Config.Int("UPSTREAM_TIMEOUT_MS").pipe(Config.withDefault(30_000)),
+  trustedCustomHosts: Config.String("TRUSTED_CUSTOM_HOSTS").pipe(
+    Config.withDefault(""),
+    Config.map((list) => list.split(",").map((h) => h.trim().toLowerCase()).filter((h) => h.length > 0))
+  ),
+  providerBaseUrls: Config.String("PROVIDER_BASE_URLS").pipe(
+    Config.withDefault(""),
+    Config.map((list) =>
+      list.split(",").map((pair) => pair.trim()).filter((pair) => pair.length > 0).map((pair) => {
+        const at = pair.indexOf("=")
+        return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()] as const
+      })
+    )
+  )
 })
 
 /** The configuration from the environment; a bad or contradictory value fails with a message naming it. */
@@ -88,5 +111,15 @@ export const loadConfig: Effect.Effect<AppConfig, InvalidConfiguration> = Effect
   )
   if (raw.store instanceof InvalidConfiguration) return yield* raw.store
   if (raw.maxBodyBytes < 1) return yield* new InvalidConfiguration({ message: "MAX_BODY_BYTES must be at least 1." })
+  if (raw.upstreamTimeoutMs < 1) {
+    return yield* new InvalidConfiguration({ message: "UPSTREAM_TIMEOUT_MS must be at least 1." })
+  }
+  for (const [name, url] of raw.providerBaseUrls) {
+    if (name.length === 0 || !/^https?:\/\/\S+$/.test(url)) {
+      return yield* new InvalidConfiguration({
+        message: `PROVIDER_BASE_URLS takes name=http(s)://url pairs separated by commas; got '${name}=${url}'.`
+      })
+    }
+  }
   return { ...raw, store: raw.store }
 })

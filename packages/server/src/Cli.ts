@@ -5,7 +5,7 @@ import { migrate } from "@gateway-control/adapters-sql"
 import { AlreadyBootstrapped, Audit, Bootstrap, InvalidRequest } from "@gateway-control/domain"
 import { Console, Effect, Layer, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { layerDomain, layerLogging, layerServe, layerSqlClient, layerStore } from "./App.ts"
+import { layerConfiguredDomain, layerLogging, layerServe, layerSqlClient } from "./App.ts"
 import { type AppConfig, InvalidConfiguration, loadConfig } from "./AppConfig.ts"
 
 type UserFacingError = AlreadyBootstrapped | InvalidRequest | InvalidConfiguration
@@ -25,7 +25,7 @@ const userFacing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 
 /** The domain over the configured store, with logging: what every command but `serve` runs in. */
 const layerCommand = (config: AppConfig) =>
-  layerDomain(layerStore(config.store)).pipe(Layer.provideMerge(layerLogging(config.logLevel)))
+  layerConfiguredDomain(config).pipe(Layer.provideMerge(layerLogging(config.logLevel)))
 
 const serve = Command.make("serve", {}, () =>
   userFacing(Effect.gen(function*() {

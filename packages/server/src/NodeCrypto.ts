@@ -1,8 +1,10 @@
-/** `PlatformCrypto` on Node's crypto module: synchronous, as the key check on every request needs. */
-import { PlatformCrypto } from "@gateway-control/domain"
-import { Layer } from "effect"
-import { createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
+/** Node's crypto and DNS behind the domain's ports. */
+import { HostResolver, PlatformCrypto, SecretCipher } from "@gateway-control/domain"
+import { Effect, Layer } from "effect"
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
+import { lookup } from "node:dns/promises"
 
+/** `PlatformCrypto` on Node's crypto module: synchronous, as the key check on every request needs. */
 export const layerNodeCrypto: Layer.Layer<PlatformCrypto> = Layer.succeed(PlatformCrypto)(
   PlatformCrypto.of({
     uuid: () => randomUUID(),
@@ -13,5 +15,48 @@ export const layerNodeCrypto: Layer.Layer<PlatformCrypto> = Layer.succeed(Platfo
       const right = Buffer.from(b, "hex")
       return left.length === right.length && left.length > 0 && timingSafeEqual(left, right)
     }
+  })
+)
+
+/**
+ * `SecretCipher` with AES-256-GCM: `v1.<iv>.<ciphertext>.<tag>` in base64url. A fresh 96-bit IV per
+ * encryption; the tag makes any alteration, or a different key, fail to decrypt.
+ */
+export const makeSecretCipher = (key: Uint8Array) => {
+  if (key.length !== 32) throw new Error("The master key must be 32 bytes")
+  return SecretCipher.of({
+    encrypt: (plaintext) => {
+      const iv = randomBytes(12)
+      const cipher = createCipheriv("aes-256-gcm", key, iv)
+      const ciphertext = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final()])
+      return ["v1", iv, ciphertext, cipher.getAuthTag()].map((
+        p
+      ) => (typeof p === "string" ? p : p.toString("base64url"))).join(".")
+    },
+    decrypt: (encoded) => {
+      const [version, iv, ciphertext, tag] = encoded.split(".")
+      if (version !== "v1" || iv === undefined || ciphertext === undefined || tag === undefined) return undefined
+      try {
+        const decipher = createDecipheriv("aes-256-gcm", key, Buffer.from(iv, "base64url"))
+        decipher.setAuthTag(Buffer.from(tag, "base64url"))
+        return Buffer.concat([decipher.update(Buffer.from(ciphertext, "base64url")), decipher.final()]).toString("utf8")
+      } catch {
+        return undefined
+      }
+    }
+  })
+}
+
+export const layerSecretCipher = (key: Uint8Array): Layer.Layer<SecretCipher> =>
+  Layer.succeed(SecretCipher)(makeSecretCipher(key))
+
+/** Every address a host name resolves to, through the system resolver (as connections would). */
+export const layerHostResolver: Layer.Layer<HostResolver> = Layer.succeed(HostResolver)(
+  HostResolver.of({
+    resolve: (host) =>
+      Effect.tryPromise(() => lookup(host, { all: true, verbatim: true })).pipe(
+        Effect.map((entries) => entries.map((entry) => entry.address)),
+        Effect.orElseSucceed(() => [])
+      )
   })
 )

@@ -21,6 +21,8 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
     message: "An MCP integration with this slug already exists in the organisation.",
     param: "slug"
   },
+  virtual_keys_slug_unique: { message: "A virtual key with this slug already exists in the workspace.", param: "slug" },
+  configs_slug_unique: { message: "A config with this slug already exists in the workspace.", param: "slug" },
   mcp_servers_slug_unique: { message: "An MCP server with this slug already exists in the workspace.", param: "slug" },
   prompt_partial_versions_number_unique: {
     message: "Another request created this version at the same time; retry.",

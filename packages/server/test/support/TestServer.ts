@@ -7,15 +7,20 @@ import { layerMemory } from "@gateway-control/adapters-memory"
 import { Bootstrap } from "@gateway-control/domain"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { layerDomain } from "../../src/App.ts"
+import { layerDomain, type ProviderSettings } from "../../src/App.ts"
 
-export const makeTestLayer = (options: { readonly maxBodyBytes?: number } = {}) =>
+export interface TestServerOptions {
+  readonly maxBodyBytes?: number
+  readonly providers?: ProviderSettings
+}
+
+export const makeTestLayer = (options: TestServerOptions = {}) =>
   HttpRouter.serve(layerRoutes({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }), {
     disableLogger: true,
     disableListenLog: true
   }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(layerDomain(layerMemory)),
+    Layer.provideMerge(layerDomain(layerMemory, options.providers)),
     Layer.provide(Logger.layer([]))
   )
 
@@ -32,7 +37,7 @@ export interface TestServer {
   readonly close: () => Promise<void>
 }
 
-export const startTestServer = async (options: { readonly maxBodyBytes?: number } = {}): Promise<TestServer> => {
+export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const runtime = ManagedRuntime.make(makeTestLayer(options))
   const server = await runtime.runPromise(Effect.service(HttpServer.HttpServer))
   const address = server.address

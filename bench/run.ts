@@ -5,14 +5,14 @@
  * Prints a table and writes bench/results/latest.json. Durations: BENCH_DURATION (s, default 10),
  * BENCH_WARMUP (s, default 3). Benchmarks never fail: they measure.
  */
+import { PGlite } from "@electric-sql/pglite"
+import autocannon from "autocannon"
+import Mustache from "mustache"
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { PGlite } from "@electric-sql/pglite"
-import autocannon from "autocannon"
-import Mustache from "mustache"
 import wontache from "wontache"
 import { escapeHtml, Template } from "../packages/domain/src/Mustache.ts"
 
@@ -38,7 +38,12 @@ interface Server {
 }
 
 let nextPort = 19_400
-const startServer = async (script: string, args: ReadonlyArray<string>, env: Record<string, string>): Promise<Server> => {
+const startServer = async (
+  script: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  readyPath = "/healthz"
+): Promise<Server> => {
   const port = nextPort++
   const command = hasTaskset ? "taskset" : process.execPath
   const commandArgs = hasTaskset ? ["-c", "0", process.execPath, script, ...args] : [script, ...args]
@@ -47,17 +52,22 @@ const startServer = async (script: string, args: ReadonlyArray<string>, env: Rec
     stdio: ["ignore", "ignore", "pipe"]
   })
   let stderr = ""
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} did not start:\n${stderr}`)), 60_000)
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
-      if (stderr.includes("Listening")) {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
-    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}:\n${stderr}`)))
+  let exited: number | null | undefined
+  child.stderr!.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString()
   })
+  child.once("exit", (code) => {
+    exited = code
+  })
+  // Ready when it answers: the server's own logs may be turned down for the run.
+  const deadline = Date.now() + 60_000
+  while (true) {
+    if (exited !== undefined) throw new Error(`${script} exited with ${exited}:\n${stderr}`)
+    if (Date.now() > deadline) throw new Error(`${script} did not start:\n${stderr}`)
+    const ready = await fetch(`http://127.0.0.1:${port}${readyPath}`).then((r) => r.ok, () => false)
+    if (ready) break
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
   return {
     child,
     url: `http://127.0.0.1:${port}`,
@@ -78,7 +88,11 @@ interface LoadResult {
   readonly errors: number
 }
 
-const load = async (options: autocannon.Options, duration = DURATION, connections = CONNECTIONS): Promise<LoadResult> => {
+const load = async (
+  options: autocannon.Options,
+  duration = DURATION,
+  connections = CONNECTIONS
+): Promise<LoadResult> => {
   await autocannon({ ...options, connections, duration: WARMUP })
   const result = await autocannon({ ...options, connections, duration })
   return {
@@ -113,7 +127,14 @@ interface Prepared {
 
 const prepare = async (integrations: number): Promise<Prepared> => {
   const dir = mkdtempSync(join(tmpdir(), "gwc-bench-"))
-  const output = execFileSync(process.execPath, [bin, "bootstrap", "--organisation-name", "Bench", "--owner-email", "bench@example.com"], {
+  const output = execFileSync(process.execPath, [
+    bin,
+    "bootstrap",
+    "--organisation-name",
+    "Bench",
+    "--owner-email",
+    "bench@example.com"
+  ], {
     env: { ...process.env, DATA_DIR: dir, GATEWAY_STORE: "pglite", LOG_LEVEL: "warn" },
     encoding: "utf8"
   })
@@ -139,19 +160,33 @@ const prepare = async (integrations: number): Promise<Prepared> => {
 
 const RENDER_CASES = {
   "chat message with partial": {
-    template: "You are a support agent for {{company}}. {{>style}} Customer {{customer}} on plan {{plan}} asks: {{question}}",
+    template:
+      "You are a support agent for {{company}}. {{>style}} Customer {{customer}} on plan {{plan}} asks: {{question}}",
     partials: { style: "Answer in {{language}} and keep it short." },
-    view: { company: "Acme & Co", customer: "Ada", plan: "pro", question: "Why is <my> invoice \"late\"?", language: "English" }
+    view: {
+      company: "Acme & Co",
+      customer: "Ada",
+      plan: "pro",
+      question: "Why is <my> invoice \"late\"?",
+      language: "English"
+    }
   },
   "section over 20 items": {
     template: "{{#items}}- {{name}} ({{qty}} × {{price}}){{^last}}\n{{/last}}{{/items}}{{^items}}none{{/items}}",
     partials: {},
-    view: { items: Array.from({ length: 20 }, (_, i) => ({ name: `item ${i}`, qty: i, price: `${i}.99`, last: i === 19 })) }
+    view: {
+      items: Array.from({ length: 20 }, (_, i) => ({ name: `item ${i}`, qty: i, price: `${i}.99`, last: i === 19 }))
+    }
   },
   "dotted names and nesting": {
-    template: "{{#user}}{{profile.name}} <{{profile.email}}> works at {{company.name}} in {{company.address.city}}{{/user}}",
+    template:
+      "{{#user}}{{profile.name}} <{{profile.email}}> works at {{company.name}} in {{company.address.city}}{{/user}}",
     partials: {},
-    view: { user: true, profile: { name: "Ada", email: "ada@example.com" }, company: { name: "Acme", address: { city: "Ghent" } } }
+    view: {
+      user: true,
+      profile: { name: "Ada", email: "ada@example.com" },
+      company: { name: "Acme", address: { city: "Ghent" } }
+    }
   }
 } as const
 
@@ -217,7 +252,11 @@ const main = async () => {
   await json(`${ours.url}/v1/prompts/partials`, {
     method: "POST",
     headers: auth,
-    body: JSON.stringify({ workspace_id: small.workspaceId, name: "style", string: "Answer in {{language}} and keep it short." })
+    body: JSON.stringify({
+      workspace_id: small.workspaceId,
+      name: "style",
+      string: "Answer in {{language}} and keep it short."
+    })
   })
   await json(`${ours.url}/v1/prompts`, {
     method: "POST",
@@ -257,13 +296,20 @@ const main = async () => {
     body: JSON.stringify({ name: "Bench server", mcp_integration_id: integration.id, workspace_id: small.workspaceId })
   })
   log("authenticated read: gateway-control")
-  const readOurs = await load({ url: `${ours.url}/v1/mcp-servers/${mcpServer.id}`, headers: { "x-service-api-key": small.key } })
+  const readOurs = await load({
+    url: `${ours.url}/v1/mcp-servers/${mcpServer.id}`,
+    headers: { "x-service-api-key": small.key }
+  })
 
   const listing = async (server: Server, prepared: Prepared, rows: number) => {
     const base = `${server.url}/v1/mcp-integrations?organisation_id=${prepared.organisationId}&page_size=100`
     const headers = { "x-service-api-key": prepared.key }
     const first = await load({ url: `${base}&current_page=0`, headers }, Math.min(DURATION, 5), 4)
-    const deep = await load({ url: `${base}&current_page=${Math.floor(rows / 100) - 1}`, headers }, Math.min(DURATION, 5), 4)
+    const deep = await load(
+      { url: `${base}&current_page=${Math.floor(rows / 100) - 1}`, headers },
+      Math.min(DURATION, 5),
+      4
+    )
     return { rows, first, deep }
   }
   log("listing: 1,000 integrations")
@@ -275,25 +321,27 @@ const main = async () => {
   const listLarge = await listing(oursLarge, large, 100_000)
   await oursLarge.stop()
 
-  const bare = await startServer(join(root, "bench/baselines/bare.mjs"), [], {})
+  const bare = await startServer(join(root, "bench/baselines/bare.mjs"), [], {}, "/ping")
   log("render: bare node:http")
   const renderBare = await load(renderOptions(bare.url))
   log("trivial GET: bare node:http")
   const readBare = await load({ url: `${bare.url}/ping` })
   await bare.stop()
 
-  const hono = await startServer(join(root, "bench/baselines/hono.mjs"), [], {})
+  const hono = await startServer(join(root, "bench/baselines/hono.mjs"), [], {}, "/ping")
   log("render: Hono")
   const renderHono = await load(renderOptions(hono.url))
   await hono.stop()
 
   for (const dir of [small.dir, large.dir]) rmSync(dir, { recursive: true, force: true })
 
-  const rendererRatios = Object.fromEntries(Object.entries(renderer).map(([name, r]) => [name, {
-    ...r,
-    ours_over_wontache: round(r.ours / r.wontache, 2),
-    ours_over_mustache: round(r.ours / r.mustache, 2)
-  }]))
+  const rendererRatios = Object.fromEntries(
+    Object.entries(renderer).map(([name, r]) => [name, {
+      ...r,
+      ours_over_wontache: round(r.ours / r.wontache, 2),
+      ours_over_mustache: round(r.ours / r.mustache, 2)
+    }])
+  )
   const results = {
     date: started.toISOString(),
     machine: {

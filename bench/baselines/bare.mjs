@@ -6,7 +6,7 @@ const ROUTE = /^\/v1\/prompts\/([^/]+)\/render$/
 const server = createServer((req, res) => {
   if (req.method === "GET") {
     res.writeHead(200, { "content-type": "application/json" })
-    return res.end('{"status":"ok"}')
+    return res.end("{\"status\":\"ok\"}")
   }
   const match = ROUTE.exec(req.url ?? "")
   const chunks = []

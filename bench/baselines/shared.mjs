@@ -6,10 +6,11 @@ export const TEMPLATE = [
   { role: "user", content: "Customer {{customer}} on plan {{plan}} asks: {{question}}" }
 ]
 
-const compile = (text) => text.split(/(\{\{>?\s*[\w.]+\s*\}\})/g).map((part) => {
-  const tag = /^\{\{(>?)\s*([\w.]+)\s*\}\}$/.exec(part)
-  return tag === null ? { text: part } : tag[1] === ">" ? { partial: tag[2] } : { name: tag[2] }
-})
+const compile = (text) =>
+  text.split(/(\{\{>?\s*[\w.]+\s*\}\})/g).map((part) => {
+    const tag = /^\{\{(>?)\s*([\w.]+)\s*\}\}$/.exec(part)
+    return tag === null ? { text: part } : tag[1] === ">" ? { partial: tag[2] } : { name: tag[2] }
+  })
 
 const partials = new Map([["style", compile(PARTIAL)]])
 const render = (parts, variables) => {

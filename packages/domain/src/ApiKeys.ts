@@ -1,10 +1,11 @@
 /**
  * Issuing API keys and resolving a presented key into a `Principal`.
  */
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
 import { ApiKey, type ApiKeyType, hasKeyShape, isExpired, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey } from "./ApiKey.ts"
 import { type Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "./Errors.ts"
 import { nowIso } from "./internal/time.ts"
+import { TtlCache } from "./internal/TtlCache.ts"
 import type { Page, PageRequest } from "./Paging.ts"
 import { authorizeKeyCreation, ensureAllowed, isAdminKey } from "./Policy.ts"
 import { ApiKeyStore, PlatformCrypto, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./Ports.ts"
@@ -40,6 +41,12 @@ export interface CreateKeyInput {
 }
 
 type AccessError = Forbidden | NotFound
+
+/**
+ * How long a resolved key is reused before the store is asked again. Revoking a key in this process
+ * takes effect at once; in another process sharing the store, within this time.
+ */
+export const KEY_CACHE_TTL_MS = 5_000
 
 export class ApiKeys extends Context.Service<
   ApiKeys,
@@ -94,6 +101,10 @@ export class ApiKeys extends Context.Service<
       })
 
       const rejected = (message: string) => Effect.fail(new Unauthenticated({ message }))
+      const resolved = new TtlCache<string, { readonly key: ApiKey; readonly principal: Principal }>(
+        KEY_CACHE_TTL_MS,
+        10_000
+      )
 
       // Untraced: this runs on every request.
       const authenticate = Effect.fnUntraced(function*(presented: Redacted.Redacted<string>) {
@@ -105,6 +116,14 @@ export class ApiKeys extends Context.Service<
           return yield* rejected("Invalid API key: check the x-service-api-key header.")
         }
         const digest = crypto.sha256Hex(candidate)
+        const now = yield* Clock.currentTimeMillis
+        const cached = resolved.get(digest, now)
+        if (cached !== undefined) {
+          if (isExpired(cached.key, new Date(now).toISOString())) {
+            return yield* rejected(`This API key expired at ${cached.key.expires_at}; create a new key.`)
+          }
+          return cached.principal
+        }
         const found = yield* store.findByDigest(digest)
         if (Option.isNone(found) || !crypto.digestsEqual(found.value.digest, digest)) {
           return yield* rejected("Invalid API key: check the x-service-api-key header.")
@@ -116,7 +135,9 @@ export class ApiKeys extends Context.Service<
         if (isExpired(key, yield* nowIso)) {
           return yield* rejected(`This API key expired at ${key.expires_at}; create a new key.`)
         }
-        return yield* resolvePrincipal(key)
+        const principal = yield* resolvePrincipal(key)
+        resolved.set(digest, { key, principal }, now)
+        return principal
       })
 
       const resolvePrincipal = Effect.fnUntraced(function*(key: ApiKey) {
@@ -272,6 +293,7 @@ export class ApiKeys extends Context.Service<
         if (key.status === "revoked") return key
         const at = yield* nowIso
         yield* store.revoke(id, at)
+        resolved.deleteWhere((entry) => entry.key.id === id)
         return new ApiKey({ ...key, status: "revoked", last_updated_at: at })
       })
 

@@ -2,10 +2,11 @@
  * Prompt templates as a principal uses them: create, version, publish, label, partials, and render into
  * a model-ready chat or completion request body.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Clock, Context, Effect, Layer, Option } from "effect"
 import { slugify } from "./AccessModel.ts"
 import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
 import { nowIso } from "./internal/time.ts"
+import { TtlCache } from "./internal/TtlCache.ts"
 import { checkRequest, NULL_MEANS_DEFAULT, type RequestKind } from "./ModelRequest.ts"
 import { noEscape, PartialDepthExceeded, Template, TemplateSyntaxError } from "./Mustache.ts"
 import type { Page, PageRequest } from "./Paging.ts"
@@ -60,6 +61,12 @@ export interface Rendered {
 }
 
 type Failure = InvalidRequest | Forbidden | NotFound
+
+/**
+ * How long a render reuses what a prompt reference and a partial name resolved to. Changes made through
+ * this process clear it at once; another process sharing the store sees them within this time.
+ */
+export const RESOLUTION_CACHE_TTL_MS = 2_000
 
 /** Partials may nest this deep; recursion beyond it is an error, not a hang. */
 export const MAX_PARTIAL_DEPTH = 16
@@ -286,6 +293,16 @@ export class Prompts extends Context.Service<
       const crypto = yield* PlatformCrypto
       const compiledVersions = new BoundedCache<CompiledVersion>(2000)
       const compiledPartials = new BoundedCache<Template>(2000)
+      const resolvedPrompts = new TtlCache<string, { readonly prompt: Prompt; readonly version: PromptVersion }>(
+        RESOLUTION_CACHE_TTL_MS,
+        5_000
+      )
+      const resolvedPartials = new TtlCache<string, Template>(RESOLUTION_CACHE_TTL_MS, 5_000)
+      /** Any change to prompts or partials in this process: the next render reads the store again. */
+      const changed = Effect.sync(() => {
+        resolvedPrompts.clear()
+        resolvedPartials.clear()
+      })
 
       const allowed = (
         principal: Principal,
@@ -406,6 +423,7 @@ export class Prompts extends Context.Service<
         })
         yield* checkSaved(`prompt '${slug}'`, version)
         yield* prompts.insert(prompt, version)
+        yield* changed
         for (const label of BUILT_IN_LABELS) {
           yield* prompts.setLabel(new PromptLabel({ prompt_id: prompt.id, label, version: 1, last_updated_at: now }))
         }
@@ -439,6 +457,7 @@ export class Prompts extends Context.Service<
         })
         yield* checkSaved(`prompt '${prompt.slug}'`, version)
         yield* prompts.addVersion(version)
+        yield* changed
         return { prompt, version }
       })
 
@@ -456,6 +475,7 @@ export class Prompts extends Context.Service<
         yield* existingVersion(prompt, version)
         const now = yield* nowIso
         yield* prompts.setPublished(prompt.id, version, now)
+        yield* changed
         return new Prompt({ ...prompt, published_version: version, last_updated_at: now })
       })
 
@@ -472,6 +492,7 @@ export class Prompts extends Context.Service<
           yield* existingVersion(prompt, version)
           const record = new PromptLabel({ prompt_id: prompt.id, label, version, last_updated_at: yield* nowIso })
           yield* prompts.setLabel(record)
+          yield* changed
           return record
         }
       )
@@ -504,6 +525,7 @@ export class Prompts extends Context.Service<
         const prompt = yield* findPrompt(principal, promptId)
         yield* allowed(principal, "prompts.delete", prompt)
         yield* prompts.delete(prompt.id)
+        yield* changed
         return prompt
       })
 
@@ -556,6 +578,7 @@ export class Prompts extends Context.Service<
           created_at: now
         })
         yield* partials.insert(partial, version)
+        yield* changed
         return { partial, version }
       })
 
@@ -578,6 +601,7 @@ export class Prompts extends Context.Service<
           })
           yield* partials.addVersion(version)
           yield* partials.setPublished(partial.id, next, now)
+          yield* changed
           return { partial: new Partial({ ...partial, published_version: next, last_updated_at: now }), version }
         }
       )
@@ -653,6 +677,14 @@ export class Prompts extends Context.Service<
               name = value
             }
             if (resolved.has(name) || missing.has(name)) continue
+            const cacheKey = `${workspaceId}/${name}`
+            const now = yield* Clock.currentTimeMillis
+            const cachedTemplate = resolvedPartials.get(cacheKey, now)
+            if (cachedTemplate !== undefined) {
+              resolved.set(name, cachedTemplate)
+              next.push(...cachedTemplate.partials)
+              continue
+            }
             const { slug, version } = parsePartialName(name)
             const partial = yield* partials.findBySlug(workspaceId, slug)
             const partialVersion = Option.isNone(partial)
@@ -668,6 +700,7 @@ export class Prompts extends Context.Service<
               compiledPartials.set(partialVersion.value.id, template)
             }
             resolved.set(name, template)
+            resolvedPartials.set(cacheKey, template, now)
             next.push(...template.partials)
           }
           frontier = next
@@ -684,7 +717,10 @@ export class Prompts extends Context.Service<
       const render = Effect.fn("Prompts.render")(
         function*(principal: Principal, promptRef: string, body: Record<string, unknown>) {
           const { id, selector } = parsePromptRef(promptRef)
-          const prompt = yield* findPrompt(principal, id)
+          const now = yield* Clock.currentTimeMillis
+          const cacheKey = `${principal.organisationId}/${principal.workspaceId ?? "*"}/${promptRef}`
+          const cached = resolvedPrompts.get(cacheKey, now)
+          const prompt = cached?.prompt ?? (yield* findPrompt(principal, id))
           yield* allowed(principal, "prompts.render", prompt)
           if (Object.hasOwn(body, "hyperparameters")) {
             return yield* InvalidRequest.of(
@@ -699,7 +735,8 @@ export class Prompts extends Context.Service<
           if (body.stream !== undefined && typeof body.stream !== "boolean") {
             return yield* InvalidRequest.of("stream must be a boolean.", "stream")
           }
-          const version = yield* selectVersion(prompt, selector)
+          const version = cached?.version ?? (yield* selectVersion(prompt, selector))
+          if (cached === undefined) resolvedPrompts.set(cacheKey, { prompt, version }, now)
           const template = yield* compiled(prompt, version)
           const owned = template.kind === "chat" ? "messages" : "prompt"
           if (Object.hasOwn(body, owned)) {

@@ -1,4 +1,4 @@
-import { ApiKeys, ApiKeyStore } from "@gateway-control/domain"
+import { ApiKeys, ApiKeyStore, KEY_CACHE_TTL_MS } from "@gateway-control/domain"
 import { DateTime, Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
@@ -43,17 +43,27 @@ describe("the x-service-api-key middleware", () => {
     expect(error.message).toMatch(message)
   })
 
-  it("answers 401 once a key is revoked", async () => {
+  it("answers 401 once a key is revoked, at once, even right after it was used", async () => {
     const issued = await issueKey(null)
     const key = Redacted.value(issued.plaintext)
     expect((await server.request("/v1/workspaces", { key })).status).toBe(200)
-    await server.runtime.runPromise(
-      Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.revoke(issued.key.id, new Date().toISOString()))
-    )
+    expect((await server.request(`/v1/api-keys/${issued.key.id}`, { method: "DELETE" })).status).toBe(200)
     const error = await errorOf(await server.request("/v1/workspaces", { key }))
     expect(error).toMatchObject({ status: 401, code: "unauthenticated" })
     expect(error.message).toMatch(/revoked/)
   })
+
+  it("sees a revocation made by another process within the key cache's lifetime", async () => {
+    const issued = await issueKey(null)
+    const key = Redacted.value(issued.plaintext)
+    expect((await server.request("/v1/workspaces", { key })).status).toBe(200)
+    // Another process revokes it in the shared store; this one learns of it when its cache entry lapses.
+    await server.runtime.runPromise(
+      Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.revoke(issued.key.id, new Date().toISOString()))
+    )
+    await new Promise((resolve) => setTimeout(resolve, KEY_CACHE_TTL_MS + 100))
+    expect((await server.request("/v1/workspaces", { key })).status).toBe(401)
+  }, 15_000)
 
   it("answers 401 for an expired key and 200 for one that expires later", async () => {
     const now = DateTime.nowUnsafe()

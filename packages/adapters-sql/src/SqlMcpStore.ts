@@ -7,7 +7,7 @@ import { Context, Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import { int, iso, json, text, textOrNull, toJson } from "./internal/rows.ts"
-import { first, type Row, toPage, write } from "./internal/statements.ts"
+import { first, type Row, write } from "./internal/statements.ts"
 
 const integrationFrom = (row: Row) =>
   new McpIntegration({
@@ -50,14 +50,16 @@ export const makeMcpStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const read = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A> => Effect.orDie(effect)
 
+  // The page and the total are two queries: the page walks the (organisation, status, created_at, id) index
+  // and stops at LIMIT; a window count over the same query would have to read every matching row first.
   const pagedList = (table: string, where: ReturnType<typeof sql.and>, limit: number, offset: number) =>
-    Effect.gen(function*() {
-      const rows = yield* sql<Row>`SELECT *, count(*) OVER () AS total_count FROM ${sql(table)} WHERE ${where}
-                                   ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
-      if (rows.length > 0 || offset === 0) return rows
-      const counted = yield* sql<Row>`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
-      return { empty: true as const, total: int(counted[0].n) }
-    })
+    Effect.map(
+      Effect.all([
+        sql<Row>`SELECT * FROM ${sql(table)} WHERE ${where} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
+        sql<Row>`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
+      ]),
+      ([rows, counted]) => ({ rows, total: int(counted[0].n) })
+    )
 
   const integrations = McpIntegrationStore.of({
     insert: (i) =>
@@ -97,7 +99,7 @@ export const makeMcpStores = Effect.gen(function*() {
       }
       return read(Effect.map(
         pagedList("mcp_integrations", sql.and(clauses), page.limit, page.offset),
-        (rows) => ("empty" in rows ? { items: [], total: rows.total } : toPage(rows, integrationFrom))
+        ({ rows, total }) => ({ items: rows.map(integrationFrom), total })
       ))
     }
   })
@@ -123,7 +125,7 @@ export const makeMcpStores = Effect.gen(function*() {
       }
       return read(Effect.map(
         pagedList("mcp_servers", sql.and(clauses), page.limit, page.offset),
-        (rows) => ("empty" in rows ? { items: [], total: rows.total } : toPage(rows, serverFrom))
+        ({ rows, total }) => ({ items: rows.map(serverFrom), total })
       ))
     }
   })

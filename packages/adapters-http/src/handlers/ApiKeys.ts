@@ -1,16 +1,10 @@
-import {
-  ApiKeys,
-  type ApiKeyType,
-  CurrentPrincipal,
-  hasMore,
-  InvalidRequest,
-  pageRequest
-} from "@gateway-control/domain"
+import { ApiKeys, type ApiKeyType, CurrentPrincipal, InvalidRequest } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
 import { fromDomain } from "../ApiErrors.ts"
 import { audited } from "../internal/audited.ts"
+import { listBody, pageOf } from "../internal/listing.ts"
 
 const KEY_TYPES: Record<string, ApiKeyType> = {
   "organisation/service": "organisation-service",
@@ -55,9 +49,9 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
       list: ({ query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const request = pageOf(query)
           const page = yield* apiKeys.list(principal, query.workspace_id, request)
-          return { object: "list" as const, data: page.items, total: page.total, has_more: hasMore(page, request) }
+          return listBody(page, request)
         }).pipe(Effect.mapError(fromDomain)),
       get: ({ params }) =>
         Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => apiKeys.get(principal, params.id)).pipe(

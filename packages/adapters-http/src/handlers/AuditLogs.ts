@@ -1,8 +1,9 @@
-import { Audit, CurrentPrincipal, hasMore, pageRequest } from "@gateway-control/domain"
+import { Audit, CurrentPrincipal, hasMore } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
 import { fromDomain } from "../ApiErrors.ts"
+import { pageOf } from "../internal/listing.ts"
 
 export const AuditLogsHandlers = HttpApiBuilder.group(
   GatewayApi,
@@ -13,7 +14,7 @@ export const AuditLogsHandlers = HttpApiBuilder.group(
       list: ({ query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const request = pageOf(query)
           const page = yield* audit.list(principal, {
             startTime: query.start_time,
             endTime: query.end_time,

@@ -1,16 +1,10 @@
-import {
-  CurrentPrincipal,
-  hasMore,
-  type IntegrationView,
-  McpRegistry,
-  pageRequest,
-  type ServerView
-} from "@gateway-control/domain"
+import { CurrentPrincipal, hasMore, type IntegrationView, McpRegistry, type ServerView } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
 import { fromDomain } from "../ApiErrors.ts"
 import { audited } from "../internal/audited.ts"
+import { pageOf } from "../internal/listing.ts"
 
 const principal = Effect.service(CurrentPrincipal)
 
@@ -67,7 +61,7 @@ export const McpHandlers = HttpApiBuilder.group(
           ),
       listIntegrations: ({ query }) =>
         Effect.gen(function*() {
-          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const request = pageOf(query)
           const page = yield* registry.listIntegrations(yield* principal, {
             organisationId: query.organisation_id,
             workspaceId: query.workspace_id,
@@ -143,7 +137,7 @@ export const McpHandlers = HttpApiBuilder.group(
         ),
       listServers: ({ query }) =>
         Effect.gen(function*() {
-          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const request = pageOf(query)
           const page = yield* registry.listServers(yield* principal, query.workspace_id, query.search, request)
           return { data: page.items.map(serverJson), total: page.total, has_more: hasMore(page, request) }
         }).pipe(Effect.mapError(fromDomain))

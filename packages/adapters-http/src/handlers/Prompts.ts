@@ -1,10 +1,11 @@
-import { CurrentPrincipal, hasMore, pageRequest, Prompts } from "@gateway-control/domain"
+import { CurrentPrincipal, Prompts } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
 import { fromDomain } from "../ApiErrors.ts"
 import { audited } from "../internal/audited.ts"
+import { listBody, pageOf } from "../internal/listing.ts"
 
 const principal = Effect.service(CurrentPrincipal)
 
@@ -79,9 +80,9 @@ export const PromptsHandlers = HttpApiBuilder.group(
         ),
       list: ({ query }) =>
         Effect.gen(function*() {
-          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const request = pageOf(query)
           const page = yield* prompts.list(yield* principal, query.workspace_id, request)
-          return { object: "list" as const, data: page.items, total: page.total, has_more: hasMore(page, request) }
+          return listBody(page, request)
         }).pipe(Effect.mapError(fromDomain)),
       delete: ({ params }) =>
         Effect.flatMap(principal, (p) =>
@@ -158,9 +159,9 @@ export const PromptsHandlers = HttpApiBuilder.group(
         ),
       listPartials: ({ query }) =>
         Effect.gen(function*() {
-          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const request = pageOf(query)
           const page = yield* prompts.listPartials(yield* principal, query.workspace_id, request)
-          return { object: "list" as const, data: page.items, total: page.total, has_more: hasMore(page, request) }
+          return listBody(page, request)
         }).pipe(Effect.mapError(fromDomain))
     })
   })

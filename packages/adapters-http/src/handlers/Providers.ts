@@ -1,17 +1,11 @@
-import {
-  CurrentPrincipal,
-  FineTuning,
-  hasMore,
-  InvalidRequest,
-  pageRequest,
-  VirtualKeys
-} from "@gateway-control/domain"
+import { CurrentPrincipal, FineTuning, InvalidRequest, VirtualKeys } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
 import { fromDomain, upstreamError, upstreamTimeout } from "../ApiErrors.ts"
 import { audited } from "../internal/audited.ts"
+import { listBody, pageOf } from "../internal/listing.ts"
 
 const principal = Effect.service(CurrentPrincipal)
 const QUERY_PARAMETERS = new Set(["limit", "after"])
@@ -27,8 +21,6 @@ export const ProvidersHandlers = HttpApiBuilder.group(
   Effect.fnUntraced(function*(handlers) {
     const fineTuning = yield* FineTuning
     const credentials = yield* VirtualKeys
-    const page = (query: { readonly page_size?: number; readonly current_page?: number }) =>
-      pageRequest(query.page_size ?? 100, query.current_page ?? 0)
     return handlers.handleAll({
       listFineTuningJobs: ({ query, request }) =>
         Effect.gen(function*() {
@@ -79,14 +71,9 @@ export const ProvidersHandlers = HttpApiBuilder.group(
           ),
       listVirtualKeys: ({ query }) =>
         Effect.gen(function*() {
-          const request = page(query)
+          const request = pageOf(query)
           const listed = yield* credentials.listVirtualKeys(yield* principal, query.workspace_id, request)
-          return {
-            object: "list" as const,
-            data: listed.items,
-            total: listed.total,
-            has_more: hasMore(listed, request)
-          }
+          return listBody(listed, request)
         }).pipe(Effect.mapError(fromDomain)),
       getVirtualKey: ({ params }) =>
         Effect.flatMap(principal, (p) => credentials.getVirtualKey(p, params.id)).pipe(Effect.mapError(fromDomain)),
@@ -118,14 +105,9 @@ export const ProvidersHandlers = HttpApiBuilder.group(
           ),
       listConfigs: ({ query }) =>
         Effect.gen(function*() {
-          const request = page(query)
+          const request = pageOf(query)
           const listed = yield* credentials.listConfigs(yield* principal, query.workspace_id, request)
-          return {
-            object: "list" as const,
-            data: listed.items,
-            total: listed.total,
-            has_more: hasMore(listed, request)
-          }
+          return listBody(listed, request)
         }).pipe(Effect.mapError(fromDomain)),
       getConfig: ({ params }) =>
         Effect.flatMap(principal, (p) => credentials.getConfig(p, params.id)).pipe(Effect.mapError(fromDomain)),

@@ -1,9 +1,10 @@
-import { CurrentPrincipal, hasMore, pageRequest, Users } from "@gateway-control/domain"
+import { CurrentPrincipal, Users } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
 import { fromDomain } from "../ApiErrors.ts"
 import { audited } from "../internal/audited.ts"
+import { listBody, pageOf } from "../internal/listing.ts"
 
 export const UsersHandlers = HttpApiBuilder.group(
   GatewayApi,
@@ -27,9 +28,9 @@ export const UsersHandlers = HttpApiBuilder.group(
           ),
       list: ({ query }) =>
         Effect.gen(function*() {
-          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const request = pageOf(query)
           const page = yield* users.list(yield* withPrincipal, request)
-          return { object: "list" as const, data: page.items, total: page.total, has_more: hasMore(page, request) }
+          return listBody(page, request)
         }).pipe(Effect.mapError(fromDomain)),
       addMember: ({ params, payload }) =>
         Effect.flatMap(withPrincipal, (principal) =>
@@ -51,9 +52,9 @@ export const UsersHandlers = HttpApiBuilder.group(
           ),
       listMembers: ({ params, query }) =>
         Effect.gen(function*() {
-          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const request = pageOf(query)
           const page = yield* users.listMembers(yield* withPrincipal, params.workspaceId, request)
-          return { object: "list" as const, data: page.items, total: page.total, has_more: hasMore(page, request) }
+          return listBody(page, request)
         }).pipe(Effect.mapError(fromDomain)),
       removeMember: ({ params }) =>
         Effect.flatMap(withPrincipal, (principal) =>

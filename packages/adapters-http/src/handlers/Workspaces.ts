@@ -1,9 +1,10 @@
-import { CurrentPrincipal, hasMore, pageRequest, Workspaces } from "@gateway-control/domain"
+import { CurrentPrincipal, Workspaces } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
 import { fromDomain } from "../ApiErrors.ts"
 import { audited } from "../internal/audited.ts"
+import { listBody, pageOf } from "../internal/listing.ts"
 
 export const WorkspacesHandlers = HttpApiBuilder.group(
   GatewayApi,
@@ -27,9 +28,9 @@ export const WorkspacesHandlers = HttpApiBuilder.group(
       list: ({ query }) =>
         Effect.gen(function*() {
           const principal = yield* CurrentPrincipal
-          const request = pageRequest(query.page_size ?? 100, query.current_page ?? 0)
+          const request = pageOf(query)
           const page = yield* workspaces.list(principal, request)
-          return { object: "list" as const, data: page.items, total: page.total, has_more: hasMore(page, request) }
+          return listBody(page, request)
         }).pipe(Effect.mapError(fromDomain)),
       get: ({ params }) =>
         Effect.flatMap(Effect.service(CurrentPrincipal), (principal) => workspaces.get(principal, params.workspaceId))

@@ -9,13 +9,7 @@ beforeAll(async () => {
 })
 afterAll(() => server.close())
 
-const send = (method: string, path: string, body: unknown, key?: string) =>
-  server.request(path, {
-    method,
-    key,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
+const send = (method: string, path: string, body: unknown, key?: string) => server.send(method, path, body, key)
 const post = (path: string, body: unknown, key?: string) => send("POST", path, body, key)
 
 const createWorkspace = async (name: string) => (await jsonOf(await post("/v1/workspaces", { name }))).id as string

@@ -12,13 +12,7 @@ let configHost: FakeProvider
 let keyHost: FakeProvider
 let workspaceKey: string
 
-const send = (method: string, path: string, body: unknown, key?: string) =>
-  server.request(path, {
-    method,
-    key,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
+const send = (method: string, path: string, body: unknown, key?: string) => server.send(method, path, body, key)
 
 const jobs = (headers: Record<string, string>, query = "", key = workspaceKey) =>
   server.request(`/v1/fine_tuning/jobs${query}`, { key, headers })

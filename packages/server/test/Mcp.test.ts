@@ -9,13 +9,7 @@ let workspaceKey: string
 let userKey: string
 let otherWorkspaceKey: string
 
-const send = (method: string, path: string, body: unknown, key?: string) =>
-  server.request(path, {
-    method,
-    key,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
+const send = (method: string, path: string, body: unknown, key?: string) => server.send(method, path, body, key)
 
 const integration = (overrides: Record<string, unknown> = {}) => ({
   name: "Linear",

@@ -10,13 +10,7 @@ afterAll(() => server.close())
 let counter = 0
 const unique = (prefix: string) => `${prefix}-${++counter}`
 
-const send = (method: string, path: string, body: unknown, key?: string) =>
-  server.request(path, {
-    method,
-    key,
-    headers: { "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
+const send = (method: string, path: string, body: unknown, key?: string) => server.send(method, path, body, key)
 
 const createPrompt = async (body: Record<string, unknown>) => {
   const response = await send("POST", "/v1/prompts", {

@@ -34,6 +34,8 @@ export interface TestServer {
   readonly ownerId: string
   readonly runtime: ManagedRuntime.ManagedRuntime<Layer.Success<TestLayer>, Layer.Error<TestLayer>>
   readonly request: (path: string, init?: RequestInit & { readonly key?: string | null }) => Promise<Response>
+  /** A JSON request with the admin key, or with `key` when given. */
+  readonly send: (method: string, path: string, body: unknown, key?: string) => Promise<Response>
   readonly close: () => Promise<void>
 }
 
@@ -57,7 +59,15 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
     if (chosen !== null) headers.set("x-service-api-key", chosen)
     return fetch(`${baseUrl}${path}`, { ...rest, headers })
   }
+  const send: TestServer["send"] = (method, path, body, key) =>
+    request(path, {
+      method,
+      key,
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body)
+    })
   return {
+    send,
     baseUrl,
     adminKey,
     organisationId: boot.organisation_id,

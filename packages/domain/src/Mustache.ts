@@ -71,7 +71,9 @@ export class PartialDepthExceeded extends Error {
 
 const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;" }
 /** The HTML escaping the Mustache specification expects. */
-export const escapeHtml = (value: string): string => value.replace(/[&<>"]/g, (c) => HTML_ESCAPES[c])
+const NEEDS_ESCAPE = /[&<>"]/
+export const escapeHtml = (value: string): string =>
+  NEEDS_ESCAPE.test(value) ? value.replace(/[&<>"]/g, (c) => HTML_ESCAPES[c]) : value
 export const noEscape = (value: string): string => value
 
 // ---------------------------------------------------------------------------------------------------------
@@ -337,11 +339,14 @@ export class Template {
   readonly nodes: ReadonlyArray<Node>
   /** The partials this template names directly, static and dynamic. */
   readonly partials: ReadonlyArray<PartialReference>
+  /** The nodes compiled into closures, once. */
+  readonly run: Run
   private readonly indented = new Map<string, Template>()
 
   private constructor(source: string, nodes: ReadonlyArray<Node>) {
     this.source = source
     this.nodes = nodes
+    this.run = compileNodes(nodes)
     const references = new Map<string, PartialReference>()
     collectPartials(nodes, references)
     this.partials = [...references.values()]
@@ -364,14 +369,14 @@ export class Template {
   }
 
   render(view: unknown, options: RenderOptions): string {
-    return renderNodes(this.nodes, [view], options, 0, EMPTY_BLOCKS)
+    return this.run([view], options, 0, EMPTY_BLOCKS)
   }
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Rendering
 
-const EMPTY_BLOCKS: ReadonlyMap<string, ReadonlyArray<Node>> = new Map()
+const EMPTY_BLOCKS: Blocks = new Map()
 
 const hasOwn = (value: unknown, key: string): value is Record<string, unknown> =>
   value !== null && typeof value === "object" && Object.hasOwn(value, key)
@@ -420,81 +425,131 @@ const partialName = (
   return stringify(value)
 }
 
-function renderNodes(
-  nodes: ReadonlyArray<Node>,
-  stack: Array<unknown>,
-  options: RenderOptions,
-  depth: number,
-  blocks: ReadonlyMap<string, ReadonlyArray<Node>>
-): string {
-  let out = ""
-  for (const node of nodes) {
-    switch (node.kind) {
-      case "text":
-        out += node.text
-        break
-      case "variable": {
-        const value = lookup(stack, node.path)
+/** A compiled piece of a template: renders itself against the context stack. */
+type Run = (stack: Array<unknown>, options: RenderOptions, depth: number, blocks: Blocks) => string
+type Blocks = ReadonlyMap<string, Run>
+
+const hasOwnProperty = Object.prototype.hasOwnProperty
+
+/** A name lookup compiled for its path: own properties only, the first segment searched up the stack. */
+const compileLookup = (path: Path): (stack: ReadonlyArray<unknown>) => unknown => {
+  if (path.length === 0) return (stack) => stack[stack.length - 1]
+  const head = path[0]
+  const findHead = (stack: ReadonlyArray<unknown>): unknown => {
+    for (let i = stack.length - 1; i >= 0; i--) {
+      const frame = stack[i]
+      if (frame !== null && typeof frame === "object" && hasOwnProperty.call(frame, head)) {
+        return (frame as Record<string, unknown>)[head]
+      }
+    }
+    return NOT_FOUND
+  }
+  if (path.length === 1) return findHead
+  const rest = path.slice(1)
+  return (stack) => {
+    let value = findHead(stack)
+    if (value === NOT_FOUND) return NOT_FOUND
+    for (const key of rest) {
+      if (value === null || typeof value !== "object" || !hasOwnProperty.call(value, key)) return undefined
+      value = (value as Record<string, unknown>)[key]
+    }
+    return value
+  }
+}
+
+const EMPTY: Run = () => ""
+
+const compileNodes = (nodes: ReadonlyArray<Node>): Run => {
+  const runs = nodes.map(compileNode)
+  if (runs.length === 0) return EMPTY
+  if (runs.length === 1) return runs[0]
+  return (stack, options, depth, blocks) => {
+    let out = ""
+    for (let i = 0; i < runs.length; i++) out += runs[i](stack, options, depth, blocks)
+    return out
+  }
+}
+
+const checkDepth = (depth: number, options: RenderOptions) => {
+  const max = options.maxPartialDepth ?? 100
+  if (depth + 1 > max) throw new PartialDepthExceeded(max)
+}
+
+function compileNode(node: Node): Run {
+  switch (node.kind) {
+    case "text": {
+      const text = node.text
+      return () => text
+    }
+    case "variable": {
+      const get = compileLookup(node.path)
+      const { escape, name } = node
+      return (stack, options) => {
+        const value = get(stack)
         if (value === NOT_FOUND) {
-          options.onMissing?.(node.name)
-          break
+          options.onMissing?.(name)
+          return ""
         }
         const text = stringify(value)
-        out += node.escape ? options.escape(text) : text
-        break
+        return escape ? options.escape(text) : text
       }
-      case "section": {
-        let value = lookup(stack, node.path)
+    }
+    case "section": {
+      const get = compileLookup(node.path)
+      const body = compileNodes(node.children)
+      const { inverted, name } = node
+      return (stack, options, depth, blocks) => {
+        let value = get(stack)
         if (value === NOT_FOUND) {
-          options.onMissing?.(node.name)
+          options.onMissing?.(name)
           value = undefined
         }
-        if (node.inverted) {
-          if (isFalsy(value)) out += renderNodes(node.children, stack, options, depth, blocks)
-        } else if (!isFalsy(value)) {
-          if (Array.isArray(value)) {
-            for (const item of value) {
-              stack.push(item)
-              out += renderNodes(node.children, stack, options, depth, blocks)
-              stack.pop()
-            }
-          } else {
-            stack.push(value)
-            out += renderNodes(node.children, stack, options, depth, blocks)
+        if (inverted) return isFalsy(value) ? body(stack, options, depth, blocks) : ""
+        if (isFalsy(value)) return ""
+        if (Array.isArray(value)) {
+          let out = ""
+          for (let i = 0; i < value.length; i++) {
+            stack.push(value[i])
+            out += body(stack, options, depth, blocks)
             stack.pop()
           }
+          return out
         }
-        break
+        stack.push(value)
+        const out = body(stack, options, depth, blocks)
+        stack.pop()
+        return out
       }
-      case "partial": {
+    }
+    case "partial":
+      return (stack, options, depth, blocks) => {
         const name = partialName(node, stack, options)
         const partial = name === undefined ? undefined : options.partial?.(name)
-        if (partial === undefined) break
-        if (depth + 1 > (options.maxPartialDepth ?? 100)) throw new PartialDepthExceeded(options.maxPartialDepth ?? 100)
-        out += renderNodes(partial.withIndent(node.indent).nodes, stack, options, depth + 1, blocks)
-        break
+        if (partial === undefined) return ""
+        checkDepth(depth, options)
+        return partial.withIndent(node.indent).run(stack, options, depth + 1, blocks)
       }
-      case "block": {
-        const override = blocks.get(node.name)
-        out += renderNodes(override ?? node.children, stack, options, depth, blocks)
-        break
-      }
-      case "parent": {
+    case "block": {
+      const fallback = compileNodes(node.children)
+      const { name } = node
+      return (stack, options, depth, blocks) => (blocks.get(name) ?? fallback)(stack, options, depth, blocks)
+    }
+    case "parent": {
+      const own: Map<string, Run> = new Map([...node.blocks].map(([key, nodes]) => [key, compileNodes(nodes)]))
+      return (stack, options, depth, blocks) => {
         const name = partialName(node, stack, options)
         const parent = name === undefined ? undefined : options.partial?.(name)
-        if (parent === undefined) break
-        if (depth + 1 > (options.maxPartialDepth ?? 100)) throw new PartialDepthExceeded(options.maxPartialDepth ?? 100)
+        if (parent === undefined) return ""
+        checkDepth(depth, options)
         // Overrides from further out win over the ones this parent tag gives.
         let merged = blocks
-        if (node.blocks.size > 0) {
-          const next = new Map(node.blocks)
+        if (own.size > 0) {
+          const next = new Map(own)
           for (const [key, value] of blocks) next.set(key, value)
           merged = next
         }
-        out += renderNodes(parent.withIndent(node.indent).nodes, stack, options, depth + 1, merged)
-        break
+        return parent.withIndent(node.indent).run(stack, options, depth + 1, merged)
       }
     }
   }
-  return out
 }

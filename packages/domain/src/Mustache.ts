@@ -378,29 +378,7 @@ export class Template {
 
 const EMPTY_BLOCKS: Blocks = new Map()
 
-const hasOwn = (value: unknown, key: string): value is Record<string, unknown> =>
-  value !== null && typeof value === "object" && Object.hasOwn(value, key)
-
 const NOT_FOUND = Symbol("not found")
-
-const lookup = (stack: ReadonlyArray<unknown>, path: Path): unknown => {
-  if (path.length === 0) return stack[stack.length - 1]
-  const head = path[0]
-  let value: unknown = NOT_FOUND
-  for (let i = stack.length - 1; i >= 0; i--) {
-    const frame = stack[i]
-    if (hasOwn(frame, head)) {
-      value = frame[head]
-      break
-    }
-  }
-  if (value === NOT_FOUND) return NOT_FOUND
-  for (let i = 1; i < path.length; i++) {
-    if (!hasOwn(value, path[i])) return undefined
-    value = (value as Record<string, unknown>)[path[i]]
-  }
-  return value
-}
 
 const stringify = (value: unknown): string => {
   if (value === null || value === undefined) return ""
@@ -411,18 +389,18 @@ const stringify = (value: unknown): string => {
 
 const isFalsy = (value: unknown) => !value || (Array.isArray(value) && value.length === 0)
 
-const partialName = (
-  node: { readonly name: string; readonly dynamic: boolean },
-  stack: ReadonlyArray<unknown>,
-  options: RenderOptions
-): string | undefined => {
-  if (!node.dynamic) return node.name
-  const value = lookup(stack, toPath(node.name))
-  if (value === NOT_FOUND || value === undefined || value === null) {
-    options.onMissingPartialName?.(node.name)
-    return undefined
+/** The partial's name: fixed, or (for `{{>*name}}`) read from the data through a compiled lookup. */
+const partialNameOf = (node: { readonly name: string; readonly dynamic: boolean }) => {
+  if (!node.dynamic) return () => node.name
+  const get = compileLookup(toPath(node.name))
+  return (stack: ReadonlyArray<unknown>, options: RenderOptions): string | undefined => {
+    const value = get(stack)
+    if (value === NOT_FOUND || value === undefined || value === null) {
+      options.onMissingPartialName?.(node.name)
+      return undefined
+    }
+    return stringify(value)
   }
-  return stringify(value)
 }
 
 /** A compiled piece of a template: renders itself against the context stack. */
@@ -521,14 +499,16 @@ function compileNode(node: Node): Run {
         return out
       }
     }
-    case "partial":
+    case "partial": {
+      const partialName = partialNameOf(node)
       return (stack, options, depth, blocks) => {
-        const name = partialName(node, stack, options)
+        const name = partialName(stack, options)
         const partial = name === undefined ? undefined : options.partial?.(name)
         if (partial === undefined) return ""
         checkDepth(depth, options)
         return partial.withIndent(node.indent).run(stack, options, depth + 1, blocks)
       }
+    }
     case "block": {
       const fallback = compileNodes(node.children)
       const { name } = node
@@ -536,8 +516,9 @@ function compileNode(node: Node): Run {
     }
     case "parent": {
       const own: Map<string, Run> = new Map([...node.blocks].map(([key, nodes]) => [key, compileNodes(nodes)]))
+      const partialName = partialNameOf(node)
       return (stack, options, depth, blocks) => {
-        const name = partialName(node, stack, options)
+        const name = partialName(stack, options)
         const parent = name === undefined ? undefined : options.partial?.(name)
         if (parent === undefined) return ""
         checkDepth(depth, options)

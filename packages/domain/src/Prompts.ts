@@ -192,22 +192,6 @@ const compileVersion = (
     }
   })
 
-/** A small bounded cache: versions are immutable, so an entry never goes stale, only cold. */
-class BoundedCache<V> {
-  private readonly entries = new Map<string, V>()
-  private readonly capacity: number
-  constructor(capacity: number) {
-    this.capacity = capacity
-  }
-  get(key: string): V | undefined {
-    return this.entries.get(key)
-  }
-  set(key: string, value: V) {
-    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!)
-    this.entries.set(key, value)
-  }
-}
-
 const lookupVariable = (variables: Record<string, unknown>, name: string): unknown => {
   let value: unknown = variables
   for (const part of name.split(".")) {
@@ -291,8 +275,8 @@ export class Prompts extends Context.Service<
       const partials = yield* PartialStore
       const workspaces = yield* WorkspaceStore
       const crypto = yield* PlatformCrypto
-      const compiledVersions = new BoundedCache<CompiledVersion>(2000)
-      const compiledPartials = new BoundedCache<Template>(2000)
+      const compiledVersions = new TtlCache<string, CompiledVersion>(Number.POSITIVE_INFINITY, 2000)
+      const compiledPartials = new TtlCache<string, Template>(Number.POSITIVE_INFINITY, 2000)
       const resolvedPrompts = new TtlCache<string, { readonly prompt: Prompt; readonly version: PromptVersion }>(
         RESOLUTION_CACHE_TTL_MS,
         5_000
@@ -360,9 +344,6 @@ export class Prompts extends Context.Service<
         version: Pick<PromptVersion, "string" | "parameters" | "model" | "type" | "is_raw_template">
       ) {
         const compiled = yield* compileVersion(what, version)
-        if (typeof version.parameters.stream === "boolean" && version.parameters.stream) {
-          // A saved stream flag is dropped at render; nothing to check.
-        }
         const probe: Record<string, unknown> = { ...version.parameters }
         delete probe.stream
         delete probe.stream_options
@@ -632,11 +613,11 @@ export class Prompts extends Context.Service<
       // Render
 
       const compiled = (prompt: Prompt, version: PromptVersion) => {
-        const cached = compiledVersions.get(version.id)
+        const cached = compiledVersions.get(version.id, 0)
         if (cached !== undefined) return Effect.succeed(cached)
         return Effect.tap(
           compileVersion(`prompt '${prompt.slug}' version ${version.version}`, version),
-          (c) => Effect.sync(() => compiledVersions.set(version.id, c))
+          (c) => Effect.sync(() => compiledVersions.set(version.id, c, 0))
         )
       }
 
@@ -694,10 +675,10 @@ export class Prompts extends Context.Service<
               missing.add(name)
               continue
             }
-            let template = compiledPartials.get(partialVersion.value.id)
+            let template = compiledPartials.get(partialVersion.value.id, 0)
             if (template === undefined) {
               template = Template.compile(partialVersion.value.string)
-              compiledPartials.set(partialVersion.value.id, template)
+              compiledPartials.set(partialVersion.value.id, template, 0)
             }
             resolved.set(name, template)
             resolvedPartials.set(cacheKey, template, now)

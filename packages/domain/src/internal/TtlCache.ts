@@ -1,7 +1,8 @@
 /**
  * A small in-process cache whose entries live `ttlMs`, bounded to `capacity` entries (oldest out first).
  * For reads on the hot path that may be a little stale across processes, and are cleared in-process
- * whenever this process changes what they hold.
+ * whenever this process changes what they hold. With an infinite lifetime it caches immutable things
+ * (compiled template versions) and only the bound evicts.
  */
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { readonly value: V; readonly until: number }>()

@@ -336,19 +336,7 @@ export class PromptsGroup extends HttpApiGroup.make("prompts")
       params: PromptRef,
       success: Schema.Struct({ id: Schema.String, object: Schema.Literal("prompt"), deleted: Schema.Literal(true) }),
       error: CommonErrors
-    }),
-    HttpApiEndpoint.post("render", "/prompts/:promptId/render", {
-      params: PromptRef,
-      payload: JsonObject.annotate({
-        description:
-          "variables (object, required), stream (boolean), and any chat-completion or completion field at the root."
-      }),
-      success: RenderResponse,
-      error: CommonErrors
-    }).annotate(
-      OpenApi.Description,
-      "Renders a saved prompt into a chat completion or completion request body. `promptId` is the prompt's id or slug, optionally with @N, @latest or @label. Headers: x-service-missing-variables, x-service-deprecated-fields."
-    )
+    })
   )
   .middleware(ApiKeyAuth)
   .prefix("/v1")
@@ -413,6 +401,29 @@ const integrationFields = {
 
 const pagedList = <S extends Schema.Top>(item: S) =>
   Schema.Struct({ data: Schema.Array(item), total: Schema.Int, has_more: Schema.Boolean })
+
+/**
+ * Rendering, a group of its own because it is served by a lean route of the HTTP adapter (handlers/Render.ts)
+ * rather than by HttpApi: this definition documents it and types clients.
+ */
+export class PromptRenderGroup extends HttpApiGroup.make("promptRendering")
+  .add(
+    HttpApiEndpoint.post("render", "/prompts/:promptId/render", {
+      params: PromptRef,
+      payload: JsonObject.annotate({
+        description:
+          "variables (object, required), stream (boolean), and any chat-completion or completion field at the root."
+      }),
+      success: RenderResponse,
+      error: CommonErrors
+    }).annotate(
+      OpenApi.Description,
+      "Renders a saved prompt into a chat completion or completion request body. `promptId` is the prompt's id or slug, optionally with @N, @latest or @label. Headers: x-service-missing-variables, x-service-deprecated-fields."
+    )
+  )
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}
 
 export class McpGroup extends HttpApiGroup.make("mcp")
   .add(
@@ -575,7 +586,8 @@ export class ProvidersGroup extends HttpApiGroup.make("providers")
   .prefix("/v1")
 {}
 
-export class GatewayApi extends HttpApi.make("gateway-control")
+/** What HttpApi serves: every group but rendering, which a lean route serves. */
+export class ServedApi extends HttpApi.make("gateway-control")
   .add(SystemGroup)
   .add(WorkspacesGroup)
   .add(ApiKeysGroup)
@@ -585,6 +597,12 @@ export class GatewayApi extends HttpApi.make("gateway-control")
   .add(PromptsGroup)
   .add(McpGroup)
   .add(ProvidersGroup)
+{}
+
+/** The whole contract: what the OpenAPI document and the reference page describe. */
+export class GatewayApi extends HttpApi.make("gateway-control")
+  .addHttpApi(ServedApi)
+  .add(PromptRenderGroup)
   .annotateMerge(
     OpenApi.annotations({
       title: "gateway-control",

@@ -4,6 +4,7 @@
  */
 import type { Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "@gateway-control/domain"
 import { Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
 
 export const ErrorDetail = Schema.Struct({
   code: Schema.String,
@@ -81,6 +82,17 @@ export const serviceUnavailable = (message: string) => new ServiceUnavailable(de
 
 export type DomainError = InvalidRequest | Unauthenticated | Forbidden | NotFound | Conflict
 
+const DOMAIN_ERROR_TAGS: ReadonlySet<unknown> = new Set<DomainError["_tag"]>([
+  "InvalidRequest",
+  "Unauthenticated",
+  "Forbidden",
+  "NotFound",
+  "Conflict"
+])
+
+export const isDomainError = <E>(error: E): error is Extract<E, DomainError> =>
+  typeof error === "object" && error !== null && DOMAIN_ERROR_TAGS.has((error as { _tag?: unknown })._tag)
+
 /** The one mapping from domain errors to the envelope. */
 export const fromDomain = (
   error: DomainError
@@ -113,4 +125,17 @@ export const statusOf = (error: DomainError): number => {
     case "Conflict":
       return 409
   }
+}
+
+/** The envelope as a response, for answers made outside HttpApi's error encoding (the edge, lean routes). */
+export const errorResponse = (status: number, code: string, message: string, param: string | null = null) =>
+  HttpServerResponse.jsonUnsafe({ success: false, error: { code, message, param } }, { status })
+
+export const payloadTooLarge = (maxBytes: number) =>
+  errorResponse(413, "payload_too_large", `The request body is larger than the limit of ${maxBytes} bytes.`)
+
+/** A domain error as its envelope response. */
+export const domainErrorResponse = (error: DomainError) => {
+  const { error: detail } = fromDomain(error)
+  return errorResponse(statusOf(error), detail.code, detail.message, detail.param)
 }

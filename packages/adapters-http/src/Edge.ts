@@ -2,9 +2,10 @@
  * The edge of every request, around the router: request ids, body limits and media types checked before
  * any handler runs, every failure turned into the error envelope, and one structured log line a request.
  */
-import { ByteSize, Cause, Effect, Option, type Types } from "effect"
+import { ByteSize, Cause, Context, Effect, LogLevel, Option, References, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
+import { errorResponse, payloadTooLarge } from "./ApiErrors.ts"
 import { firstProblem } from "./internal/issuePath.ts"
 import { RequestInfo } from "./RequestInfo.ts"
 
@@ -27,8 +28,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/
 const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
 
-const envelope = (status: number, code: string, message: string, param: string | null = null) =>
-  HttpServerResponse.jsonUnsafe({ success: false, error: { code, message, param } }, { status })
+const envelope = errorResponse
 
 const hasBody = (request: HttpServerRequest.HttpServerRequest): boolean => {
   const length = request.headers["content-length"]
@@ -58,8 +58,7 @@ const precheck = (
   return undefined
 }
 
-const tooLarge = (options: EdgeOptions) =>
-  envelope(413, "payload_too_large", `The request body is larger than the limit of ${options.maxBodyBytes} bytes.`)
+const tooLarge = (options: EdgeOptions) => payloadTooLarge(options.maxBodyBytes)
 
 const pathOf = (url: string) => {
   const query = url.indexOf("?")
@@ -108,51 +107,56 @@ const internalError = (requestId: string) =>
 
 const makeEdge = (options: EdgeOptions) => {
   const maxBodySize = ByteSize.bytes(options.maxBodyBytes)
+  const trustProxy = options.trustProxy === true
+
+  const recover = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, requestId: string) => {
+    const answered = fromCause(cause, request, options)
+    if (answered !== undefined) return Effect.succeed(answered)
+    if (Cause.hasInterruptsOnly(cause)) {
+      return Effect.succeed(envelope(503, "service_unavailable", "The request was cancelled."))
+    }
+    return Effect.as(Effect.logError("unhandled failure", Cause.pretty(cause)), internalError(requestId))
+  }
+
+  // This runs on every request: one context update, and the log line only built when it will be written.
   // `Types.unhandled` in the error type tells the router nothing is left for later middleware to handle.
   return (
     httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, RequestInfo>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
-    Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
+    Effect.withFiber((fiber) => {
+      const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
       const started = performance.now()
       const incoming = request.headers["x-request-id"]
       const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID()
-      let response = precheck(request, options) ??
-        (yield* httpEffect.pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
-          Effect.provideService(RequestInfo, {
-            requestId,
-            method: request.method,
-            uri: request.url,
-            clientIp: clientIpOf(request, options.trustProxy === true)
-          }),
-          Effect.catchCause((cause) => {
-            const answered = fromCause(cause, request, options)
-            if (answered !== undefined) return Effect.succeed(answered)
-            if (Cause.hasInterruptsOnly(cause)) {
-              return Effect.succeed(envelope(503, "service_unavailable", "The request was cancelled."))
-            }
-            return Effect.as(
-              Effect.logError("unhandled failure", Cause.pretty(cause)).pipe(
-                Effect.annotateLogs({ request_id: requestId })
-              ),
-              internalError(requestId)
-            )
-          }),
-          Effect.annotateLogs({ request_id: requestId })
-        ))
-      response = HttpServerResponse.setHeader(response, "x-request-id", requestId)
-      const fields = {
-        request_id: requestId,
-        method: request.method,
-        path: pathOf(request.url),
-        status: response.status,
-        duration_ms: Math.round((performance.now() - started) * 100) / 100
-      }
-      yield* (response.status >= 500 ? Effect.logWarning("request") : Effect.logInfo("request")).pipe(
-        Effect.annotateLogs(fields)
+      const early = precheck(request, options)
+      const handled = early !== undefined ? Effect.succeed(early) : Effect.catchCause(
+        Effect.updateContext(httpEffect, (context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
+          Context.add(
+            Context.add(
+              Context.add(context, HttpIncomingMessage.MaxBodySize, maxBodySize),
+              RequestInfo,
+              { requestId, method: request.method, uri: request.url, clientIp: clientIpOf(request, trustProxy) }
+            ),
+            References.CurrentLogAnnotations,
+            { ...Context.get(context, References.CurrentLogAnnotations), request_id: requestId }
+          )),
+        (cause) => recover(cause, request, requestId)
       )
-      return response
+      return Effect.flatMap(handled, (answer) => {
+        const response = HttpServerResponse.setHeader(answer, "x-request-id", requestId)
+        const level = response.status >= 500 ? "Warn" : "Info"
+        if (LogLevel.isLessThan(level, fiber.getRef(References.MinimumLogLevel))) return Effect.succeed(response)
+        return Effect.as(
+          Effect.logWithLevel(level)("request").pipe(Effect.annotateLogs({
+            request_id: requestId,
+            method: request.method,
+            path: pathOf(request.url),
+            status: response.status,
+            duration_ms: Math.round((performance.now() - started) * 100) / 100
+          })),
+          response
+        )
+      })
     })
 }
 

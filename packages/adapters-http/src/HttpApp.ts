@@ -2,9 +2,10 @@
  * Every route of the service, with the edge middleware around them, ready for `HttpRouter.serve`.
  * Needs the domain services; knows nothing of storage.
  */
-import { Layer } from "effect"
-import { HttpApiBuilder } from "effect/http-api"
-import { GatewayApi } from "./Api.ts"
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpApiBuilder, OpenApi } from "effect/http-api"
+import { GatewayApi, ServedApi } from "./Api.ts"
 import { layerDocs } from "./Docs.ts"
 import { type EdgeOptions, layerEdge } from "./Edge.ts"
 import { ApiKeysHandlers } from "./handlers/ApiKeys.ts"
@@ -12,6 +13,7 @@ import { AuditLogsHandlers } from "./handlers/AuditLogs.ts"
 import { McpHandlers } from "./handlers/Mcp.ts"
 import { PromptsHandlers } from "./handlers/Prompts.ts"
 import { ProvidersHandlers } from "./handlers/Providers.ts"
+import { layerRenderRoute } from "./handlers/Render.ts"
 import { ScopesHandlers } from "./handlers/Scopes.ts"
 import { SystemHandlers } from "./handlers/System.ts"
 import { UsersHandlers } from "./handlers/Users.ts"
@@ -20,9 +22,19 @@ import { ApiKeyAuthLive } from "./Security.ts"
 
 export const OPENAPI_PATH = "/v1/openapi.json"
 
+/** The OpenAPI document of the whole contract, lean routes included; built on first request. */
+const layerOpenApi = HttpRouter.use((router) => {
+  let document: HttpServerResponse.HttpServerResponse | undefined
+  return router.add(
+    "GET",
+    OPENAPI_PATH,
+    Effect.sync(() => document ??= HttpServerResponse.jsonUnsafe(OpenApi.fromApi(GatewayApi)))
+  )
+})
+
 export const layerRoutes = (options: EdgeOptions) =>
   Layer.mergeAll(
-    HttpApiBuilder.layer(GatewayApi, { openapiPath: OPENAPI_PATH }).pipe(
+    HttpApiBuilder.layer(ServedApi).pipe(
       Layer.provide([
         SystemHandlers,
         WorkspacesHandlers,
@@ -36,5 +48,7 @@ export const layerRoutes = (options: EdgeOptions) =>
       ]),
       Layer.provide(ApiKeyAuthLive)
     ),
+    layerRenderRoute(options),
+    layerOpenApi,
     layerDocs
   ).pipe(Layer.provide(layerEdge(options)))

@@ -46,5 +46,3 @@ export const maskKey = (plaintext: string): string =>
 /** Keys have the prefix followed by unpadded base64url; anything else can be rejected without a lookup. */
 export const hasKeyShape = (candidate: string): boolean =>
   candidate.startsWith(KEY_PREFIX) && candidate.length >= KEY_PREFIX.length + 32 && candidate.length <= 128
-
-export const isExpired = (key: ApiKey, nowIso: string): boolean => key.expires_at !== null && key.expires_at <= nowIso

@@ -1,8 +1,8 @@
 /**
  * Issuing API keys and resolving a presented key into a `Principal`.
  */
-import { Clock, Context, Effect, Layer, Option, Redacted } from "effect"
-import { ApiKey, type ApiKeyType, hasKeyShape, isExpired, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey } from "./ApiKey.ts"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { ApiKey, type ApiKeyType, hasKeyShape, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey } from "./ApiKey.ts"
 import { type Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "./Errors.ts"
 import { nowIso } from "./internal/time.ts"
 import { TtlCache } from "./internal/TtlCache.ts"
@@ -101,44 +101,40 @@ export class ApiKeys extends Context.Service<
       })
 
       const rejected = (message: string) => Effect.fail(new Unauthenticated({ message }))
-      const resolved = new TtlCache<string, { readonly key: ApiKey; readonly principal: Principal }>(
-        KEY_CACHE_TTL_MS,
-        10_000
-      )
+      const expired = (key: ApiKey) => rejected(`This API key expired at ${key.expires_at}; create a new key.`)
+      const invalid = () => rejected("Invalid API key: check the x-service-api-key header.")
+      const resolved = new TtlCache<string, {
+        readonly key: ApiKey
+        readonly expiresAtMs: number
+        readonly principal: Principal
+      }>(KEY_CACHE_TTL_MS, 10_000)
 
-      // Untraced: this runs on every request.
-      const authenticate = Effect.fnUntraced(function*(presented: Redacted.Redacted<string>) {
-        const candidate = Redacted.value(presented).trim()
-        if (candidate.length === 0) {
-          return yield* rejected("Missing API key: send it in the x-service-api-key header.")
-        }
-        if (!hasKeyShape(candidate)) {
-          return yield* rejected("Invalid API key: check the x-service-api-key header.")
-        }
-        const digest = crypto.sha256Hex(candidate)
-        const now = yield* Clock.currentTimeMillis
-        const cached = resolved.get(digest, now)
-        if (cached !== undefined) {
-          if (isExpired(cached.key, new Date(now).toISOString())) {
-            return yield* rejected(`This API key expired at ${cached.key.expires_at}; create a new key.`)
-          }
-          return cached.principal
-        }
+      const resolveFromStore = Effect.fnUntraced(function*(digest: string, now: number) {
         const found = yield* store.findByDigest(digest)
-        if (Option.isNone(found) || !crypto.digestsEqual(found.value.digest, digest)) {
-          return yield* rejected("Invalid API key: check the x-service-api-key header.")
-        }
+        if (Option.isNone(found) || !crypto.digestsEqual(found.value.digest, digest)) return yield* invalid()
         const key = found.value.key
         if (key.status === "revoked") {
           return yield* rejected("This API key has been revoked; use another key.")
         }
-        if (isExpired(key, yield* nowIso)) {
-          return yield* rejected(`This API key expired at ${key.expires_at}; create a new key.`)
-        }
+        const expiresAtMs = key.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(key.expires_at)
+        if (expiresAtMs <= now) return yield* expired(key)
         const principal = yield* resolvePrincipal(key)
-        resolved.set(digest, { key, principal }, now)
+        resolved.set(digest, { key, expiresAtMs, principal }, now)
         return principal
       })
+
+      // Every request runs this: a cached key resolves synchronously, with no generator and no store access.
+      const authenticate = (presented: Redacted.Redacted<string>) =>
+        Effect.clockWith((clock): Effect.Effect<Principal, Unauthenticated> => {
+          const candidate = Redacted.value(presented).trim()
+          if (candidate.length === 0) return rejected("Missing API key: send it in the x-service-api-key header.")
+          if (!hasKeyShape(candidate)) return invalid()
+          const digest = crypto.sha256Hex(candidate)
+          const now = clock.currentTimeMillisUnsafe()
+          const cached = resolved.get(digest, now)
+          if (cached === undefined) return resolveFromStore(digest, now)
+          return cached.expiresAtMs <= now ? expired(cached.key) : Effect.succeed(cached.principal)
+        })
 
       const resolvePrincipal = Effect.fnUntraced(function*(key: ApiKey) {
         const user = key.user_id === null ? Option.none() : yield* users.get(key.user_id)

@@ -5,12 +5,13 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { slugify } from "./AccessModel.ts"
 import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
+import { hotPathSpan } from "./internal/hotPathSpan.ts"
 import { nowIso } from "./internal/time.ts"
 import { TtlCache } from "./internal/TtlCache.ts"
 import { checkRequest, NULL_MEANS_DEFAULT, type RequestKind } from "./ModelRequest.ts"
 import { noEscape, PartialDepthExceeded, Template, TemplateSyntaxError } from "./Mustache.ts"
 import type { Page, PageRequest } from "./Paging.ts"
-import { type Action, ensureAllowed, isAdminKey } from "./Policy.ts"
+import { type Action, authorize, ensureAllowed, isAdminKey } from "./Policy.ts"
 import { PlatformCrypto, WorkspaceStore } from "./Ports.ts"
 import type { Principal } from "./Principal.ts"
 import {
@@ -82,6 +83,15 @@ type CompiledValue =
   | { readonly kind: "array"; readonly items: ReadonlyArray<CompiledValue> }
   | { readonly kind: "object"; readonly entries: ReadonlyArray<readonly [string, CompiledValue]> }
   | { readonly kind: "value"; readonly value: unknown }
+
+/** A prompt reference resolved for rendering. */
+interface RenderTarget {
+  readonly prompt: Prompt
+  readonly version: PromptVersion
+  readonly template: CompiledVersion
+  /** Every partial the template reaches, when no variable names one; otherwise resolved per render. */
+  readonly partials: ReadonlyMap<string, Template> | undefined
+}
 
 interface CompiledVersion {
   readonly kind: RequestKind
@@ -277,14 +287,11 @@ export class Prompts extends Context.Service<
       const crypto = yield* PlatformCrypto
       const compiledVersions = new TtlCache<string, CompiledVersion>(Number.POSITIVE_INFINITY, 2000)
       const compiledPartials = new TtlCache<string, Template>(Number.POSITIVE_INFINITY, 2000)
-      const resolvedPrompts = new TtlCache<string, { readonly prompt: Prompt; readonly version: PromptVersion }>(
-        RESOLUTION_CACHE_TTL_MS,
-        5_000
-      )
+      const resolvedTargets = new TtlCache<string, RenderTarget>(RESOLUTION_CACHE_TTL_MS, 5_000)
       const resolvedPartials = new TtlCache<string, Template>(RESOLUTION_CACHE_TTL_MS, 5_000)
       /** Any change to prompts or partials in this process: the next render reads the store again. */
       const changed = Effect.sync(() => {
-        resolvedPrompts.clear()
+        resolvedTargets.clear()
         resolvedPartials.clear()
       })
 
@@ -636,7 +643,8 @@ export class Prompts extends Context.Service<
       const resolvePartials = Effect.fnUntraced(function*(
         workspaceId: string,
         start: CompiledVersion["partials"],
-        variables: Record<string, unknown>
+        variables: Record<string, unknown>,
+        useCache: boolean
       ) {
         const resolved = new Map<string, Template>()
         const missing = new Set<string>()
@@ -660,7 +668,7 @@ export class Prompts extends Context.Service<
             if (resolved.has(name) || missing.has(name)) continue
             const cacheKey = `${workspaceId}/${name}`
             const now = yield* Clock.currentTimeMillis
-            const cachedTemplate = resolvedPartials.get(cacheKey, now)
+            const cachedTemplate = useCache ? resolvedPartials.get(cacheKey, now) : undefined
             if (cachedTemplate !== undefined) {
               resolved.set(name, cachedTemplate)
               next.push(...cachedTemplate.partials)
@@ -695,89 +703,160 @@ export class Prompts extends Context.Service<
         return resolved
       })
 
-      const render = Effect.fn("Prompts.render")(
-        function*(principal: Principal, promptRef: string, body: Record<string, unknown>) {
-          const { id, selector } = parsePromptRef(promptRef)
-          const now = yield* Clock.currentTimeMillis
-          const cacheKey = `${principal.organisationId}/${principal.workspaceId ?? "*"}/${promptRef}`
-          const cached = resolvedPrompts.get(cacheKey, now)
-          const prompt = cached?.prompt ?? (yield* findPrompt(principal, id))
-          yield* allowed(principal, "prompts.render", prompt)
-          if (Object.hasOwn(body, "hyperparameters")) {
-            return yield* InvalidRequest.of(
-              "Hyperparameters go at the root of the body, next to variables; there is no 'hyperparameters' key.",
-              "hyperparameters"
+      /** The checks on a render request's body that need nothing but the body. */
+      const checkRenderBody = (body: Record<string, unknown>): InvalidRequest | undefined => {
+        if (Object.hasOwn(body, "hyperparameters")) {
+          return InvalidRequest.of(
+            "Hyperparameters go at the root of the body, next to variables; there is no 'hyperparameters' key.",
+            "hyperparameters"
+          )
+        }
+        const variables = body.variables
+        if (variables === null || typeof variables !== "object" || Array.isArray(variables)) {
+          return InvalidRequest.of("variables is required and must be an object.", "variables")
+        }
+        if (body.stream !== undefined && typeof body.stream !== "boolean") {
+          return InvalidRequest.of("stream must be a boolean.", "stream")
+        }
+        return undefined
+      }
+
+      const ownedField = (template: CompiledVersion) => template.kind === "chat" ? "messages" : "prompt"
+
+      /** What a prompt reference resolves to, in the order the checks answer: access, body, version, partials. */
+      const resolveTarget = Effect.fnUntraced(function*(
+        principal: Principal,
+        promptRef: string,
+        body: Record<string, unknown>
+      ) {
+        const { id, selector } = parsePromptRef(promptRef)
+        const prompt = yield* findPrompt(principal, id)
+        yield* allowed(principal, "prompts.render", prompt)
+        const invalid = checkRenderBody(body)
+        if (invalid !== undefined) return yield* invalid
+        const version = yield* selectVersion(prompt, selector)
+        const template = yield* compiled(prompt, version)
+        const owned = ownedField(template)
+        if (Object.hasOwn(body, owned)) {
+          return yield* InvalidRequest.of(`The template owns ${owned}; leave it out of the request.`, owned)
+        }
+        // Read fresh, so that a cached target is never older than the resolution lifetime.
+        const partials = template.partials.some((p) => p.dynamic)
+          ? undefined
+          : yield* resolvePartials(prompt.workspace_id, template.partials, {}, false)
+        const target: RenderTarget = { prompt, version, template, partials }
+        return target
+      })
+
+      /** Renders a resolved target: no store access, and no Effect steps but the failures. */
+      const renderTarget = (
+        target: RenderTarget,
+        body: Record<string, unknown>,
+        partialTemplates: ReadonlyMap<string, Template>
+      ): Effect.Effect<Rendered, InvalidRequest> => {
+        const { prompt, template, version } = target
+        const view = body.variables as Record<string, unknown>
+        const missing = new Set<string>()
+        const options = {
+          escape: template.raw ? jsonStringEscape : noEscape,
+          partial: (name: string) => partialTemplates.get(name),
+          onMissing: (name: string) => void missing.add(name),
+          maxPartialDepth: MAX_PARTIAL_DEPTH
+        }
+        let rendered: unknown
+        try {
+          if (template.raw) {
+            const text = template.template!.render(view, options)
+            try {
+              rendered = JSON.parse(text)
+            } catch {
+              return Effect.fail(InvalidRequest.of(
+                `The raw template of prompt '${prompt.slug}' did not render to valid JSON with these variables.`,
+                "variables"
+              ))
+            }
+          } else {
+            rendered = template.kind === "chat"
+              ? renderValue(template.messages!, view, options)
+              : template.template!.render(view, options)
+          }
+        } catch (error) {
+          if (error instanceof PartialDepthExceeded) {
+            return Effect.fail(
+              InvalidRequest.of(`Prompt partials are nested deeper than ${MAX_PARTIAL_DEPTH} levels.`, null)
             )
           }
-          const variables = body.variables
-          if (variables === null || typeof variables !== "object" || Array.isArray(variables)) {
-            return yield* InvalidRequest.of("variables is required and must be an object.", "variables")
-          }
-          if (body.stream !== undefined && typeof body.stream !== "boolean") {
-            return yield* InvalidRequest.of("stream must be a boolean.", "stream")
-          }
-          const version = cached?.version ?? (yield* selectVersion(prompt, selector))
-          if (cached === undefined) resolvedPrompts.set(cacheKey, { prompt, version }, now)
-          const template = yield* compiled(prompt, version)
-          const owned = template.kind === "chat" ? "messages" : "prompt"
-          if (Object.hasOwn(body, owned)) {
-            return yield* InvalidRequest.of(`The template owns ${owned}; leave it out of the request.`, owned)
-          }
-          const view = variables as Record<string, unknown>
-          const resolved = yield* resolvePartials(prompt.workspace_id, template.partials, view)
-          const missing = new Set<string>()
-          const options = {
-            escape: template.raw ? jsonStringEscape : noEscape,
-            partial: (name: string) => resolved.get(name),
-            onMissing: (name: string) => void missing.add(name),
-            maxPartialDepth: MAX_PARTIAL_DEPTH
-          }
-          let rendered: unknown
-          try {
-            if (template.raw) {
-              const text = template.template!.render(view, options)
-              try {
-                rendered = JSON.parse(text)
-              } catch {
-                return yield* InvalidRequest.of(
-                  `The raw template of prompt '${prompt.slug}' did not render to valid JSON with these variables.`,
-                  "variables"
-                )
-              }
-            } else {
-              rendered = template.kind === "chat"
-                ? renderValue(template.messages!, view, options)
-                : template.template!.render(view, options)
-            }
-          } catch (error) {
-            if (error instanceof PartialDepthExceeded) {
-              return yield* InvalidRequest.of(
-                `Prompt partials are nested deeper than ${MAX_PARTIAL_DEPTH} levels.`,
-                null
-              )
-            }
-            throw error
-          }
-
-          const data: Record<string, unknown> = { ...version.parameters }
-          delete data.stream
-          if (version.model !== null) data.model = version.model
-          for (const [key, value] of Object.entries(body)) if (key !== "variables") data[key] = value
-          if (
-            template.raw && template.kind === "chat" && rendered !== null && typeof rendered === "object" &&
-            !Array.isArray(rendered)
-          ) {
-            // A raw chat template may render a whole body; its fields sit under the request's.
-            for (const [key, value] of Object.entries(rendered)) if (!Object.hasOwn(body, key)) data[key] = value
-          } else {
-            data[owned] = rendered
-          }
-          for (const key of NULL_MEANS_DEFAULT) if (data[key] === null) delete data[key]
-          const { deprecated, violation } = checkRequest(template.kind, data)
-          if (violation !== undefined) return yield* InvalidRequest.of(violation.message, violation.param)
-          return { data, missingVariables: [...missing], deprecatedFields: deprecated }
+          throw error
         }
-      )
+
+        const data: Record<string, unknown> = { ...version.parameters }
+        delete data.stream
+        if (version.model !== null) data.model = version.model
+        for (const key in body) if (key !== "variables" && Object.hasOwn(body, key)) data[key] = body[key]
+        if (
+          template.raw && template.kind === "chat" && rendered !== null && typeof rendered === "object" &&
+          !Array.isArray(rendered)
+        ) {
+          // A raw chat template may render a whole body; its fields sit under the request's.
+          for (const [key, value] of Object.entries(rendered)) if (!Object.hasOwn(body, key)) data[key] = value
+        } else {
+          data[ownedField(template)] = rendered
+        }
+        for (const key of NULL_MEANS_DEFAULT) if (data[key] === null) delete data[key]
+        const { deprecated, violation } = checkRequest(template.kind, data)
+        if (violation !== undefined) return Effect.fail(InvalidRequest.of(violation.message, violation.param))
+        return Effect.succeed({ data, missingVariables: [...missing], deprecatedFields: deprecated })
+      }
+
+      const renderWith = (target: RenderTarget, body: Record<string, unknown>) =>
+        target.partials !== undefined
+          ? renderTarget(target, body, target.partials)
+          : Effect.flatMap(
+            resolvePartials(
+              target.prompt.workspace_id,
+              target.template.partials,
+              body.variables as Record<string, unknown>,
+              true
+            ),
+            (partialTemplates) => renderTarget(target, body, partialTemplates)
+          )
+
+      /**
+       * The hottest path of the service. A reference resolved in the last moments renders with the checks
+       * run synchronously; otherwise the store is asked and the result kept.
+       */
+      const renderSpan = hotPathSpan("Prompts.render")
+      const render = (principal: Principal, promptRef: string, body: Record<string, unknown>) =>
+        renderSpan(
+          Effect.clockWith((clock): Effect.Effect<Rendered, Failure> => {
+            const now = clock.currentTimeMillisUnsafe()
+            const cacheKey = `${principal.organisationId}/${principal.workspaceId ?? "*"}/${promptRef}`
+            const cached = resolvedTargets.get(cacheKey, now)
+            if (cached === undefined) {
+              return Effect.flatMap(resolveTarget(principal, promptRef, body), (target) => {
+                resolvedTargets.set(cacheKey, target, now)
+                return renderWith(target, body)
+              })
+            }
+            const proceed = () => {
+              const invalid = checkRenderBody(body)
+              if (invalid !== undefined) return Effect.fail(invalid)
+              const owned = ownedField(cached.template)
+              if (Object.hasOwn(body, owned)) {
+                return Effect.fail(InvalidRequest.of(`The template owns ${owned}; leave it out of the request.`, owned))
+              }
+              return renderWith(cached, body)
+            }
+            const decision = authorize(principal, "prompts.render", {
+              organisationId: cached.prompt.organisation_id,
+              workspaceId: cached.prompt.workspace_id
+            })
+            // A refusal fails in `allowed`, with the error the uncached path gives.
+            return decision._tag === "Allowed"
+              ? proceed()
+              : Effect.flatMap(allowed(principal, "prompts.render", cached.prompt), proceed)
+          })
+        )
 
       return Prompts.of({
         create,

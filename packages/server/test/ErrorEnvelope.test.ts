@@ -100,6 +100,65 @@ describe("the error envelope", () => {
   })
 })
 
+// Rendering is served by a lean route outside HttpApi (adapters-http/src/handlers/Render.ts); it must answer
+// exactly as the rest of the API does.
+describe("the render route's edge", () => {
+  const render = "/v1/prompts/no-such-prompt/render"
+
+  it("answers bodies that are not a JSON object with 400, malformed ones with invalid_json", async () => {
+    expect(await errorOf(await post(render, "{\"variables\": "))).toMatchObject({
+      status: 400,
+      code: "invalid_json",
+      param: null
+    })
+    for (const body of ["[]", "null", "42", "\"text\"", ""]) {
+      expect(await errorOf(await post(render, body))).toMatchObject({ status: 400, code: "invalid_request" })
+    }
+  })
+
+  it("answers 401 without a usable key, before reading the body", async () => {
+    const json = { "content-type": "application/json" }
+    const missing = await errorOf(await server.request(render, { method: "POST", headers: json, key: null, body: "{" }))
+    expect(missing).toMatchObject({ status: 401, code: "unauthenticated" })
+    const unknown = await errorOf(
+      await server.request(render, { method: "POST", headers: json, key: `gwc_${"x".repeat(40)}`, body: "{}" })
+    )
+    expect(unknown).toMatchObject({ status: 401, code: "unauthenticated" })
+  })
+
+  it("keeps the media type and size limits, declared or streamed", async () => {
+    const form = await errorOf(await post(render, "a=b", { "content-type": "application/x-www-form-urlencoded" }))
+    expect(form).toMatchObject({ status: 415, code: "unsupported_media_type" })
+    const big = JSON.stringify({ variables: { text: "x".repeat(MAX_BODY) } })
+    expect(await errorOf(await post(render, big))).toMatchObject({ status: 413, code: "payload_too_large" })
+    const streamed = await fetch(`${server.baseUrl}${render}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-api-key": server.adminKey },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(big))
+          controller.close()
+        }
+      }),
+      duplex: "half"
+    } as RequestInit)
+    expect(await errorOf(streamed)).toMatchObject({ status: 413, code: "payload_too_large" })
+  })
+
+  it("answers an unknown prompt with 404 and a request id", async () => {
+    const response = await post(render, JSON.stringify({ variables: {} }))
+    expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/)
+    expect(await errorOf(response)).toMatchObject({ status: 404, code: "not_found" })
+  })
+
+  it("is in the OpenAPI document with the rest of the API", async () => {
+    const document = await jsonOf(await server.request("/v1/openapi.json", { key: null }))
+    expect(Object.keys(document.paths["/v1/prompts/{promptId}/render"])).toEqual(["post"])
+    expect(document.paths["/v1/prompts/{promptId}"]).toBeDefined()
+    expect(document.paths["/v1/workspaces"]).toBeDefined()
+  })
+})
+
 describe("request ids", () => {
   it("echoes the client's x-request-id", async () => {
     const response = await server.request("/healthz", { headers: { "x-request-id": "client-chosen.42" } })

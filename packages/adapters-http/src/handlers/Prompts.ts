@@ -1,6 +1,5 @@
 import { CurrentPrincipal, Prompts } from "@gateway-control/domain"
 import { Effect } from "effect"
-import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
 import { fromDomain } from "../ApiErrors.ts"
@@ -97,20 +96,6 @@ export const PromptsHandlers = HttpApiBuilder.group(
             Effect.map((prompt) => ({ id: prompt.id, object: "prompt" as const, deleted: true as const })),
             Effect.mapError(fromDomain)
           ),
-      render: ({ params, payload }) =>
-        Effect.flatMap(principal, (p) => prompts.render(p, params.promptId, payload)).pipe(
-          Effect.map((rendered) => {
-            const headers: Record<string, string> = {}
-            if (rendered.missingVariables.length > 0) {
-              headers["x-service-missing-variables"] = rendered.missingVariables.join(",")
-            }
-            if (rendered.deprecatedFields.length > 0) {
-              headers["x-service-deprecated-fields"] = rendered.deprecatedFields.join(",")
-            }
-            return HttpServerResponse.jsonUnsafe({ success: true, data: rendered.data }, { headers })
-          }),
-          Effect.mapError(fromDomain)
-        ),
       createPartial: ({ payload }) =>
         Effect.flatMap(principal, (p) =>
           audited({

@@ -1,0 +1,71 @@
+/**
+ * `POST /v1/prompts/{promptId}/render`, served straight on the router instead of through HttpApi's endpoint
+ * pipeline. It is the service's hot path: measured on one core, HttpApi's per-endpoint decoding, security
+ * middleware and encoding cost more than the render itself (see README "Performance"). The route keeps the
+ * contract the API definition documents (`PromptRenderGroup` in Api.ts): the same key check, the same
+ * envelope for every failure, the same body limits (the edge checks the declared length before this runs).
+ */
+import { ApiKeys, Prompts, type Rendered } from "@gateway-control/domain"
+import { Effect, Redacted } from "effect"
+import type { HttpServerRequest } from "effect/http"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { domainErrorResponse, errorResponse, isDomainError } from "../ApiErrors.ts"
+import { readBodyText } from "../internal/bodyText.ts"
+import { API_KEY_HEADER } from "../Security.ts"
+
+export const RENDER_PATH = "/v1/prompts/:promptId/render"
+
+const notAnObject = errorResponse(
+  400,
+  "invalid_request",
+  "The request body must be a JSON object: variables (object, required) and any request field at the root."
+)
+const notJson = errorResponse(400, "invalid_json", "The request body is not valid JSON.")
+
+/** The body as a JSON object, or the envelope answering why it is not one. */
+const parseBody = (text: string): Record<string, unknown> | HttpServerResponse.HttpServerResponse => {
+  if (text.length === 0) return notAnObject
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return notJson
+  }
+  return body !== null && typeof body === "object" && !Array.isArray(body)
+    ? body as Record<string, unknown>
+    : notAnObject
+}
+
+const respond = (rendered: Rendered) => {
+  let headers: Record<string, string> | undefined
+  if (rendered.missingVariables.length > 0) {
+    headers = { "x-service-missing-variables": rendered.missingVariables.join(",") }
+  }
+  if (rendered.deprecatedFields.length > 0) {
+    headers = { ...headers, "x-service-deprecated-fields": rendered.deprecatedFields.join(",") }
+  }
+  return HttpServerResponse.jsonUnsafe({ success: true, data: rendered.data }, { headers })
+}
+
+export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
+  HttpRouter.use(Effect.fnUntraced(function*(router) {
+    const apiKeys = yield* ApiKeys
+    const prompts = yield* Prompts
+    // Plain combinators rather than a generator: this runs on every render.
+    const handler = (request: HttpServerRequest.HttpServerRequest) =>
+      apiKeys.authenticate(Redacted.make(request.headers[API_KEY_HEADER] ?? "")).pipe(
+        Effect.flatMap((principal) =>
+          Effect.flatMap(readBodyText(request, options.maxBodyBytes), (text) => {
+            if (typeof text !== "string") return Effect.succeed(text)
+            const body = parseBody(text)
+            if (HttpServerResponse.isHttpServerResponse(body)) return Effect.succeed(body)
+            return Effect.flatMap(
+              HttpRouter.params,
+              (params) => Effect.map(prompts.render(principal, params.promptId ?? "", body), respond)
+            )
+          })
+        ),
+        Effect.catchIf(isDomainError, (error) => Effect.succeed(domainErrorResponse(error)))
+      )
+    yield* router.add("POST", RENDER_PATH, handler)
+  }))

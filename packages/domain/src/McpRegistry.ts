@@ -5,7 +5,9 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { slugify } from "./AccessModel.ts"
 import { type Conflict, Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
+import { hotPathSpan } from "./internal/hotPathSpan.ts"
 import { nowIso } from "./internal/time.ts"
+import { TtlCache } from "./internal/TtlCache.ts"
 import {
   type IntegrationQuery,
   McpIntegration,
@@ -55,6 +57,17 @@ export interface IntegrationView {
   readonly integration: McpIntegration
   /** How many workspaces can use it. */
   readonly workspacesCount: number
+}
+
+/**
+ * How long a server read reuses what an id or slug resolved to (server and integration). Changes made through
+ * this process clear it at once; another process sharing the store sees them within this time.
+ */
+export const SERVER_CACHE_TTL_MS = 2_000
+
+interface ResolvedServer {
+  readonly server: McpServer
+  readonly integration: McpIntegration
 }
 
 export interface ServerView {
@@ -129,6 +142,9 @@ export class McpRegistry extends Context.Service<
       const servers = yield* McpServerStore
       const workspaces = yield* WorkspaceStore
       const crypto = yield* PlatformCrypto
+      const resolvedServers = new TtlCache<string, ResolvedServer>(SERVER_CACHE_TTL_MS, 5_000)
+      /** Any change that a server read shows, made in this process: the next read asks the store. */
+      const serversChanged = Effect.sync(() => resolvedServers.clear())
 
       const workspaceOf = Effect.fnUntraced(function*(principal: Principal, id: string, param = "workspace_id") {
         const workspace = yield* workspaces.get(id)
@@ -266,6 +282,7 @@ export class McpRegistry extends Context.Service<
             last_updated_at: yield* nowIso
           })
           yield* integrations.update(updated)
+          yield* serversChanged
           return updated
         }
       )
@@ -275,6 +292,7 @@ export class McpRegistry extends Context.Service<
           const current = yield* visibleIntegration(principal, id, "mcp_integrations.update")
           const archived = new McpIntegration({ ...current, status: "archived", last_updated_at: yield* nowIso })
           yield* integrations.update(archived)
+          yield* serversChanged
           return archived
         }
       )
@@ -371,28 +389,46 @@ export class McpRegistry extends Context.Service<
           created_at: yield* nowIso
         })
         yield* servers.insert(server)
+        yield* serversChanged
         return server
       })
 
-      const getServer = Effect.fn("McpRegistry.getServer")(
-        function*(principal: Principal, idOrSlug: string, workspaceId: string | undefined) {
+      const findServer = Effect.fnUntraced(
+        function*(principal: Principal, idOrSlug: string, scope: string | undefined) {
           let found = yield* servers.get(idOrSlug)
-          if (Option.isNone(found)) {
-            const scope = isAdminKey(principal) ? workspaceId : (principal.workspaceId ?? undefined)
-            if (scope !== undefined) found = yield* servers.findBySlug(scope, idOrSlug)
-          }
+          if (Option.isNone(found) && scope !== undefined) found = yield* servers.findBySlug(scope, idOrSlug)
           if (Option.isNone(found) || found.value.organisation_id !== principal.organisationId) {
             return yield* new NotFound({ resource: "MCP server", id: idOrSlug })
           }
-          const server = found.value
-          yield* ensureAllowed(principal, "mcp_servers.read", {
-            organisationId: server.organisation_id,
-            workspaceId: server.workspace_id
-          }, { type: "MCP server", id: idOrSlug })
-          const integration = Option.getOrThrow(yield* integrations.get(server.mcp_integration_id))
-          return { server, integration, showIntegrationDetails: principal.keyType !== "workspace-user" }
+          const integration = Option.getOrThrow(yield* integrations.get(found.value.mcp_integration_id))
+          const resolved: ResolvedServer = { server: found.value, integration }
+          return resolved
         }
       )
+
+      // The gateway reads servers far more often than anyone changes them: the authenticated read path.
+      const serverSpan = hotPathSpan("McpRegistry.getServer")
+      const getServer = (principal: Principal, idOrSlug: string, workspaceId: string | undefined) =>
+        serverSpan(Effect.clockWith((clock) => {
+          const scope = isAdminKey(principal) ? workspaceId : (principal.workspaceId ?? undefined)
+          const now = clock.currentTimeMillisUnsafe()
+          const cacheKey = `${principal.organisationId}/${scope ?? "*"}/${idOrSlug}`
+          const cached = resolvedServers.get(cacheKey, now)
+          const resolved = cached !== undefined
+            ? Effect.succeed(cached)
+            : Effect.tap(
+              findServer(principal, idOrSlug, scope),
+              (r) => Effect.sync(() => resolvedServers.set(cacheKey, r, now))
+            )
+          return Effect.flatMap(resolved, ({ integration, server }) =>
+            Effect.as(
+              ensureAllowed(principal, "mcp_servers.read", {
+                organisationId: server.organisation_id,
+                workspaceId: server.workspace_id
+              }, { type: "MCP server", id: idOrSlug }),
+              { server, integration, showIntegrationDetails: principal.keyType !== "workspace-user" }
+            ))
+        }))
 
       const listServers = Effect.fn("McpRegistry.listServers")(
         function*(

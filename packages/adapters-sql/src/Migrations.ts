@@ -242,6 +242,23 @@ export const migrations = {
     );
     CREATE INDEX configs_organisation_created ON configs (organisation_id, created_at, id);
     CREATE INDEX configs_workspace_created ON configs (workspace_id, created_at, id);
+  `),
+  // Exact list totals without counting rows: per organisation, status and level, kept by a trigger in the
+  // writing transaction. The function body stays on one line: scripts are split at ";" + newline.
+  "0006_mcp_integration_counts": migration(`
+    CREATE TABLE mcp_integration_counts (
+      organisation_id text NOT NULL,
+      status text NOT NULL,
+      organisation_level boolean NOT NULL,
+      n bigint NOT NULL,
+      PRIMARY KEY (organisation_id, status, organisation_level)
+    );
+    INSERT INTO mcp_integration_counts (organisation_id, status, organisation_level, n)
+      SELECT organisation_id, status, workspace_id IS NULL, count(*) FROM mcp_integrations GROUP BY 1, 2, 3;
+    CREATE FUNCTION mcp_integration_counts_track() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP IN ('UPDATE', 'DELETE') THEN UPDATE mcp_integration_counts SET n = n - 1 WHERE organisation_id = OLD.organisation_id AND status = OLD.status AND organisation_level = (OLD.workspace_id IS NULL); END IF; IF TG_OP IN ('INSERT', 'UPDATE') THEN INSERT INTO mcp_integration_counts AS c (organisation_id, status, organisation_level, n) VALUES (NEW.organisation_id, NEW.status, NEW.workspace_id IS NULL, 1) ON CONFLICT (organisation_id, status, organisation_level) DO UPDATE SET n = c.n + 1; END IF; RETURN NULL; END $$;
+    CREATE TRIGGER mcp_integration_counts_track
+      AFTER INSERT OR DELETE OR UPDATE OF organisation_id, status, workspace_id ON mcp_integrations
+      FOR EACH ROW EXECUTE FUNCTION mcp_integration_counts_track()
   `)
 }
 

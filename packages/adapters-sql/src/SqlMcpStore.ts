@@ -2,7 +2,13 @@
  * The MCP registry on `effect/sql`. Lists are paged by the database (LIMIT/OFFSET over an index on
  * organisation/workspace, status, created_at and id).
  */
-import { McpIntegration, McpIntegrationStore, McpServer, McpServerStore } from "@gateway-control/domain"
+import {
+  type IntegrationQuery,
+  McpIntegration,
+  McpIntegrationStore,
+  McpServer,
+  McpServerStore
+} from "@gateway-control/domain"
 import { Context, Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -52,14 +58,35 @@ export const makeMcpStores = Effect.gen(function*() {
 
   // The page and the total are two queries: the page walks the (organisation, status, created_at, id) index
   // and stops at LIMIT; a window count over the same query would have to read every matching row first.
-  const pagedList = (table: string, where: ReturnType<typeof sql.and>, limit: number, offset: number) =>
+  // The total comes from `counted` when given (a maintained count), else from counting the matching rows.
+  const pagedList = (
+    table: string,
+    where: ReturnType<typeof sql.and>,
+    limit: number,
+    offset: number,
+    counted?: Effect.Effect<ReadonlyArray<Row>, SqlError>
+  ) =>
     Effect.map(
       Effect.all([
         sql<Row>`SELECT * FROM ${sql(table)} WHERE ${where} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
-        sql<Row>`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
+        counted ?? sql<Row>`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
       ]),
-      ([rows, counted]) => ({ rows, total: int(counted[0].n) })
+      ([rows, count]) => ({ rows, total: int(count[0].n) })
     )
+
+  /**
+   * An organisation's integrations by status and level, from the counts the 0006 trigger keeps: counting
+   * 100,000 rows took longer than reading the first page (see README "Performance"). Visibility and search
+   * filters still count rows; they are bounded by one workspace's integrations or by the match.
+   */
+  const maintainedCount = (query: IntegrationQuery) =>
+    sql<Row>`SELECT COALESCE(sum(n), 0) AS n FROM mcp_integration_counts
+             WHERE organisation_id = ${query.organisationId} AND status = ${query.status}
+             ${
+      query.level === "all"
+        ? sql``
+        : sql`AND organisation_level = ${query.level === "organisation"}`
+    }`
 
   const integrations = McpIntegrationStore.of({
     insert: (i) =>
@@ -98,7 +125,13 @@ export const makeMcpStores = Effect.gen(function*() {
         clauses.push(sql`(name ILIKE ${pattern} OR slug ILIKE ${pattern})`)
       }
       return read(Effect.map(
-        pagedList("mcp_integrations", sql.and(clauses), page.limit, page.offset),
+        pagedList(
+          "mcp_integrations",
+          sql.and(clauses),
+          page.limit,
+          page.offset,
+          query.usableBy === null && query.search === null ? maintainedCount(query) : undefined
+        ),
         ({ rows, total }) => ({ items: rows.map(integrationFrom), total })
       ))
     }

@@ -524,6 +524,69 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
       expect(listed.items.map((x) => x.id)).toEqual([mcpServer.id])
     })
 
+    it("keeps integration totals exact through creates, archives, edits and rollbacks", async () => {
+      const org = await freshOrganisation()
+      const w1 = workspace(org.id)
+      await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(w1)))
+      const make = (slug: string, workspaceId: string | null) =>
+        new McpIntegration({
+          id: uid(),
+          organisation_id: org.id,
+          name: slug,
+          slug,
+          owner_id: null,
+          status: "active",
+          url: "https://mcp.example.com",
+          description: null,
+          workspace_id: workspaceId,
+          configurations: {},
+          auth_type: "none",
+          transport: "http",
+          global_workspace_access: true,
+          workspace_ids: [],
+          secret_mappings: [],
+          created_at: at(),
+          last_updated_at: at()
+        })
+      const totals = () =>
+        run(Effect.gen(function*() {
+          const store = yield* McpIntegrationStore
+          const total = (level: "all" | "workspace" | "organisation", status: "active" | "archived") =>
+            Effect.map(
+              store.list({ organisationId: org.id, usableBy: null, level, status, search: null }, {
+                limit: 1,
+                offset: 0
+              }),
+              (page) => page.total
+            )
+          return [
+            yield* total("all", "active"),
+            yield* total("organisation", "active"),
+            yield* total("workspace", "active"),
+            yield* total("all", "archived")
+          ]
+        }))
+      const items = [make("a", null), make("b", null), make("c", w1.id)]
+      await run(Effect.flatMap(Effect.service(McpIntegrationStore), (s) => Effect.forEach(items, s.insert)))
+      expect(await totals()).toEqual([3, 2, 1, 0])
+      await run(Effect.flatMap(
+        Effect.service(McpIntegrationStore),
+        (s) => s.update(new McpIntegration({ ...items[0], status: "archived" }))
+      ))
+      expect(await totals()).toEqual([2, 1, 1, 1])
+      await run(Effect.flatMap(
+        Effect.service(McpIntegrationStore),
+        (s) => s.update(new McpIntegration({ ...items[1], description: "edited" }))
+      ))
+      expect(await totals()).toEqual([2, 1, 1, 1])
+      await exit(Effect.gen(function*() {
+        const transaction = yield* StoreTransaction
+        const store = yield* McpIntegrationStore
+        yield* transaction.withTransaction(Effect.andThen(store.insert(make("lost", null)), Effect.fail("boom")))
+      }))
+      expect(await totals()).toEqual([2, 1, 1, 1])
+    })
+
     it("lets exactly one of many concurrent creates of the same slug succeed", async () => {
       const org = await freshOrganisation()
       const attempts = Array.from({ length: 12 }, () => workspace(org.id, "race"))

@@ -9,6 +9,7 @@ import { PGlite } from "@electric-sql/pglite"
 import autocannon from "autocannon"
 import Mustache from "mustache"
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
@@ -119,14 +120,55 @@ const json = async (url: string, init: RequestInit = {}) => {
 // Data directories
 
 interface Prepared {
-  readonly dir: string
+  /** The environment a server on this store needs. */
+  readonly env: Record<string, string>
   readonly key: string
   readonly organisationId: string
   readonly workspaceId: string
+  readonly cleanup: () => void
 }
 
-const prepare = async (integrations: number): Promise<Prepared> => {
-  const dir = mkdtempSync(join(tmpdir(), "gwc-bench-"))
+type BenchStore = "pglite" | "postgres"
+
+const INSERT_INTEGRATIONS = (organisationId: string, count: number) =>
+  `INSERT INTO mcp_integrations (id, organisation_id, name, slug, owner_id, status, url, description, workspace_id,
+     configurations, auth_type, transport, global_workspace_access, workspace_ids, secret_mappings, created_at,
+     last_updated_at)
+   SELECT 'int-' || g, '${organisationId}', 'Integration ' || g, 'int-' || g, NULL, 'active',
+     'https://mcp.example.com/' || g, NULL, NULL, '{"region":"eu"}'::jsonb, 'none', 'http', true, '[]'::jsonb,
+     '[]'::jsonb, timestamptz '2026-01-01' + g * interval '1 millisecond', now()
+   FROM generate_series(1, ${Math.trunc(count)}) AS g`
+
+const psql = (url: string, statement: string) =>
+  execFileSync("psql", [url, "-v", "ON_ERROR_STOP=1", "-qc", statement], {
+    encoding: "utf8",
+    env: { ...process.env, PGOPTIONS: "-c client_min_messages=warning" }
+  })
+
+/** A bootstrapped store with `integrations` MCP integrations in its organisation. */
+const prepare = async (integrations: number, store: BenchStore): Promise<Prepared> => {
+  let env: Record<string, string>
+  let cleanup: () => void
+  if (store === "pglite") {
+    const dir = mkdtempSync(join(tmpdir(), "gwc-bench-"))
+    env = { DATA_DIR: dir, GATEWAY_STORE: "pglite" }
+    cleanup = () => rmSync(dir, { recursive: true, force: true })
+  } else {
+    // A database of its own next to DATABASE_URL's, dropped afterwards.
+    const admin = process.env.DATABASE_URL!
+    const name = `gateway_control_bench_${integrations}`
+    psql(admin, `DROP DATABASE IF EXISTS ${name}`)
+    psql(admin, `CREATE DATABASE ${name}`)
+    const url = new URL(admin)
+    url.pathname = `/${name}`
+    // The processes of one database share a master key; a throwaway one keeps the working tree clean.
+    env = {
+      DATABASE_URL: url.toString(),
+      GATEWAY_STORE: "postgres",
+      GATEWAY_MASTER_KEY: randomBytes(32).toString("base64")
+    }
+    cleanup = () => psql(admin, `DROP DATABASE IF EXISTS ${name}`)
+  }
   const output = execFileSync(process.execPath, [
     bin,
     "bootstrap",
@@ -134,25 +176,18 @@ const prepare = async (integrations: number): Promise<Prepared> => {
     "Bench",
     "--owner-email",
     "bench@example.com"
-  ], {
-    env: { ...process.env, DATA_DIR: dir, GATEWAY_STORE: "pglite", LOG_LEVEL: "warn" },
-    encoding: "utf8"
-  })
+  ], { env: { ...process.env, ...env, LOG_LEVEL: "warn" }, encoding: "utf8" })
   const boot = JSON.parse(output.trim())
-  const db = await PGlite.create(join(dir, "pglite"))
-  await db.query(
-    `INSERT INTO mcp_integrations (id, organisation_id, name, slug, owner_id, status, url, description, workspace_id,
-       configurations, auth_type, transport, global_workspace_access, workspace_ids, secret_mappings, created_at,
-       last_updated_at)
-     SELECT 'int-' || g, $1, 'Integration ' || g, 'int-' || g, NULL, 'active', 'https://mcp.example.com/' || g, NULL,
-       NULL, '{"region":"eu"}'::jsonb, 'none', 'http', true, '[]'::jsonb, '[]'::jsonb,
-       timestamptz '2026-01-01' + g * interval '1 millisecond', now()
-     FROM generate_series(1, $2::int) AS g`,
-    [boot.organisation_id, integrations]
-  )
-  await db.query("ANALYZE")
-  await db.close()
-  return { dir, key: boot.api_key, organisationId: boot.organisation_id, workspaceId: boot.workspace_id }
+  if (store === "pglite") {
+    const db = await PGlite.create(join(env.DATA_DIR!, "pglite"))
+    await db.query(INSERT_INTEGRATIONS(boot.organisation_id, integrations))
+    await db.query("ANALYZE")
+    await db.close()
+  } else {
+    psql(env.DATABASE_URL!, INSERT_INTEGRATIONS(boot.organisation_id, integrations))
+    psql(env.DATABASE_URL!, "ANALYZE")
+  }
+  return { env, key: boot.api_key, organisationId: boot.organisation_id, workspaceId: boot.workspace_id, cleanup }
 }
 
 // -----------------------------------------------------------------------------------------------------------
@@ -243,11 +278,10 @@ const main = async () => {
   log("renderer alone")
   const renderer = benchRenderer()
 
-  log("preparing data directories (PGlite initdb runs twice)")
-  const small = await prepare(1_000)
-  const large = await prepare(100_000)
+  log("preparing a PGlite store (initdb)")
+  const small = await prepare(1_000, "pglite")
 
-  const ours = await startServer(bin, ["serve"], { DATA_DIR: small.dir, GATEWAY_STORE: "pglite" })
+  const ours = await startServer(bin, ["serve"], small.env)
   const auth = { "x-service-api-key": small.key, "content-type": "application/json" }
   await json(`${ours.url}/v1/prompts/partials`, {
     method: "POST",
@@ -312,14 +346,31 @@ const main = async () => {
     )
     return { rows, first, deep }
   }
-  log("listing: 1,000 integrations")
-  const listSmall = await listing(ours, small, 1_000)
-  await ours.stop()
-
-  const oursLarge = await startServer(bin, ["serve"], { DATA_DIR: large.dir, GATEWAY_STORE: "pglite" })
-  log("listing: 100,000 integrations")
-  const listLarge = await listing(oursLarge, large, 100_000)
-  await oursLarge.stop()
+  /** First and deep pages at 1,000 and 100,000 integrations on one store; the small leg may reuse a server. */
+  const listingLeg = async (store: BenchStore, reuse?: { readonly prepared: Prepared; readonly server: Server }) => {
+    const legs = []
+    for (const rows of [1_000, 100_000]) {
+      const prepared = rows === 1_000 && reuse !== undefined ? reuse.prepared : await prepare(rows, store)
+      const server = rows === 1_000 && reuse !== undefined
+        ? reuse.server
+        : await startServer(bin, ["serve"], prepared.env)
+      log(`listing on ${store}: ${rows.toLocaleString("en")} integrations`)
+      legs.push(await listing(server, prepared, rows))
+      await server.stop()
+      prepared.cleanup()
+    }
+    const [smallLeg, largeLeg] = legs as [typeof legs[number], typeof legs[number]]
+    return {
+      store,
+      small: smallLeg,
+      large: largeLeg,
+      first_page_large_over_small: round(largeLeg.first.p50 / Math.max(smallLeg.first.p50, 0.01), 2),
+      deep_page_large_over_small: round(largeLeg.deep.p50 / Math.max(smallLeg.deep.p50, 0.01), 2)
+    }
+  }
+  const listings = [await listingLeg("pglite", { prepared: small, server: ours })]
+  if (process.env.DATABASE_URL !== undefined) listings.push(await listingLeg("postgres"))
+  else log("listing on PostgreSQL skipped: DATABASE_URL is not set")
 
   const bare = await startServer(join(root, "bench/baselines/bare.mjs"), [], {}, "/ping")
   log("render: bare node:http")
@@ -332,8 +383,6 @@ const main = async () => {
   log("render: Hono")
   const renderHono = await load(renderOptions(hono.url))
   await hono.stop()
-
-  for (const dir of [small.dir, large.dir]) rmSync(dir, { recursive: true, force: true })
 
   const rendererRatios = Object.fromEntries(
     Object.entries(renderer).map(([name, r]) => [name, {
@@ -365,13 +414,7 @@ const main = async () => {
       ours_over_bare: round(readOurs.requestsPerSecond / readBare.requestsPerSecond, 3)
     },
     renderer: rendererRatios,
-    listing: {
-      store: "pglite",
-      small: listSmall,
-      large: listLarge,
-      first_page_large_over_small: round(listLarge.first.p50 / Math.max(listSmall.first.p50, 0.01), 2),
-      deep_page_large_over_small: round(listLarge.deep.p50 / Math.max(listSmall.deep.p50, 0.01), 2)
-    },
+    listing: listings,
     memory: {
       rss_mb_after_render_load: rssAfterFirst,
       rss_mb_after_second_run: rssAfterSecond,
@@ -404,8 +447,11 @@ const main = async () => {
       "",
       "| listing (4 connections) | p50 ms first page | p50 ms deep page |",
       "|---|---|---|",
-      `| 1,000 integrations | ${listSmall.first.p50} | ${listSmall.deep.p50} |`,
-      `| 100,000 integrations | ${listLarge.first.p50} | ${listLarge.deep.p50} |`,
+      ...listings.flatMap((leg) => [
+        `| ${leg.store}, 1,000 integrations | ${leg.small.first.p50} | ${leg.small.deep.p50} |`,
+        `| ${leg.store}, 100,000 integrations | ${leg.large.first.p50} | ${leg.large.deep.p50} |`,
+        `| ${leg.store}, 100,000 / 1,000 | ${leg.first_page_large_over_small} | ${leg.deep_page_large_over_small} |`
+      ]),
       "",
       `memory: RSS ${rssAfterFirst} MB after the render load, ${rssAfterSecond} MB after a second run (growth ${results.memory.growth_mb} MB)`
     ].join("\n")

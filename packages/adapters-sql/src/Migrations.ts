@@ -243,8 +243,9 @@ export const migrations = {
     CREATE INDEX configs_organisation_created ON configs (organisation_id, created_at, id);
     CREATE INDEX configs_workspace_created ON configs (workspace_id, created_at, id);
   `),
-  // Exact list totals without counting rows: per organisation, status and level, kept by a trigger in the
-  // writing transaction. The function body stays on one line: scripts are split at ";" + newline.
+  // Exact list totals without counting rows: per organisation, status and level, kept in the writing
+  // transaction by statement-level triggers (a bulk insert updates each count once, not once a row).
+  // The function body stays on one line: scripts are split at ";" + newline.
   "0006_mcp_integration_counts": migration(`
     CREATE TABLE mcp_integration_counts (
       organisation_id text NOT NULL,
@@ -255,10 +256,13 @@ export const migrations = {
     );
     INSERT INTO mcp_integration_counts (organisation_id, status, organisation_level, n)
       SELECT organisation_id, status, workspace_id IS NULL, count(*) FROM mcp_integrations GROUP BY 1, 2, 3;
-    CREATE FUNCTION mcp_integration_counts_track() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP IN ('UPDATE', 'DELETE') THEN UPDATE mcp_integration_counts SET n = n - 1 WHERE organisation_id = OLD.organisation_id AND status = OLD.status AND organisation_level = (OLD.workspace_id IS NULL); END IF; IF TG_OP IN ('INSERT', 'UPDATE') THEN INSERT INTO mcp_integration_counts AS c (organisation_id, status, organisation_level, n) VALUES (NEW.organisation_id, NEW.status, NEW.workspace_id IS NULL, 1) ON CONFLICT (organisation_id, status, organisation_level) DO UPDATE SET n = c.n + 1; END IF; RETURN NULL; END $$;
-    CREATE TRIGGER mcp_integration_counts_track
-      AFTER INSERT OR DELETE OR UPDATE OF organisation_id, status, workspace_id ON mcp_integrations
-      FOR EACH ROW EXECUTE FUNCTION mcp_integration_counts_track()
+    CREATE FUNCTION mcp_integration_counts_track() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF TG_OP IN ('UPDATE', 'DELETE') THEN UPDATE mcp_integration_counts c SET n = c.n - d.n FROM (SELECT organisation_id, status, workspace_id IS NULL AS organisation_level, count(*) AS n FROM old_rows GROUP BY 1, 2, 3) d WHERE c.organisation_id = d.organisation_id AND c.status = d.status AND c.organisation_level = d.organisation_level; END IF; IF TG_OP IN ('INSERT', 'UPDATE') THEN INSERT INTO mcp_integration_counts AS c (organisation_id, status, organisation_level, n) SELECT organisation_id, status, workspace_id IS NULL, count(*) FROM new_rows GROUP BY 1, 2, 3 ON CONFLICT (organisation_id, status, organisation_level) DO UPDATE SET n = c.n + EXCLUDED.n; END IF; RETURN NULL; END $$;
+    CREATE TRIGGER mcp_integration_counts_insert AFTER INSERT ON mcp_integrations
+      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mcp_integration_counts_track();
+    CREATE TRIGGER mcp_integration_counts_update AFTER UPDATE ON mcp_integrations
+      REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mcp_integration_counts_track();
+    CREATE TRIGGER mcp_integration_counts_delete AFTER DELETE ON mcp_integrations
+      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mcp_integration_counts_track()
   `)
 }
 

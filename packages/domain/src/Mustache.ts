@@ -437,15 +437,78 @@ const compileLookup = (path: Path): (stack: ReadonlyArray<unknown>) => unknown =
 
 const EMPTY: Run = () => ""
 
+/**
+ * A node list compiled into one generated function: text, variables and sections become straight-line code
+ * (the closure per node this replaced was 0.6× wontache on sections); partials, blocks and parents call their
+ * compiled closures. Template text, names and lookups enter the code only as constants (`k[i]`), never as
+ * source, so no template can inject code.
+ */
 const compileNodes = (nodes: ReadonlyArray<Node>): Run => {
-  const runs = nodes.map(compileNode)
-  if (runs.length === 0) return EMPTY
-  if (runs.length === 1) return runs[0]
-  return (stack, options, depth, blocks) => {
-    let out = ""
-    for (let i = 0; i < runs.length; i++) out += runs[i](stack, options, depth, blocks)
-    return out
+  if (nodes.length === 0) return EMPTY
+  const constants: Array<unknown> = []
+  const constant = (value: unknown) => `k[${constants.push(value) - 1}]`
+  let names = 0
+  const missing = (node: { readonly name: string }) =>
+    `if (options.onMissing !== undefined) options.onMissing(${constant(node.name)});`
+  const emit = (list: ReadonlyArray<Node>): string => list.map(emitNode).join("\n")
+  // `let v = <the value of path, or NF>`: a plain name is searched up the stack inline, as the spec's
+  // commonest case; dotted names call their compiled lookup.
+  const lookup = (v: string, path: Path) => {
+    if (path.length !== 1) return `let ${v} = ${constant(compileLookup(path))}(stack);`
+    const j = `j${names++}`
+    const frame = `f${names++}`
+    const key = constant(path[0])
+    return `let ${v} = NF;
+      for (let ${j} = stack.length - 1; ${j} >= 0; ${j}--) {
+        const ${frame} = stack[${j}];
+        if (${frame} !== null && typeof ${frame} === "object" && hasOwn.call(${frame}, ${key})) {
+          ${v} = ${frame}[${key}]; break;
+        }
+      }`
   }
+  const emitNode = (node: Node): string => {
+    switch (node.kind) {
+      case "text":
+        return `out += ${constant(node.text)};`
+      case "variable": {
+        const v = `v${names++}`
+        const asText = `(typeof ${v} === "string" ? ${v} : str(${v}))`
+        const text = node.escape ? `options.escape(${asText})` : asText
+        return `{ ${lookup(v, node.path)} if (${v} === NF) { ${missing(node)} } else out += ${text}; }`
+      }
+      case "section": {
+        const v = `v${names++}`
+        const i = `i${names++}`
+        const body = emit(node.children)
+        const found = `${lookup(v, node.path)} if (${v} === NF) { ${missing(node)} ${v} = undefined; }`
+        if (node.inverted) return `{ ${found} if (falsy(${v})) { ${body} } }`
+        return `{ ${found}
+          if (!falsy(${v})) {
+            if (Array.isArray(${v})) {
+              for (let ${i} = 0; ${i} < ${v}.length; ${i}++) { stack.push(${v}[${i}]); ${body} stack.pop(); }
+            } else { stack.push(${v}); ${body} stack.pop(); }
+          } }`
+      }
+      default:
+        return `out += ${constant(compileNode(node))}(stack, options, depth, blocks);`
+    }
+  }
+  const body = emit(nodes)
+  const factory = new Function(
+    "k",
+    "NF",
+    "str",
+    "falsy",
+    "hasOwn",
+    `"use strict"; return function run(stack, options, depth, blocks) { let out = ""; ${body} return out; }`
+  ) as (
+    k: ReadonlyArray<unknown>,
+    NF: symbol,
+    str: typeof stringify,
+    falsy: typeof isFalsy,
+    hasOwn: typeof hasOwnProperty
+  ) => Run
+  return factory(constants, NOT_FOUND, stringify, isFalsy, hasOwnProperty)
 }
 
 const checkDepth = (depth: number, options: RenderOptions) => {
@@ -453,52 +516,9 @@ const checkDepth = (depth: number, options: RenderOptions) => {
   if (depth + 1 > max) throw new PartialDepthExceeded(max)
 }
 
-function compileNode(node: Node): Run {
+/** The nodes that stay closures inside generated code: partials, blocks and parents. */
+function compileNode(node: Extract<Node, { readonly kind: "partial" | "block" | "parent" }>): Run {
   switch (node.kind) {
-    case "text": {
-      const text = node.text
-      return () => text
-    }
-    case "variable": {
-      const get = compileLookup(node.path)
-      const { escape, name } = node
-      return (stack, options) => {
-        const value = get(stack)
-        if (value === NOT_FOUND) {
-          options.onMissing?.(name)
-          return ""
-        }
-        const text = stringify(value)
-        return escape ? options.escape(text) : text
-      }
-    }
-    case "section": {
-      const get = compileLookup(node.path)
-      const body = compileNodes(node.children)
-      const { inverted, name } = node
-      return (stack, options, depth, blocks) => {
-        let value = get(stack)
-        if (value === NOT_FOUND) {
-          options.onMissing?.(name)
-          value = undefined
-        }
-        if (inverted) return isFalsy(value) ? body(stack, options, depth, blocks) : ""
-        if (isFalsy(value)) return ""
-        if (Array.isArray(value)) {
-          let out = ""
-          for (let i = 0; i < value.length; i++) {
-            stack.push(value[i])
-            out += body(stack, options, depth, blocks)
-            stack.pop()
-          }
-          return out
-        }
-        stack.push(value)
-        const out = body(stack, options, depth, blocks)
-        stack.pop()
-        return out
-      }
-    }
     case "partial": {
       const partialName = partialNameOf(node)
       return (stack, options, depth, blocks) => {

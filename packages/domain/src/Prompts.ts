@@ -11,7 +11,7 @@ import { TtlCache } from "./internal/TtlCache.ts"
 import { checkRequest, NULL_MEANS_DEFAULT, type RequestKind } from "./ModelRequest.ts"
 import { noEscape, PartialDepthExceeded, Template, TemplateSyntaxError } from "./Mustache.ts"
 import type { Page, PageRequest } from "./Paging.ts"
-import { type Action, authorize, ensureAllowed, isAdminKey } from "./Policy.ts"
+import { type Action, ensureAllowed, isAdminKey } from "./Policy.ts"
 import { PlatformCrypto, WorkspaceStore } from "./Ports.ts"
 import type { Principal } from "./Principal.ts"
 import {
@@ -370,10 +370,8 @@ export class Prompts extends Context.Service<
         }
       })
 
-      const detectType = (input: PromptInput): PromptType =>
-        input.type ?? (input.string !== undefined && parseMessages(input.string) !== undefined ? "chat" : "completion")
-
-      const create = Effect.fn("Prompts.create")(function*(principal: Principal, input: PromptInput) {
+      /** Where a new prompt or partial goes, and under which slug: the checks both creations share. */
+      const creationPlace = Effect.fnUntraced(function*(principal: Principal, input: PromptInput | PartialInput) {
         yield* validateText(input.name, "name", 255, true)
         yield* validateText(input.string, "string", 1_000_000, true)
         const workspace = yield* targetWorkspace(principal, input.workspace_id)
@@ -385,6 +383,14 @@ export class Prompts extends Context.Service<
         if (!SLUG.test(slug)) {
           return yield* InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug")
         }
+        return { slug, workspace }
+      })
+
+      const detectType = (input: PromptInput): PromptType =>
+        input.type ?? (input.string !== undefined && parseMessages(input.string) !== undefined ? "chat" : "completion")
+
+      const create = Effect.fn("Prompts.create")(function*(principal: Principal, input: PromptInput) {
+        const { slug, workspace } = yield* creationPlace(principal, input)
         const now = yield* nowIso
         const prompt = new Prompt({
           id: crypto.uuid(),
@@ -534,17 +540,7 @@ export class Prompts extends Context.Service<
         Effect.asVoid(compileVersion(`partial '${slug}'`, { string, type: "completion", is_raw_template: false }))
 
       const createPartial = Effect.fn("Prompts.createPartial")(function*(principal: Principal, input: PartialInput) {
-        yield* validateText(input.name, "name", 255, true)
-        yield* validateText(input.string, "string", 1_000_000, true)
-        const workspace = yield* targetWorkspace(principal, input.workspace_id)
-        yield* ensureAllowed(principal, "prompts.create", {
-          organisationId: workspace.organisation_id,
-          workspaceId: workspace.id
-        }, { type: "workspace", id: workspace.id })
-        const slug = input.slug ?? slugify(input.name!)
-        if (!SLUG.test(slug)) {
-          return yield* InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug")
-        }
+        const { slug, workspace } = yield* creationPlace(principal, input)
         yield* checkPartialTemplate(slug, input.string!)
         const now = yield* nowIso
         const partial = new Partial({
@@ -723,23 +719,13 @@ export class Prompts extends Context.Service<
 
       const ownedField = (template: CompiledVersion) => template.kind === "chat" ? "messages" : "prompt"
 
-      /** What a prompt reference resolves to, in the order the checks answer: access, body, version, partials. */
-      const resolveTarget = Effect.fnUntraced(function*(
-        principal: Principal,
-        promptRef: string,
-        body: Record<string, unknown>
-      ) {
+      /** What a prompt reference resolves to, for this principal: the prompt, its version, compiled. */
+      const resolveTarget = Effect.fnUntraced(function*(principal: Principal, promptRef: string) {
         const { id, selector } = parsePromptRef(promptRef)
         const prompt = yield* findPrompt(principal, id)
         yield* allowed(principal, "prompts.render", prompt)
-        const invalid = checkRenderBody(body)
-        if (invalid !== undefined) return yield* invalid
         const version = yield* selectVersion(prompt, selector)
         const template = yield* compiled(prompt, version)
-        const owned = ownedField(template)
-        if (Object.hasOwn(body, owned)) {
-          return yield* InvalidRequest.of(`The template owns ${owned}; leave it out of the request.`, owned)
-        }
         // Read fresh, so that a cached target is never older than the resolution lifetime.
         const partials = template.partials.some((p) => p.dynamic)
           ? undefined
@@ -808,53 +794,43 @@ export class Prompts extends Context.Service<
         return Effect.succeed({ data, missingVariables: [...missing], deprecatedFields: deprecated })
       }
 
-      const renderWith = (target: RenderTarget, body: Record<string, unknown>) =>
-        target.partials !== undefined
-          ? renderTarget(target, body, target.partials)
-          : Effect.flatMap(
-            resolvePartials(
-              target.prompt.workspace_id,
-              target.template.partials,
-              body.variables as Record<string, unknown>,
-              true
-            ),
-            (partialTemplates) => renderTarget(target, body, partialTemplates)
-          )
+      const renderWith = (target: RenderTarget, body: Record<string, unknown>) => {
+        const owned = ownedField(target.template)
+        if (Object.hasOwn(body, owned)) {
+          return Effect.fail(InvalidRequest.of(`The template owns ${owned}; leave it out of the request.`, owned))
+        }
+        if (target.partials !== undefined) return renderTarget(target, body, target.partials)
+        return Effect.flatMap(
+          resolvePartials(
+            target.prompt.workspace_id,
+            target.template.partials,
+            body.variables as Record<string, unknown>,
+            true
+          ),
+          (partialTemplates) => renderTarget(target, body, partialTemplates)
+        )
+      }
 
       /**
-       * The hottest path of the service. A reference resolved in the last moments renders with the checks
-       * run synchronously; otherwise the store is asked and the result kept.
+       * The hottest path of the service. A reference resolved in the last moments renders without asking the
+       * store (access is checked again for each caller); otherwise the store is asked and the result kept.
        */
       const renderSpan = hotPathSpan("Prompts.render")
       const render = (principal: Principal, promptRef: string, body: Record<string, unknown>) =>
         renderSpan(
           Effect.clockWith((clock): Effect.Effect<Rendered, Failure> => {
+            const invalid = checkRenderBody(body)
+            if (invalid !== undefined) return Effect.fail(invalid)
             const now = clock.currentTimeMillisUnsafe()
             const cacheKey = `${principal.organisationId}/${principal.workspaceId ?? "*"}/${promptRef}`
             const cached = resolvedTargets.get(cacheKey, now)
-            if (cached === undefined) {
-              return Effect.flatMap(resolveTarget(principal, promptRef, body), (target) => {
-                resolvedTargets.set(cacheKey, target, now)
-                return renderWith(target, body)
-              })
-            }
-            const proceed = () => {
-              const invalid = checkRenderBody(body)
-              if (invalid !== undefined) return Effect.fail(invalid)
-              const owned = ownedField(cached.template)
-              if (Object.hasOwn(body, owned)) {
-                return Effect.fail(InvalidRequest.of(`The template owns ${owned}; leave it out of the request.`, owned))
-              }
-              return renderWith(cached, body)
-            }
-            const decision = authorize(principal, "prompts.render", {
-              organisationId: cached.prompt.organisation_id,
-              workspaceId: cached.prompt.workspace_id
-            })
-            // A refusal fails in `allowed`, with the error the uncached path gives.
-            return decision._tag === "Allowed"
-              ? proceed()
-              : Effect.flatMap(allowed(principal, "prompts.render", cached.prompt), proceed)
+            const target = cached !== undefined
+              ? Effect.as(allowed(principal, "prompts.render", cached.prompt), cached)
+              : Effect.tap(
+                resolveTarget(principal, promptRef),
+                (resolved) => Effect.sync(() => resolvedTargets.set(cacheKey, resolved, now))
+              )
+            return Effect.flatMap(target, (resolved) => renderWith(resolved, body))
           })
         )
 

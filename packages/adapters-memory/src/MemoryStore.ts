@@ -26,6 +26,7 @@ import {
   type PromptVersion,
   type StoredApiKey,
   type StoredSecret,
+  type StorePorts,
   StoreTransaction,
   usableBy,
   type User,
@@ -372,18 +373,4 @@ const make = Effect.sync(() => {
 })
 
 /** Every store port, fresh and empty each time the layer is built. */
-export const layerMemory: Layer.Layer<
-  | OrganisationStore
-  | WorkspaceStore
-  | UserStore
-  | WorkspaceMemberStore
-  | ApiKeyStore
-  | AuditLogStore
-  | PromptStore
-  | PartialStore
-  | McpIntegrationStore
-  | McpServerStore
-  | VirtualKeyStore
-  | ConfigStore
-  | StoreTransaction
-> = Layer.effectContext(make)
+export const layerMemory: Layer.Layer<StorePorts> = Layer.effectContext(make)

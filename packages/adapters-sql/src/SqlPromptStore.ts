@@ -16,17 +16,19 @@ import type { SqlError } from "effect/sql/SqlError"
 import { int, iso, json, text, textOrNull, toJson } from "./internal/rows.ts"
 import { first, type Row, toPage, write } from "./internal/statements.ts"
 
-const promptFrom = (row: Row) =>
-  new Prompt({
-    id: text(row.id),
-    organisation_id: text(row.organisation_id),
-    workspace_id: text(row.workspace_id),
-    name: text(row.name),
-    slug: text(row.slug),
-    published_version: int(row.published_version),
-    created_at: iso(row.created_at),
-    last_updated_at: iso(row.last_updated_at)
-  })
+/** Prompts and partials share their columns. */
+const versionedFrom = (row: Row) => ({
+  id: text(row.id),
+  organisation_id: text(row.organisation_id),
+  workspace_id: text(row.workspace_id),
+  name: text(row.name),
+  slug: text(row.slug),
+  published_version: int(row.published_version),
+  created_at: iso(row.created_at),
+  last_updated_at: iso(row.last_updated_at)
+})
+
+const promptFrom = (row: Row) => new Prompt(versionedFrom(row))
 
 const versionFrom = (row: Row) =>
   new PromptVersion({
@@ -51,17 +53,7 @@ const labelFrom = (row: Row) =>
     last_updated_at: iso(row.last_updated_at)
   })
 
-const partialFrom = (row: Row) =>
-  new Partial({
-    id: text(row.id),
-    organisation_id: text(row.organisation_id),
-    workspace_id: text(row.workspace_id),
-    name: text(row.name),
-    slug: text(row.slug),
-    published_version: int(row.published_version),
-    created_at: iso(row.created_at),
-    last_updated_at: iso(row.last_updated_at)
-  })
+const partialFrom = (row: Row) => new Partial(versionedFrom(row))
 
 const partialVersionFrom = (row: Row) =>
   new PartialVersion({

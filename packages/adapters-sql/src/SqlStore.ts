@@ -7,22 +7,17 @@ import {
   ApiKeyStore,
   AuditLogStore,
   AuditRecord,
-  type ConfigStore,
   GENESIS_HASH,
-  type McpIntegrationStore,
-  type McpServerStore,
   Organisation,
   OrganisationStore,
   type Page,
   type PageRequest,
-  type PartialStore,
-  type PromptStore,
   type StoredApiKey,
+  type StorePorts,
   StoreTransaction,
   StoreUnavailable,
   User,
   UserStore,
-  type VirtualKeyStore,
   Workspace,
   WorkspaceMember,
   WorkspaceMemberStore,
@@ -364,19 +359,7 @@ const makeAll = Effect.gen(function*() {
 
 /** Every store port on the `SqlClient` in context. Run the migrations first (`migrate`). */
 export const layerSql: Layer.Layer<
-  | OrganisationStore
-  | WorkspaceStore
-  | UserStore
-  | WorkspaceMemberStore
-  | ApiKeyStore
-  | AuditLogStore
-  | PromptStore
-  | PartialStore
-  | McpIntegrationStore
-  | McpServerStore
-  | VirtualKeyStore
-  | ConfigStore
-  | StoreTransaction,
+  StorePorts,
   never,
   SqlClient.SqlClient
 > = Layer.effectContext(makeAll)

@@ -10,7 +10,10 @@ import type { Organisation, User, Workspace, WorkspaceMember } from "./AccessMod
 import type { ApiKey, StoredApiKey } from "./ApiKey.ts"
 import type { AuditFilters, AuditRecord } from "./AuditLog.ts"
 import type { Conflict } from "./Errors.ts"
+import type { McpIntegrationStore, McpServerStore } from "./Mcp.ts"
 import type { Page, PageRequest } from "./Paging.ts"
+import type { PartialStore, PromptStore } from "./Prompt.ts"
+import type { ConfigStore, VirtualKeyStore } from "./VirtualKeys.ts"
 
 export class OrganisationStore extends Context.Service<
   OrganisationStore,
@@ -129,3 +132,19 @@ export class PlatformCrypto extends Context.Service<
     readonly digestsEqual: (a: string, b: string) => boolean
   }
 >()("@gateway-control/PlatformCrypto") {}
+
+/** Every store port: what a store adapter (`layerMemory`, `layerSql`) provides, each the same set. */
+export type StorePorts =
+  | OrganisationStore
+  | WorkspaceStore
+  | UserStore
+  | WorkspaceMemberStore
+  | ApiKeyStore
+  | AuditLogStore
+  | PromptStore
+  | PartialStore
+  | McpIntegrationStore
+  | McpServerStore
+  | VirtualKeyStore
+  | ConfigStore
+  | StoreTransaction

@@ -6,6 +6,12 @@ import { fromDomain } from "../ApiErrors.ts"
 import { audited } from "../internal/audited.ts"
 import { listBody, pageOf } from "../internal/listing.ts"
 
+/** The answer to a new version of a prompt or partial. */
+const versionBody = (
+  owner: { readonly id: string; readonly slug: string },
+  version: { readonly id: string; readonly version: number }
+) => ({ id: owner.id, slug: owner.slug, version_id: version.id, version: version.version })
+
 const principal = Effect.service(CurrentPrincipal)
 
 export const PromptsHandlers = HttpApiBuilder.group(
@@ -42,12 +48,7 @@ export const PromptsHandlers = HttpApiBuilder.group(
             status: 200,
             body: payload
           }, prompts.update(p, params.promptId, payload))).pipe(
-            Effect.map(({ prompt, version }) => ({
-              id: prompt.id,
-              slug: prompt.slug,
-              version_id: version.id,
-              version: version.version
-            })),
+            Effect.map(({ prompt, version }) => versionBody(prompt, version)),
             Effect.mapError(fromDomain)
           ),
       makeDefault: ({ params, payload }) =>
@@ -106,12 +107,7 @@ export const PromptsHandlers = HttpApiBuilder.group(
             status: 201,
             body: payload
           }, prompts.createPartial(p, payload))).pipe(
-            Effect.map(({ partial, version }) => ({
-              id: partial.id,
-              slug: partial.slug,
-              version_id: version.id,
-              version: version.version
-            })),
+            Effect.map(({ partial, version }) => versionBody(partial, version)),
             Effect.mapError(fromDomain)
           ),
       updatePartial: ({ params, payload }) =>
@@ -124,12 +120,7 @@ export const PromptsHandlers = HttpApiBuilder.group(
             status: 200,
             body: payload
           }, prompts.updatePartial(p, params.partialId, payload))).pipe(
-            Effect.map(({ partial, version }) => ({
-              id: partial.id,
-              slug: partial.slug,
-              version_id: version.id,
-              version: version.version
-            })),
+            Effect.map(({ partial, version }) => versionBody(partial, version)),
             Effect.mapError(fromDomain)
           ),
       getPartial: ({ params }) =>

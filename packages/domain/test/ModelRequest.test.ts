@@ -4,13 +4,10 @@
  */
 import { Ajv } from "ajv"
 import fc from "fast-check"
-import { readFileSync } from "node:fs"
-import { describe, expect, it } from "vitest"
+import { expect, it } from "vitest"
 import { checkRequest } from "../src/ModelRequest.ts"
+import { describeConformance } from "./support/Conformance.ts"
 
-const schemas = JSON.parse(
-  readFileSync(new URL("../../../../shared/conformance/openai/schemas.json", import.meta.url), "utf8")
-)
 /** OpenAPI 3.0's `nullable: true` as JSON Schema: the node, or null. */
 const toJsonSchema = (node: unknown): unknown => {
   if (Array.isArray(node)) return node.map(toJsonSchema)
@@ -19,12 +16,6 @@ const toJsonSchema = (node: unknown): unknown => {
   const converted = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, toJsonSchema(v)]))
   return nullable === true ? { anyOf: [converted, { type: "null" }] } : converted
 }
-
-const ajv = new Ajv({ strict: false, allErrors: false, discriminator: false })
-ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isSafeInteger(n) })
-ajv.addSchema(toJsonSchema(schemas) as object, "openai")
-const openAiChat = ajv.getSchema("openai#/components/schemas/CreateChatCompletionRequest")!
-const openAiCompletion = ajv.getSchema("openai#/components/schemas/CreateCompletionRequest")!
 
 // Mostly valid values, with values across every boundary and of the wrong types mixed in: enough requests
 // pass our rules for the property to mean something, and enough fail to probe the edges.
@@ -212,7 +203,13 @@ const completionRequest = fc.record({
 
 const RUNS = { numRuns: 20_000 }
 
-describe("request objects against OpenAI's schemas", () => {
+describeConformance("request objects against OpenAI's schemas", "openai/schemas.json", (schemas) => {
+  const ajv = new Ajv({ strict: false, allErrors: false, discriminator: false })
+  ajv.addFormat("int64", { type: "number", validate: (n: number) => Number.isSafeInteger(n) })
+  ajv.addSchema(toJsonSchema(schemas) as object, "openai")
+  const openAiChat = ajv.getSchema("openai#/components/schemas/CreateChatCompletionRequest")!
+  const openAiCompletion = ajv.getSchema("openai#/components/schemas/CreateCompletionRequest")!
+
   it("every chat request we accept, CreateChatCompletionRequest accepts", () => {
     let accepted = 0
     fc.assert(

@@ -1,11 +1,9 @@
 /**
  * The Mustache specification's own suites, with HTML escaping on as the specification expects.
  */
-import { readFileSync } from "node:fs"
-import { describe, expect, it } from "vitest"
+import { expect, it } from "vitest"
 import { escapeHtml, Template } from "../src/Mustache.ts"
-
-const specDir = new URL("../../../../shared/conformance/mustache-spec/", import.meta.url)
+import { describeConformance } from "./support/Conformance.ts"
 
 interface SpecTest {
   readonly name: string
@@ -40,8 +38,7 @@ const suites = [
 ]
 
 for (const suite of suites) {
-  const { tests } = JSON.parse(readFileSync(new URL(`${suite}.json`, specDir), "utf8")) as { tests: Array<SpecTest> }
-  describe(`mustache spec: ${suite}`, () => {
+  describeConformance<{ tests: Array<SpecTest> }>(`mustache spec: ${suite}`, `mustache-spec/${suite}.json`, ({ tests }) => {
     const cases = (gap: boolean) =>
       tests.filter((t) => KNOWN_GAPS.has(`${suite}/${t.name}`) === gap).map((t) => [t.name, t] as const)
     const known = cases(true)

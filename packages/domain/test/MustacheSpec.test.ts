@@ -38,23 +38,27 @@ const suites = [
 ]
 
 for (const suite of suites) {
-  describeConformance<{ tests: Array<SpecTest> }>(`mustache spec: ${suite}`, `mustache-spec/${suite}.json`, ({ tests }) => {
-    const cases = (gap: boolean) =>
-      tests.filter((t) => KNOWN_GAPS.has(`${suite}/${t.name}`) === gap).map((t) => [t.name, t] as const)
-    const known = cases(true)
-    if (known.length > 0) it.skip.each(known)("%s (known gap: block re-indentation)", () => {})
-    it.each(cases(false))("%s", (_, test) => {
-      const partials = new Map<string, Template>()
-      const rendered = Template.compile(test.template).render(test.data, {
-        escape: escapeHtml,
-        partial: (name) => {
-          if (!partials.has(name) && test.partials?.[name] !== undefined) {
-            partials.set(name, Template.compile(test.partials[name]))
+  describeConformance<{ tests: Array<SpecTest> }>(
+    `mustache spec: ${suite}`,
+    `mustache-spec/${suite}.json`,
+    ({ tests }) => {
+      const cases = (gap: boolean) =>
+        tests.filter((t) => KNOWN_GAPS.has(`${suite}/${t.name}`) === gap).map((t) => [t.name, t] as const)
+      const known = cases(true)
+      if (known.length > 0) it.skip.each(known)("%s (known gap: block re-indentation)", () => {})
+      it.each(cases(false))("%s", (_, test) => {
+        const partials = new Map<string, Template>()
+        const rendered = Template.compile(test.template).render(test.data, {
+          escape: escapeHtml,
+          partial: (name) => {
+            if (!partials.has(name) && test.partials?.[name] !== undefined) {
+              partials.set(name, Template.compile(test.partials[name]))
+            }
+            return partials.get(name)
           }
-          return partials.get(name)
-        }
+        })
+        expect(rendered, test.desc).toBe(test.expected)
       })
-      expect(rendered, test.desc).toBe(test.expected)
-    })
-  })
+    }
+  )
 }

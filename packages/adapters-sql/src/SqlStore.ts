@@ -333,6 +333,7 @@ const make = Effect.gen(function*() {
         Effect.catchIf((error): error is SqlError => isSqlError(error), (error) => Effect.die(error))
       ) as any,
     lock: (name) => read(Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(${`gateway-control:${name}`}))`)),
+    afterCommit: (effect) => sql.afterCommit(effect),
     ping: sql`SELECT 1`.pipe(
       Effect.asVoid,
       Effect.mapError((error) => new StoreUnavailable({ message: error.message }))

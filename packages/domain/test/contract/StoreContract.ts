@@ -268,6 +268,33 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
       expect(listed.items.map((w) => w.id)).toEqual([kept.id])
     })
 
+    it("runs after-commit effects once the unit of work commits, never after a rollback, at once outside one", async () => {
+      const org = await freshOrganisation()
+      const committed = workspace(org.id)
+      const ran: Array<string> = []
+      await run(Effect.gen(function*() {
+        const transaction = yield* StoreTransaction
+        const workspaces = yield* WorkspaceStore
+        yield* transaction.afterCommit(Effect.sync(() => ran.push("outside")))
+        expect(ran).toEqual(["outside"])
+        yield* transaction.withTransaction(Effect.gen(function*() {
+          yield* workspaces.insert(committed)
+          // Registered in a nested unit of work, it waits for the enclosing one.
+          yield* transaction.withTransaction(transaction.afterCommit(Effect.gen(function*() {
+            // By now the change is committed: a read outside the unit of work sees it.
+            const seen = yield* workspaces.get(committed.id)
+            ran.push(Option.isSome(seen) ? "after commit, seen" : "after commit, unseen")
+          })))
+          expect(ran).toEqual(["outside"])
+        }))
+        yield* Effect.exit(transaction.withTransaction(Effect.andThen(
+          transaction.afterCommit(Effect.sync(() => ran.push("rolled back"))),
+          Effect.fail("boom")
+        )))
+      }))
+      expect(ran).toEqual(["outside", "after commit, seen"])
+    })
+
     it("rolls back a unit of work that ends in a conflict", async () => {
       const org = await freshOrganisation()
       const taken = workspace(org.id, "taken")

@@ -21,6 +21,8 @@ export interface IssueKeyInput {
   readonly userId: string | null
   readonly scopes: ReadonlyArray<Scope>
   readonly expiresAt: string | null
+  /** The principal creating the key; absent when there is none (bootstrap). */
+  readonly createdBy?: Principal | undefined
 }
 
 export interface IssuedKey {
@@ -93,6 +95,8 @@ export class ApiKeys extends Context.Service<
           status: "active",
           masked_key: maskKey(plaintext),
           created_at: now,
+          created_by_user_id: input.createdBy?.userId ?? null,
+          created_by_api_key_id: input.createdBy?.keyId ?? null,
           last_updated_at: now,
           expires_at: input.expiresAt
         })
@@ -246,7 +250,8 @@ export class ApiKeys extends Context.Service<
           workspaceId,
           userId,
           scopes: valid.scopes,
-          expiresAt: valid.expiresAt
+          expiresAt: valid.expiresAt,
+          createdBy: principal
         })
       })
 

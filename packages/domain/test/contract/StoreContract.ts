@@ -77,7 +77,11 @@ const user = (organisationId: string, email = `${uid()}@example.com`) => {
     last_updated_at: now
   })
 }
-const apiKey = (organisationId: string, workspaceId: string | null) => {
+const apiKey = (
+  organisationId: string,
+  workspaceId: string | null,
+  createdBy: { readonly userId: string | null; readonly keyId: string } | null = null
+) => {
   const now = at()
   return new ApiKey({
     id: uid(),
@@ -91,6 +95,8 @@ const apiKey = (organisationId: string, workspaceId: string | null) => {
     status: "active",
     masked_key: "gwc_****abcd",
     created_at: now,
+    created_by_user_id: createdBy?.userId ?? null,
+    created_by_api_key_id: createdBy?.keyId ?? null,
     last_updated_at: now,
     expires_at: "2030-01-01T00:00:00.000Z"
   })
@@ -244,6 +250,37 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
       )
       const revoked = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.get(scoped.id)))
       expect(Option.getOrThrow(revoked)).toMatchObject({ status: "revoked", last_updated_at: revokedAt })
+    })
+
+    it("keeps who created each API key, and null for a key without a recorded creator", async () => {
+      const org = await freshOrganisation()
+      const w = workspace(org.id)
+      const creator = user(org.id)
+      const uncredited = apiKey(org.id, null)
+      const byUser = apiKey(org.id, w.id, { userId: creator.id, keyId: uncredited.id })
+      const byServiceKey = apiKey(org.id, w.id, { userId: null, keyId: byUser.id })
+      await run(Effect.gen(function*() {
+        yield* (yield* WorkspaceStore).insert(w)
+        yield* (yield* UserStore).insert(creator)
+        const keys = yield* ApiKeyStore
+        for (const key of [uncredited, byUser, byServiceKey]) yield* keys.insert({ key, digest: `d-${key.id}` })
+      }))
+      const creators = (key: ApiKey) => [key.created_by_user_id, key.created_by_api_key_id]
+      const expected = [[null, null], [creator.id, uncredited.id], [null, byUser.id]]
+      const listed = await run(
+        Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.list(org.id, null, { limit: 10, offset: 0 }))
+      )
+      expect(listed.items.map(creators)).toEqual(expected)
+      const read = await run(
+        Effect.flatMap(
+          Effect.service(ApiKeyStore),
+          (s) =>
+            Effect.forEach([uncredited, byUser, byServiceKey], (key) => Effect.map(s.get(key.id), Option.getOrThrow))
+        )
+      )
+      expect(read.map(creators)).toEqual(expected)
+      const found = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.findByDigest(`d-${byUser.id}`)))
+      expect(creators(Option.getOrThrow(found).key)).toEqual([creator.id, uncredited.id])
     })
 
     it("commits a unit of work whole, or rolls all of it back", async () => {

@@ -353,6 +353,7 @@ const make = Effect.sync(() => {
     withTransaction: (effect) => state.withTransaction(effect),
     // Units of work are already serialised in memory.
     lock: () => Effect.void,
+    afterCommit: (effect) => state.afterCommit(effect),
     ping: Effect.void
   })
 

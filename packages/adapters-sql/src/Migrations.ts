@@ -263,6 +263,12 @@ export const migrations = {
       REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mcp_integration_counts_track();
     CREATE TRIGGER mcp_integration_counts_delete AFTER DELETE ON mcp_integrations
       REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mcp_integration_counts_track()
+  `),
+  // Who created each key. Keys made before this migration keep null: their creator was not recorded.
+  // No foreign keys: like the audit log, a key's provenance outlives the user or key it names.
+  "0007_api_key_creator": migration(`
+    ALTER TABLE api_keys ADD COLUMN created_by_user_id text;
+    ALTER TABLE api_keys ADD COLUMN created_by_api_key_id text
   `)
 }
 

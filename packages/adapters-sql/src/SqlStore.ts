@@ -83,6 +83,8 @@ const apiKeyFrom = (row: Row) =>
     status: text(row.status) as ApiKey["status"],
     masked_key: text(row.masked_key),
     created_at: iso(row.created_at),
+    created_by_user_id: textOrNull(row.created_by_user_id),
+    created_by_api_key_id: textOrNull(row.created_by_api_key_id),
     last_updated_at: iso(row.last_updated_at),
     expires_at: isoOrNull(row.expires_at)
   })
@@ -240,10 +242,12 @@ const make = Effect.gen(function*() {
     insert: ({ digest, key: k }: StoredApiKey) =>
       write(
         sql`INSERT INTO api_keys (id, organisation_id, workspace_id, user_id, type, name, description, scopes, status,
-                                  masked_key, digest, created_at, last_updated_at, expires_at)
+                                  masked_key, digest, created_at, created_by_user_id, created_by_api_key_id,
+                                  last_updated_at, expires_at)
             VALUES (${k.id}, ${k.organisation_id}, ${k.workspace_id}, ${k.user_id}, ${k.type}, ${k.name},
                     ${k.description}, ${toJson(k.scopes)}::jsonb, ${k.status}, ${k.masked_key}, ${digest},
-                    ${k.created_at}, ${k.last_updated_at}, ${k.expires_at})`
+                    ${k.created_at}, ${k.created_by_user_id}, ${k.created_by_api_key_id}, ${k.last_updated_at},
+                    ${k.expires_at})`
       ),
     findByDigest: (digest) =>
       read(
@@ -333,6 +337,7 @@ const make = Effect.gen(function*() {
         Effect.catchIf((error): error is SqlError => isSqlError(error), (error) => Effect.die(error))
       ) as any,
     lock: (name) => read(Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(${`gateway-control:${name}`}))`)),
+    afterCommit: (effect) => sql.afterCommit(effect),
     ping: sql`SELECT 1`.pipe(
       Effect.asVoid,
       Effect.mapError((error) => new StoreUnavailable({ message: error.message }))

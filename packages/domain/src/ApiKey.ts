@@ -23,6 +23,13 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   status: ApiKeyStatus,
   masked_key: Schema.String,
   created_at: Schema.String,
+  /**
+   * Who created the key: the user of the creating key (null when that key has no user), and the creating
+   * key itself. Both null for keys issued without a caller (bootstrap) and for keys made before they were
+   * recorded.
+   */
+  created_by_user_id: Schema.NullOr(Schema.String),
+  created_by_api_key_id: Schema.NullOr(Schema.String),
   last_updated_at: Schema.String,
   expires_at: Schema.NullOr(Schema.String)
 }) {}

@@ -7,8 +7,15 @@ import { type Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } f
 import { nowIso } from "./internal/time.ts"
 import { TtlCache } from "./internal/TtlCache.ts"
 import type { Page, PageRequest } from "./Paging.ts"
-import { authorizeKeyCreation, ensureAllowed, isAdminKey } from "./Policy.ts"
-import { ApiKeyStore, PlatformCrypto, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./Ports.ts"
+import { authorizeKeyCreation, ensureAllowed, isAdminKey, mayCreateKeyFor } from "./Policy.ts"
+import {
+  ApiKeyStore,
+  PlatformCrypto,
+  StoreTransaction,
+  UserStore,
+  WorkspaceMemberStore,
+  WorkspaceStore
+} from "./Ports.ts"
 import type { Principal } from "./Principal.ts"
 import { isScope, type Scope, unknownScopes } from "./Scopes.ts"
 
@@ -21,6 +28,8 @@ export interface IssueKeyInput {
   readonly userId: string | null
   readonly scopes: ReadonlyArray<Scope>
   readonly expiresAt: string | null
+  /** The principal creating the key; absent when there is none (bootstrap). */
+  readonly createdBy?: Principal | undefined
 }
 
 export interface IssuedKey {
@@ -43,8 +52,9 @@ export interface CreateKeyInput {
 type AccessError = Forbidden | NotFound
 
 /**
- * How long a resolved key is reused before the store is asked again. Revoking a key in this process
- * takes effect at once; in another process sharing the store, within this time.
+ * How long a resolved key is reused before the store is asked again. Revoking a key, or removing its user
+ * from its workspace, takes effect at once in this process; in another process sharing the store, within
+ * this time.
  */
 export const KEY_CACHE_TTL_MS = 5_000
 
@@ -67,6 +77,11 @@ export class ApiKeys extends Context.Service<
     /** Revokes the key; it answers 401 from then on. Revoking a revoked key changes nothing. */
     readonly revoke: (principal: Principal, id: string) => Effect.Effect<ApiKey, AccessError>
     readonly authenticate: (presented: Redacted.Redacted<string>) => Effect.Effect<Principal, Unauthenticated>
+    /**
+     * Forgets what this process resolved for the user's keys, once the current unit of work commits: call it
+     * whenever the user's memberships or roles change.
+     */
+    readonly forgetUser: (userId: string) => Effect.Effect<void>
   }
 >()("@gateway-control/ApiKeys") {
   static readonly layer = Layer.effect(
@@ -77,6 +92,7 @@ export class ApiKeys extends Context.Service<
       const users = yield* UserStore
       const members = yield* WorkspaceMemberStore
       const workspaces = yield* WorkspaceStore
+      const transaction = yield* StoreTransaction
 
       const issue = Effect.fn("ApiKeys.issue")(function*(input: IssueKeyInput) {
         const plaintext = `${KEY_PREFIX}${crypto.randomToken(KEY_RANDOM_BYTES)}`
@@ -93,6 +109,8 @@ export class ApiKeys extends Context.Service<
           status: "active",
           masked_key: maskKey(plaintext),
           created_at: now,
+          created_by_user_id: input.createdBy?.userId ?? null,
+          created_by_api_key_id: input.createdBy?.keyId ?? null,
           last_updated_at: now,
           expires_at: input.expiresAt
         })
@@ -108,8 +126,16 @@ export class ApiKeys extends Context.Service<
         readonly expiresAtMs: number
         readonly principal: Principal
       }>(KEY_CACHE_TTL_MS, 10_000)
+      // Bumped by every invalidation: a resolution that read the store before one does not fill the cache.
+      let generation = 0
+      const forget = (predicate: (key: ApiKey) => boolean) =>
+        transaction.afterCommit(Effect.sync(() => {
+          generation++
+          resolved.deleteWhere((entry) => predicate(entry.key))
+        }))
 
       const resolveFromStore = Effect.fnUntraced(function*(digest: string, now: number) {
+        const startedAt = generation
         const found = yield* store.findByDigest(digest)
         if (Option.isNone(found) || !crypto.digestsEqual(found.value.digest, digest)) return yield* invalid()
         const key = found.value.key
@@ -119,7 +145,7 @@ export class ApiKeys extends Context.Service<
         const expiresAtMs = key.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(key.expires_at)
         if (expiresAtMs <= now) return yield* expired(key)
         const principal = yield* resolvePrincipal(key)
-        resolved.set(digest, { key, expiresAtMs, principal }, now)
+        if (generation === startedAt) resolved.set(digest, { key, expiresAtMs, principal }, now)
         return principal
       })
 
@@ -136,17 +162,37 @@ export class ApiKeys extends Context.Service<
           return cached.expiresAtMs <= now ? expired(cached.key) : Effect.succeed(cached.principal)
         })
 
+      /**
+       * The key as a principal, with its user's current roles. A key whose user no longer exists, or a
+       * workspace/user key whose user is no longer a member of its workspace, does not authenticate: it
+       * acts as that user, and that user may no longer act there.
+       */
       const resolvePrincipal = Effect.fnUntraced(function*(key: ApiKey) {
-        const user = key.user_id === null ? Option.none() : yield* users.get(key.user_id)
-        const organisationRole = Option.isSome(user) ? user.value.role : null
-        let workspaceRole: Principal["workspaceRole"] = null
-        if (organisationRole === "owner" || organisationRole === "admin") {
-          // Organisation owners and admins count as managers of every workspace.
-          workspaceRole = "manager"
-        } else if (key.workspace_id !== null && key.user_id !== null) {
-          const membership = yield* members.get(key.workspace_id, key.user_id)
-          workspaceRole = Option.isSome(membership) ? membership.value.role : null
+        let organisationRole: Principal["organisationRole"] = null
+        if (key.user_id !== null) {
+          const user = yield* users.get(key.user_id)
+          if (Option.isNone(user) || user.value.organisation_id !== key.organisation_id) {
+            return yield* rejected("This API key's user no longer exists; use another key.")
+          }
+          organisationRole = user.value.role
         }
+        let membership: Principal["workspaceRole"] = null
+        if (key.type === "workspace-user") {
+          const found = key.workspace_id === null || key.user_id === null
+            ? Option.none()
+            : yield* members.get(key.workspace_id, key.user_id)
+          if (Option.isNone(found)) {
+            return yield* rejected(
+              `This API key's user is no longer a member of workspace '${key.workspace_id}'; ` +
+                "the key works again only if they are added back."
+            )
+          }
+          membership = found.value.role
+        } else if (key.workspace_id !== null && key.user_id !== null) {
+          membership = Option.getOrNull(Option.map(yield* members.get(key.workspace_id, key.user_id), (m) => m.role))
+        }
+        // Organisation owners and admins count as managers of every workspace.
+        const workspaceRole = organisationRole === "owner" || organisationRole === "admin" ? "manager" : membership
         const principal: Principal = {
           keyId: key.id,
           keyType: key.type,
@@ -221,15 +267,21 @@ export class ApiKeys extends Context.Service<
             return yield* InvalidRequest.of("user_id is required: the calling key has no user.", "user_id")
           }
           const user = yield* users.get(requested)
-          if (Option.isNone(user) || user.value.organisation_id !== principal.organisationId) {
-            return yield* InvalidRequest.of(`No user '${requested}' in this organisation.`, "user_id")
-          }
-          const managesAll = user.value.role === "owner" || user.value.role === "admin"
-          if (!managesAll && Option.isNone(yield* members.get(workspaceId!, requested))) {
-            return yield* InvalidRequest.of(
-              `User '${requested}' is not a member of workspace '${workspaceId}'.`,
-              "user_id"
-            )
+          if (Option.isNone(user)) return yield* new NotFound({ resource: "user", id: requested })
+          const membership = yield* members.get(workspaceId!, requested)
+          const named = mayCreateKeyFor(principal, {
+            userId: requested,
+            organisationId: user.value.organisation_id,
+            organisationRole: user.value.role,
+            workspaceRole: Option.getOrNull(Option.map(membership, (m) => m.role))
+          })
+          switch (named._tag) {
+            case "Hidden":
+              return yield* new NotFound({ resource: "user", id: requested })
+            case "NotMember":
+              return yield* InvalidRequest.of(named.reason, "user_id")
+            case "Denied":
+              return yield* new Forbidden({ message: named.reason })
           }
           userId = requested
         } else if (input.userId !== undefined) {
@@ -246,7 +298,8 @@ export class ApiKeys extends Context.Service<
           workspaceId,
           userId,
           scopes: valid.scopes,
-          expiresAt: valid.expiresAt
+          expiresAt: valid.expiresAt,
+          createdBy: principal
         })
       })
 
@@ -289,11 +342,13 @@ export class ApiKeys extends Context.Service<
         if (key.status === "revoked") return key
         const at = yield* nowIso
         yield* store.revoke(id, at)
-        resolved.deleteWhere((entry) => entry.key.id === id)
+        yield* forget((cached) => cached.id === id)
         return new ApiKey({ ...key, status: "revoked", last_updated_at: at })
       })
 
-      return ApiKeys.of({ issue, authenticate, create, list, get, revoke })
+      const forgetUser = (userId: string) => forget((cached) => cached.user_id === userId)
+
+      return ApiKeys.of({ issue, authenticate, create, list, get, revoke, forgetUser })
     })
   )
 }

@@ -3,6 +3,7 @@
  * specification's role and operation tables; no handler decides access by itself.
  */
 import { Effect } from "effect"
+import type { OrganisationRole, WorkspaceRole } from "./AccessModel.ts"
 import type { ApiKeyType } from "./ApiKey.ts"
 import { Forbidden, NotFound } from "./Errors.ts"
 import type { Principal } from "./Principal.ts"
@@ -199,6 +200,78 @@ export const authorizeKeyCreation = (principal: Principal, request: KeyCreation)
   const missing = request.scopes.filter((scope) => !principal.scopes.has(scope))
   if (missing.length > 0) {
     return denied(`A key cannot grant scopes it lacks: ${missing.join(", ")}.`)
+  }
+  return allowed
+}
+
+/** The user a workspace/user key is to act as, as the store knows them. */
+export interface KeyUser {
+  readonly userId: string
+  readonly organisationId: string
+  readonly organisationRole: OrganisationRole
+  /** Their role in the key's workspace; null when they are not a member of it. */
+  readonly workspaceRole: WorkspaceRole | null
+}
+
+/** `Decision`, plus: the named user cannot carry a key of this workspace at all, whoever asks. */
+export type KeyUserDecision = Decision | { readonly _tag: "NotMember"; readonly reason: string }
+
+type Standing = "organisation owner" | "organisation admin" | "workspace manager" | "workspace member" | "no role"
+
+/** Organisation owners and admins stand above any workspace role, whatever their membership's role. */
+const RANK: Record<Standing, number> = {
+  "organisation owner": 4,
+  "organisation admin": 3,
+  "workspace manager": 2,
+  "workspace member": 1,
+  "no role": 0
+}
+
+const standingOf = (organisationRole: OrganisationRole | null, workspaceRole: WorkspaceRole | null): Standing =>
+  organisationRole === "owner"
+    ? "organisation owner"
+    : organisationRole === "admin"
+    ? "organisation admin"
+    : workspaceRole === "manager"
+    ? "workspace manager"
+    : workspaceRole === "member"
+    ? "workspace member"
+    : "no role"
+
+/** The creator's standing. A workspace service key passes manager-only actions, so it stands as a manager. */
+const creatorStanding = (creator: Principal): Standing =>
+  creator.keyType === "workspace-service" && creator.userId === null
+    ? "workspace manager"
+    : standingOf(creator.organisationRole, creator.workspaceRole)
+
+/**
+ * May this principal create a workspace/user key that acts as `target`? Asked after `authorizeKeyCreation`
+ * allowed the key itself. A key acts as its user, and the audit log names that user for everything the key
+ * does, so:
+ * - the user must be a member of the key's workspace (`NotMember`, whoever asks);
+ * - organisation owners and admins, and admin keys without a user, may name any member;
+ * - anyone else may name itself, or a member whose standing is not above its own (owner > admin >
+ *   workspace manager > workspace member).
+ */
+export const mayCreateKeyFor = (creator: Principal, target: KeyUser): KeyUserDecision => {
+  if (target.organisationId !== creator.organisationId) return { _tag: "Hidden" }
+  if (target.workspaceRole === null) {
+    return {
+      _tag: "NotMember",
+      reason: `User '${target.userId}' is not a member of this workspace: add them to it first, or name a member.`
+    }
+  }
+  if (target.userId === creator.userId) return allowed
+  const own = creatorStanding(creator)
+  const organisationWide = own === "organisation owner" || own === "organisation admin" ||
+    (isAdminKey(creator) && creator.userId === null)
+  if (organisationWide) return allowed
+  const theirs = standingOf(target.organisationRole, target.workspaceRole)
+  if (RANK[theirs] > RANK[own]) {
+    return denied(
+      `This key (${own}) may not create keys acting as user '${target.userId}' (${theirs}): ` +
+        "it may name its own user or a workspace member whose role is not above its own."
+    )
   }
   return allowed
 }

@@ -108,6 +108,12 @@ export class StoreTransaction extends Context.Service<
      * check-then-act sequences that no constraint can guard (only one bootstrap of an empty store).
      */
     readonly lock: (name: string) => Effect.Effect<void>
+    /**
+     * Runs `effect` once the enclosing unit of work commits, and not at all if it rolls back; at once
+     * outside one. For in-process caches of what the unit of work changed: cleared before commit, a
+     * concurrent reader could refill them from the rows still committed.
+     */
+    readonly afterCommit: (effect: Effect.Effect<void>) => Effect.Effect<void>
     /** Succeeds when the store answers; readiness checks use it. */
     readonly ping: Effect.Effect<void, StoreUnavailable>
   }

@@ -4,6 +4,7 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { type OrganisationRole, User, WorkspaceMember, type WorkspaceRole } from "./AccessModel.ts"
+import { ApiKeys } from "./ApiKeys.ts"
 import { type Conflict, Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
 import { nowIso } from "./internal/time.ts"
 import type { Page, PageRequest } from "./Paging.ts"
@@ -51,6 +52,8 @@ export class Users extends Context.Service<
       const members = yield* WorkspaceMemberStore
       const workspaces = yield* WorkspaceStore
       const crypto = yield* PlatformCrypto
+      // The user's keys act with their memberships: a change must not wait for the key cache to lapse.
+      const apiKeys = yield* ApiKeys
 
       const organisationTarget = (principal: Principal) => ({
         organisationId: principal.organisationId,
@@ -123,6 +126,7 @@ export class Users extends Context.Service<
             created_at: yield* nowIso
           })
           yield* members.upsert(member)
+          yield* apiKeys.forgetUser(user.value.id)
           return Option.getOrElse(yield* members.get(workspace.id, user.value.id), () => member)
         }
       )
@@ -147,6 +151,7 @@ export class Users extends Context.Service<
           }, { type: "workspace", id: workspaceId })
           const removed = yield* members.remove(workspace.id, userId)
           if (!removed) return yield* new NotFound({ resource: "workspace member", id: userId })
+          yield* apiKeys.forgetUser(userId)
         }
       )
 

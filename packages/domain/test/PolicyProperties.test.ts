@@ -12,6 +12,8 @@ import {
   authorize,
   authorizeKeyCreation,
   type KeyCreation,
+  type KeyUser,
+  mayCreateKeyFor,
   requiredScope,
   type Target
 } from "../src/Policy.ts"
@@ -156,6 +158,43 @@ describe("authorizeKeyCreation (properties)", () => {
         if (authorizeKeyCreation(principal, request)._tag === "Allowed") {
           expect(request.workspaceId === null).toBe(request.type === "organisation-service")
         }
+      }),
+      RUNS
+    )
+  })
+})
+
+describe("mayCreateKeyFor (properties)", () => {
+  const keyUserArb: fc.Arbitrary<KeyUser> = fc.record({
+    userId: fc.constantFrom("user", "someone else"),
+    organisationId: fc.constantFrom(...organisations),
+    organisationRole: fc.constantFrom("owner", "admin", "member"),
+    workspaceRole: fc.constantFrom("manager", "member", null)
+  })
+  // The rule restated: organisation roles rank above workspace roles; a service key ranks as a manager.
+  const rank = (organisationRole: string | null, workspaceRole: string | null) => {
+    if (organisationRole === "owner") return 4
+    if (organisationRole === "admin") return 3
+    return workspaceRole === "manager" ? 2 : workspaceRole === "member" ? 1 : 0
+  }
+  const creatorRank = (p: Principal) =>
+    p.keyType === "workspace-service" && p.userId === null ? 2 : rank(p.organisationRole, p.workspaceRole)
+
+  it("never lets a key name a non-member, another organisation's user, or anyone ranked above it but itself", () => {
+    fc.assert(
+      fc.property(principalArb, keyUserArb, (creator, target) => {
+        const organisationWide = creatorRank(creator) >= 3 ||
+          (creator.keyType === "organisation-service" && creator.userId === null)
+        const mayName = organisationWide || target.userId === creator.userId ||
+          rank(target.organisationRole, target.workspaceRole) <= creatorRank(creator)
+        const expected = target.organisationId !== creator.organisationId
+          ? "Hidden"
+          : target.workspaceRole === null
+          ? "NotMember"
+          : mayName
+          ? "Allowed"
+          : "Denied"
+        expect(mayCreateKeyFor(creator, target)._tag).toBe(expected)
       }),
       RUNS
     )

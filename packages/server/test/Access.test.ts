@@ -280,7 +280,12 @@ describe("the audit log", () => {
       client_ip: expect.any(String),
       request_id: expect.any(String)
     })
-    expect(ok!.request_body).toEqual(body)
+    // The body as received, plus who created the key.
+    expect(ok!.request_body).toEqual({
+      ...body,
+      created_by_user_id: server.ownerId,
+      created_by_api_key_id: ok!.api_key_id
+    })
     expect(records.some((r) => r.response_status_code === 400)).toBe(true)
     const refusals = await auditRecords("&response_status_code=403")
     expect(refusals.some((r) => r.resource_type === "workspace" && r.api_key_id === narrow.body.id)).toBe(true)

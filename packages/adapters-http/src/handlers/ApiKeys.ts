@@ -42,7 +42,12 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
             resourceId: (issued) => issued.key.id,
             workspaceId: (issued) => issued.key.workspace_id,
             status: 201,
-            body: payload
+            body: payload,
+            successBody: ({ key }) => ({
+              ...payload,
+              created_by_user_id: key.created_by_user_id,
+              created_by_api_key_id: key.created_by_api_key_id
+            })
           }, create)
           return { id: issued.key.id, key: Redacted.value(issued.plaintext), object: "api-key" as const }
         }).pipe(Effect.mapError(fromDomain)),

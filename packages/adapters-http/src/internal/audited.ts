@@ -14,6 +14,8 @@ export interface AuditSpec<A> {
   readonly status: number
   /** The request body as received; secrets are redacted before it is stored. */
   readonly body: unknown
+  /** The body recorded on success, when it should also say what the service decided (who created a key). */
+  readonly successBody?: ((result: A) => unknown) | undefined
 }
 
 const resolve = <A, V>(value: V | ((result: A) => V), result: A | undefined, fallback: V): V =>
@@ -40,7 +42,8 @@ export const audited = <A, E extends DomainError, R>(spec: AuditSpec<A>, effect:
         method: info.method,
         uri: info.uri,
         requestId: info.requestId,
-        requestBody: spec.body ?? null,
+        requestBody: (result !== undefined && spec.successBody !== undefined ? spec.successBody(result) : spec.body) ??
+          null,
         responseStatusCode: status,
         clientIp: info.clientIp
       })

@@ -9,6 +9,8 @@ import { Context, Effect, Semaphore } from "effect"
  */
 export interface UndoLog {
   readonly entries: Array<() => void>
+  /** Effects to run once the unit of work has committed. */
+  readonly afterCommit: Array<Effect.Effect<void>>
 }
 
 export const CurrentUndoLog = Context.Reference<UndoLog | undefined>(
@@ -39,10 +41,10 @@ export class MemoryState {
     return Effect.flatMap(Effect.service(CurrentUndoLog), (current) => {
       // Nested units of work join the enclosing one.
       if (current !== undefined) return effect
-      return this.lock.withPermits(1)(
-        Effect.suspend(() => {
-          const log: UndoLog = { entries: [] }
-          return effect.pipe(
+      return Effect.suspend(() => {
+        const log: UndoLog = { entries: [], afterCommit: [] }
+        return this.lock.withPermits(1)(
+          effect.pipe(
             Effect.provideService(CurrentUndoLog, log),
             Effect.onExit((exit) =>
               Effect.sync(() => {
@@ -52,8 +54,19 @@ export class MemoryState {
               })
             )
           )
-        })
-      )
+        ).pipe(
+          // Committed, and the lock released: run what waited for the commit, in registration order.
+          Effect.tap(() => Effect.forEach(log.afterCommit, (run) => run, { discard: true }))
+        )
+      })
     })
+  }
+
+  /** Runs `effect` once the enclosing unit of work commits (never if it rolls back); at once outside one. */
+  afterCommit(effect: Effect.Effect<void>): Effect.Effect<void> {
+    return Effect.flatMap(
+      Effect.service(CurrentUndoLog),
+      (log) => log === undefined ? effect : Effect.sync(() => void log.afterCommit.push(effect))
+    )
   }
 }

@@ -77,7 +77,11 @@ const user = (organisationId: string, email = `${uid()}@example.com`) => {
     last_updated_at: now
   })
 }
-const apiKey = (organisationId: string, workspaceId: string | null) => {
+const apiKey = (
+  organisationId: string,
+  workspaceId: string | null,
+  createdBy: { readonly userId: string | null; readonly keyId: string } | null = null
+) => {
   const now = at()
   return new ApiKey({
     id: uid(),
@@ -91,6 +95,8 @@ const apiKey = (organisationId: string, workspaceId: string | null) => {
     status: "active",
     masked_key: "gwc_****abcd",
     created_at: now,
+    created_by_user_id: createdBy?.userId ?? null,
+    created_by_api_key_id: createdBy?.keyId ?? null,
     last_updated_at: now,
     expires_at: "2030-01-01T00:00:00.000Z"
   })
@@ -246,6 +252,37 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
       expect(Option.getOrThrow(revoked)).toMatchObject({ status: "revoked", last_updated_at: revokedAt })
     })
 
+    it("keeps who created each API key, and null for a key without a recorded creator", async () => {
+      const org = await freshOrganisation()
+      const w = workspace(org.id)
+      const creator = user(org.id)
+      const uncredited = apiKey(org.id, null)
+      const byUser = apiKey(org.id, w.id, { userId: creator.id, keyId: uncredited.id })
+      const byServiceKey = apiKey(org.id, w.id, { userId: null, keyId: byUser.id })
+      await run(Effect.gen(function*() {
+        yield* (yield* WorkspaceStore).insert(w)
+        yield* (yield* UserStore).insert(creator)
+        const keys = yield* ApiKeyStore
+        for (const key of [uncredited, byUser, byServiceKey]) yield* keys.insert({ key, digest: `d-${key.id}` })
+      }))
+      const creators = (key: ApiKey) => [key.created_by_user_id, key.created_by_api_key_id]
+      const expected = [[null, null], [creator.id, uncredited.id], [null, byUser.id]]
+      const listed = await run(
+        Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.list(org.id, null, { limit: 10, offset: 0 }))
+      )
+      expect(listed.items.map(creators)).toEqual(expected)
+      const read = await run(
+        Effect.flatMap(
+          Effect.service(ApiKeyStore),
+          (s) =>
+            Effect.forEach([uncredited, byUser, byServiceKey], (key) => Effect.map(s.get(key.id), Option.getOrThrow))
+        )
+      )
+      expect(read.map(creators)).toEqual(expected)
+      const found = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.findByDigest(`d-${byUser.id}`)))
+      expect(creators(Option.getOrThrow(found).key)).toEqual([creator.id, uncredited.id])
+    })
+
     it("commits a unit of work whole, or rolls all of it back", async () => {
       const org = await freshOrganisation()
       const kept = workspace(org.id)
@@ -266,6 +303,33 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
         Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.list(org.id, { limit: 10, offset: 0 }))
       )
       expect(listed.items.map((w) => w.id)).toEqual([kept.id])
+    })
+
+    it("runs after-commit effects once the unit of work commits, never after a rollback, at once outside one", async () => {
+      const org = await freshOrganisation()
+      const committed = workspace(org.id)
+      const ran: Array<string> = []
+      await run(Effect.gen(function*() {
+        const transaction = yield* StoreTransaction
+        const workspaces = yield* WorkspaceStore
+        yield* transaction.afterCommit(Effect.sync(() => ran.push("outside")))
+        expect(ran).toEqual(["outside"])
+        yield* transaction.withTransaction(Effect.gen(function*() {
+          yield* workspaces.insert(committed)
+          // Registered in a nested unit of work, it waits for the enclosing one.
+          yield* transaction.withTransaction(transaction.afterCommit(Effect.gen(function*() {
+            // By now the change is committed: a read outside the unit of work sees it.
+            const seen = yield* workspaces.get(committed.id)
+            ran.push(Option.isSome(seen) ? "after commit, seen" : "after commit, unseen")
+          })))
+          expect(ran).toEqual(["outside"])
+        }))
+        yield* Effect.exit(transaction.withTransaction(Effect.andThen(
+          transaction.afterCommit(Effect.sync(() => ran.push("rolled back"))),
+          Effect.fail("boom")
+        )))
+      }))
+      expect(ran).toEqual(["outside", "after commit, seen"])
     })
 
     it("rolls back a unit of work that ends in a conflict", async () => {

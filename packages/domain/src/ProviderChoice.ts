@@ -1,6 +1,11 @@
 /**
- * Which provider key a call uses, and which custom host (if any) the call goes to: the header's, else the
- * config's, else the virtual key's.
+ * Which provider key a call uses, and where that key may be sent.
+ *
+ * The rule: a stored provider key is only ever sent to the host stored with it, in the same record (the
+ * virtual key's or config's `custom_host`, else the provider's base URL). A custom host named by the
+ * request, or held by another record than the key, is used only with a provider key the request itself
+ * supplies. Otherwise anyone allowed to make calls, or to create configs, could send a workspace's stored
+ * key to a host of their choosing.
  */
 import { Effect, Redacted } from "effect"
 import { InvalidRequest } from "./Errors.ts"
@@ -130,11 +135,16 @@ export const makeProviderChoice = Effect.gen(function*() {
     if (!credential.stored) {
       return { provider: credential.provider, apiKey: credential.apiKey, customHost: hosts[0], timeoutMs }
     }
-    return {
-      provider: credential.provider,
-      apiKey: credential.apiKey,
-      customHost: hosts[0] ?? credential.ownHost,
-      timeoutMs
+    const foreign = hosts[0]
+    if (foreign !== undefined) {
+      return yield* InvalidRequest.of(
+        `The provider key of ${credential.record} is stored in the gateway, and a stored key is only sent to ` +
+          "the host stored with it (its custom_host, else the provider's base URL); " +
+          `${foreign.what} can only be used with a provider key given in the same request ` +
+          "(x-service-provider with Authorization, or an inline config with provider and api_key).",
+        foreign.param
+      )
     }
+    return { provider: credential.provider, apiKey: credential.apiKey, customHost: credential.ownHost, timeoutMs }
   })
 })

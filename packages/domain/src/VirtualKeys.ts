@@ -178,6 +178,14 @@ export const parseConfig = (
   if (target.value.provider !== undefined && target.value.virtual_key !== undefined) {
     return InvalidRequest.of("Maximum one target is allowed for fine_tuning requests", param)
   }
+  // A virtual key's provider key goes only to the host stored with that key (see ProviderChoice.ts).
+  if (target.value.virtual_key !== undefined && target.value.custom_host !== undefined) {
+    return InvalidRequest.of(
+      "custom_host cannot be combined with virtual_key: a virtual key's provider key is only sent to the host " +
+        "stored with the virtual key. Set custom_host on the virtual key instead.",
+      `${param}.custom_host`
+    )
+  }
   return { target: target.value, apiKey: apiKey as string | undefined }
 }
 

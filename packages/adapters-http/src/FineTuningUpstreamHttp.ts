@@ -1,15 +1,31 @@
 /**
  * `FineTuningUpstream` over Effect's `HttpClient`: `GET {base}/fine_tuning/jobs` with the provider key as
- * a bearer token, under a timeout. The key never appears in errors.
+ * a bearer token, under a timeout, without following redirects. The key never appears in errors.
  */
 import { FineTuningUpstream, UpstreamTimedOut, UpstreamUnreachable } from "@gateway-control/domain"
-import { Effect, Layer, Redacted } from "effect"
-import { HttpClient, HttpClientRequest } from "effect/http"
+import { Context, Effect, Layer, Redacted, type Scope } from "effect"
+import { type HttpClient, HttpClientRequest } from "effect/http"
 
-export const layerFineTuningUpstream: Layer.Layer<FineTuningUpstream, never, HttpClient.HttpClient> = Layer.effect(
+/** The HTTP clients provider calls are made with (the server builds them on undici). */
+export class ProviderHttpClients extends Context.Service<
+  ProviderHttpClients,
+  {
+    /**
+     * A client for one call, released with the scope. With `pinnedAddresses`, its connections go only to
+     * those addresses, whatever DNS answers meanwhile; the Host header and the TLS server name and
+     * certificate check stay those of the URL. Without, it connects wherever DNS says. It never follows
+     * redirects.
+     */
+    readonly clientFor: (
+      pinnedAddresses: ReadonlyArray<string> | undefined
+    ) => Effect.Effect<HttpClient.HttpClient, never, Scope.Scope>
+  }
+>()("@gateway-control/adapters-http/ProviderHttpClients") {}
+
+export const layerFineTuningUpstream: Layer.Layer<FineTuningUpstream, never, ProviderHttpClients> = Layer.effect(
   FineTuningUpstream,
   Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
+    const clients = yield* ProviderHttpClients
     return FineTuningUpstream.of({
       listJobs: (target, query) => {
         const url = new URL(`${target.baseUrl.replace(/\/+$/, "")}/fine_tuning/jobs`)
@@ -19,7 +35,8 @@ export const layerFineTuningUpstream: Layer.Layer<FineTuningUpstream, never, Htt
           HttpClientRequest.bearerToken(Redacted.value(target.apiKey)),
           HttpClientRequest.acceptJson
         )
-        return client.execute(request).pipe(
+        return clients.clientFor(target.pinnedAddresses).pipe(
+          Effect.flatMap((client) => client.execute(request)),
           Effect.flatMap((response) =>
             Effect.map(response.text, (body) => ({
               status: response.status,
@@ -32,6 +49,7 @@ export const layerFineTuningUpstream: Layer.Layer<FineTuningUpstream, never, Htt
               message: `The provider at ${url.origin} could not be reached (${error.reason._tag}).`
             })
           ),
+          Effect.scoped,
           Effect.timeoutOrElse({
             duration: target.timeoutMs,
             orElse: () => Effect.fail(new UpstreamTimedOut({ timeoutMs: target.timeoutMs }))

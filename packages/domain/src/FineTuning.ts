@@ -1,30 +1,20 @@
 /**
  * Listing fine-tuning jobs through a provider, so clients need a gateway key instead of the provider key.
  */
-import { Context, Effect, Layer, Redacted } from "effect"
-import { type Forbidden, InvalidRequest, type NotFound } from "./Errors.ts"
+import { Context, Effect, Layer } from "effect"
+import { makeCustomHostCheck } from "./CustomHosts.ts"
+import type { Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
 import { ensureAllowed } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
+import { makeProviderChoice, type ProviderHeaders } from "./ProviderChoice.ts"
 import {
   FineTuningUpstream,
-  HostResolver,
-  isInternalAddress,
   ProviderRegistry,
   type UpstreamAnswer,
   UpstreamInvalid,
   type UpstreamTimedOut,
   type UpstreamUnreachable
 } from "./Providers.ts"
-import { VirtualKeys } from "./VirtualKeys.ts"
-
-/** The provider-selecting headers of a call, as received. */
-export interface ProviderHeaders {
-  readonly virtualKey: string | undefined
-  readonly provider: string | undefined
-  readonly authorization: string | undefined
-  readonly config: string | undefined
-  readonly customHost: string | undefined
-}
 
 export interface JobsQuery {
   readonly limit: number
@@ -42,16 +32,6 @@ export type JobsAnswer =
   }
   /** A non-2xx answer of the provider, passed through as it came. */
   | { readonly _tag: "PassThrough"; readonly answer: UpstreamAnswer }
-
-const HOW =
-  "Choose the provider one of four ways: x-service-virtual-key: <slug>; x-service-provider: <provider> with " +
-  "Authorization: Bearer <provider key>; x-service-config: <config slug or JSON>; or x-service-provider, " +
-  "Authorization and x-service-custom-host: <base URL>."
-
-const bearer = (authorization: string | undefined): Redacted.Redacted<string> | undefined => {
-  const match = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization)
-  return match === null ? undefined : Redacted.make(match[1])
-}
 
 const isNumber = (v: unknown) => typeof v === "number" && Number.isFinite(v)
 const isString = (v: unknown) => typeof v === "string"
@@ -122,44 +102,8 @@ export class FineTuning extends Context.Service<
     Effect.gen(function*() {
       const registry = yield* ProviderRegistry
       const upstream = yield* FineTuningUpstream
-      const resolver = yield* HostResolver
-      const virtualKeys = yield* VirtualKeys
-
-      const knownProvider = (provider: string, param: string) =>
-        registry.baseUrls.has(provider)
-          ? Effect.succeed(provider)
-          : Effect.fail(InvalidRequest.of(
-            `Unknown provider '${provider}'. Known providers: ${[...registry.baseUrls.keys()].join(", ")}.`,
-            param
-          ))
-
-      /** Custom hosts must not lead into the gateway's own network, unless the operator trusts them. */
-      const checkCustomHost = Effect.fnUntraced(function*(host: string, param: string) {
-        let url: URL
-        try {
-          url = new URL(host)
-        } catch {
-          return yield* InvalidRequest.of("The custom host must be an http or https URL.", param)
-        }
-        if ((url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "") {
-          return yield* InvalidRequest.of("The custom host must be an http or https URL without credentials.", param)
-        }
-        if (registry.trustedHosts.has(url.hostname) || registry.trustedHosts.has(url.host)) {
-          return host.replace(/\/+$/, "")
-        }
-        const addresses = yield* resolver.resolve(url.hostname.replace(/^\[|\]$/g, ""))
-        if (addresses.length === 0) {
-          return yield* InvalidRequest.of(`The custom host '${url.hostname}' does not resolve.`, param)
-        }
-        const internal = addresses.find(isInternalAddress)
-        if (internal !== undefined) {
-          return yield* InvalidRequest.of(
-            `The custom host '${url.host}' resolves to an internal address (${internal}); list it in TRUSTED_CUSTOM_HOSTS to allow it.`,
-            param
-          )
-        }
-        return host.replace(/\/+$/, "")
-      })
+      const chooseProvider = yield* makeProviderChoice
+      const checkCustomHost = yield* makeCustomHostCheck
 
       const listJobs = Effect.fn("FineTuning.listJobs")(
         function*(principal: Principal, headers: ProviderHeaders, query: JobsQuery) {
@@ -167,62 +111,16 @@ export class FineTuning extends Context.Service<
             organisationId: principal.organisationId,
             workspaceId: principal.workspaceId
           }, { type: "workspace", id: principal.workspaceId ?? principal.organisationId })
-          const workspaceId = principal.workspaceId!
 
-          let provider: string | undefined
-          let apiKey: Redacted.Redacted<string> | undefined
-          let customHost: { readonly url: string; readonly param: string } | undefined
-          let timeoutMs = registry.timeoutMs
-
-          const useVirtualKey = Effect.fnUntraced(function*(slug: string) {
-            const key = yield* virtualKeys.resolveVirtualKey(workspaceId, slug)
-            provider = key.provider
-            apiKey = key.apiKey
-            if (key.customHost !== null) customHost = { url: key.customHost, param: "x-service-virtual-key" }
-          })
-
-          const fromHeaders = Effect.fnUntraced(function*() {
-            if (headers.provider?.startsWith("@")) return yield* useVirtualKey(headers.provider.slice(1))
-            if (headers.virtualKey !== undefined) return yield* useVirtualKey(headers.virtualKey)
-            if (headers.provider !== undefined) {
-              provider = yield* knownProvider(headers.provider, "x-service-provider")
-              apiKey = bearer(headers.authorization)
-              if (apiKey === undefined) {
-                return yield* InvalidRequest.of(
-                  "x-service-provider needs the provider key in 'Authorization: Bearer <key>'.",
-                  "authorization"
-                )
-              }
-            }
-          })
-
-          if (headers.config !== undefined) {
-            const config = yield* virtualKeys.resolveConfig(workspaceId, headers.config)
-            if (config.target.request_timeout !== undefined) timeoutMs = config.target.request_timeout
-            if (config.target.virtual_key !== undefined) {
-              yield* useVirtualKey(config.target.virtual_key)
-            } else if (config.target.provider !== undefined && config.apiKey !== undefined) {
-              provider = yield* knownProvider(config.target.provider, "x-service-config")
-              apiKey = config.apiKey
-            } else {
-              yield* fromHeaders()
-            }
-            // Precedence for the custom host: header, then config, then virtual key.
-            if (config.target.custom_host !== undefined) {
-              customHost = { url: config.target.custom_host, param: "x-service-config" }
-            }
-          } else {
-            yield* fromHeaders()
-          }
-          if (headers.customHost !== undefined) customHost = { url: headers.customHost, param: "x-service-custom-host" }
-          if (provider === undefined || apiKey === undefined) {
-            return yield* InvalidRequest.of(`No provider for this call. ${HOW}`, null)
-          }
-
-          const baseUrl = customHost === undefined
-            ? registry.baseUrls.get(provider)!
-            : yield* checkCustomHost(customHost.url, customHost.param)
-          const answer = yield* upstream.listJobs({ baseUrl, apiKey, timeoutMs }, query)
+          const choice = yield* chooseProvider(principal.workspaceId!, headers)
+          // Provider base URLs come from the operator and connect as DNS says; custom hosts are checked and pinned.
+          const destination = choice.customHost === undefined
+            ? { baseUrl: registry.baseUrls.get(choice.provider)!, pinnedAddresses: undefined }
+            : yield* checkCustomHost(choice.customHost.url, choice.customHost.param)
+          const answer = yield* upstream.listJobs(
+            { ...destination, apiKey: choice.apiKey, timeoutMs: choice.timeoutMs },
+            query
+          )
           if (answer.status < 200 || answer.status > 299) return { _tag: "PassThrough" as const, answer }
           const checked = checkJobList(answer.body)
           if (checked instanceof UpstreamInvalid) return yield* checked

@@ -26,6 +26,12 @@ export const DEFAULT_PROVIDER_BASE_URLS: ReadonlyMap<string, string> = new Map([
 /** A provider call's destination and credentials. */
 export interface UpstreamTarget {
   readonly baseUrl: string
+  /**
+   * The only addresses the connection may go to, each one checked against `AddressRanges`; the Host header
+   * and the TLS name stay those of `baseUrl`. Undefined for hosts the operator configured or trusted, which
+   * connect wherever DNS says.
+   */
+  readonly pinnedAddresses: ReadonlyArray<string> | undefined
   readonly apiKey: Redacted.Redacted<string>
   readonly timeoutMs: number
 }
@@ -64,7 +70,7 @@ export class FineTuningUpstream extends Context.Service<
   }
 >()("@gateway-control/FineTuningUpstream") {}
 
-/** DNS for the SSRF check of custom hosts. */
+/** DNS for the check of custom hosts: resolved once per call, and the call is pinned to the answers checked. */
 export class HostResolver extends Context.Service<
   HostResolver,
   {
@@ -72,6 +78,19 @@ export class HostResolver extends Context.Service<
     readonly resolve: (host: string) => Effect.Effect<ReadonlyArray<string>>
   }
 >()("@gateway-control/HostResolver") {}
+
+/** The special-purpose address ranges of IPv4 and IPv6, which a custom host must not lead to. */
+export class AddressRanges extends Context.Service<
+  AddressRanges,
+  {
+    /**
+     * Why an address must not be reached: the special-purpose range it falls in (loopback, private,
+     * link-local, …, including an IPv4 address carried inside an IPv6 form), or "not an IP address".
+     * Undefined for a public unicast address.
+     */
+    readonly specialPurpose: (address: string) => string | undefined
+  }
+>()("@gateway-control/AddressRanges") {}
 
 /** Encryption at rest for provider keys (AES-256-GCM in the Node implementation). */
 export class SecretCipher extends Context.Service<
@@ -82,32 +101,3 @@ export class SecretCipher extends Context.Service<
     readonly decrypt: (ciphertext: string) => string | undefined
   }
 >()("@gateway-control/SecretCipher") {}
-
-// ---------------------------------------------------------------------------------------------------------
-// Addresses a custom host must not reach
-
-const ipv4 = (address: string): ReadonlyArray<number> | undefined => {
-  const parts = address.split(".")
-  if (parts.length !== 4) return undefined
-  const bytes = parts.map((p) => (/^\d{1,3}$/.test(p) ? Number(p) : Number.NaN))
-  return bytes.every((b) => b >= 0 && b <= 255) ? bytes : undefined
-}
-
-const privateIpv4 = ([a, b]: ReadonlyArray<number>): boolean =>
-  a === 0 || a === 10 || a === 127 || (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) ||
-  (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 198 && (b === 18 || b === 19)) || a >= 224
-
-/**
- * Loopback, private, link-local (which holds cloud metadata at 169.254.169.254), carrier-grade NAT,
- * unique-local IPv6, multicast and unspecified addresses: places a request from inside the network must
- * not be steered to.
- */
-export const isInternalAddress = (address: string): boolean => {
-  const v4 = ipv4(address)
-  if (v4 !== undefined) return privateIpv4(v4)
-  const v6 = address.toLowerCase().replace(/^\[|\]$/g, "")
-  if (v6 === "::" || v6 === "::1") return true
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v6)
-  if (mapped !== null) return isInternalAddress(mapped[1])
-  return /^(fe[89ab]|fc|fd|ff)/.test(v6) || !v6.includes(":")
-}

@@ -5,6 +5,7 @@
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { slugify } from "./AccessModel.ts"
 import { maskKey } from "./ApiKey.ts"
+import { parseCustomHost } from "./CustomHosts.ts"
 import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
 import { nowIso } from "./internal/time.ts"
 import type { Page, PageRequest } from "./Paging.ts"
@@ -106,6 +107,8 @@ export interface ConfigInput {
 
 /** What a config, parsed and with its key decrypted, says about a call. */
 export interface ResolvedConfig {
+  /** The stored config's slug; undefined for an inline config, which the request itself supplies. */
+  readonly slug: string | undefined
   readonly target: ConfigTarget
   readonly apiKey: Redacted.Redacted<string> | undefined
 }
@@ -174,6 +177,14 @@ export const parseConfig = (
   }
   if (target.value.provider !== undefined && target.value.virtual_key !== undefined) {
     return InvalidRequest.of("Maximum one target is allowed for fine_tuning requests", param)
+  }
+  // A virtual key's provider key goes only to the host stored with that key (see ProviderChoice.ts).
+  if (target.value.virtual_key !== undefined && target.value.custom_host !== undefined) {
+    return InvalidRequest.of(
+      "custom_host cannot be combined with virtual_key: a virtual key's provider key is only sent to the host " +
+        "stored with the virtual key. Set custom_host on the virtual key instead.",
+      `${param}.custom_host`
+    )
   }
   return { target: target.value, apiKey: apiKey as string | undefined }
 }
@@ -247,16 +258,10 @@ export class VirtualKeys extends Context.Service<
           ? Effect.void
           : Effect.fail(InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug"))
 
+      /** The custom host's shape; its addresses are checked at each call, when they are resolved and pinned. */
       const checkHost = (host: string, param: string) => {
-        try {
-          const url = new URL(host)
-          if ((url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === "") {
-            return Effect.void
-          }
-        } catch {
-          // reported below
-        }
-        return Effect.fail(InvalidRequest.of("custom_host must be an http or https URL without credentials.", param))
+        const parsed = parseCustomHost(host, param)
+        return parsed instanceof InvalidRequest ? Effect.fail(parsed) : Effect.void
       }
 
       const checkProvider = (provider: string, param: string) =>
@@ -392,6 +397,7 @@ export class VirtualKeys extends Context.Service<
           const parsed = parseConfig(inline, "x-service-config")
           if (parsed instanceof InvalidRequest) return yield* parsed
           return {
+            slug: undefined,
             target: parsed.target,
             apiKey: parsed.apiKey === undefined ? undefined : Redacted.make(parsed.apiKey)
           }
@@ -401,6 +407,7 @@ export class VirtualKeys extends Context.Service<
           return yield* InvalidRequest.of(`Unknown config '${slugOrJson}' in this workspace.`, "x-service-config")
         }
         return {
+          slug: slugOrJson,
           target: found.value.record.config,
           apiKey: yield* decrypt(found.value.encryptedKey, `config '${slugOrJson}'`)
         }

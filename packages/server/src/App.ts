@@ -2,7 +2,7 @@
  * The composition root: the one place that chooses a store and wires ports, domain services, the HTTP
  * routes and the Node server together.
  */
-import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
+import { NodeHttpServer } from "@effect/platform-node"
 import { layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerFromClient, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
@@ -12,6 +12,7 @@ import {
   Bootstrap,
   DEFAULT_PROVIDER_BASE_URLS,
   FineTuning,
+  HostResolver,
   McpRegistry,
   Prompts,
   ProviderRegistry,
@@ -25,10 +26,12 @@ import { randomBytes } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { join, resolve } from "node:path"
+import { layerAddressRanges } from "./AddressRanges.ts"
 import type { AppConfig, StoreConfig } from "./AppConfig.ts"
 import { lockDataDir } from "./internal/DataDirLock.ts"
 import { loadMasterKey } from "./internal/MasterKey.ts"
 import { layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
+import { type ConnectorFactory, layerProviderHttpClients } from "./ProviderConnections.ts"
 
 /** The SQL client of a SQL store. */
 export const layerSqlClient = (store: Exclude<StoreConfig, { readonly kind: "memory" }>) => {
@@ -54,6 +57,10 @@ export interface ProviderSettings {
   readonly registry: ProviderRegistry["Service"]
   /** The master key for provider keys at rest. */
   readonly masterKey: Uint8Array
+  /** DNS for the custom-host check; the system resolver unless given (tests answer from a table). */
+  readonly hostResolver?: HostResolver["Service"]
+  /** How provider connections open their sockets; undici's connector unless given (tests watch it). */
+  readonly connector?: ConnectorFactory
 }
 
 /** Providers as configured: known ones, overridden base URLs, trusted custom hosts, timeout. */
@@ -87,9 +94,12 @@ export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>, providers: Pro
     Layer.provideMerge(store),
     Layer.provideMerge(layerNodeCrypto),
     Layer.provideMerge(layerSecretCipher(providers.masterKey)),
-    Layer.provideMerge(layerHostResolver),
+    Layer.provideMerge(
+      providers.hostResolver === undefined ? layerHostResolver : Layer.succeed(HostResolver)(providers.hostResolver)
+    ),
+    Layer.provideMerge(layerAddressRanges),
     Layer.provideMerge(Layer.succeed(ProviderRegistry)(providers.registry)),
-    Layer.provideMerge(layerFineTuningUpstream.pipe(Layer.provide(NodeHttpClient.layerUndici)))
+    Layer.provideMerge(layerFineTuningUpstream.pipe(Layer.provide(layerProviderHttpClients(providers.connector))))
   )
 
 /** The domain over the configured store and providers. */

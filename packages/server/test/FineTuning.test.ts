@@ -58,13 +58,6 @@ beforeAll(async () => {
     .toBe(201)
   expect(
     (await config({
-      name: "hosted key",
-      slug: "hosted-key",
-      config: { virtual_key: "hosted", custom_host: configHost.baseUrl }
-    })).status
-  ).toBe(201)
-  expect(
-    (await config({
       name: "slow",
       slug: "slow",
       config: { provider: "openai", api_key: "sk-slow", request_timeout: 300 }
@@ -118,11 +111,15 @@ describe("choosing the provider", () => {
     expect(await firstJobOf(await jobs(headers))).toMatch(/^ftjob-custom/)
   })
 
-  it("takes the custom host from the header, then the config, then the virtual key", async () => {
+  it("sends a stored key to its own host; a request's key to the header's host, then the config's", async () => {
     expect(await firstJobOf(await jobs({ "x-service-virtual-key": "hosted" }))).toMatch(/^ftjob-vkey/)
-    expect(await firstJobOf(await jobs({ "x-service-config": "hosted-key" }))).toMatch(/^ftjob-config/)
-    expect(await firstJobOf(await jobs({ "x-service-config": "hosted-key", "x-service-custom-host": custom.baseUrl })))
-      .toMatch(/^ftjob-custom/)
+    const requestKey = { "x-service-provider": "openai", authorization: "Bearer sk-good" }
+    expect(await firstJobOf(await jobs({ ...requestKey, "x-service-config": "host-only" }))).toMatch(/^ftjob-config/)
+    expect(
+      await firstJobOf(
+        await jobs({ ...requestKey, "x-service-config": "host-only", "x-service-custom-host": custom.baseUrl })
+      )
+    ).toMatch(/^ftjob-custom/)
   })
 
   it("explains the four ways when none is given, and names what is unknown", async () => {

@@ -1,14 +1,30 @@
 /**
  * A tiny OpenAI-compatible provider on 127.0.0.1 for tests: `GET /v1/fine_tuning/jobs` over a fixed list
- * of jobs, with behaviours chosen by the bearer key.
+ * of jobs, with behaviours chosen by the bearer key. It counts the connections it accepts, so a test can
+ * show that nothing reached it.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http"
 
 export interface FakeProvider {
   readonly baseUrl: string
   readonly host: string
-  readonly requests: Array<{ readonly url: string; readonly authorization: string | undefined }>
+  readonly port: number
+  readonly requests: Array<{
+    readonly url: string
+    readonly host: string | undefined
+    readonly authorization: string | undefined
+  }>
+  /** TCP connections accepted so far. */
+  readonly connections: () => number
   readonly close: () => Promise<void>
+}
+
+export interface FakeProviderOptions {
+  readonly jobCount?: number
+  /** Where `Bearer sk-redirect` is sent with a 302. */
+  readonly redirectTo?: string
+  /** The loopback address to listen on; 127.0.0.1 unless given. */
+  readonly address?: string
 }
 
 const job = (name: string, i: number) => ({
@@ -31,12 +47,13 @@ const job = (name: string, i: number) => ({
   user_provided_suffix: "extra-field-kept"
 })
 
-export const startFakeProvider = (name: string, jobCount = 7): Promise<FakeProvider> => {
-  const jobs = Array.from({ length: jobCount }, (_, i) => job(name, i))
+export const startFakeProvider = (name: string, options: FakeProviderOptions = {}): Promise<FakeProvider> => {
+  const jobs = Array.from({ length: options.jobCount ?? 7 }, (_, i) => job(name, i))
+  let connections = 0
   const requests: FakeProvider["requests"] = []
   const server: Server = createServer((req: IncomingMessage, res) => {
     const url = new URL(req.url ?? "/", "http://fake")
-    requests.push({ url: req.url ?? "", authorization: req.headers.authorization })
+    requests.push({ url: req.url ?? "", host: req.headers.host, authorization: req.headers.authorization })
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
       res.writeHead(status, { "content-type": "application/json", ...headers })
       res.end(typeof body === "string" ? body : JSON.stringify(body))
@@ -49,6 +66,8 @@ export const startFakeProvider = (name: string, jobCount = 7): Promise<FakeProvi
         return send(429, { error: { message: "Rate limit reached", type: "requests" } }, { "retry-after": "1" })
       case "Bearer sk-broken":
         return send(200, { data: "not a list" })
+      case "Bearer sk-redirect":
+        return send(302, { error: { message: "moved" } }, { location: options.redirectTo ?? "/" })
       case "Bearer sk-slow":
         setTimeout(() => send(200, { object: "list", data: [], has_more: false }), 1500)
         return
@@ -61,14 +80,18 @@ export const startFakeProvider = (name: string, jobCount = 7): Promise<FakeProvi
     const page = jobs.slice(start, start + limit)
     send(200, { object: "list", data: page, has_more: start + limit < jobs.length })
   })
+  server.on("connection", () => connections++)
   return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
+    const address = options.address ?? "127.0.0.1"
+    server.listen(0, address, () => {
+      const bound = server.address()
+      const port = typeof bound === "object" && bound !== null ? bound.port : 0
       resolve({
-        baseUrl: `http://127.0.0.1:${port}/v1`,
-        host: `127.0.0.1:${port}`,
+        baseUrl: `http://${address}:${port}/v1`,
+        host: `${address}:${port}`,
+        port,
         requests,
+        connections: () => connections,
         close: () => new Promise((done) => server.close(() => done()))
       })
     })

@@ -1,5 +1,6 @@
 /**
- * A real gateway-control server on an ephemeral port, over a fresh in-memory store, bootstrapped.
+ * A real gateway-control server on an ephemeral port, over a fresh store (in memory unless a test asks for
+ * PGlite or PostgreSQL), bootstrapped.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes } from "@gateway-control/adapters-http"
@@ -7,13 +8,32 @@ import { layerMemory } from "@gateway-control/adapters-memory"
 import { Bootstrap, type StorePorts } from "@gateway-control/domain"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
 import { layerDomain, type ProviderSettings } from "../../src/App.ts"
+
+export type TestStore = "memory" | "pglite" | "postgres"
+
+/** The stores a test can run on here: PostgreSQL only when TEST_DATABASE_URL (or DATABASE_URL) is set. */
+export const availableStores: ReadonlyArray<TestStore> = postgresUrl === undefined
+  ? ["memory", "pglite"]
+  : ["memory", "pglite", "postgres"]
+
+const storeLayer = (store: TestStore) => {
+  switch (store) {
+    case "memory":
+      return layerMemory
+    case "pglite":
+      return pgliteFromSnapshot()
+    case "postgres":
+      return postgresInFreshSchema(postgresUrl!)
+  }
+}
 
 export interface TestServerOptions {
   readonly maxBodyBytes?: number
   readonly providers?: ProviderSettings
-  /** The store; a fresh in-memory one when absent. */
-  readonly store?: Layer.Layer<StorePorts, unknown> | undefined
+  /** The store, by name or as a layer; a fresh in-memory one when absent. */
+  readonly store?: TestStore | Layer.Layer<StorePorts, unknown> | undefined
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
@@ -22,7 +42,12 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     disableListenLog: true
   }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(layerDomain(options.store ?? layerMemory, options.providers)),
+    Layer.provideMerge(
+      layerDomain(
+        typeof options.store === "object" ? options.store : storeLayer(options.store ?? "memory"),
+        options.providers
+      )
+    ),
     Layer.provide(Logger.layer([]))
   )
 

@@ -1,0 +1,55 @@
+/**
+ * Provider connections on undici. A call to a checked custom host gets an agent of its own whose sockets
+ * look its host name up in the list of checked addresses only, so a DNS answer that changes after the
+ * check cannot move the connection. The URL keeps its host name, so the Host header, TLS SNI and the
+ * certificate check are on the name the caller gave. undici follows no redirects unless told to.
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import { ProviderHttpClients } from "@gateway-control/adapters-http"
+import { Effect, Layer } from "effect"
+import type { LookupAddress } from "node:dns"
+import { isIP, type LookupFunction } from "node:net"
+import { buildConnector } from "undici"
+
+/** Makes the function that opens a connection's socket; undici's own, unless a test watches it. */
+export type ConnectorFactory = (options: buildConnector.BuildOptions) => buildConnector.connector
+
+/** A `lookup` for `net.connect`/`tls.connect` that answers with the given addresses, whatever the name. */
+export const pinnedLookup = (addresses: ReadonlyArray<string>): LookupFunction => (hostname, options, callback) => {
+  const all: Array<LookupAddress> = addresses
+    .map((address) => ({ address, family: isIP(address) }))
+    .filter((entry) => options.family === undefined || options.family === 0 || entry.family === options.family)
+  if (all.length === 0) {
+    const error: NodeJS.ErrnoException = new Error(`No checked address of ${hostname} has the family asked for`)
+    error.code = "ENOTFOUND"
+    return callback(error, "", 0)
+  }
+  if (options.all === true) return callback(null, all)
+  callback(null, all[0].address, all[0].family)
+}
+
+const clientOn = (options: Parameters<typeof NodeHttpClient.makeDispatcherOptions>[0]) =>
+  Effect.flatMap(
+    NodeHttpClient.makeDispatcherOptions(options),
+    (dispatcher) => Effect.provideService(NodeHttpClient.makeUndici, NodeHttpClient.Dispatcher, dispatcher)
+  )
+
+/**
+ * One shared agent for provider base URLs and trusted hosts; an agent per call for pinned ones (a fine-tuning
+ * listing is rare enough that the lost keep-alive does not matter, and no pool can mix pins).
+ */
+export const layerProviderHttpClients = (
+  connector: ConnectorFactory = buildConnector
+): Layer.Layer<ProviderHttpClients> =>
+  Layer.effect(
+    ProviderHttpClients,
+    Effect.gen(function*() {
+      const shared = yield* clientOn({ connect: connector({}) })
+      return ProviderHttpClients.of({
+        clientFor: (pinnedAddresses) =>
+          pinnedAddresses === undefined
+            ? Effect.succeed(shared)
+            : clientOn({ connect: connector({ lookup: pinnedLookup(pinnedAddresses) }) })
+      })
+    })
+  )

@@ -28,7 +28,7 @@ import { join, resolve } from "node:path"
 import type { AppConfig, StoreConfig } from "./AppConfig.ts"
 import { lockDataDir } from "./internal/DataDirLock.ts"
 import { loadMasterKey } from "./internal/MasterKey.ts"
-import { layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
+import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 
 /** The SQL client of a SQL store. */
 export const layerSqlClient = (store: Exclude<StoreConfig, { readonly kind: "memory" }>) => {
@@ -52,7 +52,7 @@ export const layerStore = (store: StoreConfig): Layer.Layer<Layer.Success<typeof
 
 export interface ProviderSettings {
   readonly registry: ProviderRegistry["Service"]
-  /** The master key for provider keys at rest. */
+  /** The master key: encrypts provider keys at rest, and the audit chain's keys derive from it. */
   readonly masterKey: Uint8Array
 }
 
@@ -87,6 +87,7 @@ export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>, providers: Pro
     Layer.provideMerge(store),
     Layer.provideMerge(layerNodeCrypto),
     Layer.provideMerge(layerSecretCipher(providers.masterKey)),
+    Layer.provideMerge(layerAuditSigner(providers.masterKey)),
     Layer.provideMerge(layerHostResolver),
     Layer.provideMerge(Layer.succeed(ProviderRegistry)(providers.registry)),
     Layer.provideMerge(layerFineTuningUpstream.pipe(Layer.provide(NodeHttpClient.layerUndici)))

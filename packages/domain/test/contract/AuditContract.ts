@@ -34,7 +34,7 @@ export const nested = (depth: number): unknown => {
   return value
 }
 
-export const layerAudit = <E>(store: Layer.Layer<StorePorts, E>, key?: string) =>
+export const layerAudit = <ROut, E>(store: Layer.Layer<ROut, E>, key?: string) =>
   Audit.layer.pipe(Layer.provideMerge(store), Layer.provideMerge(layerAuditTestCrypto(key)))
 
 export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<StorePorts, E>) => {

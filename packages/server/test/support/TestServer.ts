@@ -4,7 +4,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
-import { Bootstrap } from "@gateway-control/domain"
+import { Bootstrap, type StorePorts } from "@gateway-control/domain"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { layerDomain, type ProviderSettings } from "../../src/App.ts"
@@ -12,6 +12,8 @@ import { layerDomain, type ProviderSettings } from "../../src/App.ts"
 export interface TestServerOptions {
   readonly maxBodyBytes?: number
   readonly providers?: ProviderSettings
+  /** The store; in memory unless given. */
+  readonly store?: Layer.Layer<StorePorts, unknown>
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
@@ -20,7 +22,7 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     disableListenLog: true
   }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(layerDomain(layerMemory, options.providers)),
+    Layer.provideMerge(layerDomain(options.store ?? layerMemory, options.providers)),
     Layer.provide(Logger.layer([]))
   )
 

@@ -156,6 +156,9 @@ describe("storable audit bodies", () => {
     expect(stored.sanitized).toBe(true)
     expect(value.big).toBe(`${"x".repeat(MAX_TEXT - 3)}…[truncated]`)
     expect(value["…"]).toBe("[truncated: 1 more fields]")
+    const many = storableBody(Array.from({ length: MAX_TEXT * 2 }, (_, i) => i))
+    expect(many.sanitized).toBe(true)
+    expect((many.value as Array<unknown>).length).toBeLessThanOrEqual(MAX_TEXT + 1)
   })
 
   it("store non-finite numbers as null and keep a __proto__ field as data", () => {

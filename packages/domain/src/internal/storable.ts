@@ -7,7 +7,7 @@ import { type FieldPath, isSecretName, isSecretPair, REDACTED } from "../AuditRe
 
 /** Objects and arrays nested deeper than this are cut. */
 export const MAX_DEPTH = 32
-/** Characters of strings and object keys kept from one body; the rest is cut. */
+/** Characters of strings and object keys kept from one body, each other value counting as one; the rest is cut. */
 export const MAX_TEXT = 65_536
 
 /** U+0000, or a UTF-16 surrogate without its other half. */
@@ -80,8 +80,12 @@ export const storableBody = (body: unknown, secretFields: ReadonlyArray<FieldPat
   }
 
   const walk = (value: unknown, depth: number, paths: ReadonlyArray<FieldPath>): unknown => {
-    if (value === null || typeof value === "boolean") return value
     if (typeof value === "string") return text(value)
+    if (typeof value !== "object" || value === null) {
+      // Numbers, booleans and null count too, so a body of a million small values is cut as well.
+      budget = Math.max(0, budget - 1)
+    }
+    if (value === null || typeof value === "boolean") return value
     if (typeof value === "number") {
       if (Number.isFinite(value)) return value
       sanitized = true

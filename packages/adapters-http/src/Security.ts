@@ -1,11 +1,13 @@
 /**
  * The security scheme of `/v1`: an API key in the `x-service-api-key` header, resolved into the
- * request's `CurrentPrincipal`.
+ * request's `CurrentPrincipal`. Mutating calls it refuses (401), and mutating calls whose request does not
+ * decode (400), get their audit records here, as no handler runs for them.
  */
-import { ApiKeys, CurrentPrincipal } from "@gateway-control/domain"
+import { ApiKeys, Audit, CurrentPrincipal } from "@gateway-control/domain"
 import { Effect, Layer } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import { Unauthorized, unauthorized } from "./ApiErrors.ts"
+import { makeRefusalRecorder } from "./internal/auditRefusals.ts"
 
 export const API_KEY_HEADER = "x-service-api-key"
 
@@ -21,13 +23,23 @@ export const ApiKeyAuthLive = Layer.effect(
   ApiKeyAuth,
   Effect.gen(function*() {
     const apiKeys = yield* ApiKeys
+    const refusals = makeRefusalRecorder(yield* Audit)
     return ApiKeyAuth.of({
       // A missing header arrives as an empty credential; `authenticate` rejects it.
-      serviceApiKey: (httpEffect, { credential }) =>
-        Effect.flatMap(
-          Effect.mapError(apiKeys.authenticate(credential), (error) => unauthorized(error.message)),
-          (principal) => Effect.provideService(httpEffect, CurrentPrincipal, principal)
-        )
+      serviceApiKey: (httpEffect, { credential, endpoint, group }) =>
+        Effect.matchEffect(apiKeys.authenticate(credential), {
+          onFailure: (error) =>
+            Effect.andThen(
+              refusals.unauthenticated(error, { endpoint, group }),
+              Effect.fail(unauthorized(error.message))
+            ),
+          onSuccess: (principal) =>
+            Effect.provideService(
+              refusals.decodingRefusals(httpEffect, principal, { endpoint, group }),
+              CurrentPrincipal,
+              principal
+            )
+        })
     })
   })
 )

@@ -269,6 +269,18 @@ export const migrations = {
   "0007_api_key_creator": migration(`
     ALTER TABLE api_keys ADD COLUMN created_by_user_id text;
     ALTER TABLE api_keys ADD COLUMN created_by_api_key_id text
+  `),
+  // The keyed audit chain: each record names its hash algorithm. Existing records keep plain SHA-256 (the
+  // default fills them in, then goes, so every new record must say); calls with no known key belong to no
+  // organisation; records say whether their content had to be made storable.
+  "0008_audit_keyed_chain": migration(`
+    ALTER TABLE audit_logs ADD COLUMN hash_algorithm text NOT NULL DEFAULT 'sha256'
+      CHECK (hash_algorithm IN ('sha256', 'hmac-sha256'));
+    ALTER TABLE audit_logs ALTER COLUMN hash_algorithm DROP DEFAULT;
+    ALTER TABLE audit_logs ADD COLUMN sanitized boolean NOT NULL DEFAULT false;
+    ALTER TABLE audit_logs ALTER COLUMN sanitized DROP DEFAULT;
+    ALTER TABLE audit_logs ALTER COLUMN organisation_id DROP NOT NULL;
+    CREATE INDEX audit_logs_unauthenticated_seq ON audit_logs (seq DESC) WHERE organisation_id IS NULL
   `)
 }
 

@@ -94,7 +94,7 @@ const auditFrom = (row: Row) =>
     id: text(row.id),
     seq: int(row.seq),
     timestamp: iso(row.timestamp),
-    organisation_id: text(row.organisation_id),
+    organisation_id: textOrNull(row.organisation_id),
     workspace_id: textOrNull(row.workspace_id),
     user_id: textOrNull(row.user_id),
     user_type: text(row.user_type) as AuditRecord["user_type"],
@@ -105,9 +105,12 @@ const auditFrom = (row: Row) =>
     method: text(row.method),
     uri: text(row.uri),
     request_id: text(row.request_id),
-    request_body: json(row.request_body),
+    // Read as text: drivers hand a jsonb string back either parsed or not, and a body may be a string.
+    request_body: row.request_body_json === null ? null : JSON.parse(text(row.request_body_json)),
     response_status_code: int(row.response_status_code),
     client_ip: textOrNull(row.client_ip),
+    sanitized: row.sanitized === true,
+    hash_algorithm: text(row.hash_algorithm) as AuditRecord["hash_algorithm"],
     previous_hash: text(row.previous_hash),
     hash: text(row.hash)
   })
@@ -290,15 +293,17 @@ const make = Effect.gen(function*() {
         const r = last.length === 0 ? build(GENESIS_HASH, 1) : build(text(last[0].hash), int(last[0].seq) + 1)
         yield* sql`INSERT INTO audit_logs (seq, id, timestamp, organisation_id, workspace_id, user_id, user_type,
                      api_key_id, action, resource_type, resource_id, method, uri, request_id, request_body,
-                     response_status_code, client_ip, previous_hash, hash)
+                     response_status_code, client_ip, sanitized, hash_algorithm, previous_hash, hash)
                    VALUES (${r.seq}, ${r.id}, ${r.timestamp}, ${r.organisation_id}, ${r.workspace_id}, ${r.user_id},
                      ${r.user_type}, ${r.api_key_id}, ${r.action}, ${r.resource_type}, ${r.resource_id}, ${r.method},
                      ${r.uri}, ${r.request_id}, ${toJson(r.request_body)}::jsonb, ${r.response_status_code},
-                     ${r.client_ip}, ${r.previous_hash}, ${r.hash})`
+                     ${r.client_ip}, ${r.sanitized}, ${r.hash_algorithm}, ${r.previous_hash}, ${r.hash})`
         return r
       })),
     list: (organisationId, filters, request) => {
-      const clauses = [sql`organisation_id = ${organisationId}`]
+      const clauses = [
+        organisationId === null ? sql`organisation_id IS NULL` : sql`organisation_id = ${organisationId}`
+      ]
       if (filters.startTime !== undefined) clauses.push(sql`timestamp >= ${filters.startTime}`)
       if (filters.endTime !== undefined) clauses.push(sql`timestamp <= ${filters.endTime}`)
       if (filters.workspaceId !== undefined) clauses.push(sql`workspace_id = ${filters.workspaceId}`)
@@ -311,8 +316,8 @@ const make = Effect.gen(function*() {
       const where = sql.and(clauses)
       return read(
         Effect.map(
-          sql<Row>`SELECT *, count(*) OVER () AS total_count FROM audit_logs WHERE ${where}
-                   ORDER BY seq DESC ${paged(request)}`,
+          sql<Row>`SELECT *, request_body::text AS request_body_json, count(*) OVER () AS total_count
+                   FROM audit_logs WHERE ${where} ORDER BY seq DESC ${paged(request)}`,
           (rows) => toPage(rows, auditFrom)
         ).pipe(
           Effect.flatMap((page) =>
@@ -324,7 +329,8 @@ const make = Effect.gen(function*() {
     scan: (afterSeq, limit) =>
       read(
         Effect.map(
-          sql<Row>`SELECT * FROM audit_logs WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`,
+          sql<Row>`SELECT *, request_body::text AS request_body_json FROM audit_logs
+                   WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`,
           (rows) => rows.map(auditFrom)
         )
       )

@@ -118,8 +118,21 @@ export class ApiKeys extends Context.Service<
         return { key, plaintext: Redacted.make(plaintext, { label: "api-key" }) }
       })
 
-      const rejected = (message: string) => Effect.fail(new Unauthenticated({ message }))
-      const expired = (key: ApiKey) => rejected(`This API key expired at ${key.expires_at}; create a new key.`)
+      const rejected = (message: string, key?: ApiKey) =>
+        Effect.fail(
+          new Unauthenticated({
+            message,
+            ...(key === undefined ? {} : {
+              knownKey: {
+                id: key.id,
+                organisation_id: key.organisation_id,
+                workspace_id: key.workspace_id,
+                user_id: key.user_id
+              }
+            })
+          })
+        )
+      const expired = (key: ApiKey) => rejected(`This API key expired at ${key.expires_at}; create a new key.`, key)
       const invalid = () => rejected("Invalid API key: check the x-service-api-key header.")
       const resolved = new TtlCache<string, {
         readonly key: ApiKey
@@ -140,7 +153,7 @@ export class ApiKeys extends Context.Service<
         if (Option.isNone(found) || !crypto.digestsEqual(found.value.digest, digest)) return yield* invalid()
         const key = found.value.key
         if (key.status === "revoked") {
-          return yield* rejected("This API key has been revoked; use another key.")
+          return yield* rejected("This API key has been revoked; use another key.", key)
         }
         const expiresAtMs = key.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(key.expires_at)
         if (expiresAtMs <= now) return yield* expired(key)

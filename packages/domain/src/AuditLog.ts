@@ -1,15 +1,26 @@
 /**
- * The audit log: one record for every mutating administrative call, allowed or denied, written in the
- * same transaction as the change it describes. Records form a hash chain: each stores the SHA-256 of the
- * previous record's hash and its own canonical JSON, so an altered or removed record breaks the chain.
+ * The audit log: one record for every mutating administrative call that reaches the service, allowed,
+ * denied or refused, written in the same transaction as the change it describes. Records form a keyed hash
+ * chain (see `AuditChain.ts`). What a record keeps is always storable: secrets are redacted, and content the
+ * store cannot hold is escaped or cut, with the record marked `sanitized`.
  */
 import { Context, Effect, Layer, Schema } from "effect"
+import type { AuditCheckpoint } from "./AuditChain.ts"
+import {
+  chainHash,
+  type ChainVerdict,
+  checkpointText,
+  CURRENT_HASH_ALGORITHM,
+  HashAlgorithm,
+  walkChain
+} from "./AuditChain.ts"
+import { SECRET_FIELDS } from "./AuditRedaction.ts"
 import type { Forbidden, NotFound } from "./Errors.ts"
-import { canonicalJson } from "./internal/canonicalJson.ts"
+import { storableBody, storableText } from "./internal/storable.ts"
 import { nowIso } from "./internal/time.ts"
 import type { Page, PageRequest } from "./Paging.ts"
 import { ensureAllowed } from "./Policy.ts"
-import { AuditLogStore, PlatformCrypto, StoreTransaction } from "./Ports.ts"
+import { AuditLogStore, AuditSigner, PlatformCrypto, StoreTransaction } from "./Ports.ts"
 import type { Principal } from "./Principal.ts"
 
 export class AuditRecord extends Schema.Class<AuditRecord>("AuditRecord")({
@@ -17,10 +28,11 @@ export class AuditRecord extends Schema.Class<AuditRecord>("AuditRecord")({
   /** Position in the chain, from 1. */
   seq: Schema.Int,
   timestamp: Schema.String,
-  organisation_id: Schema.String,
+  /** null for a call made with no key this gateway knows (`user_type` `unauthenticated`). */
+  organisation_id: Schema.NullOr(Schema.String),
   workspace_id: Schema.NullOr(Schema.String),
   user_id: Schema.NullOr(Schema.String),
-  user_type: Schema.Literals(["user", "api_key"]),
+  user_type: Schema.Literals(["user", "api_key", "unauthenticated"]),
   api_key_id: Schema.NullOr(Schema.String),
   action: Schema.String,
   resource_type: Schema.String,
@@ -31,13 +43,28 @@ export class AuditRecord extends Schema.Class<AuditRecord>("AuditRecord")({
   request_body: Schema.Unknown,
   response_status_code: Schema.Int,
   client_ip: Schema.NullOr(Schema.String),
+  /**
+   * True when the record differs from the request beyond secret redaction: U+0000 or unpaired surrogates
+   * written out as `\u0000`-style text, nesting or text beyond the limits cut (with a `[truncated…]` marker),
+   * non-finite numbers as null, or a body that was not JSON left out.
+   */
+  sanitized: Schema.Boolean,
+  hash_algorithm: HashAlgorithm,
   previous_hash: Schema.String,
   hash: Schema.String
 }) {}
 
+/** Who made a call, as far as the gateway knows. A `Principal` is one. */
+export interface AuditActor {
+  /** null when the caller presented no key this gateway knows. */
+  readonly organisationId: string | null
+  readonly keyId: string | null
+  readonly userId: string | null
+}
+
 /** What a caller says about a call; the service adds id, time, position and hashes. */
 export interface AuditEntry {
-  readonly principal: Principal
+  readonly actor: AuditActor
   readonly workspaceId: string | null
   readonly action: string
   readonly resourceType: string
@@ -45,7 +72,10 @@ export interface AuditEntry {
   readonly method: string
   readonly uri: string
   readonly requestId: string
+  /** The body as received; the record keeps its storable, redacted form. */
   readonly requestBody: unknown
+  /** True when the body could not be read as JSON and is left out. */
+  readonly requestBodyUnreadable?: boolean | undefined
   readonly responseStatusCode: number
   readonly clientIp: string | null
 }
@@ -60,32 +90,13 @@ export interface AuditFilters {
   readonly responseStatusCode?: number | undefined
 }
 
-export type ChainVerdict =
-  | { readonly ok: true; readonly count: number }
-  | { readonly ok: false; readonly count: number; readonly seq: number; readonly id: string; readonly reason: string }
+/** The chain is broken, so no checkpoint of it is signed. */
+export class AuditChainBroken extends Schema.TaggedError<AuditChainBroken>()("AuditChainBroken", {
+  message: Schema.String
+}) {}
 
-export const GENESIS_HASH = "0".repeat(64)
-
-const SECRET_FIELD = /(^|_)(key|secret|password|token|authorization|credentials?)$/i
-
-/** The request body with the values of secret-looking fields (provider keys, passwords) replaced. */
-export const redactSecrets = (value: unknown): unknown => {
-  if (Array.isArray(value)) return value.map(redactSecrets)
-  if (value !== null && typeof value === "object") {
-    const out: Record<string, unknown> = {}
-    for (const [key, inner] of Object.entries(value)) {
-      out[key] = SECRET_FIELD.test(key) && inner !== null ? "[REDACTED]" : redactSecrets(inner)
-    }
-    return out
-  }
-  return value
-}
-
-/** The hash of a record: SHA-256 over the previous hash and the record's canonical JSON without its hashes. */
-export const chainHash = (sha256Hex: (input: string) => string, record: Omit<AuditRecord, "hash">): string => {
-  const { previous_hash, ...content } = record
-  return sha256Hex(`${previous_hash}\n${canonicalJson(content)}`)
-}
+const userTypeOf = (actor: AuditActor): AuditRecord["user_type"] =>
+  actor.keyId === null ? "unauthenticated" : actor.userId === null ? "api_key" : "user"
 
 export class Audit extends Context.Service<
   Audit,
@@ -97,8 +108,12 @@ export class Audit extends Context.Service<
       filters: AuditFilters,
       page: PageRequest
     ) => Effect.Effect<Page<AuditRecord>, Forbidden | NotFound>
-    /** Walks the whole chain in order and reports the first broken link. */
-    readonly verify: Effect.Effect<ChainVerdict>
+    /** Records of calls with no known key, newest first: the operator's, as they belong to no organisation. */
+    readonly listUnauthenticated: (page: PageRequest) => Effect.Effect<Page<AuditRecord>>
+    /** Walks the whole chain in order and reports the first broken link, or a chain that lost its checkpoint. */
+    readonly verify: (checkpoint?: AuditCheckpoint) => Effect.Effect<ChainVerdict>
+    /** A signed statement of the chain's current head; refused when the chain is broken. */
+    readonly checkpoint: Effect.Effect<AuditCheckpoint, AuditChainBroken>
   }
 >()("@gateway-control/Audit") {
   static readonly layer = Layer.effect(
@@ -106,34 +121,46 @@ export class Audit extends Context.Service<
     Effect.gen(function*() {
       const store = yield* AuditLogStore
       const crypto = yield* PlatformCrypto
+      const signer = yield* AuditSigner
       const transaction = yield* StoreTransaction
+      const hashers = { sha256Hex: crypto.sha256Hex, chainMac: signer.chainMac }
 
       const record = Effect.fnUntraced(function*(entry: AuditEntry) {
         const timestamp = yield* nowIso
         const id = crypto.uuid()
-        const { principal } = entry
+        const { actor } = entry
+        const body = entry.requestBodyUnreadable === true
+          ? { value: null, sanitized: true }
+          : storableBody(entry.requestBody ?? null, SECRET_FIELDS[entry.resourceType] ?? [])
+        let sanitized = body.sanitized
+        const text = (value: string | null) => {
+          const stored = storableText(value)
+          if (stored.sanitized) sanitized = true
+          return stored.value
+        }
+        const fields = {
+          id,
+          timestamp,
+          organisation_id: text(actor.organisationId),
+          workspace_id: text(entry.workspaceId),
+          user_id: text(actor.userId),
+          user_type: userTypeOf(actor),
+          api_key_id: text(actor.keyId),
+          action: text(entry.action) ?? "",
+          resource_type: text(entry.resourceType) ?? "",
+          resource_id: text(entry.resourceId),
+          method: text(entry.method) ?? "",
+          uri: text(entry.uri) ?? "",
+          request_id: text(entry.requestId) ?? "",
+          request_body: body.value,
+          response_status_code: entry.responseStatusCode,
+          client_ip: text(entry.clientIp),
+          sanitized,
+          hash_algorithm: CURRENT_HASH_ALGORITHM
+        }
         return yield* transaction.withTransaction(store.append((previousHash, seq) => {
-          const content = {
-            id,
-            seq,
-            timestamp,
-            organisation_id: principal.organisationId,
-            workspace_id: entry.workspaceId,
-            user_id: principal.userId,
-            user_type: principal.userId === null ? "api_key" as const : "user" as const,
-            api_key_id: principal.keyId,
-            action: entry.action,
-            resource_type: entry.resourceType,
-            resource_id: entry.resourceId,
-            method: entry.method,
-            uri: entry.uri,
-            request_id: entry.requestId,
-            request_body: redactSecrets(entry.requestBody ?? null),
-            response_status_code: entry.responseStatusCode,
-            client_ip: entry.clientIp,
-            previous_hash: previousHash
-          }
-          return new AuditRecord({ ...content, hash: chainHash(crypto.sha256Hex, content) })
+          const content = { ...fields, seq, previous_hash: previousHash }
+          return new AuditRecord({ ...content, hash: chainHash(hashers, content) })
         }))
       })
 
@@ -145,32 +172,33 @@ export class Audit extends Context.Service<
         return yield* store.list(principal.organisationId, filters, page)
       })
 
-      const verify = Effect.gen(function*() {
-        let previous = GENESIS_HASH
-        let count = 0
-        const batch = 500
-        while (true) {
-          const records = yield* store.scan(count, batch)
-          for (const r of records) {
-            count++
-            const broken = (reason: string): ChainVerdict => ({
-              ok: false,
-              count: count - 1,
-              seq: r.seq,
-              id: r.id,
-              reason
-            })
-            if (r.seq !== count) return broken(`expected record ${count} here, found record ${r.seq}`)
-            if (r.previous_hash !== previous) return broken("its previous_hash does not match the record before it")
-            const { hash, ...content } = r
-            if (chainHash(crypto.sha256Hex, content) !== hash) return broken("its content does not match its hash")
-            previous = hash
-          }
-          if (records.length < batch) return { ok: true as const, count }
-        }
-      }).pipe(Effect.withSpan("Audit.verify"))
+      const listUnauthenticated = (page: PageRequest) => store.list(null, {}, page)
 
-      return Audit.of({ record, list, verify })
+      const signatureOf = (head: Omit<AuditCheckpoint, "signature">) => signer.checkpointMac(checkpointText(head))
+
+      const verify = (checkpoint?: AuditCheckpoint): Effect.Effect<ChainVerdict> =>
+        checkpoint !== undefined && !crypto.digestsEqual(signatureOf(checkpoint), checkpoint.signature)
+          ? Effect.succeed({
+            ok: false,
+            count: 0,
+            record: undefined,
+            reason: "the checkpoint's signature is not valid: it was altered, or signed under another master key"
+          })
+          : walkChain(store, hashers, checkpoint).pipe(Effect.withSpan("Audit.verify"))
+
+      const checkpoint = Effect.gen(function*() {
+        const verdict = yield* walkChain(store, hashers, undefined)
+        if (!verdict.ok) {
+          return yield* new AuditChainBroken({
+            message: `The audit chain is broken at record ${verdict.record?.seq}: ${verdict.reason}. ` +
+              "No checkpoint is signed for a broken chain."
+          })
+        }
+        const head = { count: verdict.count, last_hash: verdict.lastHash, at: yield* nowIso }
+        return { ...head, signature: signatureOf(head) }
+      }).pipe(Effect.withSpan("Audit.checkpoint"))
+
+      return Audit.of({ record, list, listUnauthenticated, verify, checkpoint })
     })
   )
 }

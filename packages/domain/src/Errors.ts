@@ -14,7 +14,14 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 
 /** No usable credential: missing, unknown, revoked or expired key. */
 export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
-  message: Schema.String
+  message: Schema.String,
+  /** The key presented, when the gateway knows it (revoked or expired): the audit log files the attempt under it. */
+  knownKey: Schema.optionalKey(Schema.Struct({
+    id: Schema.String,
+    organisation_id: Schema.String,
+    workspace_id: Schema.NullOr(Schema.String),
+    user_id: Schema.NullOr(Schema.String)
+  }))
 }) {}
 
 /** The caller is known but may not do this; `message` names the missing scope or the rule. */

@@ -3,6 +3,7 @@
  * workspace level) and servers (a workspace's instance of an integration).
  */
 import { Context, type Effect, type Option, Schema } from "effect"
+import { maskKey } from "./ApiKey.ts"
 import type { Conflict } from "./Errors.ts"
 import type { Page, PageRequest } from "./Paging.ts"
 import { JsonObject } from "./Prompt.ts"
@@ -18,6 +19,53 @@ export const SecretMapping = Schema.Struct({
   value_format: Schema.Literals(["json", "string"])
 })
 export type SecretMapping = typeof SecretMapping.Type
+
+/** Where an integration's configurations keep the HTTP headers sent to the MCP server: credentials, write-only. */
+export const MCP_HEADERS_FIELD = "headers"
+
+/** The fields of an integration's body that are secret: header values and the secret mappings' references. */
+export const MCP_INTEGRATION_SECRET_FIELDS: ReadonlyArray<ReadonlyArray<string>> = [
+  ["configurations", MCP_HEADERS_FIELD, "*"],
+  ["secret_mappings", "*", "secret_reference_id"],
+  ["secret_mappings", "*", "secret_key"]
+]
+
+const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const maskHeaderValue = (value: unknown): string => (typeof value === "string" ? maskKey(value) : "****")
+
+/** Configurations as reads show them: every header value masked like a virtual key (`Bear****1234`). */
+export const maskedConfigurations = (
+  configurations: Readonly<Record<string, unknown>>
+): Readonly<Record<string, unknown>> => {
+  const headers = configurations[MCP_HEADERS_FIELD]
+  if (!isPlainObject(headers)) return configurations
+  return {
+    ...configurations,
+    [MCP_HEADERS_FIELD]: Object.fromEntries(
+      Object.entries(headers).map(([name, value]) => [name, maskHeaderValue(value)])
+    )
+  }
+}
+
+/**
+ * New configurations for an update. A header sent back exactly as a read showed it (masked) keeps its stored
+ * value, so a client can write back what it read without destroying the credential it could not see.
+ */
+export const mergeConfigurations = (
+  current: Readonly<Record<string, unknown>>,
+  incoming: Readonly<Record<string, unknown>>
+): Record<string, unknown> => {
+  const currentHeaders = current[MCP_HEADERS_FIELD]
+  const incomingHeaders = incoming[MCP_HEADERS_FIELD]
+  if (!isPlainObject(currentHeaders) || !isPlainObject(incomingHeaders)) return { ...incoming }
+  const headers = Object.entries(incomingHeaders).map(([name, value]) => {
+    const stored = Object.hasOwn(currentHeaders, name) ? currentHeaders[name] : undefined
+    return [name, stored !== undefined && value === maskHeaderValue(stored) ? stored : value] as const
+  })
+  return { ...incoming, [MCP_HEADERS_FIELD]: Object.fromEntries(headers) }
+}
 
 export class McpIntegration extends Schema.Class<McpIntegration>("McpIntegration")({
   id: Schema.String,

@@ -10,10 +10,12 @@ import { nowIso } from "./internal/time.ts"
 import { TtlCache } from "./internal/TtlCache.ts"
 import {
   type IntegrationQuery,
+  maskedConfigurations,
   McpIntegration,
   McpIntegrationStore,
   McpServer,
   McpServerStore,
+  mergeConfigurations,
   type SecretMapping,
   usableBy
 } from "./Mcp.ts"
@@ -54,6 +56,7 @@ export interface IntegrationListRequest {
 }
 
 export interface IntegrationView {
+  /** As reads show it: header values in `configurations` masked. */
   readonly integration: McpIntegration
   /** How many workspaces can use it. */
   readonly workspacesCount: number
@@ -72,12 +75,17 @@ interface ResolvedServer {
 
 export interface ServerView {
   readonly server: McpServer
+  /** As reads show it: header values in `configurations` masked. */
   readonly integration: McpIntegration
   /** The integration's details are shown to service keys only. */
   readonly showIntegrationDetails: boolean
 }
 
 type Failure = InvalidRequest | Forbidden | NotFound
+
+/** An integration as reads show it: its secrets are write-only. */
+const readable = (integration: McpIntegration) =>
+  new McpIntegration({ ...integration, configurations: maskedConfigurations(integration.configurations) })
 
 const SLUG = /^[a-zA-Z0-9_-]+$/
 
@@ -271,7 +279,9 @@ export class McpRegistry extends Context.Service<
             name: input.name?.trim() ?? current.name,
             url: input.url ?? current.url,
             description: input.description ?? current.description,
-            configurations: input.configurations === undefined ? current.configurations : { ...input.configurations },
+            configurations: input.configurations === undefined
+              ? current.configurations
+              : mergeConfigurations(current.configurations, input.configurations),
             auth_type: input.auth_type ?? current.auth_type,
             transport: input.transport ?? current.transport,
             global_workspace_access: input.global_workspace_access ?? current.global_workspace_access,
@@ -300,7 +310,7 @@ export class McpRegistry extends Context.Service<
       const getIntegration = Effect.fn("McpRegistry.getIntegration")(function*(principal: Principal, id: string) {
         const integration = yield* visibleIntegration(principal, id, "mcp_integrations.read")
         return {
-          integration,
+          integration: readable(integration),
           workspacesCount: countFor(integration, yield* organisationWorkspaces(integration.organisation_id))
         }
       })
@@ -342,7 +352,10 @@ export class McpRegistry extends Context.Service<
           }, page)
           const total = yield* organisationWorkspaces(principal.organisationId)
           return {
-            items: listed.items.map((integration) => ({ integration, workspacesCount: countFor(integration, total) })),
+            items: listed.items.map((integration) => ({
+              integration: readable(integration),
+              workspacesCount: countFor(integration, total)
+            })),
             total: listed.total
           }
         }
@@ -401,7 +414,7 @@ export class McpRegistry extends Context.Service<
             return yield* new NotFound({ resource: "MCP server", id: idOrSlug })
           }
           const integration = Option.getOrThrow(yield* integrations.get(found.value.mcp_integration_id))
-          const resolved: ResolvedServer = { server: found.value, integration }
+          const resolved: ResolvedServer = { server: found.value, integration: readable(integration) }
           return resolved
         }
       )

@@ -84,9 +84,9 @@ export class AuditLogStore extends Context.Service<
      * serialises appends (across processes too), so the chain never forks. Runs inside a unit of work.
      */
     readonly append: (build: (previousHash: string, seq: number) => AuditRecord) => Effect.Effect<AuditRecord>
-    /** Records of an organisation matching the filters, newest first. */
+    /** Records of an organisation matching the filters, newest first; null: records of no organisation. */
     readonly list: (
-      organisationId: string,
+      organisationId: string | null,
       filters: AuditFilters,
       page: PageRequest
     ) => Effect.Effect<Page<AuditRecord>>
@@ -138,6 +138,20 @@ export class PlatformCrypto extends Context.Service<
     readonly digestsEqual: (a: string, b: string) => boolean
   }
 >()("@gateway-control/PlatformCrypto") {}
+
+/**
+ * The audit log's keys, derived from the gateway's master key and never stored: whoever holds only the
+ * database can neither re-link an edited chain nor forge a checkpoint. Synchronous, like `PlatformCrypto`.
+ */
+export class AuditSigner extends Context.Service<
+  AuditSigner,
+  {
+    /** HMAC-SHA256 (lower-case hex) of the UTF-8 input under the chain key. */
+    readonly chainMac: (input: string) => string
+    /** HMAC-SHA256 (lower-case hex) of the UTF-8 input under the checkpoint key, a key of its own. */
+    readonly checkpointMac: (input: string) => string
+  }
+>()("@gateway-control/AuditSigner") {}
 
 /** Every store port: what a store adapter (`layerMemory`, `layerSql`) provides, each the same set. */
 export type StorePorts =

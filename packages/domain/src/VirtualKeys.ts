@@ -14,6 +14,12 @@ import { PlatformCrypto, WorkspaceStore } from "./Ports.ts"
 import type { Principal } from "./Principal.ts"
 import { ProviderRegistry, SecretCipher } from "./Providers.ts"
 
+/** The fields of a virtual key's creation body that hold the provider key: never stored or logged in clear. */
+export const VIRTUAL_KEY_SECRET_FIELDS: ReadonlyArray<ReadonlyArray<string>> = [["key"]]
+
+/** The fields of a config's creation body that hold a provider key. */
+export const CONFIG_SECRET_FIELDS: ReadonlyArray<ReadonlyArray<string>> = [["config", "api_key"]]
+
 export class VirtualKey extends Schema.Class<VirtualKey>("VirtualKey")({
   id: Schema.String,
   organisation_id: Schema.String,

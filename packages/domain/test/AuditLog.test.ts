@@ -1,64 +1,227 @@
-import { createHash } from "node:crypto"
+import { createHash, createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { AuditRecord, chainHash, GENESIS_HASH, redactSecrets } from "../src/AuditLog.ts"
+import { chainHash, GENESIS_HASH } from "../src/AuditChain.ts"
+import { AuditRecord } from "../src/AuditLog.ts"
+import { isSecretName, REDACTED, SECRET_FIELDS } from "../src/AuditRedaction.ts"
 import { canonicalJson } from "../src/internal/canonicalJson.ts"
+import { MAX_DEPTH, MAX_TEXT, storableBody } from "../src/internal/storable.ts"
 
 const sha256Hex = (input: string) => createHash("sha256").update(input).digest("hex")
+const macUnder = (key: string) => (input: string) => createHmac("sha256", key).update(input).digest("hex")
+const hashers = { sha256Hex, chainMac: macUnder("the gateway's key") }
 
-describe("audit records", () => {
-  it("redact secret-looking fields at any depth, keeping the rest", () => {
-    expect(redactSecrets({
-      name: "openai",
-      key: "sk-live-123",
-      config: { api_key: "sk-2", custom_host: "https://x", nested: [{ password: "p", user: "u" }] },
-      workspace_id: "ws",
-      token: null
-    })).toEqual({
-      name: "openai",
-      key: "[REDACTED]",
-      config: { api_key: "[REDACTED]", custom_host: "https://x", nested: [{ password: "[REDACTED]", user: "u" }] },
-      workspace_id: "ws",
-      token: null
+/** `{"a": {"a": … }}`, `depth` objects deep. */
+const nested = (depth: number): unknown => {
+  let value: unknown = "bottom"
+  for (let i = 0; i < depth; i++) value = { a: value }
+  return value
+}
+
+const depthOf = (value: unknown): number => {
+  let depth = 0
+  while (typeof value === "object" && value !== null) {
+    depth++
+    value = (value as Record<string, unknown>).a
+  }
+  return depth
+}
+
+describe("secret redaction in audit bodies", () => {
+  const SECRET_NAMES = [
+    "x-api-key",
+    "api-key",
+    "apiKey",
+    "accessToken",
+    "clientSecret",
+    "X-Auth-Token",
+    "Proxy-Authorization",
+    "private-key",
+    "passwd",
+    "cookie",
+    "bearer",
+    "password",
+    "api_key",
+    "token",
+    "key",
+    "authorization",
+    "refresh_token",
+    "APIKEY",
+    "openai_key",
+    "credentials",
+    "session_id",
+    "Set-Cookie",
+    "secret_key",
+    "AWS_SECRET_ACCESS_KEY"
+  ]
+  const HARMLESS_NAMES = [
+    "max_tokens",
+    "prompt_tokens",
+    "completion_tokens",
+    "max_completion_tokens",
+    "token_count",
+    "maxTokens",
+    "tokenizer",
+    "sort_key",
+    "public_key",
+    "virtual_key",
+    "api_key_id",
+    "masked_key",
+    "key_name",
+    "auth_type",
+    "keyword",
+    "monkey",
+    "secretary",
+    "author",
+    "name",
+    "workspace_id"
+  ]
+
+  it.each(SECRET_NAMES)("redacts a field named %s, at the root and nested", (name) => {
+    expect(isSecretName(name)).toBe(true)
+    const { value } = storableBody({ [name]: "s3cr3t", nested: [{ [name]: "s3cr3t" }] })
+    expect(value).toEqual({ [name]: REDACTED, nested: [{ [name]: REDACTED }] })
+  })
+
+  it.each(HARMLESS_NAMES)("keeps a field named %s", (name) => {
+    expect(isSecretName(name)).toBe(false)
+    expect(storableBody({ [name]: 42 }).value).toEqual({ [name]: 42 })
+  })
+
+  it("redacts the value of a name/value pair that names a secret header", () => {
+    expect(storableBody({ headers: [{ name: "X-Api-Key", value: "k" }, { name: "X-Region", value: "eu" }] }).value)
+      .toEqual({ headers: [{ name: "X-Api-Key", value: REDACTED }, { name: "X-Region", value: "eu" }] })
+  })
+
+  it("redacts by schema first: every MCP header value and secret mapping reference, whatever its name", () => {
+    const body = {
+      name: "linear",
+      configurations: { region: "eu", headers: { "X-Region": "eu-1", "X-Tenant": "acme-secret-tenant" } },
+      secret_mappings: [{
+        target_field: "headers.X-Tenant",
+        secret_reference_id: "ref-1",
+        secret_key: "tenant",
+        value_format: "string"
+      }]
+    }
+    expect(storableBody(body, SECRET_FIELDS.mcp_integration).value).toEqual({
+      name: "linear",
+      configurations: { region: "eu", headers: { "X-Region": REDACTED, "X-Tenant": REDACTED } },
+      secret_mappings: [{
+        target_field: "headers.X-Tenant",
+        secret_reference_id: REDACTED,
+        secret_key: REDACTED,
+        value_format: "string"
+      }]
+    })
+    expect(storableBody({ name: "v", key: "sk-live" }, SECRET_FIELDS.virtual_key).value).toEqual({
+      name: "v",
+      key: REDACTED
     })
   })
+
+  it("keeps null secrets as null: absence is not a secret", () => {
+    expect(storableBody({ token: null }).value).toEqual({ token: null })
+  })
+})
+
+describe("storable audit bodies", () => {
+  it("write out U+0000 and unpaired surrogates as escapes, and say so", () => {
+    const stored = storableBody({ name: "a\u0000b", note: "x\ud800y", ok: "😀", ["k\u0000"]: 1 })
+    expect(stored).toEqual({
+      value: { name: "a\\u0000b", note: "x\\ud800y", ok: "😀", "k\\u0000": 1 },
+      sanitized: true
+    })
+    // What is stored is valid UTF-8 without U+0000: it survives an encode/decode round trip unchanged.
+    const text = JSON.stringify(stored.value)
+    expect(text).not.toContain("\u0000")
+    expect(Buffer.from(text, "utf8").toString("utf8")).toBe(text)
+  })
+
+  it("leave ordinary bodies alone and unflagged", () => {
+    const body = { name: "Acme", list: [1, "two", { three: true }], nothing: null, emoji: "😀", tab: "a\tb" }
+    expect(storableBody(body)).toEqual({ value: body, sanitized: false })
+  })
+
+  it("cut nesting deeper than the limit, with a marker, without running out of stack", () => {
+    const stored = storableBody(nested(10_000))
+    expect(stored.sanitized).toBe(true)
+    expect(depthOf(stored.value)).toBe(MAX_DEPTH)
+    expect(canonicalJson(stored.value)).toContain(`[truncated: nested deeper than ${MAX_DEPTH} levels]`)
+    expect(storableBody(nested(MAX_DEPTH))).toEqual({ value: nested(MAX_DEPTH), sanitized: false })
+  })
+
+  it("cut text beyond the limit, and the items and fields after it", () => {
+    const stored = storableBody({ big: "x".repeat(MAX_TEXT + 10), after: ["a", "b"] })
+    const value = stored.value as Record<string, unknown>
+    expect(stored.sanitized).toBe(true)
+    expect(value.big).toBe(`${"x".repeat(MAX_TEXT - 3)}…[truncated]`)
+    expect(value["…"]).toBe("[truncated: 1 more fields]")
+    const many = storableBody(Array.from({ length: MAX_TEXT * 2 }, (_, i) => i))
+    expect(many.sanitized).toBe(true)
+    expect((many.value as Array<unknown>).length).toBeLessThanOrEqual(MAX_TEXT + 1)
+  })
+
+  it("store non-finite numbers as null and keep a __proto__ field as data", () => {
+    const parsed = JSON.parse(`{"n": 1e400, "__proto__": {"x": 1}}`)
+    const stored = storableBody(parsed)
+    expect(stored.sanitized).toBe(true)
+    expect(canonicalJson(stored.value)).toBe(`{"__proto__":{"x":1},"n":null}`)
+  })
+})
+
+describe("the audit chain's hashes", () => {
+  const content = {
+    id: "a",
+    seq: 1,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    organisation_id: "o",
+    workspace_id: null,
+    user_id: "u",
+    user_type: "user" as const,
+    api_key_id: "k",
+    action: "create",
+    resource_type: "workspace",
+    resource_id: "w",
+    method: "POST",
+    uri: "/v1/workspaces",
+    request_id: "r",
+    request_body: { name: "x" },
+    response_status_code: 201,
+    client_ip: "127.0.0.1",
+    sanitized: false,
+    hash_algorithm: "hmac-sha256" as const,
+    previous_hash: GENESIS_HASH
+  }
 
   it("canonical JSON does not depend on key order", () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } }))
       .toBe(canonicalJson({ a: { c: null, d: [1, { x: 1, y: 2 }] }, b: 1 }))
   })
 
-  it("the hash covers every field and the previous hash", () => {
-    const content = {
-      id: "a",
-      seq: 1,
-      timestamp: "2026-01-01T00:00:00.000Z",
-      organisation_id: "o",
-      workspace_id: null,
-      user_id: "u",
-      user_type: "user" as const,
-      api_key_id: "k",
-      action: "create",
-      resource_type: "workspace",
-      resource_id: "w",
-      method: "POST",
-      uri: "/v1/workspaces",
-      request_id: "r",
-      request_body: { name: "x" },
-      response_status_code: 201,
-      client_ip: "127.0.0.1",
-      previous_hash: GENESIS_HASH
-    }
-    const hash = chainHash(sha256Hex, content)
+  it("a keyed hash covers every field and the previous hash, and needs the key", () => {
+    const hash = chainHash(hashers, content)
     expect(new AuditRecord({ ...content, hash }).hash).toMatch(/^[0-9a-f]{64}$/)
     for (
       const [field, value] of Object.entries({
         response_status_code: 200,
         request_body: { name: "y" },
         user_id: "v",
+        organisation_id: null,
+        sanitized: true,
         previous_hash: "1".repeat(64)
       })
     ) {
-      expect(chainHash(sha256Hex, { ...content, [field]: value }), field).not.toBe(hash)
+      expect(chainHash(hashers, { ...content, [field]: value }), field).not.toBe(hash)
     }
+    // Without the key, neither plain SHA-256 nor an HMAC under a guessed key gives the hash.
+    const { previous_hash, ...rest } = content
+    expect(sha256Hex(`${previous_hash}\n${canonicalJson(rest)}`)).not.toBe(hash)
+    expect(chainHash({ sha256Hex, chainMac: macUnder("a guess") }, content)).not.toBe(hash)
+  })
+
+  it("records of before the keyed chain keep their plain SHA-256 over the fields they had", () => {
+    const { sanitized: _s, hash_algorithm: _a, previous_hash, ...legacy } = content
+    const oldHash = sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
+    expect(chainHash(hashers, { ...content, hash_algorithm: "sha256" })).toBe(oldHash)
   })
 })

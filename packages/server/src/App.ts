@@ -30,7 +30,7 @@ import { layerAddressRanges } from "./AddressRanges.ts"
 import type { AppConfig, StoreConfig } from "./AppConfig.ts"
 import { lockDataDir } from "./internal/DataDirLock.ts"
 import { loadMasterKey } from "./internal/MasterKey.ts"
-import { layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
+import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerProviderHttpClients } from "./ProviderConnections.ts"
 
 /** The SQL client of a SQL store. */
@@ -55,7 +55,7 @@ export const layerStore = (store: StoreConfig): Layer.Layer<Layer.Success<typeof
 
 export interface ProviderSettings {
   readonly registry: ProviderRegistry["Service"]
-  /** The master key for provider keys at rest. */
+  /** The master key: encrypts provider keys at rest, and the audit chain's keys derive from it. */
   readonly masterKey: Uint8Array
   /** DNS for the custom-host check; the system resolver unless given (tests answer from a table). */
   readonly hostResolver?: HostResolver["Service"]
@@ -94,6 +94,7 @@ export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>, providers: Pro
     Layer.provideMerge(store),
     Layer.provideMerge(layerNodeCrypto),
     Layer.provideMerge(layerSecretCipher(providers.masterKey)),
+    Layer.provideMerge(layerAuditSigner(providers.masterKey)),
     Layer.provideMerge(
       providers.hostResolver === undefined ? layerHostResolver : Layer.succeed(HostResolver)(providers.hostResolver)
     ),

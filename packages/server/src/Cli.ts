@@ -2,16 +2,24 @@
  * The `gateway-control` command-line program.
  */
 import { migrate } from "@gateway-control/adapters-sql"
-import { AlreadyBootstrapped, Audit, Bootstrap, InvalidRequest } from "@gateway-control/domain"
-import { Console, Effect, Layer, Redacted } from "effect"
+import {
+  AlreadyBootstrapped,
+  Audit,
+  AuditChainBroken,
+  AuditCheckpoint,
+  Bootstrap,
+  InvalidRequest
+} from "@gateway-control/domain"
+import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import { layerConfiguredDomain, layerLogging, layerServe, layerSqlClient } from "./App.ts"
 import { type AppConfig, InvalidConfiguration, loadConfig } from "./AppConfig.ts"
 
-type UserFacingError = AlreadyBootstrapped | InvalidRequest | InvalidConfiguration
+type UserFacingError = AlreadyBootstrapped | InvalidRequest | InvalidConfiguration | AuditChainBroken
 
 const isUserFacing = (e: unknown): e is UserFacingError =>
-  e instanceof AlreadyBootstrapped || e instanceof InvalidRequest || e instanceof InvalidConfiguration
+  e instanceof AlreadyBootstrapped || e instanceof InvalidRequest || e instanceof InvalidConfiguration ||
+  e instanceof AuditChainBroken
 
 /** Failures a user can fix are printed as one line with a non-zero exit code, not as a stack trace. */
 const userFacing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -72,25 +80,101 @@ const migrateCommand = Command.make("migrate", {}, () =>
     )
   }))).pipe(Command.withDescription("Run the store's pending migrations, then exit."))
 
-const auditVerify = Command.make("verify", {}, () =>
+/** A checkpoint file as `audit checkpoint` wrote it. */
+const parseCheckpoint = (text: string) =>
+  Effect.try({ try: () => JSON.parse(text) as unknown, catch: () => undefined }).pipe(
+    Effect.flatMap(Schema.decodeUnknownEffect(AuditCheckpoint)),
+    Effect.mapError(() =>
+      InvalidRequest.of(
+        "The checkpoint file does not hold a checkpoint: expected the JSON line `audit checkpoint` printed.",
+        "checkpoint"
+      )
+    )
+  )
+
+const plural = (n: number) => `${n} audit record${n === 1 ? "" : "s"}`
+
+const auditVerify = Command.make(
+  "verify",
+  {
+    checkpoint: Flag.FileText("checkpoint").pipe(
+      Flag.optional,
+      Flag.withDescription("A file holding what `audit checkpoint` printed: also check the chain still reaches it")
+    )
+  },
+  ({ checkpoint }) =>
+    userFacing(Effect.gen(function*() {
+      const config = yield* loadConfig
+      const pinned = Option.isSome(checkpoint) ? yield* parseCheckpoint(checkpoint.value) : undefined
+      const verdict = yield* Effect.flatMap(Effect.service(Audit), (audit) => audit.verify(pinned)).pipe(
+        Effect.provide(layerCommand(config))
+      )
+      if (verdict.ok) {
+        const reached = pinned === undefined
+          ? ""
+          : `; it reaches the checkpoint of ${pinned.at} (record ${pinned.count})`
+        yield* Console.log(`ok: ${plural(verdict.count)}, chain intact${reached}`)
+        if (verdict.legacy > 0) {
+          yield* Console.error(
+            `gateway-control: note: the first ${plural(verdict.legacy)} predate the keyed chain (plain SHA-256)` +
+              (verdict.legacy === verdict.count
+                ? "; no keyed record follows them yet, so someone with database access could rewrite them: " +
+                  "keep a checkpoint (audit checkpoint)."
+                : "; the keyed records after them pin them.")
+          )
+        }
+        return
+      }
+      yield* Console.log(
+        verdict.record === undefined
+          ? `broken: ${verdict.reason}`
+          : `broken: record ${verdict.record.seq} (${verdict.record.id}): ${verdict.reason}; ` +
+            `the ${verdict.count} records before it are intact`
+      )
+      process.exitCode = 1
+    }))
+).pipe(
+  Command.withDescription(
+    "Walk the audit log's hash chain and report the first broken link; with --checkpoint, also records removed since."
+  )
+)
+
+const auditCheckpoint = Command.make("checkpoint", {}, () =>
   userFacing(Effect.gen(function*() {
     const config = yield* loadConfig
-    const verdict = yield* Effect.flatMap(Effect.service(Audit), (audit) => audit.verify).pipe(
+    const checkpoint = yield* Effect.flatMap(Effect.service(Audit), (audit) => audit.checkpoint).pipe(
       Effect.provide(layerCommand(config))
     )
-    if (verdict.ok) {
-      yield* Console.log(`ok: ${verdict.count} audit record${verdict.count === 1 ? "" : "s"}, chain intact`)
-      return
-    }
-    yield* Console.log(
-      `broken: record ${verdict.seq} (${verdict.id}): ${verdict.reason}; the ${verdict.count} records before it are intact`
+    yield* Console.log(JSON.stringify(checkpoint))
+  }))).pipe(
+    Command.withDescription(
+      "Verify the chain, then print a signed {count, last_hash, at}: keep it away from the database, and pass it " +
+        "to `audit verify --checkpoint` later."
     )
-    process.exitCode = 1
-  }))).pipe(Command.withDescription("Walk the audit log's hash chain and report the first broken link."))
+  )
+
+const auditUnauthenticated = Command.make(
+  "unauthenticated",
+  { limit: Flag.Int("limit").pipe(Flag.withDefault(100), Flag.withDescription("How many records, newest first")) },
+  ({ limit }) =>
+    userFacing(Effect.gen(function*() {
+      const config = yield* loadConfig
+      if (limit < 1 || limit > 10_000) return yield* InvalidRequest.of("--limit must be 1 to 10000.", "limit")
+      const page = yield* Effect.flatMap(
+        Effect.service(Audit),
+        (audit) => audit.listUnauthenticated({ limit, offset: 0 })
+      ).pipe(Effect.provide(layerCommand(config)))
+      for (const record of page.items) yield* Console.log(JSON.stringify(record))
+    }))
+).pipe(
+  Command.withDescription(
+    "Print the audit records of calls made with no key this gateway knows (they belong to no organisation)."
+  )
+)
 
 const audit = Command.make("audit").pipe(
   Command.withDescription("Audit log tools."),
-  Command.withSubcommands([auditVerify])
+  Command.withSubcommands([auditVerify, auditCheckpoint, auditUnauthenticated])
 )
 
 export const cli = Command.make("gateway-control").pipe(

@@ -1,7 +1,16 @@
 /** Node's crypto and DNS behind the domain's ports. */
-import { HostResolver, PlatformCrypto, SecretCipher } from "@gateway-control/domain"
+import { AuditSigner, HostResolver, PlatformCrypto, SecretCipher } from "@gateway-control/domain"
 import { Effect, Layer } from "effect"
-import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  randomUUID,
+  timingSafeEqual
+} from "node:crypto"
 import { lookup } from "node:dns/promises"
 
 /** `PlatformCrypto` on Node's crypto module: synchronous, as the key check on every request needs. */
@@ -49,6 +58,30 @@ export const makeSecretCipher = (key: Uint8Array) => {
 
 export const layerSecretCipher = (key: Uint8Array): Layer.Layer<SecretCipher> =>
   Layer.succeed(SecretCipher)(makeSecretCipher(key))
+
+/**
+ * HKDF labels of the audit keys: each purpose gets its own key from the master key, so no key serves two
+ * purposes (the master key itself only encrypts provider keys).
+ */
+export const AUDIT_CHAIN_KEY_INFO = "gateway-control audit chain v1"
+export const AUDIT_CHECKPOINT_KEY_INFO = "gateway-control audit checkpoint v1"
+
+const deriveKey = (masterKey: Uint8Array, info: string) =>
+  Buffer.from(hkdfSync("sha256", masterKey, new Uint8Array(0), info, 32))
+
+/** `AuditSigner` with HMAC-SHA256 under keys derived from the master key with HKDF-SHA256. */
+export const makeAuditSigner = (masterKey: Uint8Array) => {
+  if (masterKey.length !== 32) throw new Error("The master key must be 32 bytes")
+  const chainKey = deriveKey(masterKey, AUDIT_CHAIN_KEY_INFO)
+  const checkpointKey = deriveKey(masterKey, AUDIT_CHECKPOINT_KEY_INFO)
+  return AuditSigner.of({
+    chainMac: (input) => createHmac("sha256", chainKey).update(input, "utf8").digest("hex"),
+    checkpointMac: (input) => createHmac("sha256", checkpointKey).update(input, "utf8").digest("hex")
+  })
+}
+
+export const layerAuditSigner = (masterKey: Uint8Array): Layer.Layer<AuditSigner> =>
+  Layer.succeed(AuditSigner)(makeAuditSigner(masterKey))
 
 /** Every address a host name resolves to, through the system resolver (as connections would). */
 export const layerHostResolver: Layer.Layer<HostResolver> = Layer.succeed(HostResolver)(

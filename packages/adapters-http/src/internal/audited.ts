@@ -24,7 +24,8 @@ const resolve = <A, V>(value: V | ((result: A) => V), result: A | undefined, fal
 /**
  * Runs a mutating administrative use case with its audit record. On success the record is written in the
  * same unit of work as the change, so neither exists without the other. A denied or failed call changes
- * nothing, and gets its record in a unit of work of its own.
+ * nothing, and gets its record in a unit of work of its own. No call goes unrecorded: when a record cannot
+ * be written, the call fails closed with a 500 (and, on success, its change is rolled back).
  */
 export const audited = <A, E extends DomainError, R>(spec: AuditSpec<A>, effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
@@ -34,7 +35,7 @@ export const audited = <A, E extends DomainError, R>(spec: AuditSpec<A>, effect:
     const transaction = yield* StoreTransaction
     const record = (status: number, result: A | undefined) =>
       audit.record({
-        principal,
+        actor: principal,
         workspaceId: resolve(spec.workspaceId ?? principal.workspaceId, result, principal.workspaceId),
         action: spec.action,
         resourceType: spec.resourceType,
@@ -48,14 +49,11 @@ export const audited = <A, E extends DomainError, R>(spec: AuditSpec<A>, effect:
         clientIp: info.clientIp
       })
     return yield* transaction.withTransaction(Effect.tap(effect, (result) => record(spec.status, result))).pipe(
-      Effect.tapCause((cause) => {
+      Effect.catchCause((cause) => {
         const failure = Cause.findError(cause)
         const status = Result.isSuccess(failure) ? statusOf(failure.success as DomainError) : 500
-        return record(status, undefined).pipe(
-          Effect.catchCause((recordCause) =>
-            Effect.logError("could not write the audit record", Cause.pretty(recordCause))
-          )
-        )
+        // A record that cannot be written replaces the refusal: the caller gets a 500, not an unaudited answer.
+        return Effect.andThen(record(status, undefined), Effect.failCause(cause))
       })
     )
   })

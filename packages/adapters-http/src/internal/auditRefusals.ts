@@ -1,0 +1,113 @@
+/**
+ * Audit records for mutating calls refused before any handler ran: a missing, unknown, revoked or expired
+ * key (401), and a request whose parameters or body do not decode (400). Like every audit record, they fail
+ * closed: when one cannot be written the caller gets a 500 instead of the refusal.
+ */
+import { type Audit, type AuditActor, type Principal, type Unauthenticated } from "@gateway-control/domain"
+import { Effect, Option } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { HttpApiError } from "effect/http-api"
+import { RequestInfo } from "../RequestInfo.ts"
+import { auditedEndpoint, MUTATING_METHODS } from "./auditedEndpoints.ts"
+
+/** The endpoint a middleware wraps, as HttpApi describes it. */
+export interface EndpointRef {
+  readonly endpoint: { readonly identifier: string; readonly method: string }
+  readonly group: { readonly identifier: string }
+}
+
+type HttpApiSchemaError = HttpApiError.HttpApiSchemaError
+const isSchemaError = (value: unknown): value is HttpApiSchemaError => HttpApiError.HttpApiSchemaError.is(value)
+
+const DECODING_KINDS: ReadonlySet<HttpApiSchemaError["kind"]> = new Set(["Params", "Query", "Headers", "Payload"])
+
+/**
+ * The request-decoding error in an endpoint's failure. HttpApi hands security middleware the endpoint's
+ * failures wrapped in an object with the original under `error`; it may also arrive unwrapped.
+ */
+const decodingErrorIn = (failure: unknown): HttpApiSchemaError | undefined => {
+  const inner = typeof failure === "object" && failure !== null && "error" in failure ? failure.error : undefined
+  const error = isSchemaError(failure) ? failure : isSchemaError(inner) ? inner : undefined
+  return error !== undefined && DECODING_KINDS.has(error.kind) ? error : undefined
+}
+
+/** The body as sent, parsed as JSON when it is JSON. The request caches it, so this reads nothing twice. */
+const sentBody = Effect.gen(function*() {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const text = yield* Effect.orElseSucceed(request.text, () => undefined)
+  if (text === undefined) return { body: null, unreadable: true }
+  if (text === "") return { body: null, unreadable: false }
+  try {
+    return { body: JSON.parse(text) as unknown, unreadable: false }
+  } catch {
+    return { body: null, unreadable: true }
+  }
+})
+
+export const makeRefusalRecorder = (audit: Audit["Service"]) => {
+  const record = (
+    ref: EndpointRef,
+    refusal: {
+      readonly actor: AuditActor
+      readonly workspaceId: string | null
+      readonly status: number
+      readonly body: unknown
+      readonly unreadable: boolean
+    }
+  ) =>
+    // The edge provides `RequestInfo` to every route; read from the fiber so the middleware needs no more.
+    Effect.flatMap(Effect.serviceOption(RequestInfo), (found) => {
+      if (Option.isNone(found)) return Effect.die(new Error("No RequestInfo: the edge middleware is not installed"))
+      const info = found.value
+      const { action, resourceType } = auditedEndpoint(
+        ref.group.identifier,
+        ref.endpoint.identifier,
+        ref.endpoint.method
+      )
+      return Effect.asVoid(audit.record({
+        actor: refusal.actor,
+        workspaceId: refusal.workspaceId,
+        action,
+        resourceType,
+        resourceId: null,
+        method: info.method,
+        uri: info.uri,
+        requestId: info.requestId,
+        requestBody: refusal.body,
+        requestBodyUnreadable: refusal.unreadable,
+        responseStatusCode: refusal.status,
+        clientIp: info.clientIp
+      }))
+    })
+
+  /**
+   * Records a mutating call refused for want of a usable key. A known key (revoked, expired) files it under
+   * that key's organisation; otherwise it belongs to no organisation. The body of a caller nobody knows is
+   * not read.
+   */
+  const unauthenticated = (error: Unauthenticated, ref: EndpointRef) => {
+    if (!MUTATING_METHODS.has(ref.endpoint.method)) return Effect.void
+    const key = error.knownKey
+    return record(ref, {
+      actor: key === undefined
+        ? { organisationId: null, keyId: null, userId: null }
+        : { organisationId: key.organisation_id, keyId: key.id, userId: key.user_id },
+      workspaceId: key?.workspace_id ?? null,
+      status: 401,
+      body: null,
+      unreadable: false
+    })
+  }
+
+  /** The endpoint, with a record for each mutating call refused because its request does not decode. */
+  const decodingRefusals = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, principal: Principal, ref: EndpointRef) =>
+    MUTATING_METHODS.has(ref.endpoint.method)
+      ? Effect.tapError(httpEffect, (failure) =>
+        decodingErrorIn(failure) === undefined
+          ? Effect.void
+          : Effect.flatMap(sentBody, ({ body, unreadable }) =>
+            record(ref, { actor: principal, workspaceId: principal.workspaceId, status: 400, body, unreadable })))
+      : httpEffect
+
+  return { unauthenticated, decodingRefusals }
+}

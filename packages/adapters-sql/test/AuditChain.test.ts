@@ -1,0 +1,220 @@
+/**
+ * Someone with write access to the database, but not the gateway's master key, edits the audit log.
+ * Every edit must fail `verify`; records of before the keyed chain must still verify.
+ */
+import { Audit, AuditLogStore, type AuditRecord, chainHash, type StorePorts } from "@gateway-control/domain"
+import { Effect, type Layer, ManagedRuntime } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { describe, expect, it } from "vitest"
+import { canonicalJson } from "../../domain/src/internal/canonicalJson.ts"
+import { entry, layerAudit } from "../../domain/test/contract/AuditContract.ts"
+import { hmacHex, sha256Hex } from "../../domain/test/contract/TestCrypto.ts"
+import { migrate } from "../src/Migrations.ts"
+import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "./support/Stores.ts"
+
+type Services = Audit | AuditLogStore | SqlClient.SqlClient
+
+const actor = { organisationId: "org-tamper", keyId: "key-1", userId: null }
+
+/** Runs `body` against a fresh store with the audit log on it. */
+const withStore = async <E>(
+  makeStore: () => Layer.Layer<StorePorts | SqlClient.SqlClient, E>,
+  body: Effect.Effect<void, never, Services>
+) => {
+  const runtime = ManagedRuntime.make(layerAudit(makeStore()))
+  try {
+    await runtime.runPromise(body)
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+const records = Effect.flatMap(Effect.service(AuditLogStore), (store) => store.scan(0, 1000))
+const verify = Effect.flatMap(Effect.service(Audit), (audit) => audit.verify())
+const appendRecords = (n: number) =>
+  Effect.flatMap(
+    Effect.service(Audit),
+    (audit) =>
+      Effect.forEach(Array.from({ length: n }, (_, i) => i), (i) =>
+        audit.record(entry(actor, { requestBody: { name: `w${i}` } })))
+  )
+
+/** Writes a record's columns back as given. */
+const overwrite = (r: AuditRecord) =>
+  Effect.flatMap(
+    Effect.service(SqlClient.SqlClient),
+    (sql) =>
+      Effect.orDie(sql`UPDATE audit_logs SET request_body = ${JSON.stringify(r.request_body)}::jsonb,
+                   hash_algorithm = ${r.hash_algorithm}, previous_hash = ${r.previous_hash}, hash = ${r.hash}
+                   WHERE seq = ${r.seq}`)
+  )
+
+/** Edits record `seq`'s body, then re-links it and every later record with `rehash`, as a forger would. */
+const editAndRelink = (
+  seq: number,
+  rehash: (content: Omit<AuditRecord, "hash">) => { algorithm?: AuditRecord["hash_algorithm"]; hash: string }
+) =>
+  Effect.gen(function*() {
+    let previous: string | undefined
+    for (const r of yield* records) {
+      if (r.seq < seq) continue
+      const { hash: _hash, ...content } = r
+      const edited = {
+        ...content,
+        previous_hash: previous ?? r.previous_hash,
+        request_body: r.seq === seq ? { name: "forged" } : r.request_body
+      }
+      const { algorithm, hash } = rehash(edited)
+      const rewritten = { ...edited, hash_algorithm: algorithm ?? edited.hash_algorithm, hash } as AuditRecord
+      yield* overwrite(rewritten)
+      previous = hash
+    }
+  })
+
+/** The hash of the old rule: plain SHA-256 over what a record held before the keyed chain. */
+const legacyHash = (content: Omit<AuditRecord, "hash">) => {
+  const { previous_hash, sanitized: _s, hash_algorithm: _a, ...legacy } = content
+  return sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
+}
+
+const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | SqlClient.SqlClient, E>) => {
+  describe(`the audit chain against a forger with database access: ${name}`, () => {
+    it("an edited record re-linked with plain SHA-256 fails verification where it was edited", () =>
+      withStore(
+        makeStore,
+        Effect.gen(function*() {
+          yield* appendRecords(4)
+          yield* editAndRelink(2, (content) => {
+            const { previous_hash, ...rest } = content
+            return { hash: sha256Hex(`${previous_hash}\n${canonicalJson(rest)}`) }
+          })
+          expect(yield* verify).toMatchObject({ ok: false, count: 1, record: { seq: 2 } })
+        })
+      ))
+
+    it("an edited record re-linked with HMAC under a guessed key fails verification", () =>
+      withStore(
+        makeStore,
+        Effect.gen(function*() {
+          yield* appendRecords(4)
+          yield* editAndRelink(3, (content) => ({
+            hash: chainHash({ sha256Hex, chainMac: (input) => hmacHex("a guessed key", input) }, content)
+          }))
+          expect(yield* verify).toMatchObject({
+            ok: false,
+            record: { seq: 3 },
+            reason: "its content does not match its hash"
+          })
+        })
+      ))
+
+    it("a tail rewritten to look like records of before the keyed chain fails verification", () =>
+      withStore(
+        makeStore,
+        Effect.gen(function*() {
+          yield* appendRecords(4)
+          yield* editAndRelink(3, (content) => ({ algorithm: "sha256", hash: legacyHash(content) }))
+          expect(yield* verify).toMatchObject({
+            ok: false,
+            record: { seq: 3 },
+            reason: expect.stringContaining("plain SHA-256 hash after keyed records")
+          })
+        })
+      ))
+
+    it("deleting the newest records passes a plain verify but not a verify against a checkpoint", () =>
+      withStore(
+        makeStore,
+        Effect.gen(function*() {
+          yield* appendRecords(5)
+          const audit = yield* Audit
+          const checkpoint = yield* Effect.orDie(audit.checkpoint)
+          expect(checkpoint).toMatchObject({ count: 5, last_hash: (yield* records)[4].hash })
+          const sql = yield* SqlClient.SqlClient
+          yield* Effect.orDie(sql`DELETE FROM audit_logs WHERE seq > 3`)
+          expect(yield* audit.verify()).toMatchObject({ ok: true, count: 3 })
+          expect(yield* audit.verify(checkpoint)).toMatchObject({
+            ok: false,
+            count: 3,
+            reason: expect.stringContaining("records were removed")
+          })
+          // Writing new records in their place does not help: the record at the checkpoint's position differs.
+          yield* appendRecords(3)
+          expect(yield* audit.verify(checkpoint)).toMatchObject({ ok: false, record: { seq: 5 } })
+        })
+      ))
+
+    it("records of before the keyed chain still verify after the migration, and keyed records pin them", () =>
+      withStore(
+        makeStore,
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          // The schema of before 0008, with two records written by the old rule.
+          for (
+            const statement of [
+              "DROP INDEX audit_logs_unauthenticated_seq",
+              "ALTER TABLE audit_logs DROP COLUMN hash_algorithm",
+              "ALTER TABLE audit_logs DROP COLUMN sanitized",
+              "ALTER TABLE audit_logs ALTER COLUMN organisation_id SET NOT NULL",
+              "DELETE FROM effect_sql_migrations WHERE migration_id = 8"
+            ]
+          ) yield* Effect.orDie(sql.unsafe(statement))
+          let previous = "0".repeat(64)
+          for (const seq of [1, 2]) {
+            const content = {
+              id: `old-${seq}`,
+              seq,
+              timestamp: `2025-06-0${seq}T10:00:00.000Z`,
+              organisation_id: actor.organisationId,
+              workspace_id: null,
+              user_id: null,
+              user_type: "api_key" as const,
+              api_key_id: actor.keyId,
+              action: "create",
+              resource_type: "workspace",
+              resource_id: `w${seq}`,
+              method: "POST",
+              uri: "/v1/workspaces",
+              request_id: `r${seq}`,
+              request_body: { name: `old ${seq}` },
+              response_status_code: 201,
+              client_ip: "127.0.0.1",
+              sanitized: false,
+              hash_algorithm: "sha256" as const,
+              previous_hash: previous
+            }
+            const hash = legacyHash(content)
+            yield* Effect.orDie(sql`INSERT INTO audit_logs (seq, id, timestamp, organisation_id, workspace_id, user_id,
+            user_type, api_key_id, action, resource_type, resource_id, method, uri, request_id, request_body,
+            response_status_code, client_ip, previous_hash, hash) VALUES (${seq}, ${content.id}, ${content.timestamp},
+            ${content.organisation_id}, NULL, NULL, 'api_key', ${content.api_key_id}, 'create', 'workspace',
+            ${content.resource_id}, 'POST', '/v1/workspaces', ${content.request_id},
+            ${JSON.stringify(content.request_body)}::jsonb, 201, '127.0.0.1', ${previous}, ${hash})`)
+            previous = hash
+          }
+          expect(yield* Effect.orDie(migrate)).toEqual([[8, "audit_keyed_chain"]])
+          expect(yield* verify).toEqual({ ok: true, count: 2, lastHash: previous, legacy: 2 })
+
+          yield* appendRecords(2)
+          expect(yield* verify).toMatchObject({ ok: true, count: 4, legacy: 2 })
+          expect((yield* records).map((r) => r.hash_algorithm)).toEqual([
+            "sha256",
+            "sha256",
+            "hmac-sha256",
+            "hmac-sha256"
+          ])
+          // Re-linking an edited old record with the old rule is caught by the first keyed record.
+          yield* editAndRelink(1, (content) => ({ hash: legacyHash(content) }))
+          const relinked = yield* records
+          yield* overwrite({ ...relinked[2], previous_hash: relinked[1].hash } as AuditRecord)
+          expect(yield* verify).toMatchObject({ ok: false, record: { seq: 3 } })
+        })
+      ))
+  })
+}
+
+tamperSuite("PGlite", pgliteFromSnapshot)
+if (postgresUrl !== undefined) {
+  const url = postgresUrl
+  tamperSuite("PostgreSQL", () => postgresInFreshSchema(url))
+}

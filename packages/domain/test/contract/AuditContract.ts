@@ -1,0 +1,149 @@
+/**
+ * The audit log over a store: what every store must keep, whatever a caller sent. Call
+ * `auditContract(name, layer)` from an adapter's tests with a layer that builds a fresh store.
+ */
+import { Effect, Layer, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Audit, type AuditActor, type AuditEntry, type AuditRecord } from "../../src/AuditLog.ts"
+import { MAX_DEPTH } from "../../src/internal/storable.ts"
+import type { StorePorts } from "../../src/Ports.ts"
+import { layerAuditTestCrypto } from "./TestCrypto.ts"
+
+let counter = 0
+const uid = () => `${Date.now().toString(36)}-${(counter++).toString(36)}`
+
+export const entry = (actor: AuditActor, overrides: Partial<AuditEntry> = {}): AuditEntry => ({
+  actor,
+  workspaceId: null,
+  action: "create",
+  resourceType: "workspace",
+  resourceId: null,
+  method: "POST",
+  uri: "/v1/workspaces",
+  requestId: uid(),
+  requestBody: { name: "x" },
+  responseStatusCode: 201,
+  clientIp: "127.0.0.1",
+  ...overrides
+})
+
+/** `{"a": {"a": … }}`, `depth` objects deep. */
+export const nested = (depth: number): unknown => {
+  let value: unknown = "bottom"
+  for (let i = 0; i < depth; i++) value = { a: value }
+  return value
+}
+
+export const layerAudit = <ROut, E>(store: Layer.Layer<ROut, E>, key?: string) =>
+  Audit.layer.pipe(Layer.provideMerge(store), Layer.provideMerge(layerAuditTestCrypto(key)))
+
+export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<StorePorts, E>) => {
+  describe(`audit log contract: ${name}`, () => {
+    let runtime: ManagedRuntime.ManagedRuntime<Audit | StorePorts, E>
+    const audit = <A, E2>(f: (audit: Audit["Service"]) => Effect.Effect<A, E2>) =>
+      runtime.runPromise(Effect.flatMap(Effect.service(Audit), f))
+
+    beforeAll(async () => {
+      runtime = ManagedRuntime.make(layerAudit(makeStore()))
+      await runtime.runPromise(Effect.void)
+    }, 120_000)
+    afterAll(() => runtime?.dispose())
+
+    const actorOf = (): AuditActor => ({ organisationId: `org-${uid()}`, keyId: `key-${uid()}`, userId: null })
+
+    /** The organisation's records as the store gives them back, newest first. */
+    const stored = (organisationId: string) =>
+      audit((a) =>
+        a.list(
+          {
+            keyId: "k",
+            keyType: "organisation-service",
+            organisationId,
+            workspaceId: null,
+            userId: null,
+            organisationRole: null,
+            workspaceRole: null,
+            scopes: new Set(["audit_logs.list"])
+          },
+          {},
+          { limit: 100, offset: 0 }
+        )
+      ).then((page) => page.items)
+
+    const expectIntactChain = async () => expect(await audit((a) => a.verify())).toMatchObject({ ok: true })
+
+    it("keeps a body holding U+0000 and unpaired surrogates, escaped and flagged", async () => {
+      const actor = actorOf()
+      const written = await audit((a) =>
+        a.record(entry(actor, { requestBody: { name: "a\u0000b", description: "lone \ud83d half" } }))
+      )
+      const [read] = await stored(actor.organisationId!)
+      expect(read).toEqual(written)
+      expect(read).toMatchObject({
+        sanitized: true,
+        request_body: { name: "a\\u0000b", description: "lone \\ud83d half" }
+      })
+      await expectIntactChain()
+    })
+
+    it("keeps a 10,000-deep body cut to the nesting limit, and the chain still verifies", async () => {
+      const actor = actorOf()
+      await audit((a) => a.record(entry(actor, { requestBody: { config: nested(10_000) } })))
+      const [read] = await stored(actor.organisationId!)
+      expect(read.sanitized).toBe(true)
+      expect(JSON.stringify(read.request_body)).toContain(`[truncated: nested deeper than ${MAX_DEPTH} levels]`)
+      await expectIntactChain()
+    })
+
+    it("keeps unstorable text in the other fields (a resource id from a path) escaped", async () => {
+      const actor = actorOf()
+      await audit((a) => a.record(entry(actor, { resourceId: "p\u0000q", uri: "/v1/prompts/p%00q", method: "DELETE" })))
+      const [read] = await stored(actor.organisationId!)
+      expect(read).toMatchObject({ resource_id: "p\\u0000q", sanitized: true })
+      await expectIntactChain()
+    })
+
+    it("keeps bodies of every JSON shape as they were, unflagged", async () => {
+      const actor = actorOf()
+      for (const requestBody of ["just text", 42, [1, "two"], null, { n: 1.5, big: 1e21, emoji: "😀" }]) {
+        await audit((a) => a.record(entry(actor, { requestBody })))
+      }
+      const read = await stored(actor.organisationId!)
+      expect(read.map((r) => [r.request_body, r.sanitized]).reverse()).toEqual([
+        ["just text", false],
+        [42, false],
+        [[1, "two"], false],
+        [null, false],
+        [{ n: 1.5, big: 1e21, emoji: "😀" }, false]
+      ])
+      await expectIntactChain()
+    })
+
+    it("files a call with no known key under no organisation, for the operator only", async () => {
+      const requestId = uid()
+      const written = await audit((a) =>
+        a.record(entry({ organisationId: null, keyId: null, userId: null }, { requestId, responseStatusCode: 401 }))
+      )
+      expect(written).toMatchObject({ organisation_id: null, user_type: "unauthenticated", api_key_id: null })
+      const unauthenticated = await audit((a) => a.listUnauthenticated({ limit: 1000, offset: 0 }))
+      expect(unauthenticated.items.filter((r) => r.request_id === requestId)).toEqual([written])
+      expect(unauthenticated.items.every((r: AuditRecord) => r.organisation_id === null)).toBe(true)
+      await expectIntactChain()
+    })
+
+    it("signs checkpoints that later verifications check, and refuses a forged one", async () => {
+      const actor = actorOf()
+      await audit((a) => a.record(entry(actor)))
+      const checkpoint = await audit((a) => a.checkpoint)
+      expect(checkpoint.signature).toMatch(/^[0-9a-f]{64}$/)
+      await audit((a) => a.record(entry(actor)))
+      // The chain grew past the checkpoint: it still reaches it.
+      expect(await audit((a) => a.verify(checkpoint))).toMatchObject({ ok: true })
+      const forged = { ...checkpoint, count: checkpoint.count - 1 }
+      expect(await audit((a) => a.verify(forged))).toMatchObject({
+        ok: false,
+        reason: expect.stringContaining("signature is not valid")
+      })
+    })
+  })
+}

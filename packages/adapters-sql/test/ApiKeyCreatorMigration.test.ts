@@ -34,7 +34,7 @@ const upgradeWithAKey = Effect.gen(function*() {
 })
 
 const expectUpgraded = (result: Effect.Success<typeof upgradeWithAKey>) => {
-  expect(result.ran).toEqual(["api_key_creator"])
+  expect(result.ran[0]).toEqual("api_key_creator")
   expect(result.key).toMatchObject({
     id: "old-key",
     name: "old",

@@ -2,7 +2,7 @@
  * A real gateway-control server on an ephemeral port, over a fresh in-memory store, bootstrapped.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { layerRoutes } from "@gateway-control/adapters-http"
+import { layerRoutes, type TrustProxy } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { Bootstrap } from "@gateway-control/domain"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
@@ -11,11 +11,12 @@ import { layerDomain, type ProviderSettings } from "../../src/App.ts"
 
 export interface TestServerOptions {
   readonly maxBodyBytes?: number
+  readonly trustProxy?: TrustProxy
   readonly providers?: ProviderSettings
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
-  HttpRouter.serve(layerRoutes({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }), {
+  HttpRouter.serve(layerRoutes({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, trustProxy: options.trustProxy }), {
     disableLogger: true,
     disableListenLog: true
   }).pipe(

@@ -6,6 +6,7 @@ import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { slugify } from "./AccessModel.ts"
 import { maskKey } from "./ApiKey.ts"
 import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
+import { jsonProblem } from "./InputRules.ts"
 import { nowIso } from "./internal/time.ts"
 import type { Page, PageRequest } from "./Paging.ts"
 import { type Action, ensureAllowed } from "./Policy.ts"
@@ -389,6 +390,8 @@ export class VirtualKeys extends Context.Service<
               "x-service-config"
             )
           }
+          const refused = jsonProblem(inline, "x-service-config")
+          if (refused !== undefined) return yield* refused
           const parsed = parseConfig(inline, "x-service-config")
           if (parsed instanceof InvalidRequest) return yield* parsed
           return {

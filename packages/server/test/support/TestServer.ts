@@ -1,5 +1,6 @@
 /**
- * A real gateway-control server on an ephemeral port, over a fresh in-memory store, bootstrapped.
+ * A real gateway-control server on an ephemeral port, over a fresh store (in memory unless another is
+ * given), bootstrapped.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes, type TrustProxy } from "@gateway-control/adapters-http"
@@ -7,12 +8,14 @@ import { layerMemory } from "@gateway-control/adapters-memory"
 import { Bootstrap } from "@gateway-control/domain"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { layerDomain, type ProviderSettings } from "../../src/App.ts"
+import { layerDomain, type layerStore, type ProviderSettings } from "../../src/App.ts"
 
 export interface TestServerOptions {
   readonly maxBodyBytes?: number
   readonly trustProxy?: TrustProxy
   readonly providers?: ProviderSettings
+  /** The store; the in-memory one when absent. */
+  readonly store?: ReturnType<typeof layerStore>
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
@@ -21,7 +24,7 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     disableListenLog: true
   }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(layerDomain(layerMemory, options.providers)),
+    Layer.provideMerge(layerDomain(options.store ?? layerMemory, options.providers)),
     Layer.provide(Logger.layer([]))
   )
 

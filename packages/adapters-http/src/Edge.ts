@@ -18,8 +18,19 @@ export interface EdgeOptions {
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+
+/**
+ * The one media type of request bodies: `application/json`, with any parameters and in any case, exactly as
+ * HttpApi reads it. Suffixed types (`application/vnd.x+json`) are refused too: HttpApi would answer them with
+ * a plain-text 415. The edge decides for every route, the lean ones included, and answers in the envelope.
+ */
+const JSON_MEDIA_TYPE = "application/json"
+
+const mediaTypeOf = (contentType: string) => {
+  const parameters = contentType.indexOf(";")
+  return (parameters === -1 ? contentType : contentType.slice(0, parameters)).trim().toLowerCase()
+}
 
 const envelope = errorResponse
 
@@ -33,9 +44,10 @@ const precheck = (
   request: HttpServerRequest.HttpServerRequest,
   options: EdgeOptions
 ): HttpServerResponse.HttpServerResponse | undefined => {
-  if (!BODY_METHODS.has(request.method) || !hasBody(request)) return undefined
+  if (!BODY_METHODS.has(request.method)) return undefined
   const contentType = request.headers["content-type"]
-  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
+  // A declared media type is held to the rule even without a body: HttpApi would refuse it all the same.
+  if (contentType === undefined ? hasBody(request) : mediaTypeOf(contentType) !== JSON_MEDIA_TYPE) {
     return envelope(
       415,
       "unsupported_media_type",

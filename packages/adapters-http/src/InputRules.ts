@@ -40,7 +40,7 @@ const pathOrQueryProblem = (
   return undefined
 }
 
-/** Refuses a refused path parameter or query value before the route's handler (or its key check) runs. */
+/** Answers 400 for a path parameter or query value the rules refuse, before the handler (or its key check). */
 export const PathAndQueryRules = HttpRouter.middleware((httpEffect) =>
   Effect.withFiber((fiber) => {
     const { params } = Context.getUnsafe(fiber.context, HttpRouter.RouteContext)

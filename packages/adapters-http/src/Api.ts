@@ -26,6 +26,7 @@ import {
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadGateway, CommonErrors, GatewayTimeout, ServiceUnavailable } from "./ApiErrors.ts"
+import { InstantQuery, JsonBodyRules } from "./InputRules.ts"
 import { ApiKeyAuth } from "./Security.ts"
 
 export const HealthStatus = Schema.Struct({ status: Schema.Literal("ok") })
@@ -61,6 +62,9 @@ export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true })
   )
 ) {}
 
+// Every /v1 group declares `JsonBodyRules` and then `ApiKeyAuth`: HttpApi runs the middleware declared last
+// first, so the key is checked before the body is read and held to the input rules (InputRules.ts).
+
 export const CreateWorkspace = Schema.Struct({
   name: Schema.String,
   slug: Schema.optionalKey(Schema.String),
@@ -91,6 +95,7 @@ export class WorkspacesGroup extends HttpApiGroup.make("workspaces")
       error: CommonErrors
     })
   )
+  .middleware(JsonBodyRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -137,6 +142,7 @@ export class ApiKeysGroup extends HttpApiGroup.make("apiKeys")
       error: CommonErrors
     })
   )
+  .middleware(JsonBodyRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -181,6 +187,7 @@ export class UsersGroup extends HttpApiGroup.make("users")
       error: CommonErrors
     })
   )
+  .middleware(JsonBodyRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -192,6 +199,7 @@ export class ScopesGroup extends HttpApiGroup.make("scopes")
       error: CommonErrors
     }).annotate(OpenApi.Description, "Every scope a key can carry.")
   )
+  .middleware(JsonBodyRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -200,8 +208,8 @@ export class AuditLogsGroup extends HttpApiGroup.make("auditLogs")
   .add(
     HttpApiEndpoint.get("list", "/audit-logs", {
       query: {
-        start_time: Schema.optionalKey(Schema.String),
-        end_time: Schema.optionalKey(Schema.String),
+        start_time: Schema.optionalKey(InstantQuery),
+        end_time: Schema.optionalKey(InstantQuery),
         workspace_id: Schema.optionalKey(Schema.String),
         user_id: Schema.optionalKey(Schema.String),
         action: Schema.optionalKey(Schema.String),
@@ -221,6 +229,7 @@ export class AuditLogsGroup extends HttpApiGroup.make("auditLogs")
       "Audit records of the organisation, newest first (admin key with audit_logs.list)."
     )
   )
+  .middleware(JsonBodyRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -338,6 +347,7 @@ export class PromptsGroup extends HttpApiGroup.make("prompts")
       error: CommonErrors
     })
   )
+  .middleware(JsonBodyRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -421,6 +431,7 @@ export class PromptRenderGroup extends HttpApiGroup.make("promptRendering")
       "Renders a saved prompt into a chat completion or completion request body. `promptId` is the prompt's id or slug, optionally with @N, @latest or @label. Headers: x-service-missing-variables, x-service-deprecated-fields."
     )
   )
+  .middleware(JsonBodyRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -497,6 +508,7 @@ export class McpGroup extends HttpApiGroup.make("mcp")
       error: CommonErrors
     })
   )
+  .middleware(JsonBodyRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -582,6 +594,7 @@ export class ProvidersGroup extends HttpApiGroup.make("providers")
       error: CommonErrors
     })
   )
+  .middleware(JsonBodyRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}

@@ -2,31 +2,35 @@
  * The edge of every request, around the router: request ids, body limits and media types checked before
  * any handler runs, every failure turned into the error envelope, and one structured log line a request.
  */
-import { ByteSize, Cause, Context, Effect, LogLevel, Option, References, type Types } from "effect"
+import { ByteSize, Cause, Context, Effect, LogLevel, References, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { errorResponse, payloadTooLarge } from "./ApiErrors.ts"
+import { makeClientAddress, type TrustProxy } from "./ClientAddress.ts"
 import { firstProblem } from "./internal/issuePath.ts"
 import { RequestInfo } from "./RequestInfo.ts"
 
 export interface EdgeOptions {
   /** Largest accepted request body in bytes; larger ones answer 413. */
   readonly maxBodyBytes: number
-  /** Take the client address from `X-Forwarded-For` (only behind a proxy that sets it). */
-  readonly trustProxy?: boolean | undefined
-}
-
-const clientIpOf = (request: HttpServerRequest.HttpServerRequest, trustProxy: boolean): string | null => {
-  if (trustProxy) {
-    const forwarded = request.headers["x-forwarded-for"]?.split(",")[0]?.trim()
-    if (forwarded) return forwarded
-  }
-  return Option.getOrNull(request.remoteAddress)
+  /** Which proxies' `X-Forwarded-For` entries name the client (ClientAddress.ts); none when absent. */
+  readonly trustProxy?: TrustProxy | undefined
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
-const JSON_MEDIA_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i
 const BODY_METHODS = new Set(["POST", "PUT", "PATCH"])
+
+/**
+ * The one media type of request bodies: `application/json`, with any parameters and in any case, exactly as
+ * HttpApi reads it. Suffixed types (`application/vnd.x+json`) are refused too: HttpApi would answer them with
+ * a plain-text 415. The edge decides for every route, the lean ones included, and answers in the envelope.
+ */
+const JSON_MEDIA_TYPE = "application/json"
+
+const mediaTypeOf = (contentType: string) => {
+  const parameters = contentType.indexOf(";")
+  return (parameters === -1 ? contentType : contentType.slice(0, parameters)).trim().toLowerCase()
+}
 
 const envelope = errorResponse
 
@@ -40,9 +44,10 @@ const precheck = (
   request: HttpServerRequest.HttpServerRequest,
   options: EdgeOptions
 ): HttpServerResponse.HttpServerResponse | undefined => {
-  if (!BODY_METHODS.has(request.method) || !hasBody(request)) return undefined
+  if (!BODY_METHODS.has(request.method)) return undefined
   const contentType = request.headers["content-type"]
-  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) {
+  // A declared media type is held to the rule even without a body: HttpApi would refuse it all the same.
+  if (contentType === undefined ? hasBody(request) : mediaTypeOf(contentType) !== JSON_MEDIA_TYPE) {
     return envelope(
       415,
       "unsupported_media_type",
@@ -107,7 +112,7 @@ const internalError = (requestId: string) =>
 
 const makeEdge = (options: EdgeOptions) => {
   const maxBodySize = ByteSize.bytes(options.maxBodyBytes)
-  const trustProxy = options.trustProxy === true
+  const clientIpOf = makeClientAddress(options.trustProxy)
 
   const recover = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, requestId: string) => {
     const answered = fromCause(cause, request, options)
@@ -135,7 +140,7 @@ const makeEdge = (options: EdgeOptions) => {
             Context.add(
               Context.add(context, HttpIncomingMessage.MaxBodySize, maxBodySize),
               RequestInfo,
-              { requestId, method: request.method, uri: request.url, clientIp: clientIpOf(request, trustProxy) }
+              { requestId, method: request.method, uri: request.url, clientIp: clientIpOf(request) }
             ),
             References.CurrentLogAnnotations,
             { ...Context.get(context, References.CurrentLogAnnotations), request_id: requestId }

@@ -8,7 +8,7 @@ export class RequestInfo extends Context.Service<
     readonly method: string
     /** Path and query, as received. */
     readonly uri: string
-    /** The socket's address, or the first `X-Forwarded-For` hop when proxies are trusted. */
+    /** The socket's address, or the address the trusted proxies name (ClientAddress.ts). */
     readonly clientIp: string | null
   }
 >()("@gateway-control/http/RequestInfo") {}

@@ -1,5 +1,6 @@
 export * from "./Api.ts"
 export * from "./ApiErrors.ts"
+export * from "./ClientAddress.ts"
 export * from "./Edge.ts"
 export * from "./FineTuningUpstreamHttp.ts"
 export * from "./HttpApp.ts"

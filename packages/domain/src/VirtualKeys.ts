@@ -7,6 +7,7 @@ import { slugify } from "./AccessModel.ts"
 import { maskKey } from "./ApiKey.ts"
 import { parseCustomHost } from "./CustomHosts.ts"
 import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
+import { jsonProblem } from "./InputRules.ts"
 import { nowIso } from "./internal/time.ts"
 import type { Page, PageRequest } from "./Paging.ts"
 import { type Action, ensureAllowed } from "./Policy.ts"
@@ -400,6 +401,8 @@ export class VirtualKeys extends Context.Service<
               "x-service-config"
             )
           }
+          const refused = jsonProblem(inline, "x-service-config")
+          if (refused !== undefined) return yield* refused
           const parsed = parseConfig(inline, "x-service-config")
           if (parsed instanceof InvalidRequest) return yield* parsed
           return {

@@ -19,7 +19,8 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
     /^@electric-sql\/pglite(\/|$)/,
     /^node:/
   ],
-  "adapters-http": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^node:/],
+  // proxy-addr: reading X-Forwarded-For past trusted proxies, as Express does (ClientAddress.ts).
+  "adapters-http": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^node:/, /^proxy-addr$/],
   server: [/.*/]
 }
 

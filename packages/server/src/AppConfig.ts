@@ -2,6 +2,7 @@
  * Configuration, read from the environment once at start. Invalid values stop the process with a
  * message naming the variable.
  */
+import { parseTrustProxy, type TrustProxy } from "@gateway-control/adapters-http"
 import { Config, Effect, type LogLevel, Option, type Redacted, Schema } from "effect"
 
 export class InvalidConfiguration extends Schema.TaggedError<InvalidConfiguration>()("InvalidConfiguration", {
@@ -34,7 +35,8 @@ export interface AppConfig {
   readonly maxBodyBytes: number
   readonly logLevel: LogLevel.LogLevel
   readonly shutdownTimeoutMs: number
-  readonly trustProxy: boolean
+  /** Which proxies' `X-Forwarded-For` entries name the client: `TRUST_PROXY`, parsed by `parseTrustProxy`. */
+  readonly trustProxy: TrustProxy
   /** 32 bytes, base64; when absent the embedded and PostgreSQL stores keep one in DATA_DIR. */
   readonly masterKey: Option.Option<Redacted.Redacted<string>>
   readonly dataDir: string
@@ -84,7 +86,7 @@ const RawConfig = Config.all({
     Config.map((name) => LogLevels[name])
   ),
   shutdownTimeoutMs: Config.Int("SHUTDOWN_TIMEOUT_MS").pipe(Config.withDefault(20_000)),
-  trustProxy: Config.Boolean("TRUST_PROXY").pipe(Config.withDefault(false)),
+  trustProxy: Config.String("TRUST_PROXY").pipe(Config.withDefault("false")),
   masterKey: Config.option(Config.Redacted("GATEWAY_MASTER_KEY")),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.gateway-data")),
   upstreamTimeoutMs: Config.Int("UPSTREAM_TIMEOUT_MS").pipe(Config.withDefault(30_000)),
@@ -121,5 +123,7 @@ export const loadConfig: Effect.Effect<AppConfig, InvalidConfiguration> = Effect
       })
     }
   }
-  return { ...raw, store: raw.store }
+  const trustProxy = parseTrustProxy(raw.trustProxy)
+  if ("error" in trustProxy) return yield* new InvalidConfiguration({ message: trustProxy.error })
+  return { ...raw, store: raw.store, trustProxy: trustProxy.trust }
 })

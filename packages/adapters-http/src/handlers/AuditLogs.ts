@@ -1,5 +1,5 @@
 import { Audit, CurrentPrincipal, hasMore } from "@gateway-control/domain"
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
 import { fromDomain } from "../ApiErrors.ts"
@@ -16,8 +16,9 @@ export const AuditLogsHandlers = HttpApiBuilder.group(
           const principal = yield* CurrentPrincipal
           const request = pageOf(query)
           const page = yield* audit.list(principal, {
-            startTime: query.start_time,
-            endTime: query.end_time,
+            // One canonical form (`2025-01-31T10:00:00.000Z`), which every store compares alike.
+            startTime: query.start_time === undefined ? undefined : DateTime.formatIso(query.start_time),
+            endTime: query.end_time === undefined ? undefined : DateTime.formatIso(query.end_time),
             workspaceId: query.workspace_id,
             userId: query.user_id,
             action: query.action,

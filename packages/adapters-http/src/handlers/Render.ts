@@ -5,7 +5,7 @@
  * contract the API definition documents (`PromptRenderGroup` in Api.ts): the same key check, the same
  * envelope for every failure, the same body limits (the edge checks the declared length before this runs).
  */
-import { ApiKeys, Prompts, type Rendered } from "@gateway-control/domain"
+import { ApiKeys, jsonProblem, Prompts, type Rendered } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpRouter, HttpServerResponse } from "effect/http"
@@ -22,7 +22,7 @@ const notAnObject = errorResponse(
 )
 const notJson = errorResponse(400, "invalid_json", "The request body is not valid JSON.")
 
-/** The body as a JSON object, or the envelope answering why it is not one. */
+/** The body as a JSON object held to the input rules (InputRules.ts), or the envelope answering why not. */
 const parseBody = (text: string): Record<string, unknown> | HttpServerResponse.HttpServerResponse => {
   if (text.length === 0) return notAnObject
   let body: unknown
@@ -31,9 +31,9 @@ const parseBody = (text: string): Record<string, unknown> | HttpServerResponse.H
   } catch {
     return notJson
   }
-  return body !== null && typeof body === "object" && !Array.isArray(body)
-    ? body as Record<string, unknown>
-    : notAnObject
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return notAnObject
+  const refused = jsonProblem(body)
+  return refused === undefined ? body as Record<string, unknown> : domainErrorResponse(refused)
 }
 
 const respond = (rendered: Rendered) => {

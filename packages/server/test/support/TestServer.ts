@@ -3,7 +3,7 @@
  * PGlite or PostgreSQL), bootstrapped.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { layerRoutes } from "@gateway-control/adapters-http"
+import { layerRoutes, type TrustProxy } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { Bootstrap, type StorePorts } from "@gateway-control/domain"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
@@ -31,13 +31,14 @@ const storeLayer = (store: TestStore) => {
 
 export interface TestServerOptions {
   readonly maxBodyBytes?: number
+  readonly trustProxy?: TrustProxy
   readonly providers?: ProviderSettings
   /** The store, by name or as a layer; a fresh in-memory one when absent. */
   readonly store?: TestStore | Layer.Layer<StorePorts, unknown> | undefined
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
-  HttpRouter.serve(layerRoutes({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }), {
+  HttpRouter.serve(layerRoutes({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, trustProxy: options.trustProxy }), {
     disableLogger: true,
     disableListenLog: true
   }).pipe(

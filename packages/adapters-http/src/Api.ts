@@ -26,7 +26,7 @@ import {
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadGateway, CommonErrors, GatewayTimeout, ServiceUnavailable } from "./ApiErrors.ts"
-import { InstantQuery, JsonBodyRules } from "./InputRules.ts"
+import { InstantQuery, RequestInputRules } from "./InputRules.ts"
 import { ApiKeyAuth } from "./Security.ts"
 
 export const HealthStatus = Schema.Struct({ status: Schema.Literal("ok") })
@@ -62,7 +62,7 @@ export class SystemGroup extends HttpApiGroup.make("system", { topLevel: true })
   )
 ) {}
 
-// Every /v1 group declares `JsonBodyRules` and then `ApiKeyAuth`: HttpApi runs the middleware declared last
+// Every /v1 group declares `RequestInputRules` and then `ApiKeyAuth`: HttpApi runs the middleware declared last
 // first, so the key is checked before the body is read and held to the input rules (InputRules.ts).
 
 export const CreateWorkspace = Schema.Struct({
@@ -95,7 +95,7 @@ export class WorkspacesGroup extends HttpApiGroup.make("workspaces")
       error: CommonErrors
     })
   )
-  .middleware(JsonBodyRules)
+  .middleware(RequestInputRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -142,7 +142,7 @@ export class ApiKeysGroup extends HttpApiGroup.make("apiKeys")
       error: CommonErrors
     })
   )
-  .middleware(JsonBodyRules)
+  .middleware(RequestInputRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -187,7 +187,7 @@ export class UsersGroup extends HttpApiGroup.make("users")
       error: CommonErrors
     })
   )
-  .middleware(JsonBodyRules)
+  .middleware(RequestInputRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -199,7 +199,7 @@ export class ScopesGroup extends HttpApiGroup.make("scopes")
       error: CommonErrors
     }).annotate(OpenApi.Description, "Every scope a key can carry.")
   )
-  .middleware(JsonBodyRules)
+  .middleware(RequestInputRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -229,7 +229,7 @@ export class AuditLogsGroup extends HttpApiGroup.make("auditLogs")
       "Audit records of the organisation, newest first (admin key with audit_logs.list)."
     )
   )
-  .middleware(JsonBodyRules)
+  .middleware(RequestInputRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -347,7 +347,7 @@ export class PromptsGroup extends HttpApiGroup.make("prompts")
       error: CommonErrors
     })
   )
-  .middleware(JsonBodyRules)
+  .middleware(RequestInputRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -431,7 +431,7 @@ export class PromptRenderGroup extends HttpApiGroup.make("promptRendering")
       "Renders a saved prompt into a chat completion or completion request body. `promptId` is the prompt's id or slug, optionally with @N, @latest or @label. Headers: x-service-missing-variables, x-service-deprecated-fields."
     )
   )
-  .middleware(JsonBodyRules)
+  .middleware(RequestInputRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -508,7 +508,7 @@ export class McpGroup extends HttpApiGroup.make("mcp")
       error: CommonErrors
     })
   )
-  .middleware(JsonBodyRules)
+  .middleware(RequestInputRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}
@@ -594,7 +594,7 @@ export class ProvidersGroup extends HttpApiGroup.make("providers")
       error: CommonErrors
     })
   )
-  .middleware(JsonBodyRules)
+  .middleware(RequestInputRules)
   .middleware(ApiKeyAuth)
   .prefix("/v1")
 {}

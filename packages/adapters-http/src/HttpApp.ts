@@ -18,7 +18,7 @@ import { ScopesHandlers } from "./handlers/Scopes.ts"
 import { SystemHandlers } from "./handlers/System.ts"
 import { UsersHandlers } from "./handlers/Users.ts"
 import { WorkspacesHandlers } from "./handlers/Workspaces.ts"
-import { JsonBodyRulesLive, layerPathAndQueryRules } from "./InputRules.ts"
+import { layerPathAndQueryRules, RequestInputRulesLive } from "./InputRules.ts"
 import { ApiKeyAuthLive } from "./Security.ts"
 
 export const OPENAPI_PATH = "/v1/openapi.json"
@@ -47,9 +47,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         McpHandlers,
         ProvidersHandlers
       ]),
-      Layer.provide([ApiKeyAuthLive, JsonBodyRulesLive])
+      Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),
-    layerRenderRoute(options),
-    layerOpenApi,
-    layerDocs
-  ).pipe(Layer.provide(layerPathAndQueryRules), Layer.provide(layerEdge(options)))
+    Layer.mergeAll(layerRenderRoute(options), layerOpenApi, layerDocs).pipe(Layer.provide(layerPathAndQueryRules))
+  ).pipe(Layer.provide(layerEdge(options)))

@@ -2,9 +2,10 @@
  * The domain's input rules (`InputRules.ts` there: no NUL or lone surrogate in text, JSON at most
  * `MAX_JSON_DEPTH` deep) applied to every request, in the places that see every value once:
  *
- * - path parameters and query values, as the router decoded them, by a route middleware around every route;
- * - JSON bodies of HttpApi endpoints, by `JsonBodyRules`, an HttpApi middleware every `/v1` group declares
- *   inside its key check, so an unauthenticated request is refused before its body is read;
+ * - path parameters, query values and JSON bodies of HttpApi endpoints, by `RequestInputRules`, an HttpApi
+ *   middleware every `/v1` group declares inside its key check, so an unauthenticated request is refused
+ *   before its body is read, and a refused mutating call is audited like one that does not decode;
+ * - path parameters and query values of the other routes, by a route middleware around them;
  * - the lean render route's body, checked by the route itself right after parsing (handlers/Render.ts);
  * - `x-service-config`, the header that carries JSON, where the domain parses it (VirtualKeys.ts).
  *
@@ -16,42 +17,61 @@ import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/h
 import { HttpApiMiddleware } from "effect/http-api"
 import { BadRequest, badRequest, errorResponse } from "./ApiErrors.ts"
 
-/** The 400 answering the first refused path parameter or query value, or undefined when all are accepted. */
+/** The first refused path parameter or query value, as a 400, or undefined when all are accepted. */
 const pathOrQueryProblem = (
   params: Readonly<Record<string, string | undefined>>,
   query: Readonly<Record<string, string | ReadonlyArray<string>>>
-) => {
+): BadRequest | undefined => {
   for (const name in params) {
     const value = params[name]
     const problem = value === undefined ? undefined : textProblem(value)
-    if (problem !== undefined) return errorResponse(400, "invalid_request", `${name} (path): ${problem}.`, name)
+    if (problem !== undefined) return badRequest(`${name} (path): ${problem}.`, name)
   }
   for (const name in query) {
     const nameProblem = textProblem(name)
-    if (nameProblem !== undefined) {
-      return errorResponse(400, "invalid_request", `A query parameter name ${nameProblem}.`)
-    }
+    if (nameProblem !== undefined) return badRequest(`A query parameter name ${nameProblem}.`)
     const value = query[name]!
     for (const item of typeof value === "string" ? [value] : value) {
       const problem = textProblem(item)
-      if (problem !== undefined) return errorResponse(400, "invalid_request", `${name} (query): ${problem}.`, name)
+      if (problem !== undefined) return badRequest(`${name} (query): ${problem}.`, name)
     }
   }
   return undefined
 }
 
-/** Answers 400 for a path parameter or query value the rules refuse, before the handler (or its key check). */
+const routeInputProblem = (context: Context.Context<never>) =>
+  pathOrQueryProblem(
+    Context.getUnsafe(context, HttpRouter.RouteContext).params,
+    Context.getUnsafe(context, HttpServerRequest.ParsedSearchParams)
+  )
+
+/**
+ * The 400s the input rules give, told apart from every other 400 so that the audit log records them as
+ * refusals of the request itself (internal/auditRefusals.ts), as it records requests that do not decode.
+ */
+const inputRefusals = new WeakSet<BadRequest>()
+const refusedInput = (refusal: BadRequest) => {
+  inputRefusals.add(refusal)
+  return Effect.fail(refusal)
+}
+export const isInputRefusal = (failure: unknown): boolean => failure instanceof BadRequest && inputRefusals.has(failure)
+
+/**
+ * The rules on the path and query of the routes outside HttpApi (render, the OpenAPI document, the docs),
+ * before their handlers. HttpApi endpoints apply them in `RequestInputRules`, inside their key check.
+ */
 export const PathAndQueryRules = HttpRouter.middleware((httpEffect) =>
   Effect.withFiber((fiber) => {
-    const { params } = Context.getUnsafe(fiber.context, HttpRouter.RouteContext)
-    const refused = pathOrQueryProblem(params, Context.getUnsafe(fiber.context, HttpServerRequest.ParsedSearchParams))
-    return refused === undefined ? httpEffect : Effect.succeed(refused)
+    const refused = routeInputProblem(fiber.context)
+    return refused === undefined
+      ? httpEffect
+      : Effect.succeed(errorResponse(400, refused.error.code, refused.error.message, refused.error.param))
   })
 )
 
-/** The input rules on the JSON body of an HttpApi endpoint, before HttpApi decodes it. */
-export class JsonBodyRules extends HttpApiMiddleware.Service<JsonBodyRules>()(
-  "@gateway-control/http/JsonBodyRules",
+/** The input rules on an HttpApi endpoint's path, query and JSON body, before HttpApi decodes them. */
+export class RequestInputRules extends HttpApiMiddleware.Service<RequestInputRules>()(
+  "@gateway-control/http/RequestInputRules",
   { error: BadRequest }
 ) {}
 
@@ -60,27 +80,29 @@ export class JsonBodyRules extends HttpApiMiddleware.Service<JsonBodyRules>()(
  * too (the text itself is read once: the platform caches it). That costs a second parse on the
  * administrative endpoints only: rendering, the hot path, checks the value it parses itself.
  */
-export const JsonBodyRulesLive = Layer.succeed(JsonBodyRules)((httpEffect, { endpoint }) => {
-  if (endpoint.payload.size === 0) return httpEffect
-  const checked = (
-    text: string
-  ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled | BadRequest> => {
-    if (text === "") return httpEffect
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch {
-      return httpEffect // HttpApi answers invalid_json.
+export const RequestInputRulesLive = Layer.succeed(RequestInputRules)((httpEffect, { endpoint }) =>
+  Effect.withFiber((fiber) => {
+    const refused = routeInputProblem(fiber.context)
+    if (refused !== undefined) return refusedInput(refused)
+    if (endpoint.payload.size === 0) return httpEffect
+    const checked = (
+      text: string
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled | BadRequest> => {
+      if (text === "") return httpEffect
+      let body: unknown
+      try {
+        body = JSON.parse(text)
+      } catch {
+        return httpEffect // HttpApi answers invalid_json.
+      }
+      const problem = jsonProblem(body)
+      return problem === undefined ? httpEffect : refusedInput(badRequest(problem.message, problem.param))
     }
-    const problem = jsonProblem(body)
-    return problem === undefined ? httpEffect : Effect.fail(badRequest(problem.message, problem.param))
-  }
-  return Effect.flatMap(
-    Effect.service(HttpServerRequest.HttpServerRequest),
+    const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
     // A body that cannot be read fails again, the same way, when HttpApi reads it.
-    (request) => Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), checked)
-  )
-})
+    return Effect.flatMap(Effect.orElseSucceed(request.text, () => ""), checked)
+  })
+)
 
 const EARLIEST = Date.parse("0001-01-01T00:00:00Z")
 const LATEST = Date.parse("9999-12-31T23:59:59.999Z")

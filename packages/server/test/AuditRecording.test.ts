@@ -29,42 +29,45 @@ describe.each(AUDIT_TEST_STORES)("the audit log over the $name store", (store) =
   }, 60_000)
   afterAll(() => server?.close())
 
-  describe("keeps bodies the store cannot hold as they are", () => {
-    it("records a refused create whose body holds U+0000 and an unpaired surrogate, escaped and flagged", async () => {
+  // The input rules (InputRules.ts) refuse such requests with 400 before any handler runs; the refusal is
+  // recorded all the same, with what the store cannot hold written in a form it can.
+  describe("records requests the input rules refuse, with bodies the store cannot hold", () => {
+    it("records a create whose body holds U+0000 and an unpaired surrogate, escaped and flagged", async () => {
       const id = requestId()
       const body = `{"name":"a\\u0000b","description":"half \\ud83d of a pair"}`
       const response = await sendTraced(server, "POST", "/v1/workspaces", body, { key: listOnly.key, id })
-      expect(response.status).toBe(403)
+      expect(response.status).toBe(400)
       expect(await recordOf(server, id)).toMatchObject({
-        response_status_code: 403,
+        response_status_code: 400,
         api_key_id: listOnly.id,
         sanitized: true,
         request_body: { name: "a\\u0000b", description: "half \\ud83d of a pair" }
       })
     })
 
-    it("records an allowed create holding U+0000, whatever the store makes of the name", async () => {
+    it("records a create by a key allowed to make it, holding U+0000, and creates nothing", async () => {
       const id = requestId()
+      const workspaceCount = async () => (await jsonOf(await server.request("/v1/workspaces"))).total
+      const before = await workspaceCount()
       const response = await sendTraced(server, "POST", "/v1/workspaces", `{"name":"nul\\u0000name"}`, { id })
-      // The memory store keeps the name; PostgreSQL's text refuses it, so nothing is created (500).
-      expect([201, 500]).toContain(response.status)
+      expect(response.status).toBe(400)
       expect(await recordOf(server, id)).toMatchObject({
-        response_status_code: response.status,
+        response_status_code: 400,
+        action: "create",
         sanitized: true,
         request_body: { name: "nul\\u0000name" }
       })
+      expect(await workspaceCount()).toBe(before)
     })
 
-    it("records U+0000 in a path parameter in the resource id", async () => {
+    it("records U+0000 in a path parameter", async () => {
       const id = requestId()
       const response = await sendTraced(server, "DELETE", "/v1/api-keys/no%00such", undefined, { id })
-      // No such key (404); PostgreSQL refuses even to look the id up (500).
-      expect([404, 500]).toContain(response.status)
+      expect(response.status).toBe(400)
       expect(await recordOf(server, id)).toMatchObject({
-        response_status_code: response.status,
+        response_status_code: 400,
         action: "revoke",
-        resource_id: "no\\u0000such",
-        sanitized: true
+        resource_type: "api_key"
       })
     })
 
@@ -73,9 +76,9 @@ describe.each(AUDIT_TEST_STORES)("the audit log over the $name store", (store) =
       const body = `{"name":"deep","url":"https://mcp.example/sse","auth_type":"none","transport":"sse",` +
         `"configurations":${deepJson(10_000)}}`
       const response = await sendTraced(server, "POST", "/v1/mcp-integrations", body, { key: listOnly.key, id })
-      expect(response.status).toBe(403)
+      expect(response.status).toBe(400)
       const record = await recordOf(server, id)
-      expect(record).toMatchObject({ resource_type: "mcp_integration", sanitized: true })
+      expect(record).toMatchObject({ resource_type: "mcp_integration", response_status_code: 400, sanitized: true })
       expect(JSON.stringify(record!.request_body)).toContain("[truncated: nested deeper than 32 levels]")
     })
   })

@@ -1,12 +1,13 @@
 /**
  * Audit records for mutating calls refused before any handler ran: a missing, unknown, revoked or expired
- * key (401), and a request whose parameters or body do not decode (400). Like every audit record, they fail
+ * key (401), and a request whose parameters or body do not decode or break the input rules (400). Like every audit record, they fail
  * closed: when one cannot be written the caller gets a 500 instead of the refusal.
  */
 import { type Audit, type AuditActor, type Principal, type Unauthenticated } from "@gateway-control/domain"
 import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
+import { isInputRefusal } from "../InputRules.ts"
 import { RequestInfo } from "../RequestInfo.ts"
 import { auditedEndpoint, MUTATING_METHODS } from "./auditedEndpoints.ts"
 
@@ -25,10 +26,14 @@ const DECODING_KINDS: ReadonlySet<HttpApiSchemaError["kind"]> = new Set(["Params
  * The request-decoding error in an endpoint's failure. HttpApi hands security middleware the endpoint's
  * failures wrapped in an object with the original under `error`; it may also arrive unwrapped.
  */
-const decodingErrorIn = (failure: unknown): HttpApiSchemaError | undefined => {
-  const inner = typeof failure === "object" && failure !== null && "error" in failure ? failure.error : undefined
+const unwrapped = (failure: unknown): unknown =>
+  typeof failure === "object" && failure !== null && "error" in failure ? failure.error : undefined
+
+/** A refusal of the request itself: it does not decode, or it breaks the input rules. */
+const isRequestRefusal = (failure: unknown): boolean => {
+  const inner = unwrapped(failure)
   const error = isSchemaError(failure) ? failure : isSchemaError(inner) ? inner : undefined
-  return error !== undefined && DECODING_KINDS.has(error.kind) ? error : undefined
+  return (error !== undefined && DECODING_KINDS.has(error.kind)) || isInputRefusal(failure) || isInputRefusal(inner)
 }
 
 /** The body as sent, parsed as JSON when it is JSON. The request caches it, so this reads nothing twice. */
@@ -99,11 +104,11 @@ export const makeRefusalRecorder = (audit: Audit["Service"]) => {
     })
   }
 
-  /** The endpoint, with a record for each mutating call refused because its request does not decode. */
+  /** The endpoint, with a record for each mutating call refused because its request does not decode or breaks the input rules. */
   const decodingRefusals = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, principal: Principal, ref: EndpointRef) =>
     MUTATING_METHODS.has(ref.endpoint.method)
       ? Effect.tapError(httpEffect, (failure) =>
-        decodingErrorIn(failure) === undefined
+        !isRequestRefusal(failure)
           ? Effect.void
           : Effect.flatMap(sentBody, ({ body, unreadable }) =>
             record(ref, { actor: principal, workspaceId: principal.workspaceId, status: 400, body, unreadable })))

@@ -1,18 +1,27 @@
 /**
- * A real gateway-control server on an ephemeral port, over a fresh in-memory store, bootstrapped.
+ * A real gateway-control server on an ephemeral port, over a fresh store (in memory unless `store` says
+ * PGlite, booted from the test run's migrated snapshot), bootstrapped.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
-import { Bootstrap } from "@gateway-control/domain"
+import { Bootstrap, type RenderLimitsShape } from "@gateway-control/domain"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { pgliteFromSnapshot } from "../../../adapters-sql/test/support/Stores.ts"
 import { layerDomain, type ProviderSettings } from "../../src/App.ts"
+
+export type TestStore = "memory" | "pglite"
 
 export interface TestServerOptions {
   readonly maxBodyBytes?: number
   readonly providers?: ProviderSettings
+  readonly store?: TestStore
+  readonly renderLimits?: RenderLimitsShape
 }
+
+const layerTestStore = (store: TestStore): Layer.Layer<Layer.Success<typeof layerMemory>, unknown> =>
+  store === "memory" ? layerMemory : pgliteFromSnapshot()
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
   HttpRouter.serve(layerRoutes({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024 }), {
@@ -20,7 +29,7 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     disableListenLog: true
   }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(layerDomain(layerMemory, options.providers)),
+    Layer.provideMerge(layerDomain(layerTestStore(options.store ?? "memory"), options.providers, options.renderLimits)),
     Layer.provide(Logger.layer([]))
   )
 

@@ -6,10 +6,22 @@ import { Clock, Context, Effect, Layer, Option } from "effect"
 import { slugify } from "./AccessModel.ts"
 import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
 import { hotPathSpan } from "./internal/hotPathSpan.ts"
+import { nestsDeeperThan } from "./internal/jsonDepth.ts"
+import { jsonLargerThan } from "./internal/renderedSize.ts"
 import { nowIso } from "./internal/time.ts"
 import { TtlCache } from "./internal/TtlCache.ts"
 import { checkRequest, NULL_MEANS_DEFAULT, type RequestKind } from "./ModelRequest.ts"
-import { noEscape, PartialDepthExceeded, Template, TemplateSyntaxError } from "./Mustache.ts"
+import {
+  MAX_TEMPLATE_DEPTH,
+  MAX_VALUE_DEPTH,
+  noEscape,
+  PartialDepthExceeded,
+  type RenderOptions,
+  RenderTooLarge,
+  Template,
+  TemplateSyntaxError,
+  ValueTooDeep
+} from "./Mustache.ts"
 import type { Page, PageRequest } from "./Paging.ts"
 import { type Action, ensureAllowed, isAdminKey } from "./Policy.ts"
 import { PlatformCrypto, WorkspaceStore } from "./Ports.ts"
@@ -25,6 +37,7 @@ import {
   type PromptType,
   PromptVersion
 } from "./Prompt.ts"
+import { RenderLimits } from "./RenderLimits.ts"
 
 export interface PromptInput {
   readonly name?: string | undefined
@@ -116,15 +129,23 @@ const compileValue = (value: unknown, into: Array<Template>): CompiledValue => {
   return { kind: "value", value }
 }
 
-const renderValue = (value: CompiledValue, view: unknown, options: Parameters<Template["render"]>[1]): unknown => {
+/** How much a render has produced so far, in UTF-16 code units, across all of a chat template's strings. */
+interface Rendering {
+  length: number
+}
+
+const renderValue = (value: CompiledValue, view: unknown, options: RenderOptions, rendering: Rendering): unknown => {
   switch (value.kind) {
-    case "template":
-      return value.template.render(view, options)
+    case "template": {
+      const text = value.template.render(view, options, rendering.length)
+      rendering.length += text.length
+      return text
+    }
     case "array":
-      return value.items.map((item) => renderValue(item, view, options))
+      return value.items.map((item) => renderValue(item, view, options, rendering))
     case "object": {
       const out: Record<string, unknown> = {}
-      for (const [key, inner] of value.entries) out[key] = renderValue(inner, view, options)
+      for (const [key, inner] of value.entries) out[key] = renderValue(inner, view, options, rendering)
       return out
     }
     case "value":
@@ -146,7 +167,26 @@ const parseMessages = (text: string): ReadonlyArray<unknown> | undefined => {
   return undefined
 }
 
+/** What every interpolation in a raw template goes through, whichever tag: it can only ever add string text. */
 const jsonStringEscape = (value: string) => JSON.stringify(value).slice(1, -1)
+
+const tooLargeFailure = (maxRenderBytes: number) =>
+  InvalidRequest.of(
+    `The rendered prompt would be larger than the render size limit of ${maxRenderBytes} bytes.`,
+    "variables"
+  )
+
+/** A render stopped by one of the engine's bounds, as the caller's error; undefined for anything else. */
+const renderFailure = (error: unknown): InvalidRequest | undefined => {
+  if (error instanceof RenderTooLarge) return tooLargeFailure(error.maxLength)
+  if (error instanceof PartialDepthExceeded) {
+    return InvalidRequest.of(`Prompt partials are nested deeper than ${MAX_PARTIAL_DEPTH} levels.`, null)
+  }
+  if (error instanceof ValueTooDeep) {
+    return InvalidRequest.of(`${error.message}: interpolated values may nest ${MAX_VALUE_DEPTH} levels.`, "variables")
+  }
+  return undefined
+}
 
 const syntaxError = (what: string, error: unknown) =>
   InvalidRequest.of(
@@ -179,6 +219,13 @@ const compileVersion = (
             "string"
           ))
         }
+        // Compiling, rendering and checking walk this structure recursively.
+        if (nestsDeeperThan(parsed, MAX_TEMPLATE_DEPTH)) {
+          return Effect.fail(InvalidRequest.of(
+            `${what}: a chat template's JSON may nest at most ${MAX_TEMPLATE_DEPTH} levels deep.`,
+            "string"
+          ))
+        }
         const messages = compileValue(parsed, templates)
         return Effect.succeed({
           kind: "chat",
@@ -198,6 +245,16 @@ const compileVersion = (
       })
     } catch (error) {
       if (error instanceof TemplateSyntaxError) return Effect.fail(syntaxError(what, error))
+      throw error
+    }
+  })
+
+const compilePartial = (slug: string, string: string): Effect.Effect<Template, InvalidRequest> =>
+  Effect.suspend(() => {
+    try {
+      return Effect.succeed(Template.compile(string))
+    } catch (error) {
+      if (error instanceof TemplateSyntaxError) return Effect.fail(syntaxError(`partial '${slug}'`, error))
       throw error
     }
   })
@@ -285,6 +342,7 @@ export class Prompts extends Context.Service<
       const partials = yield* PartialStore
       const workspaces = yield* WorkspaceStore
       const crypto = yield* PlatformCrypto
+      const { maxRenderBytes } = yield* RenderLimits
       const compiledVersions = new TtlCache<string, CompiledVersion>(Number.POSITIVE_INFINITY, 2000)
       const compiledPartials = new TtlCache<string, Template>(Number.POSITIVE_INFINITY, 2000)
       const resolvedTargets = new TtlCache<string, RenderTarget>(RESOLUTION_CACHE_TTL_MS, 5_000)
@@ -359,7 +417,7 @@ export class Prompts extends Context.Service<
         if (compiled.kind === "chat") {
           probe.messages = compiled.raw
             ? [{ role: "user", content: "" }]
-            : renderValue(compiled.messages!, {}, { escape: noEscape })
+            : renderValue(compiled.messages!, {}, { escape: noEscape }, { length: 0 })
         } else {
           probe.prompt = ""
         }
@@ -681,7 +739,8 @@ export class Prompts extends Context.Service<
             }
             let template = compiledPartials.get(partialVersion.value.id, 0)
             if (template === undefined) {
-              template = Template.compile(partialVersion.value.string)
+              // Saving checks a partial's template; one saved before a check was added may still fail here.
+              template = yield* compilePartial(slug, partialVersion.value.string)
               compiledPartials.set(partialVersion.value.id, template, 0)
             }
             resolved.set(name, template)
@@ -743,36 +802,48 @@ export class Prompts extends Context.Service<
         const { prompt, template, version } = target
         const view = body.variables as Record<string, unknown>
         const missing = new Set<string>()
-        const options = {
-          escape: template.raw ? jsonStringEscape : noEscape,
+        const options: RenderOptions = {
+          escape: noEscape,
+          encode: template.raw ? jsonStringEscape : undefined,
           partial: (name: string) => partialTemplates.get(name),
           onMissing: (name: string) => void missing.add(name),
-          maxPartialDepth: MAX_PARTIAL_DEPTH
+          maxPartialDepth: MAX_PARTIAL_DEPTH,
+          maxLength: maxRenderBytes
         }
+        const rendering: Rendering = { length: 0 }
         let rendered: unknown
         try {
-          if (template.raw) {
-            const text = template.template!.render(view, options)
-            try {
-              rendered = JSON.parse(text)
-            } catch {
-              return Effect.fail(InvalidRequest.of(
-                `The raw template of prompt '${prompt.slug}' did not render to valid JSON with these variables.`,
-                "variables"
-              ))
-            }
+          if (template.kind === "chat" && !template.raw) {
+            rendered = renderValue(template.messages!, view, options, rendering)
           } else {
-            rendered = template.kind === "chat"
-              ? renderValue(template.messages!, view, options)
-              : template.template!.render(view, options)
+            const text = template.template!.render(view, options)
+            rendering.length = text.length
+            rendered = text
           }
         } catch (error) {
-          if (error instanceof PartialDepthExceeded) {
-            return Effect.fail(
-              InvalidRequest.of(`Prompt partials are nested deeper than ${MAX_PARTIAL_DEPTH} levels.`, null)
-            )
+          const failure = renderFailure(error)
+          if (failure === undefined) throw error
+          return Effect.fail(failure)
+        }
+        if (template.raw) {
+          try {
+            rendered = JSON.parse(rendered as string)
+          } catch {
+            return Effect.fail(InvalidRequest.of(
+              `The raw template of prompt '${prompt.slug}' did not render to valid JSON with these variables.`,
+              "variables"
+            ))
           }
-          throw error
+          // Checking, measuring and answering serialise it recursively.
+          if (nestsDeeperThan(rendered, MAX_VALUE_DEPTH)) {
+            return Effect.fail(InvalidRequest.of(
+              `The raw template of prompt '${prompt.slug}' rendered JSON nested deeper than ${MAX_VALUE_DEPTH} levels with these variables.`,
+              "variables"
+            ))
+          }
+        }
+        if (jsonLargerThan(rendered, rendering.length + version.string.length, maxRenderBytes)) {
+          return Effect.fail(tooLargeFailure(maxRenderBytes))
         }
 
         const data: Record<string, unknown> = { ...version.parameters }

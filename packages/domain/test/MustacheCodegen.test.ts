@@ -34,6 +34,16 @@ describe("generated renderers", () => {
     expect(render("{{#constructor}}x{{/constructor}}", {})).toBe("")
   })
 
+  it("renders a section whose body is too large to write out twice, over lists and single values alike", () => {
+    // Enough variables that the body's generated code is written once and shared by both cases.
+    const body = Array.from({ length: 200 }, (_, i) => `{{#n${i}}}{{x}}{{/n${i}}}`).join("")
+    const flags = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`n${i}`, i % 2 === 0]))
+    const template = `{{#s}}${body};{{/s}}`
+    expect(render(template, { ...flags, s: [{ x: "a" }, { x: "b" }] })).toBe(`${"a".repeat(100)};${"b".repeat(100)};`)
+    expect(render(template, { ...flags, s: { x: "c" } })).toBe(`${"c".repeat(100)};`)
+    expect(render(template, { ...flags, s: [] })).toBe("")
+  })
+
   it("keeps the context stack balanced across sections, partials and missing names", () => {
     const template = "{{#a}}{{#b}}{{>p}}{{/b}}{{missing}}{{x}}{{/a}}{{x}}"
     expect(render(template, { x: "outer", a: { x: "inner", b: [{ y: 1 }, { y: 2 }] } }, { p: "{{y}}{{x}};" }))

@@ -16,6 +16,8 @@ import {
   McpRegistry,
   Prompts,
   ProviderRegistry,
+  RenderLimits,
+  type RenderLimitsShape,
   Users,
   VirtualKeys,
   Workspaces
@@ -78,8 +80,15 @@ const defaultProviders: () => ProviderSettings = () => ({
   masterKey: new Uint8Array(randomBytes(32))
 })
 
-/** The domain services over a store, with the store's ports exposed too (the CLI and tests use them). */
-export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>, providers: ProviderSettings = defaultProviders()) =>
+/**
+ * The domain services over a store, with the store's ports exposed too (the CLI and tests use them).
+ * `renderLimits` defaults to the domain's own.
+ */
+export const layerDomain = <ROut, E>(
+  store: Layer.Layer<ROut, E>,
+  providers: ProviderSettings = defaultProviders(),
+  renderLimits: RenderLimitsShape = RenderLimits.defaultValue()
+) =>
   Layer.mergeAll(
     Bootstrap.layer,
     Workspaces.layer,
@@ -89,6 +98,7 @@ export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>, providers: Pro
     McpRegistry.layer,
     FineTuning.layer
   ).pipe(
+    Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(VirtualKeys.layer),
     Layer.provideMerge(ApiKeys.layer),
     Layer.provideMerge(store),
@@ -107,7 +117,9 @@ export const layerDomain = <ROut, E>(store: Layer.Layer<ROut, E>, providers: Pro
 export const layerConfiguredDomain = (config: AppConfig) =>
   Layer.unwrap(
     Effect.map(loadMasterKey(config), (masterKey) =>
-      layerDomain(layerStore(config.store), { registry: providerRegistry(config), masterKey }))
+      layerDomain(layerStore(config.store), { registry: providerRegistry(config), masterKey }, {
+        maxRenderBytes: config.maxRenderBytes
+      }))
   )
 
 /** One JSON object a line on stderr, so that stdout stays free for command output. */

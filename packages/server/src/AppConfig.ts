@@ -3,6 +3,7 @@
  * message naming the variable.
  */
 import { parseTrustProxy, type TrustProxy } from "@gateway-control/adapters-http"
+import { DEFAULT_MAX_RENDER_BYTES } from "@gateway-control/domain"
 import { Config, Effect, type LogLevel, Option, type Redacted, Schema } from "effect"
 
 export class InvalidConfiguration extends Schema.TaggedError<InvalidConfiguration>()("InvalidConfiguration", {
@@ -33,6 +34,8 @@ export interface AppConfig {
   readonly port: number
   readonly store: StoreConfig
   readonly maxBodyBytes: number
+  /** The most bytes a render's rendered messages or prompt may take in its answer. */
+  readonly maxRenderBytes: number
   readonly logLevel: LogLevel.LogLevel
   readonly shutdownTimeoutMs: number
   /** Which proxies' `X-Forwarded-For` entries name the client: `TRUST_PROXY`, parsed by `parseTrustProxy`. */
@@ -81,6 +84,7 @@ const RawConfig = Config.all({
     dataDir: Config.String("DATA_DIR").pipe(Config.withDefault("./.gateway-data"))
   }).pipe(Config.map(resolveStore)),
   maxBodyBytes: Config.Int("MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024)),
+  maxRenderBytes: Config.Int("MAX_RENDER_BYTES").pipe(Config.withDefault(DEFAULT_MAX_RENDER_BYTES)),
   logLevel: Config.Literals(Object.keys(LogLevels) as Array<keyof typeof LogLevels>, "LOG_LEVEL").pipe(
     Config.withDefault<keyof typeof LogLevels>("info"),
     Config.map((name) => LogLevels[name])
@@ -113,6 +117,9 @@ export const loadConfig: Effect.Effect<AppConfig, InvalidConfiguration> = Effect
   )
   if (raw.store instanceof InvalidConfiguration) return yield* raw.store
   if (raw.maxBodyBytes < 1) return yield* new InvalidConfiguration({ message: "MAX_BODY_BYTES must be at least 1." })
+  if (raw.maxRenderBytes < 1) {
+    return yield* new InvalidConfiguration({ message: "MAX_RENDER_BYTES must be at least 1." })
+  }
   if (raw.upstreamTimeoutMs < 1) {
     return yield* new InvalidConfiguration({ message: "UPSTREAM_TIMEOUT_MS must be at least 1." })
   }

@@ -5,7 +5,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes, type TrustProxy } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
-import { Bootstrap, type StorePorts } from "@gateway-control/domain"
+import { Bootstrap, type RenderLimitsShape, type StorePorts } from "@gateway-control/domain"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
@@ -35,6 +35,7 @@ export interface TestServerOptions {
   readonly providers?: ProviderSettings
   /** The store, by name or as a layer; a fresh in-memory one when absent. */
   readonly store?: TestStore | Layer.Layer<StorePorts, unknown> | undefined
+  readonly renderLimits?: RenderLimitsShape
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
@@ -46,7 +47,8 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     Layer.provideMerge(
       layerDomain(
         typeof options.store === "object" ? options.store : storeLayer(options.store ?? "memory"),
-        options.providers
+        options.providers,
+        options.renderLimits
       )
     ),
     Layer.provide(Logger.layer([]))

@@ -30,6 +30,7 @@ import { createServer, type Server } from "node:http"
 import { join, resolve } from "node:path"
 import { layerAddressRanges } from "./AddressRanges.ts"
 import type { AppConfig, StoreConfig } from "./AppConfig.ts"
+import { answerClientErrorsInEnvelope } from "./internal/ClientErrors.ts"
 import { lockDataDir } from "./internal/DataDirLock.ts"
 import { loadMasterKey } from "./internal/MasterKey.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
@@ -201,7 +202,7 @@ const layerCloseIdleOnShutdown = (server: Server) =>
 
 /** `gateway-control serve`: the whole service. */
 export const layerServe = (config: AppConfig) => {
-  const server = createServer()
+  const server = answerClientErrorsInEnvelope(createServer())
   return Layer.merge(layerHttp(config), layerCloseIdleOnShutdown(server)).pipe(
     Layer.provide(
       NodeHttpServer.layer(() => server, {

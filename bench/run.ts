@@ -15,7 +15,7 @@ import { cpus, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import wontache from "wontache"
-import { escapeHtml, Template } from "../packages/domain/src/Mustache.ts"
+import { escapeHtml, Template } from "../packages/domain/src/prompts/Mustache.ts"
 
 const root = fileURLToPath(new URL("..", import.meta.url))
 const bin = join(root, "packages/server/bin/gateway-control.mjs")

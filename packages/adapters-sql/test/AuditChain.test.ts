@@ -6,7 +6,7 @@ import { Audit, AuditLogStore, type AuditRecord, chainHash, type StorePorts } fr
 import { Effect, type Layer, ManagedRuntime } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { describe, expect, it } from "vitest"
-import { canonicalJson } from "../../domain/src/internal/canonicalJson.ts"
+import { canonicalJson } from "../../domain/src/audit/internal/canonicalJson.ts"
 import { entry, layerAudit } from "../../domain/test/contract/AuditContract.ts"
 import { hmacHex, sha256Hex } from "../../domain/test/contract/TestCrypto.ts"
 import { migrate } from "../src/Migrations.ts"

@@ -1,10 +1,10 @@
 import { createHash, createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { chainHash, GENESIS_HASH } from "../src/AuditChain.ts"
-import { AuditRecord } from "../src/AuditLog.ts"
-import { isSecretName, REDACTED, SECRET_FIELDS } from "../src/AuditRedaction.ts"
-import { canonicalJson } from "../src/internal/canonicalJson.ts"
-import { MAX_DEPTH, MAX_TEXT, storableBody } from "../src/internal/storable.ts"
+import { chainHash, GENESIS_HASH } from "../src/audit/AuditChain.ts"
+import { AuditRecord } from "../src/audit/AuditLog.ts"
+import { isSecretName, REDACTED, SECRET_FIELDS } from "../src/audit/AuditRedaction.ts"
+import { canonicalJson } from "../src/audit/internal/canonicalJson.ts"
+import { MAX_DEPTH, MAX_TEXT, storableBody } from "../src/audit/internal/storable.ts"
 
 const sha256Hex = (input: string) => createHash("sha256").update(input).digest("hex")
 const macUnder = (key: string) => (input: string) => createHmac("sha256", key).update(input).digest("hex")

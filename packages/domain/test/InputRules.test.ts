@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { jsonProblem, MAX_JSON_DEPTH, textProblem } from "../src/InputRules.ts"
+import { jsonProblem, MAX_JSON_DEPTH, textProblem } from "../src/shared/InputRules.ts"
 
 /** `depth` nested objects around `leaf`, built without recursion (and without JSON.parse's stack). */
 const nested = (depth: number, leaf: unknown = 1): unknown => {

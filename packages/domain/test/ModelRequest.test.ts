@@ -5,7 +5,7 @@
 import { Ajv } from "ajv"
 import fc from "fast-check"
 import { expect, it } from "vitest"
-import { checkRequest } from "../src/ModelRequest.ts"
+import { checkRequest } from "../src/prompts/ModelRequest.ts"
 import { describeConformance } from "./support/Conformance.ts"
 
 /** OpenAPI 3.0's `nullable: true` as JSON Schema: the node, or null. */

@@ -13,7 +13,7 @@ import {
   Template,
   TemplateSyntaxError,
   ValueTooDeep
-} from "../src/Mustache.ts"
+} from "../src/prompts/Mustache.ts"
 
 const compileAll = (partials: Record<string, string>) =>
   new Map(Object.entries(partials).map(([name, text]) => [name, Template.compile(text)]))

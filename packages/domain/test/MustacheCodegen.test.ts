@@ -3,7 +3,7 @@
  * code, whatever characters it holds, and that lookups stay on the data's own properties.
  */
 import { describe, expect, it } from "vitest"
-import { escapeHtml, Template } from "../src/Mustache.ts"
+import { escapeHtml, Template } from "../src/prompts/Mustache.ts"
 
 const render = (template: string, view: unknown, partials: Record<string, string> = {}) => {
   const compiled = new Map(Object.entries(partials).map(([name, text]) => [name, Template.compile(text)]))

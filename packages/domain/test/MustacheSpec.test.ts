@@ -2,7 +2,7 @@
  * The Mustache specification's own suites, with HTML escaping on as the specification expects.
  */
 import { expect, it } from "vitest"
-import { escapeHtml, Template } from "../src/Mustache.ts"
+import { escapeHtml, Template } from "../src/prompts/Mustache.ts"
 import { describeConformance } from "./support/Conformance.ts"
 
 interface SpecTest {

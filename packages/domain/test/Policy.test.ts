@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest"
-import { slugify } from "../src/AccessModel.ts"
-import { authorize, type KeyUser, mayCreateKeyFor } from "../src/Policy.ts"
-import type { Principal } from "../src/Principal.ts"
-import type { Scope } from "../src/Scopes.ts"
-import { unknownScopes } from "../src/Scopes.ts"
+import { slugify } from "../src/access/AccessModel.ts"
+import { authorize, type KeyUser, mayCreateKeyFor } from "../src/access/Policy.ts"
+import type { Principal } from "../src/access/Principal.ts"
+import type { Scope } from "../src/access/Scopes.ts"
+import { unknownScopes } from "../src/access/Scopes.ts"
 
 const principal = (overrides: Partial<Principal> = {}): Principal => ({
   keyId: "k",

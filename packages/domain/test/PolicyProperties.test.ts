@@ -4,7 +4,6 @@
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { ApiKeyType } from "../src/ApiKey.ts"
 import {
   type Action,
   ActionNames,
@@ -16,9 +15,10 @@ import {
   mayCreateKeyFor,
   requiredScope,
   type Target
-} from "../src/Policy.ts"
-import type { Principal } from "../src/Principal.ts"
-import { type Scope, ScopeNames } from "../src/Scopes.ts"
+} from "../src/access/Policy.ts"
+import type { Principal } from "../src/access/Principal.ts"
+import { type Scope, ScopeNames } from "../src/access/Scopes.ts"
+import type { ApiKeyType } from "../src/credentials/ApiKey.ts"
 
 const RUNS = { numRuns: 5000 }
 const organisations = ["org-a", "org-b"] as const

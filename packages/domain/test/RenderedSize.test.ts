@@ -4,8 +4,8 @@
  */
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { nestsDeeperThan } from "../src/internal/jsonDepth.ts"
-import { jsonLargerThan, MAX_BYTES_PER_UNIT, utf8Length } from "../src/internal/renderedSize.ts"
+import { nestsDeeperThan } from "../src/prompts/internal/jsonDepth.ts"
+import { jsonLargerThan, MAX_BYTES_PER_UNIT, utf8Length } from "../src/prompts/internal/renderedSize.ts"
 
 const RUNS = { numRuns: 2000 }
 /** Any UTF-16 text, lone surrogates and control characters included. */

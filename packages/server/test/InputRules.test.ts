@@ -1,5 +1,5 @@
 /**
- * Input every store must refuse alike (domain/src/InputRules.ts): NUL and lone surrogates in any text, JSON
+ * Input every store must refuse alike (domain/src/shared/InputRules.ts): NUL and lone surrogates in any text, JSON
  * nested deeper than MAX_JSON_DEPTH, and dates no store can compare. Before these rules the memory store kept
  * such input, PostgreSQL and PGlite answered 500 (NUL in text, `\u0000` and lone surrogates in jsonb), and
  * 10,000-deep JSON overflowed the stack in every store. Each case must answer 400 naming the field and

@@ -4,9 +4,9 @@
  */
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Audit, type AuditActor, type AuditEntry, type AuditRecord } from "../../src/AuditLog.ts"
-import { MAX_DEPTH } from "../../src/internal/storable.ts"
-import type { StorePorts } from "../../src/Ports.ts"
+import { Audit, type AuditActor, type AuditEntry, type AuditRecord } from "../../src/audit/AuditLog.ts"
+import { MAX_DEPTH } from "../../src/audit/internal/storable.ts"
+import type { StorePorts } from "../../src/StorePorts.ts"
 import { layerAuditTestCrypto } from "./TestCrypto.ts"
 
 let counter = 0

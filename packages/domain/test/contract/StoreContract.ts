@@ -4,6 +4,8 @@
  */
 import { Effect, Exit, type Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "../../src/access/AccessStores.ts"
+import { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
 import {
   ApiKey,
   McpIntegration,
@@ -22,14 +24,7 @@ import {
   Workspace,
   WorkspaceMember
 } from "../../src/index.ts"
-import {
-  ApiKeyStore,
-  OrganisationStore,
-  StoreTransaction,
-  UserStore,
-  WorkspaceMemberStore,
-  WorkspaceStore
-} from "../../src/Ports.ts"
+import { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 
 export type Stores =
   | McpIntegrationStore

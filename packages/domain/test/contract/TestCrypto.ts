@@ -4,7 +4,8 @@
  */
 import { Layer } from "effect"
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from "node:crypto"
-import { AuditSigner, PlatformCrypto } from "../../src/Ports.ts"
+import { AuditSigner } from "../../src/audit/AuditLogStore.ts"
+import { PlatformCrypto } from "../../src/shared/PlatformCrypto.ts"
 
 export const sha256Hex = (input: string) => createHash("sha256").update(input, "utf8").digest("hex")
 export const hmacHex = (key: string, input: string) => createHmac("sha256", key).update(input, "utf8").digest("hex")

@@ -3,11 +3,16 @@
  * a workspace's instances of them.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { slugify } from "./AccessModel.ts"
-import { type Conflict, Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
-import { hotPathSpan } from "./internal/hotPathSpan.ts"
-import { nowIso } from "./internal/time.ts"
-import { TtlCache } from "./internal/TtlCache.ts"
+import { slugify } from "../access/AccessModel.ts"
+import { WorkspaceStore } from "../access/AccessStores.ts"
+import { ensureAllowed, isAdminKey } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import { type Conflict, Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { hotPathSpan } from "../shared/internal/hotPathSpan.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import { TtlCache } from "../shared/internal/TtlCache.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import {
   type IntegrationQuery,
   maskedConfigurations,
@@ -19,10 +24,6 @@ import {
   type SecretMapping,
   usableBy
 } from "./Mcp.ts"
-import type { Page, PageRequest } from "./Paging.ts"
-import { ensureAllowed, isAdminKey } from "./Policy.ts"
-import { PlatformCrypto, WorkspaceStore } from "./Ports.ts"
-import type { Principal } from "./Principal.ts"
 
 export interface IntegrationInput {
   readonly name?: string | undefined

@@ -3,8 +3,8 @@
  * resource defines as secret (`SECRET_FIELDS`). By name second: any field whose name, split into words over
  * camelCase, kebab-case and snake_case boundaries, says it holds a credential (`isSecretName`).
  */
-import { MCP_INTEGRATION_SECRET_FIELDS } from "./Mcp.ts"
-import { CONFIG_SECRET_FIELDS, VIRTUAL_KEY_SECRET_FIELDS } from "./VirtualKeys.ts"
+import { CONFIG_SECRET_FIELDS, VIRTUAL_KEY_SECRET_FIELDS } from "../credentials/VirtualKeys.ts"
+import { MCP_INTEGRATION_SECRET_FIELDS } from "../mcp/Mcp.ts"
 
 export const REDACTED = "[REDACTED]"
 

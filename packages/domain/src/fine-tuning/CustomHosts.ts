@@ -4,7 +4,7 @@
  * adapter behind `AddressRanges`, and the pinned connection in the adapter behind `FineTuningUpstream`.
  */
 import { Effect } from "effect"
-import { InvalidRequest } from "./Errors.ts"
+import { InvalidRequest } from "../shared/Errors.ts"
 import { AddressRanges, HostResolver, ProviderRegistry } from "./Providers.ts"
 
 /**

@@ -3,9 +3,9 @@
  * specification's role and operation tables; no handler decides access by itself.
  */
 import { Effect } from "effect"
+import type { ApiKeyType } from "../credentials/ApiKey.ts"
+import { Forbidden, NotFound } from "../shared/Errors.ts"
 import type { OrganisationRole, WorkspaceRole } from "./AccessModel.ts"
-import type { ApiKeyType } from "./ApiKey.ts"
-import { Forbidden, NotFound } from "./Errors.ts"
 import type { Principal } from "./Principal.ts"
 import type { Scope } from "./Scopes.ts"
 

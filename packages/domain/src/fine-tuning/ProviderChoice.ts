@@ -8,9 +8,9 @@
  * key to a host of their choosing.
  */
 import { Effect, Redacted } from "effect"
-import { InvalidRequest } from "./Errors.ts"
+import { VirtualKeys } from "../credentials/VirtualKeys.ts"
+import { InvalidRequest } from "../shared/Errors.ts"
 import { ProviderRegistry } from "./Providers.ts"
-import { VirtualKeys } from "./VirtualKeys.ts"
 
 /** The provider-selecting headers of a call, as received. */
 export interface ProviderHeaders {

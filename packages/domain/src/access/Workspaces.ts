@@ -2,12 +2,13 @@
  * Reading workspaces as a principal sees them.
  */
 import { Context, Effect, Layer, Option } from "effect"
+import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { slugify, Workspace } from "./AccessModel.ts"
-import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
-import { nowIso } from "./internal/time.ts"
-import type { Page, PageRequest } from "./Paging.ts"
+import { WorkspaceStore } from "./AccessStores.ts"
 import { ensureAllowed } from "./Policy.ts"
-import { PlatformCrypto, WorkspaceStore } from "./Ports.ts"
 import type { Principal } from "./Principal.ts"
 
 export interface CreateWorkspaceInput {

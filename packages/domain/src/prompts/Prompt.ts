@@ -4,8 +4,8 @@
  * that point at versions; a partial's newest version is its published one.
  */
 import { Context, type Effect, type Option, Schema } from "effect"
-import type { Conflict } from "./Errors.ts"
-import type { Page, PageRequest } from "./Paging.ts"
+import type { Conflict } from "../shared/Errors.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
 
 export const PromptType = Schema.Literals(["chat", "completion"])
 export type PromptType = typeof PromptType.Type

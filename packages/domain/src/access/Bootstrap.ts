@@ -2,18 +2,13 @@
  * First start of an empty store: one organisation, its owner, a default workspace and an admin key.
  */
 import { Context, Effect, Layer, Option, type Redacted } from "effect"
+import { ApiKeys } from "../credentials/ApiKeys.ts"
+import { AlreadyBootstrapped, type Conflict, InvalidRequest } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { Organisation, User, Workspace, WorkspaceMember } from "./AccessModel.ts"
-import { ApiKeys } from "./ApiKeys.ts"
-import { AlreadyBootstrapped, type Conflict, InvalidRequest } from "./Errors.ts"
-import { nowIso } from "./internal/time.ts"
-import {
-  OrganisationStore,
-  PlatformCrypto,
-  StoreTransaction,
-  UserStore,
-  WorkspaceMemberStore,
-  WorkspaceStore
-} from "./Ports.ts"
+import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
 import { ScopeNames } from "./Scopes.ts"
 
 export interface BootstrapInput {

@@ -5,6 +5,13 @@
  * store cannot hold is escaped or cut, with the record marked `sanitized`.
  */
 import { Context, Effect, Layer, Schema } from "effect"
+import { ensureAllowed } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import type { Forbidden, NotFound } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import type { AuditCheckpoint } from "./AuditChain.ts"
 import {
   chainHash,
@@ -14,14 +21,9 @@ import {
   HashAlgorithm,
   walkChain
 } from "./AuditChain.ts"
+import { AuditLogStore, AuditSigner } from "./AuditLogStore.ts"
 import { SECRET_FIELDS } from "./AuditRedaction.ts"
-import type { Forbidden, NotFound } from "./Errors.ts"
 import { storableBody, storableText } from "./internal/storable.ts"
-import { nowIso } from "./internal/time.ts"
-import type { Page, PageRequest } from "./Paging.ts"
-import { ensureAllowed } from "./Policy.ts"
-import { AuditLogStore, AuditSigner, PlatformCrypto, StoreTransaction } from "./Ports.ts"
-import type { Principal } from "./Principal.ts"
 
 export class AuditRecord extends Schema.Class<AuditRecord>("AuditRecord")({
   id: Schema.String,

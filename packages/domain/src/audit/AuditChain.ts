@@ -9,9 +9,10 @@
  * longer reaches it fails verification.
  */
 import { Effect, Schema } from "effect"
+import type { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import type { AuditRecord } from "./AuditLog.ts"
+import type { AuditLogStore, AuditSigner } from "./AuditLogStore.ts"
 import { canonicalJson } from "./internal/canonicalJson.ts"
-import type { AuditLogStore, AuditSigner, PlatformCrypto } from "./Ports.ts"
 
 export const GENESIS_HASH = "0".repeat(64)
 

@@ -3,13 +3,18 @@
  * a model-ready chat or completion request body.
  */
 import { Clock, Context, Effect, Layer, Option } from "effect"
-import { slugify } from "./AccessModel.ts"
-import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
-import { hotPathSpan } from "./internal/hotPathSpan.ts"
+import { slugify } from "../access/AccessModel.ts"
+import { WorkspaceStore } from "../access/AccessStores.ts"
+import { type Action, ensureAllowed, isAdminKey } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { hotPathSpan } from "../shared/internal/hotPathSpan.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import { TtlCache } from "../shared/internal/TtlCache.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { nestsDeeperThan } from "./internal/jsonDepth.ts"
 import { jsonLargerThan } from "./internal/renderedSize.ts"
-import { nowIso } from "./internal/time.ts"
-import { TtlCache } from "./internal/TtlCache.ts"
 import { checkRequest, NULL_MEANS_DEFAULT, type RequestKind } from "./ModelRequest.ts"
 import {
   MAX_TEMPLATE_DEPTH,
@@ -22,10 +27,6 @@ import {
   TemplateSyntaxError,
   ValueTooDeep
 } from "./Mustache.ts"
-import type { Page, PageRequest } from "./Paging.ts"
-import { type Action, ensureAllowed, isAdminKey } from "./Policy.ts"
-import { PlatformCrypto, WorkspaceStore } from "./Ports.ts"
-import type { Principal } from "./Principal.ts"
 import {
   BUILT_IN_LABELS,
   Partial,

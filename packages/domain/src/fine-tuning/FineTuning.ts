@@ -2,10 +2,10 @@
  * Listing fine-tuning jobs through a provider, so clients need a gateway key instead of the provider key.
  */
 import { Context, Effect, Layer } from "effect"
+import { ensureAllowed } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import type { Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
 import { makeCustomHostCheck } from "./CustomHosts.ts"
-import type { Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
-import { ensureAllowed } from "./Policy.ts"
-import type { Principal } from "./Principal.ts"
 import { makeProviderChoice, type ProviderHeaders } from "./ProviderChoice.ts"
 import {
   FineTuningUpstream,

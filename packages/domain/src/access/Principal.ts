@@ -3,8 +3,8 @@
  * and handed to every handler by the HTTP security middleware.
  */
 import { Context } from "effect"
+import type { ApiKeyType } from "../credentials/ApiKey.ts"
 import type { OrganisationRole, WorkspaceRole } from "./AccessModel.ts"
-import type { ApiKeyType } from "./ApiKey.ts"
 import type { Scope } from "./Scopes.ts"
 
 export interface Principal {

@@ -3,13 +3,14 @@
  * without invitation mail.
  */
 import { Context, Effect, Layer, Option } from "effect"
+import { ApiKeys } from "../credentials/ApiKeys.ts"
+import { type Conflict, Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { type OrganisationRole, User, WorkspaceMember, type WorkspaceRole } from "./AccessModel.ts"
-import { ApiKeys } from "./ApiKeys.ts"
-import { type Conflict, Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
-import { nowIso } from "./internal/time.ts"
-import type { Page, PageRequest } from "./Paging.ts"
+import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
 import { ensureAllowed } from "./Policy.ts"
-import { PlatformCrypto, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./Ports.ts"
 import type { Principal } from "./Principal.ts"
 
 export interface CreateUserInput {

@@ -3,10 +3,10 @@
  * workspace level) and servers (a workspace's instance of an integration).
  */
 import { Context, type Effect, type Option, Schema } from "effect"
-import { maskKey } from "./ApiKey.ts"
-import type { Conflict } from "./Errors.ts"
-import type { Page, PageRequest } from "./Paging.ts"
-import { JsonObject } from "./Prompt.ts"
+import { maskKey } from "../credentials/ApiKey.ts"
+import { JsonObject } from "../prompts/Prompt.ts"
+import type { Conflict } from "../shared/Errors.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
 
 export const McpAuthType = Schema.Literals(["oauth_auto", "headers", "none"])
 export const McpTransport = Schema.Literals(["http", "sse"])

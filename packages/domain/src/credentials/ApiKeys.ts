@@ -2,22 +2,18 @@
  * Issuing API keys and resolving a presented key into a `Principal`.
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
+import { authorizeKeyCreation, ensureAllowed, isAdminKey, mayCreateKeyFor } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import { isScope, type Scope, unknownScopes } from "../access/Scopes.ts"
+import { type Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import { TtlCache } from "../shared/internal/TtlCache.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { ApiKey, type ApiKeyType, hasKeyShape, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey } from "./ApiKey.ts"
-import { type Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "./Errors.ts"
-import { nowIso } from "./internal/time.ts"
-import { TtlCache } from "./internal/TtlCache.ts"
-import type { Page, PageRequest } from "./Paging.ts"
-import { authorizeKeyCreation, ensureAllowed, isAdminKey, mayCreateKeyFor } from "./Policy.ts"
-import {
-  ApiKeyStore,
-  PlatformCrypto,
-  StoreTransaction,
-  UserStore,
-  WorkspaceMemberStore,
-  WorkspaceStore
-} from "./Ports.ts"
-import type { Principal } from "./Principal.ts"
-import { isScope, type Scope, unknownScopes } from "./Scopes.ts"
+import { ApiKeyStore } from "./ApiKeyStore.ts"
 
 export interface IssueKeyInput {
   readonly type: ApiKeyType

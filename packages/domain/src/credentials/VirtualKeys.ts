@@ -3,17 +3,18 @@
  * host) and configs (how to route a call). Provider keys are encrypted at rest and never read back.
  */
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
-import { slugify } from "./AccessModel.ts"
+import { slugify } from "../access/AccessModel.ts"
+import { WorkspaceStore } from "../access/AccessStores.ts"
+import { type Action, ensureAllowed } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import { parseCustomHost } from "../fine-tuning/CustomHosts.ts"
+import { ProviderRegistry, SecretCipher } from "../fine-tuning/Providers.ts"
+import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { jsonProblem } from "../shared/InputRules.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { maskKey } from "./ApiKey.ts"
-import { parseCustomHost } from "./CustomHosts.ts"
-import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "./Errors.ts"
-import { jsonProblem } from "./InputRules.ts"
-import { nowIso } from "./internal/time.ts"
-import type { Page, PageRequest } from "./Paging.ts"
-import { type Action, ensureAllowed } from "./Policy.ts"
-import { PlatformCrypto, WorkspaceStore } from "./Ports.ts"
-import type { Principal } from "./Principal.ts"
-import { ProviderRegistry, SecretCipher } from "./Providers.ts"
 
 /** The fields of a virtual key's creation body that hold the provider key: never stored or logged in clear. */
 export const VIRTUAL_KEY_SECRET_FIELDS: ReadonlyArray<ReadonlyArray<string>> = [["key"]]

@@ -1,0 +1,27 @@
+/**
+ * Every store port in one union: each feature declares its own stores beside its services; this file only
+ * gathers them, so no feature imports another through it.
+ */
+import type { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./access/AccessStores.ts"
+import type { AuditLogStore } from "./audit/AuditLogStore.ts"
+import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
+import type { ConfigStore, VirtualKeyStore } from "./credentials/VirtualKeys.ts"
+import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
+import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
+import type { StoreTransaction } from "./shared/StoreTransaction.ts"
+
+/** Every store port: what a store adapter (`layerMemory`, `layerSql`) provides, each the same set. */
+export type StorePorts =
+  | OrganisationStore
+  | WorkspaceStore
+  | UserStore
+  | WorkspaceMemberStore
+  | ApiKeyStore
+  | AuditLogStore
+  | PromptStore
+  | PartialStore
+  | McpIntegrationStore
+  | McpServerStore
+  | VirtualKeyStore
+  | ConfigStore
+  | StoreTransaction

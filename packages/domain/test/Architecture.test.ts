@@ -3,7 +3,7 @@
  * the domain but never each other; only the server composes them.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs"
-import { join } from "node:path"
+import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "vitest"
 
@@ -65,5 +65,47 @@ describe("package dependencies point inward", () => {
         ).toBe(true)
       }
     }
+  })
+})
+
+/** Relative imports of a file, resolved to absolute paths. */
+const localImportsOf = (file: string): Array<string> =>
+  [...readFileSync(file, "utf8").matchAll(IMPORT)]
+    .map((m) => m[1] ?? m[2])
+    .filter((s) => s.startsWith("."))
+    .map((s) => resolve(dirname(file), s))
+
+const importGraph = (files: ReadonlyArray<string>): ReadonlyMap<string, ReadonlyArray<string>> =>
+  new Map(files.map((file) => [file, localImportsOf(file).filter((f) => files.includes(f))]))
+
+/** The import cycles of a graph, each found once, by depth-first search. */
+const cyclesIn = (graph: ReadonlyMap<string, ReadonlyArray<string>>): Array<Array<string>> => {
+  const state = new Map<string, "open" | "done">()
+  const cycles: Array<Array<string>> = []
+  const visit = (file: string, path: Array<string>) => {
+    state.set(file, "open")
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === "open") cycles.push([...path.slice(path.indexOf(next)), file, next])
+      else if (state.get(next) === undefined) visit(next, [...path, file])
+    }
+    state.set(file, "done")
+  }
+  for (const file of graph.keys()) if (state.get(file) === undefined) visit(file, [])
+  return cycles
+}
+
+describe("no import cycles", () => {
+  for (const pkg of Object.keys(allowed)) {
+    it(`within ${pkg}`, () => {
+      const cycles = cyclesIn(importGraph(sourceFiles(join(packagesDir, pkg, "src"))))
+      expect(cycles.map((cycle) => cycle.map((f) => f.slice(packagesDir.length)).join(" -> "))).toEqual([])
+    })
+  }
+
+  it("the cycle finder finds cycles and the graph has edges (so the rule above cannot pass vacuously)", () => {
+    const graph = new Map([["a", ["b"]], ["b", ["c"]], ["c", ["a"]], ["d", ["a"]]])
+    expect(cyclesIn(graph)).toEqual([["a", "b", "c", "a"]])
+    const domain = importGraph(sourceFiles(join(packagesDir, "domain", "src")))
+    expect([...domain.values()].flat().length).toBeGreaterThan(50)
   })
 })

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
 import { chainHash, GENESIS_HASH } from "../src/audit/AuditChain.ts"
-import { AuditRecord } from "../src/audit/AuditLog.ts"
+import { AuditRecord } from "../src/audit/AuditRecord.ts"
 import { isSecretName, REDACTED, SECRET_FIELDS } from "../src/audit/AuditRedaction.ts"
 import { canonicalJson } from "../src/audit/internal/canonicalJson.ts"
 import { MAX_DEPTH, MAX_TEXT, storableBody } from "../src/audit/internal/storable.ts"

@@ -10,15 +10,11 @@
  */
 import { Effect, Schema } from "effect"
 import type { PlatformCrypto } from "../shared/PlatformCrypto.ts"
-import type { AuditRecord } from "./AuditLog.ts"
 import type { AuditLogStore, AuditSigner } from "./AuditLogStore.ts"
+import type { AuditRecord, HashAlgorithm } from "./AuditRecord.ts"
 import { canonicalJson } from "./internal/canonicalJson.ts"
 
 export const GENESIS_HASH = "0".repeat(64)
-
-/** `sha256`: records written before the keyed chain; `hmac-sha256`: every record since. */
-export const HashAlgorithm = Schema.Literals(["sha256", "hmac-sha256"])
-export type HashAlgorithm = typeof HashAlgorithm.Type
 
 export const CURRENT_HASH_ALGORITHM: HashAlgorithm = "hmac-sha256"
 

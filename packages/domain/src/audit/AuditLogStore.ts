@@ -6,7 +6,7 @@
  */
 import { Context, type Effect } from "effect"
 import type { Page, PageRequest } from "../shared/Paging.ts"
-import type { AuditFilters, AuditRecord } from "./AuditLog.ts"
+import type { AuditFilters, AuditRecord } from "./AuditRecord.ts"
 
 export class AuditLogStore extends Context.Service<
   AuditLogStore,

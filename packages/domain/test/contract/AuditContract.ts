@@ -4,7 +4,8 @@
  */
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Audit, type AuditActor, type AuditEntry, type AuditRecord } from "../../src/audit/AuditLog.ts"
+import { Audit } from "../../src/audit/AuditLog.ts"
+import type { AuditActor, AuditEntry, AuditRecord } from "../../src/audit/AuditRecord.ts"
 import { MAX_DEPTH } from "../../src/audit/internal/storable.ts"
 import type { StorePorts } from "../../src/StorePorts.ts"
 import { layerAuditTestCrypto } from "./TestCrypto.ts"

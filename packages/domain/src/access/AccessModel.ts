@@ -2,6 +2,7 @@
  * Organisations, workspaces, users and workspace memberships: who exists, and in which role.
  */
 import { Schema } from "effect"
+import { Email, Name, Slug } from "../shared/Rules.ts"
 
 export const OrganisationRole = Schema.Literals(["owner", "admin", "member"])
 export type OrganisationRole = typeof OrganisationRole.Type
@@ -9,15 +10,9 @@ export type OrganisationRole = typeof OrganisationRole.Type
 export const WorkspaceRole = Schema.Literals(["manager", "member"])
 export type WorkspaceRole = typeof WorkspaceRole.Type
 
-/** Slugs used in URLs and templates. */
-export const Slug = Schema.String.check(
-  Schema.isPattern(/^[a-zA-Z0-9_-]+$/, { message: "Expected letters, digits, '_' or '-'" }),
-  Schema.isMaxLength(255)
-)
-
 export class Organisation extends Schema.Class<Organisation>("Organisation")({
   id: Schema.String,
-  name: Schema.String,
+  name: Name,
   created_at: Schema.String,
   last_updated_at: Schema.String
 }) {}
@@ -25,8 +20,8 @@ export class Organisation extends Schema.Class<Organisation>("Organisation")({
 export class Workspace extends Schema.Class<Workspace>("Workspace")({
   id: Schema.String,
   organisation_id: Schema.String,
-  name: Schema.String,
-  slug: Schema.String,
+  name: Name,
+  slug: Slug,
   description: Schema.NullOr(Schema.String),
   created_at: Schema.String,
   last_updated_at: Schema.String
@@ -35,7 +30,7 @@ export class Workspace extends Schema.Class<Workspace>("Workspace")({
 export class User extends Schema.Class<User>("User")({
   id: Schema.String,
   organisation_id: Schema.String,
-  email: Schema.String,
+  email: Email,
   name: Schema.NullOr(Schema.String),
   role: OrganisationRole,
   created_at: Schema.String,

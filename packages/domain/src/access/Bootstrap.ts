@@ -3,9 +3,11 @@
  */
 import { Context, Effect, Layer, Option, type Redacted } from "effect"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
-import { AlreadyBootstrapped, type Conflict, InvalidRequest } from "../shared/Errors.ts"
+import type { InvalidRequest } from "../shared/Errors.ts"
+import { AlreadyBootstrapped, type Conflict } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkEmail, checkName } from "../shared/Rules.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { Organisation, User, Workspace, WorkspaceMember } from "./AccessModel.ts"
 import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
@@ -22,8 +24,6 @@ export interface BootstrapResult {
   readonly user_id: string
   readonly api_key: Redacted.Redacted<string>
 }
-
-const EMAIL = /^[^\s@]+@[^\s@]+$/
 
 export class Bootstrap extends Context.Service<
   Bootstrap,
@@ -47,15 +47,10 @@ export class Bootstrap extends Context.Service<
       const validate = (input: BootstrapInput) => {
         const organisationName = input.organisationName.trim()
         const ownerEmail = input.ownerEmail.trim().toLowerCase()
-        if (organisationName.length === 0 || organisationName.length > 255) {
-          return Effect.fail(
-            InvalidRequest.of("The organisation name must be 1 to 255 characters.", "organisation_name")
-          )
-        }
-        if (!EMAIL.test(ownerEmail) || ownerEmail.length > 320) {
-          return Effect.fail(InvalidRequest.of(`'${input.ownerEmail}' is not an email address.`, "owner_email"))
-        }
-        return Effect.succeed({ organisationName, ownerEmail })
+        return checkName(organisationName, "organisation_name").pipe(
+          Effect.andThen(checkEmail(input.ownerEmail, "owner_email")),
+          Effect.as({ organisationName, ownerEmail })
+        )
       }
 
       const create = Effect.fnUntraced(function*(organisationName: string, ownerEmail: string) {

@@ -4,10 +4,12 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
-import { type Conflict, Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import type { InvalidRequest } from "../shared/Errors.ts"
+import { type Conflict, Forbidden, NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkEmail } from "../shared/Rules.ts"
 import { type OrganisationRole, User, WorkspaceMember, type WorkspaceRole } from "./AccessModel.ts"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
 import { ensureAllowed } from "./Policy.ts"
@@ -18,8 +20,6 @@ export interface CreateUserInput {
   readonly name?: string | undefined
   readonly role: OrganisationRole
 }
-
-const EMAIL = /^[^\s@]+@[^\s@]+$/
 
 export class Users extends Context.Service<
   Users,
@@ -70,10 +70,8 @@ export class Users extends Context.Service<
         if (input.role === "owner" && principal.organisationRole !== "owner") {
           return yield* new Forbidden({ message: "Only an organisation owner can create another owner." })
         }
+        yield* checkEmail(input.email)
         const email = input.email.trim().toLowerCase()
-        if (!EMAIL.test(email) || email.length > 320) {
-          return yield* InvalidRequest.of(`'${input.email}' is not an email address.`, "email")
-        }
         const now = yield* nowIso
         const user = new User({
           id: crypto.uuid(),

@@ -2,10 +2,12 @@
  * Reading workspaces as a principal sees them.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import type { InvalidRequest } from "../shared/Errors.ts"
+import { type Conflict, type Forbidden, NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkName, checkSlug } from "../shared/Rules.ts"
 import { slugify, Workspace } from "./AccessModel.ts"
 import { WorkspaceStore } from "./AccessStores.ts"
 import { ensureAllowed } from "./Policy.ts"
@@ -16,8 +18,6 @@ export interface CreateWorkspaceInput {
   readonly slug?: string | undefined
   readonly description?: string | undefined
 }
-
-const SLUG = /^[a-zA-Z0-9_-]{1,64}$/
 
 export class Workspaces extends Context.Service<
   Workspaces,
@@ -45,13 +45,9 @@ export class Workspaces extends Context.Service<
           { type: "organisation", id: principal.organisationId }
         )
         const name = input.name.trim()
-        if (name.length === 0 || name.length > 255) {
-          return yield* InvalidRequest.of("name must be 1 to 255 characters.", "name")
-        }
+        yield* checkName(name)
         const slug = input.slug ?? slugify(name)
-        if (!SLUG.test(slug)) {
-          return yield* InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug")
-        }
+        yield* checkSlug(slug)
         const now = yield* nowIso
         const workspace = new Workspace({
           id: crypto.uuid(),

@@ -3,6 +3,7 @@
  * The plaintext exists only at creation; the store keeps its SHA-256 digest.
  */
 import { Schema } from "effect"
+import { Name } from "../shared/Rules.ts"
 
 export const ApiKeyType = Schema.Literals(["organisation-service", "workspace-service", "workspace-user"])
 export type ApiKeyType = typeof ApiKeyType.Type
@@ -14,7 +15,7 @@ export type ApiKeyStatus = typeof ApiKeyStatus.Type
 export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   id: Schema.String,
   type: ApiKeyType,
-  name: Schema.String,
+  name: Name,
   description: Schema.NullOr(Schema.String),
   organisation_id: Schema.String,
   workspace_id: Schema.NullOr(Schema.String),

@@ -11,6 +11,7 @@ import { nowIso } from "../shared/internal/time.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkName } from "../shared/Rules.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { ApiKey, type ApiKeyType, hasKeyShape, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey } from "./ApiKey.ts"
 import { ApiKeyStore } from "./ApiKeyStore.ts"
@@ -217,9 +218,7 @@ export class ApiKeys extends Context.Service<
 
       const validate = Effect.fnUntraced(function*(input: CreateKeyInput) {
         const name = input.name.trim()
-        if (name.length === 0 || name.length > 255) {
-          return yield* InvalidRequest.of("name must be 1 to 255 characters.", "name")
-        }
+        yield* checkName(name)
         if (input.scopes.length === 0) return yield* InvalidRequest.of("scopes must name at least one scope.", "scopes")
         const unknown = unknownScopes(input.scopes)
         if (unknown.length > 0) {

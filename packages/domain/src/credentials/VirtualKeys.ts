@@ -14,6 +14,7 @@ import { jsonProblem } from "../shared/InputRules.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkName, checkSlug, Name, Slug } from "../shared/Rules.ts"
 import { maskKey } from "./ApiKey.ts"
 
 /** The fields of a virtual key's creation body that hold the provider key: never stored or logged in clear. */
@@ -26,8 +27,8 @@ export class VirtualKey extends Schema.Class<VirtualKey>("VirtualKey")({
   id: Schema.String,
   organisation_id: Schema.String,
   workspace_id: Schema.String,
-  name: Schema.String,
-  slug: Schema.String,
+  name: Name,
+  slug: Slug,
   provider: Schema.String,
   masked_key: Schema.String,
   custom_host: Schema.NullOr(Schema.String),
@@ -48,8 +49,8 @@ export class GatewayConfig extends Schema.Class<GatewayConfig>("GatewayConfig")(
   id: Schema.String,
   organisation_id: Schema.String,
   workspace_id: Schema.String,
-  name: Schema.String,
-  slug: Schema.String,
+  name: Name,
+  slug: Slug,
   /** The config without its API key. */
   config: ConfigTarget,
   /** The masked API key, when the config carries one. */
@@ -131,7 +132,6 @@ export interface ResolvedVirtualKey {
 
 type Failure = InvalidRequest | Forbidden | NotFound
 
-const SLUG = /^[a-zA-Z0-9_-]{1,64}$/
 const CONFIG_FIELDS = new Set([
   "provider",
   "api_key",
@@ -255,16 +255,6 @@ export class VirtualKeys extends Context.Service<
           return workspace.value
         }
       )
-
-      const checkName = (name: string) =>
-        name.trim().length === 0 || name.length > 255
-          ? Effect.fail(InvalidRequest.of("name must be 1 to 255 characters.", "name"))
-          : Effect.void
-
-      const checkSlug = (slug: string) =>
-        SLUG.test(slug)
-          ? Effect.void
-          : Effect.fail(InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug"))
 
       /** The custom host's shape; its addresses are checked at each call, when they are resolved and pinned. */
       const checkHost = (host: string, param: string) => {

@@ -7,6 +7,7 @@ import { maskKey } from "../credentials/ApiKey.ts"
 import { JsonObject } from "../prompts/Prompt.ts"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import { Name, slugOf } from "../shared/Rules.ts"
 
 export const McpAuthType = Schema.Literals(["oauth_auto", "headers", "none"])
 export const McpTransport = Schema.Literals(["http", "sse"])
@@ -67,11 +68,15 @@ export const mergeConfigurations = (
   return { ...incoming, [MCP_HEADERS_FIELD]: Object.fromEntries(headers) }
 }
 
+/** Slug lengths of the MCP contract: an integration's is unique in the organisation, a server's in its workspace. */
+export const MCP_INTEGRATION_SLUG = { minimum: 1, maximum: 255 } as const
+export const MCP_SERVER_SLUG = { minimum: 3, maximum: 50 } as const
+
 export class McpIntegration extends Schema.Class<McpIntegration>("McpIntegration")({
   id: Schema.String,
   organisation_id: Schema.String,
-  name: Schema.String,
-  slug: Schema.String,
+  name: Name,
+  slug: slugOf(MCP_INTEGRATION_SLUG),
   owner_id: Schema.NullOr(Schema.String),
   status: McpIntegrationStatus,
   url: Schema.String,
@@ -93,8 +98,8 @@ export class McpServer extends Schema.Class<McpServer>("McpServer")({
   id: Schema.String,
   organisation_id: Schema.String,
   workspace_id: Schema.String,
-  slug: Schema.String,
-  name: Schema.String,
+  slug: slugOf(MCP_SERVER_SLUG),
+  name: Name,
   status: Schema.Literal("active"),
   description: Schema.NullOr(Schema.String),
   mcp_integration_id: Schema.String,

@@ -13,9 +13,12 @@ import { nowIso } from "../shared/internal/time.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkName, checkSlug } from "../shared/Rules.ts"
 import {
   type IntegrationQuery,
   maskedConfigurations,
+  MCP_INTEGRATION_SLUG,
+  MCP_SERVER_SLUG,
   McpIntegration,
   McpIntegrationStore,
   McpServer,
@@ -87,8 +90,6 @@ type Failure = InvalidRequest | Forbidden | NotFound
 /** An integration as reads show it: its secrets are write-only. */
 const readable = (integration: McpIntegration) =>
   new McpIntegration({ ...integration, configurations: maskedConfigurations(integration.configurations) })
-
-const SLUG = /^[a-zA-Z0-9_-]+$/
 
 const checkUrl = (url: string) => {
   let parsed: URL
@@ -197,13 +198,11 @@ export class McpRegistry extends Context.Service<
           if (input.url === undefined) return yield* InvalidRequest.of("url is required.", "url")
           if (input.auth_type === undefined) return yield* InvalidRequest.of("auth_type is required.", "auth_type")
           if (input.transport === undefined) return yield* InvalidRequest.of("transport is required.", "transport")
-          yield* checkLength(input.name, "name", 1, 255)
+          yield* checkName(input.name)
           yield* checkLength(input.description, "description", 0, 2000)
           yield* checkUrl(input.url)
           const slug = input.slug ?? slugify(input.name)
-          if (!SLUG.test(slug) || slug.length > 255) {
-            return yield* InvalidRequest.of("slug must be letters, digits, '_' or '-'.", "slug")
-          }
+          yield* checkSlug(slug, MCP_INTEGRATION_SLUG)
           if (
             workspace !== null && (input.workspace_ids !== undefined || input.global_workspace_access !== undefined)
           ) {
@@ -264,7 +263,7 @@ export class McpRegistry extends Context.Service<
       const updateIntegration = Effect.fn("McpRegistry.updateIntegration")(
         function*(principal: Principal, id: string, input: IntegrationInput) {
           const current = yield* visibleIntegration(principal, id, "mcp_integrations.update")
-          yield* checkLength(input.name, "name", 1, 255)
+          if (input.name !== undefined) yield* checkName(input.name)
           if (input.url !== undefined) yield* checkUrl(input.url)
           if (
             current.workspace_id !== null &&
@@ -372,12 +371,10 @@ export class McpRegistry extends Context.Service<
           organisationId: workspace.organisation_id,
           workspaceId: workspace.id
         }, { type: "workspace", id: workspace.id })
-        yield* checkLength(input.name, "name", 1, 255)
+        yield* checkName(input.name)
         yield* checkLength(input.description, "description", 0, 500)
         const slug = input.slug ?? slugify(input.name).slice(0, 50).padEnd(3, "-")
-        if (!SLUG.test(slug) || slug.length < 3 || slug.length > 50) {
-          return yield* InvalidRequest.of("slug must be 3 to 50 letters, digits, '_' or '-'.", "slug")
-        }
+        yield* checkSlug(slug, MCP_SERVER_SLUG)
         const byId = yield* integrations.get(input.mcp_integration_id)
         const found = Option.isSome(byId)
           ? byId

@@ -6,6 +6,7 @@
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import { Name, Slug } from "../shared/Rules.ts"
 
 export const PromptType = Schema.Literals(["chat", "completion"])
 export type PromptType = typeof PromptType.Type
@@ -16,8 +17,8 @@ export class Prompt extends Schema.Class<Prompt>("Prompt")({
   id: Schema.String,
   organisation_id: Schema.String,
   workspace_id: Schema.String,
-  name: Schema.String,
-  slug: Schema.String,
+  name: Name,
+  slug: Slug,
   published_version: Schema.Int,
   created_at: Schema.String,
   last_updated_at: Schema.String
@@ -48,8 +49,8 @@ export class Partial extends Schema.Class<Partial>("Partial")({
   id: Schema.String,
   organisation_id: Schema.String,
   workspace_id: Schema.String,
-  name: Schema.String,
-  slug: Schema.String,
+  name: Name,
+  slug: Slug,
   published_version: Schema.Int,
   created_at: Schema.String,
   last_updated_at: Schema.String

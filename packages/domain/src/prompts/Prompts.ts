@@ -13,6 +13,7 @@ import { nowIso } from "../shared/internal/time.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkName, checkSlug } from "../shared/Rules.ts"
 import { nestsDeeperThan } from "./internal/jsonDepth.ts"
 import { jsonLargerThan } from "./internal/renderedSize.ts"
 import { checkRequest, NULL_MEANS_DEFAULT, type RequestKind } from "./ModelRequest.ts"
@@ -86,7 +87,6 @@ export const RESOLUTION_CACHE_TTL_MS = 2_000
 /** Partials may nest this deep; recursion beyond it is an error, not a hang. */
 export const MAX_PARTIAL_DEPTH = 16
 
-const SLUG = /^[a-zA-Z0-9_-]{1,64}$/
 const LABEL = /^[a-zA-Z0-9_-]{1,64}$/
 
 // -----------------------------------------------------------------------------------------------------------
@@ -431,17 +431,16 @@ export class Prompts extends Context.Service<
 
       /** Where a new prompt or partial goes, and under which slug: the checks both creations share. */
       const creationPlace = Effect.fnUntraced(function*(principal: Principal, input: PromptInput | PartialInput) {
-        yield* validateText(input.name, "name", 255, true)
+        if (input.name === undefined) return yield* InvalidRequest.of("name is required.", "name")
+        yield* checkName(input.name)
         yield* validateText(input.string, "string", 1_000_000, true)
         const workspace = yield* targetWorkspace(principal, input.workspace_id)
         yield* ensureAllowed(principal, "prompts.create", {
           organisationId: workspace.organisation_id,
           workspaceId: workspace.id
         }, { type: "workspace", id: workspace.id })
-        const slug = input.slug ?? slugify(input.name!)
-        if (!SLUG.test(slug)) {
-          return yield* InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug")
-        }
+        const slug = input.slug ?? slugify(input.name)
+        yield* checkSlug(slug)
         return { slug, workspace }
       })
 
@@ -489,7 +488,7 @@ export class Prompts extends Context.Service<
         if (input.workspace_id !== undefined && input.workspace_id !== prompt.workspace_id) {
           return yield* InvalidRequest.of("A prompt cannot move to another workspace.", "workspace_id")
         }
-        if (input.name !== undefined) yield* validateText(input.name, "name", 255, true)
+        if (input.name !== undefined) yield* checkName(input.name)
         if (input.string !== undefined) yield* validateText(input.string, "string", 1_000_000, true)
         const latest = Option.getOrThrow(yield* prompts.latestVersion(prompt.id))
         const string = input.string ?? latest.string

@@ -6,7 +6,7 @@
  *   middleware every `/v1` group declares inside its key check, so an unauthenticated request is refused
  *   before its body is read, and a refused mutating call is audited like one that does not decode;
  * - path parameters and query values of the other routes, by a route middleware around them;
- * - the lean render route's body, checked by the route itself right after parsing (handlers/Render.ts);
+ * - the lean render route's body, checked by the route itself right after parsing (groups/prompts/RenderRoute.ts);
  * - `x-service-config`, the header that carries JSON, where the domain parses it (VirtualKeys.ts).
  *
  * And the schema of instants in queries, which every store must be able to compare.

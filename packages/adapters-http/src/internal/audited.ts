@@ -2,11 +2,11 @@ import { Audit, CurrentPrincipal, StoreTransaction } from "@gateway-control/doma
 import { Cause, Effect, Result } from "effect"
 import { type DomainError, statusOf } from "../ApiErrors.ts"
 import { RequestInfo } from "../RequestInfo.ts"
+import { AUDITED_ENDPOINTS, type AuditedEndpointName } from "./auditedEndpoints.ts"
 
 export interface AuditSpec<A> {
-  /** `create`, `update`, `delete`, `revoke`, `publish`, … */
-  readonly action: string
-  readonly resourceType: string
+  /** The endpoint, whose entry in `AUDITED_ENDPOINTS` gives the record's action and resource type. */
+  readonly endpoint: AuditedEndpointName
   readonly resourceId: string | null | ((result: A) => string | null)
   /** The workspace the call acts in; the caller's own when absent. */
   readonly workspaceId?: string | null | ((result: A) => string | null) | undefined
@@ -33,12 +33,13 @@ export const audited = <A, E extends DomainError, R>(spec: AuditSpec<A>, effect:
     const info = yield* RequestInfo
     const audit = yield* Audit
     const transaction = yield* StoreTransaction
+    const { action, resourceType } = AUDITED_ENDPOINTS[spec.endpoint]!
     const record = (status: number, result: A | undefined) =>
       audit.record({
         actor: principal,
         workspaceId: resolve(spec.workspaceId ?? principal.workspaceId, result, principal.workspaceId),
-        action: spec.action,
-        resourceType: spec.resourceType,
+        action,
+        resourceType,
         resourceId: resolve(spec.resourceId, result, null),
         method: info.method,
         uri: info.uri,

@@ -8,7 +8,7 @@ export interface AuditedEndpoint {
   readonly resourceType: string
 }
 
-export const AUDITED_ENDPOINTS: Readonly<Record<string, AuditedEndpoint>> = {
+const ENDPOINTS = {
   "workspaces.create": { action: "create", resourceType: "workspace" },
   "apiKeys.create": { action: "create", resourceType: "api_key" },
   "apiKeys.revoke": { action: "revoke", resourceType: "api_key" },
@@ -30,7 +30,12 @@ export const AUDITED_ENDPOINTS: Readonly<Record<string, AuditedEndpoint>> = {
   "providers.deleteVirtualKey": { action: "delete", resourceType: "virtual_key" },
   "providers.createConfig": { action: "create", resourceType: "config" },
   "providers.deleteConfig": { action: "delete", resourceType: "config" }
-}
+} as const satisfies Readonly<Record<string, AuditedEndpoint>>
+
+/** `group.endpoint` of an audited endpoint; handlers name their record by it. */
+export type AuditedEndpointName = keyof typeof ENDPOINTS
+
+export const AUDITED_ENDPOINTS: Readonly<Record<string, AuditedEndpoint>> = ENDPOINTS
 
 /** Methods whose calls change something: the audited ones. */
 export const MUTATING_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELETE"])

@@ -12,6 +12,13 @@ export const formatPath = (path: ReadonlyArray<PropertyKey>): string | null => {
   return out.length === 0 ? null : out
 }
 
+/**
+ * A field's problem as a sentence. The domain's shared rules (Rules.ts there) say what a field "must be", and
+ * read the same whether the service or the decoding refuses: "name must be 1 to 255 characters.".
+ */
+const inSentence = (param: string, message: string) =>
+  message.startsWith("must ") ? `${param} ${message}.` : `${param}: ${message}`
+
 /** The first problem of a schema issue, as a message and the path of the offending field. */
 export const firstProblem = (issue: SchemaIssue.Issue): { readonly message: string; readonly param: string | null } => {
   const problems = formatter(issue).issues
@@ -19,5 +26,5 @@ export const firstProblem = (issue: SchemaIssue.Issue): { readonly message: stri
   if (first === undefined) return { message: "The request is invalid.", param: null }
   const param = formatPath((first.path ?? []).map((p) => (typeof p === "object" && p !== null ? p.key : p)))
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem${problems.length > 2 ? "s" : ""})` : ""
-  return { message: param === null ? `${first.message}${more}` : `${param}: ${first.message}${more}`, param }
+  return { message: param === null ? `${first.message}${more}` : `${inSentence(param, first.message)}${more}`, param }
 }

@@ -31,7 +31,7 @@ export class User extends Schema.Class<User>("User")({
   id: Schema.String,
   organisation_id: Schema.String,
   email: Email,
-  name: Schema.NullOr(Schema.String),
+  name: Schema.NullOr(Name),
   role: OrganisationRole,
   created_at: Schema.String,
   last_updated_at: Schema.String

@@ -9,7 +9,7 @@ import { type Conflict, Forbidden, NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
-import { checkEmail } from "../shared/Rules.ts"
+import { checkEmail, checkName } from "../shared/Rules.ts"
 import { type OrganisationRole, User, WorkspaceMember, type WorkspaceRole } from "./AccessModel.ts"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
 import { ensureAllowed } from "./Policy.ts"
@@ -72,12 +72,15 @@ export class Users extends Context.Service<
         }
         yield* checkEmail(input.email)
         const email = input.email.trim().toLowerCase()
+        // A blank name is no name.
+        const name = input.name?.trim() || null
+        if (name !== null) yield* checkName(name)
         const now = yield* nowIso
         const user = new User({
           id: crypto.uuid(),
           organisation_id: principal.organisationId,
           email,
-          name: input.name?.trim() || null,
+          name,
           role: input.role,
           created_at: now,
           last_updated_at: now

@@ -1,8 +1,8 @@
 import { StoreTransaction } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { GatewayApi } from "../Api.ts"
-import { serviceUnavailable } from "../ApiErrors.ts"
+import { GatewayApi } from "../../Api.ts"
+import { serviceUnavailable } from "../../ApiErrors.ts"
 
 const ok = { status: "ok" } as const
 

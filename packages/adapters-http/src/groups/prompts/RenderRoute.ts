@@ -2,16 +2,16 @@
  * `POST /v1/prompts/{promptId}/render`, served straight on the router instead of through HttpApi's endpoint
  * pipeline. It is the service's hot path: measured on one core, HttpApi's per-endpoint decoding, security
  * middleware and encoding cost more than the render itself (see README "Performance"). The route keeps the
- * contract the API definition documents (`PromptRenderGroup` in Api.ts): the same key check, the same
+ * contract the API definition documents (`PromptRenderGroup` in Api.ts beside it): the same key check, the same
  * envelope for every failure, the same body limits (the edge checks the declared length before this runs).
  */
 import { ApiKeys, jsonProblem, Prompts, type Rendered } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { domainErrorResponse, errorResponse, isDomainError } from "../ApiErrors.ts"
-import { readBodyText } from "../internal/bodyText.ts"
-import { API_KEY_HEADER } from "../Security.ts"
+import { domainErrorResponse, errorResponse, isDomainError } from "../../ApiErrors.ts"
+import { readBodyText } from "../../internal/bodyText.ts"
+import { API_KEY_HEADER } from "../../Security.ts"
 
 export const RENDER_PATH = "/v1/prompts/:promptId/render"
 

@@ -1,20 +1,18 @@
-import { CurrentPrincipal, ensureAllowed, ScopeNames } from "@gateway-control/domain"
+import { ensureAllowed, ScopeNames } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
-import { GatewayApi } from "../Api.ts"
-import { fromDomain } from "../ApiErrors.ts"
+import { GatewayApi } from "../../Api.ts"
+import { asCaller } from "../../internal/caller.ts"
 
 const catalogue = { object: "list" as const, data: ScopeNames }
 
 export const ScopesHandlers = HttpApiBuilder.group(GatewayApi, "scopes", (handlers) =>
   handlers.handleAll({
     list: () =>
-      Effect.flatMap(Effect.service(CurrentPrincipal), (principal) =>
+      asCaller((principal) =>
         ensureAllowed(principal, "scopes.list", {
           organisationId: principal.organisationId,
           workspaceId: principal.workspaceId
-        }, { type: "organisation", id: principal.organisationId })).pipe(
-          Effect.as(catalogue),
-          Effect.mapError(fromDomain)
-        )
+        }, { type: "organisation", id: principal.organisationId })
+      ).pipe(Effect.as(catalogue))
   }))

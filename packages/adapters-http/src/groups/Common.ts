@@ -1,0 +1,42 @@
+/**
+ * Schemas every group's contract shares: paging, the list envelopes, the answers to creations and
+ * deletions. Entity schemas come from the domain; these only wrap them.
+ */
+import { Schema } from "effect"
+
+/** `page_size` (1–1000) and `current_page` (from 0), shared by list endpoints. */
+export const PagingQuery = {
+  page_size: Schema.optionalKey(
+    Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1000 })).annotate({
+      description: "Items per page, 1 to 1000; default 100."
+    })
+  ),
+  current_page: Schema.optionalKey(
+    Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({ description: "Page number from 0; default 0." })
+  )
+}
+
+/** The query of lists scoped to a workspace: the caller's own unless an admin key names one. */
+export const WorkspaceListQuery = { workspace_id: Schema.optionalKey(Schema.String), ...PagingQuery }
+
+/** A free-text description a request may carry. */
+export const Description = Schema.String.check(Schema.isMaxLength(1000))
+
+export const listOf = <S extends Schema.Top>(item: S) =>
+  Schema.Struct({
+    object: Schema.Literal("list"),
+    data: Schema.Array(item),
+    total: Schema.Int,
+    has_more: Schema.Boolean
+  })
+
+/** The list envelope of the MCP registry, which has no `object`. */
+export const pagedList = <S extends Schema.Top>(item: S) =>
+  Schema.Struct({ data: Schema.Array(item), total: Schema.Int, has_more: Schema.Boolean })
+
+/** The answer of an endpoint that creates: 201. */
+export const created = <S extends Schema.Top>(schema: S) => schema.annotate({ httpApiStatus: 201 })
+
+/** The answer to a deletion: which resource, and that it is gone. */
+export const deletedOf = <const O extends string>(object: O) =>
+  Schema.Struct({ id: Schema.String, object: Schema.Literal(object), deleted: Schema.Literal(true) })

@@ -1,0 +1,38 @@
+import { AuditRecord } from "@gateway-control/domain"
+import { Schema } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { CommonErrors } from "../../ApiErrors.ts"
+import { InstantQuery, RequestInputRules } from "../../InputRules.ts"
+import { ApiKeyAuth } from "../../Security.ts"
+import { PagingQuery } from "../Common.ts"
+
+export const AuditLogQuery = {
+  start_time: Schema.optionalKey(InstantQuery),
+  end_time: Schema.optionalKey(InstantQuery),
+  workspace_id: Schema.optionalKey(Schema.String),
+  user_id: Schema.optionalKey(Schema.String),
+  action: Schema.optionalKey(Schema.String),
+  resource_type: Schema.optionalKey(Schema.String),
+  response_status_code: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))),
+  ...PagingQuery
+}
+
+export const AuditLogPage = Schema.Struct({
+  object: Schema.Literal("list"),
+  records: Schema.Array(AuditRecord),
+  total: Schema.Int,
+  has_more: Schema.Boolean
+})
+
+export class AuditLogsGroup extends HttpApiGroup.make("auditLogs")
+  .add(
+    HttpApiEndpoint.get("list", "/audit-logs", { query: AuditLogQuery, success: AuditLogPage, error: CommonErrors })
+      .annotate(
+        OpenApi.Description,
+        "Audit records of the organisation, newest first (admin key with audit_logs.list)."
+      )
+  )
+  .middleware(RequestInputRules)
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}

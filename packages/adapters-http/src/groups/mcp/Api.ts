@@ -1,0 +1,127 @@
+import { McpIntegration, McpIntegrationStatus, McpServer } from "@gateway-control/domain"
+import { Schema, Struct } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { CommonErrors } from "../../ApiErrors.ts"
+import { RequestInputRules } from "../../InputRules.ts"
+import { ApiKeyAuth } from "../../Security.ts"
+import { created, pagedList, PagingQuery } from "../Common.ts"
+
+/** An integration as reads show it: without its organisation, with how many workspaces can use it. */
+export const McpIntegrationView = Schema.Struct({
+  ...Struct.omit(McpIntegration.fields, ["organisation_id"]),
+  workspaces_count: Schema.Int
+})
+
+/** A server as reads show it, with its integration's connection details for service keys. */
+export const McpServerView = Schema.Struct({
+  ...Struct.omit(McpServer.fields, ["organisation_id"]),
+  mcp_integration_details: Schema.optionalKey(
+    Schema.Struct(
+      Struct.pick(McpIntegration.fields, ["id", "slug", "status", "url", "transport", "auth_type", "configurations"])
+    ).annotate({ description: "Present for service keys (organisation-service, workspace-service) only." })
+  )
+})
+
+/** What a creation must say; an update may say any of it. */
+const requiredIntegrationFields = Struct.pick(McpIntegration.fields, ["name", "url", "auth_type", "transport"])
+
+const optionalIntegrationFields = {
+  ...Struct.map(
+    Struct.pick(McpIntegration.fields, [
+      "slug",
+      "configurations",
+      "secret_mappings",
+      "global_workspace_access",
+      "workspace_ids"
+    ]),
+    Schema.optionalKey
+  ),
+  description: Schema.optionalKey(Schema.String),
+  workspace_id: Schema.optionalKey(Schema.String),
+  organisation_id: Schema.optionalKey(Schema.String)
+}
+
+export const CreateMcpIntegration = Schema.Struct({ ...requiredIntegrationFields, ...optionalIntegrationFields })
+
+export const UpdateMcpIntegration = Schema.Struct({
+  ...Struct.map(requiredIntegrationFields, Schema.optionalKey),
+  ...optionalIntegrationFields
+})
+
+export const CreateMcpServer = Schema.Struct({
+  ...Struct.pick(McpServer.fields, ["name", "mcp_integration_id"]),
+  ...Struct.map(Struct.pick(McpServer.fields, ["slug"]), Schema.optionalKey),
+  workspace_id: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String)
+})
+
+const CreatedMcpEntity = created(Schema.Struct(Struct.pick(McpIntegration.fields, ["id", "slug"])))
+
+const IntegrationRef = { id: Schema.String }
+
+export class McpGroup extends HttpApiGroup.make("mcp")
+  .add(
+    HttpApiEndpoint.post("createIntegration", "/mcp-integrations", {
+      payload: CreateMcpIntegration,
+      success: CreatedMcpEntity,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("listIntegrations", "/mcp-integrations", {
+      query: {
+        organisation_id: Schema.optionalKey(Schema.String),
+        workspace_id: Schema.optionalKey(Schema.String),
+        type: Schema.optionalKey(Schema.Literals(["workspace", "organisation", "all"])),
+        status: Schema.optionalKey(McpIntegrationStatus),
+        search: Schema.optionalKey(Schema.String),
+        ...PagingQuery
+      },
+      success: pagedList(McpIntegrationView),
+      error: CommonErrors
+    }).annotate(
+      OpenApi.Description,
+      "MCP integrations of the organisation or workspace. organisation_id is required with an admin key."
+    ),
+    HttpApiEndpoint.get("getIntegration", "/mcp-integrations/:id", {
+      params: IntegrationRef,
+      success: McpIntegrationView,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.put("updateIntegration", "/mcp-integrations/:id", {
+      params: IntegrationRef,
+      payload: UpdateMcpIntegration,
+      success: McpIntegrationView,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.delete("archiveIntegration", "/mcp-integrations/:id", {
+      params: IntegrationRef,
+      success: McpIntegrationView,
+      error: CommonErrors
+    }).annotate(OpenApi.Description, "Archives the integration: hidden from lists unless status=archived is asked."),
+    HttpApiEndpoint.post("createServer", "/mcp-servers", {
+      payload: CreateMcpServer,
+      success: CreatedMcpEntity,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("getServer", "/mcp-servers/:mcpServerId", {
+      params: { mcpServerId: Schema.String },
+      query: { workspace_id: Schema.optionalKey(Schema.String) },
+      success: McpServerView,
+      error: CommonErrors
+    }).annotate(
+      OpenApi.Description,
+      "One MCP server by UUID or slug (a slug is looked up in the caller's workspace, or workspace_id with an admin key)."
+    ),
+    HttpApiEndpoint.get("listServers", "/mcp-servers", {
+      query: {
+        workspace_id: Schema.optionalKey(Schema.String),
+        search: Schema.optionalKey(Schema.String),
+        ...PagingQuery
+      },
+      success: pagedList(McpServerView),
+      error: CommonErrors
+    })
+  )
+  .middleware(RequestInputRules)
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}

@@ -1,0 +1,86 @@
+import { type IntegrationView, McpRegistry, type ServerView } from "@gateway-control/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatewayApi } from "../../Api.ts"
+import { audited } from "../../internal/audited.ts"
+import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
+
+/** The view as `McpIntegrationView` encodes it. */
+const integrationView = ({ integration, workspacesCount }: IntegrationView) => ({
+  ...integration,
+  workspaces_count: workspacesCount
+})
+
+/** The view as `McpServerView` encodes it: the integration's details for service keys only. */
+const serverView = ({ integration, server, showIntegrationDetails }: ServerView) =>
+  showIntegrationDetails ? { ...server, mcp_integration_details: integration } : server
+
+export const McpHandlers = HttpApiBuilder.group(
+  GatewayApi,
+  "mcp",
+  Effect.fnUntraced(function*(handlers) {
+    const registry = yield* McpRegistry
+    return handlers.handleAll({
+      createIntegration: ({ payload }) =>
+        auditedAsCaller((principal) => registry.createIntegration(principal, payload), {
+          endpoint: "mcp.createIntegration",
+          resourceId: (i) => i.id,
+          workspaceId: (i) => i.workspace_id,
+          status: 201,
+          body: payload
+        }),
+      listIntegrations: ({ query }) =>
+        pageAsCaller(query, (principal, request) =>
+          registry.listIntegrations(principal, {
+            organisationId: query.organisation_id,
+            workspaceId: query.workspace_id,
+            type: query.type ?? "all",
+            status: query.status ?? "active",
+            search: query.search
+          }, request)).pipe(Effect.map((page) => ({ ...page, data: page.data.map(integrationView) }))),
+      getIntegration: ({ params }) =>
+        asCaller((principal) => registry.getIntegration(principal, params.id)).pipe(Effect.map(integrationView)),
+      updateIntegration: ({ params, payload }) =>
+        asCaller((principal) =>
+          audited({
+            endpoint: "mcp.updateIntegration",
+            resourceId: (i) => i.id,
+            workspaceId: (i) => i.workspace_id,
+            status: 200,
+            body: payload
+          }, registry.updateIntegration(principal, params.id, payload)).pipe(
+            Effect.flatMap((i) => registry.getIntegration(principal, i.id))
+          )
+        ).pipe(Effect.map(integrationView)),
+      archiveIntegration: ({ params }) =>
+        asCaller((principal) =>
+          audited({
+            endpoint: "mcp.archiveIntegration",
+            resourceId: (i) => i.id,
+            workspaceId: (i) => i.workspace_id,
+            status: 200,
+            body: null
+          }, registry.archiveIntegration(principal, params.id)).pipe(
+            Effect.flatMap((i) => registry.getIntegration(principal, i.id))
+          )
+        ).pipe(Effect.map(integrationView)),
+      createServer: ({ payload }) =>
+        auditedAsCaller((principal) => registry.createServer(principal, payload), {
+          endpoint: "mcp.createServer",
+          resourceId: (s) => s.id,
+          workspaceId: (s) => s.workspace_id,
+          status: 201,
+          body: payload
+        }),
+      getServer: ({ params, query }) =>
+        asCaller((principal) => registry.getServer(principal, params.mcpServerId, query.workspace_id)).pipe(
+          Effect.map(serverView)
+        ),
+      listServers: ({ query }) =>
+        pageAsCaller(
+          query,
+          (principal, request) => registry.listServers(principal, query.workspace_id, query.search, request)
+        )
+    })
+  })
+)

@@ -1,0 +1,61 @@
+import { User, WorkspaceMember } from "@gateway-control/domain"
+import { Schema, Struct } from "effect"
+import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
+import { CommonErrors } from "../../ApiErrors.ts"
+import { RequestInputRules } from "../../InputRules.ts"
+import { ApiKeyAuth } from "../../Security.ts"
+import { created, listOf, PagingQuery } from "../Common.ts"
+
+export const CreateUser = Schema.Struct({
+  ...Struct.pick(User.fields, ["email", "role"]),
+  /** Blank means no name; the service holds a name to the shared rule. */
+  name: Schema.optionalKey(Schema.String)
+})
+
+export const CreatedUser = created(
+  Schema.Struct({ ...Struct.pick(User.fields, ["id"]), object: Schema.Literal("user") })
+)
+
+const memberObject = { object: Schema.Literal("workspace-member") }
+
+export const AddMember = Schema.Struct(Struct.pick(WorkspaceMember.fields, ["user_id", "role"]))
+
+export const AddedMember = created(Schema.Struct({
+  ...memberObject,
+  ...Struct.pick(WorkspaceMember.fields, ["workspace_id", "user_id", "role"])
+}))
+
+export const RemovedMember = Schema.Struct({
+  ...memberObject,
+  ...Struct.pick(WorkspaceMember.fields, ["workspace_id", "user_id"]),
+  deleted: Schema.Literal(true)
+})
+
+const MemberPath = { workspaceId: Schema.String }
+
+export class UsersGroup extends HttpApiGroup.make("users")
+  .add(
+    HttpApiEndpoint.post("create", "/users", { payload: CreateUser, success: CreatedUser, error: CommonErrors }),
+    HttpApiEndpoint.get("list", "/users", { query: PagingQuery, success: listOf(User), error: CommonErrors }),
+    HttpApiEndpoint.post("addMember", "/workspaces/:workspaceId/members", {
+      params: MemberPath,
+      payload: AddMember,
+      success: AddedMember,
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.get("listMembers", "/workspaces/:workspaceId/members", {
+      params: MemberPath,
+      query: PagingQuery,
+      success: listOf(WorkspaceMember),
+      error: CommonErrors
+    }),
+    HttpApiEndpoint.delete("removeMember", "/workspaces/:workspaceId/members/:userId", {
+      params: { ...MemberPath, userId: Schema.String },
+      success: RemovedMember,
+      error: CommonErrors
+    })
+  )
+  .middleware(RequestInputRules)
+  .middleware(ApiKeyAuth)
+  .prefix("/v1")
+{}

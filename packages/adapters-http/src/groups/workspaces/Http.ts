@@ -1,0 +1,27 @@
+import { Workspaces } from "@gateway-control/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatewayApi } from "../../Api.ts"
+import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
+
+export const WorkspacesHandlers = HttpApiBuilder.group(
+  GatewayApi,
+  "workspaces",
+  Effect.fnUntraced(function*(handlers) {
+    const workspaces = yield* Workspaces
+    return handlers.handleAll({
+      create: ({ payload }) =>
+        auditedAsCaller((principal) => workspaces.create(principal, payload), {
+          endpoint: "workspaces.create",
+          resourceId: (workspace) => workspace.id,
+          workspaceId: (workspace) => workspace.id,
+          status: 201,
+          body: payload
+        }).pipe(
+          Effect.map((workspace) => ({ ...workspace, object: "workspace" as const }))
+        ),
+      list: ({ query }) => pageAsCaller(query, workspaces.list),
+      get: ({ params }) => asCaller((principal) => workspaces.get(principal, params.workspaceId))
+    })
+  })
+)

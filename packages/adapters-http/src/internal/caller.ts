@@ -1,0 +1,29 @@
+/**
+ * How a handler runs a use case: as the calling key's principal, with the domain's refusals answered in the
+ * envelope; a change with its audit record; a list as one page in the list envelope.
+ */
+import { CurrentPrincipal, type Page, type PageRequest, type Principal } from "@gateway-control/domain"
+import { Effect } from "effect"
+import { type DomainError, fromDomain } from "../ApiErrors.ts"
+import { audited, type AuditSpec } from "./audited.ts"
+import { listBody, pageOf, type PageQuery } from "./listing.ts"
+
+const currentPrincipal = Effect.service(CurrentPrincipal)
+
+export const asCaller = <A, E extends DomainError, R>(use: (principal: Principal) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(currentPrincipal, use).pipe(Effect.mapError(fromDomain))
+
+/** `use` comes first so that its result, not the handler's expected answer, types the audit spec. */
+export const auditedAsCaller = <A, E extends DomainError, R>(
+  use: (principal: Principal) => Effect.Effect<A, E, R>,
+  spec: AuditSpec<A>
+) => asCaller((principal) => audited(spec, use(principal)))
+
+export const pageAsCaller = <A, E extends DomainError, R>(
+  query: PageQuery,
+  list: (principal: Principal, request: PageRequest) => Effect.Effect<Page<A>, E, R>
+) =>
+  asCaller((principal) => {
+    const request = pageOf(query)
+    return Effect.map(list(principal, request), (page) => listBody(page, request))
+  })

@@ -3,6 +3,11 @@
  * deletions. Entity schemas come from the domain; these only wrap them.
  */
 import { Schema } from "effect"
+import type { HttpRouter } from "effect/http"
+import { HttpApiEndpoint, type HttpApiGroup } from "effect/http-api"
+import { CommonErrors } from "../ApiErrors.ts"
+import { RequestInputRules } from "../InputRules.ts"
+import { ApiKeyAuth } from "../Security.ts"
 
 /** `page_size` (1–1000) and `current_page` (from 0), shared by list endpoints. */
 export const PagingQuery = {
@@ -40,3 +45,45 @@ export const created = <S extends Schema.Top>(schema: S) => schema.annotate({ ht
 /** The answer to a deletion: which resource, and that it is gone. */
 export const deletedOf = <const O extends string>(object: O) =>
   Schema.Struct({ id: Schema.String, object: Schema.Literal(object), deleted: Schema.Literal(true) })
+
+/**
+ * A `/v1` group: `RequestInputRules` declared and then `ApiKeyAuth`. HttpApi runs the middleware declared last
+ * first, so the key is checked before the body is read and held to the input rules (InputRules.ts).
+ */
+export const v1Group = <Id extends string, Endpoints extends HttpApiEndpoint.Constraint>(
+  group: HttpApiGroup.HttpApiGroup<Id, Endpoints>
+) => group.middleware(RequestInputRules).middleware(ApiKeyAuth).prefix("/v1")
+
+/** The path parameter of a resource addressed by id. */
+export const ById = { id: Schema.String }
+
+/** `POST path`: creates from `payload`, answers 201 with `success`. */
+export const createEndpoint = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  P extends Schema.Top,
+  S extends Schema.Top
+>(name: Name, path: Path, payload: P, success: S) =>
+  HttpApiEndpoint.post(name, path, { payload, success: created(success), error: CommonErrors })
+
+/** `GET path` of a workspace-scoped list: one page of `item`s in the list envelope. */
+export const listEndpoint = <const Name extends string, const Path extends HttpRouter.PathInput, S extends Schema.Top>(
+  name: Name,
+  path: Path,
+  item: S
+) => HttpApiEndpoint.get(name, path, { query: WorkspaceListQuery, success: listOf(item), error: CommonErrors })
+
+/** `GET path/:id`: one resource. */
+export const getByIdEndpoint = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  S extends Schema.Top
+>(name: Name, path: Path, success: S) => HttpApiEndpoint.get(name, path, { params: ById, success, error: CommonErrors })
+
+/** `DELETE path/:id`: deletes, revokes or archives one resource, answering with `success`. */
+export const deleteByIdEndpoint = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  S extends Schema.Top
+>(name: Name, path: Path, success: S) =>
+  HttpApiEndpoint.delete(name, path, { params: ById, success, error: CommonErrors })

@@ -10,8 +10,6 @@ export interface AuditSpec<A> {
   readonly resourceId: string | null | ((result: A) => string | null)
   /** The workspace the call acts in; the caller's own when absent. */
   readonly workspaceId?: string | null | ((result: A) => string | null) | undefined
-  /** The status of a successful answer. */
-  readonly status: number
   /** The request body as received; secrets are redacted before it is stored. */
   readonly body: unknown
   /** The body recorded on success, when it should also say what the service decided (who created a key). */
@@ -27,13 +25,15 @@ const resolve = <A, V>(value: V | ((result: A) => V), result: A | undefined, fal
  * nothing, and gets its record in a unit of work of its own. No call goes unrecorded: when a record cannot
  * be written, the call fails closed with a 500 (and, on success, its change is rolled back).
  */
-export const audited = <A, E extends DomainError, R>(spec: AuditSpec<A>, effect: Effect.Effect<A, E, R>) =>
+export const audited = <A, E extends DomainError, R>(spec: AuditSpec<NoInfer<A>>, effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const info = yield* RequestInfo
     const audit = yield* Audit
     const transaction = yield* StoreTransaction
     const { action, resourceType } = AUDITED_ENDPOINTS[spec.endpoint]!
+    // Creations answer 201, every other change 200.
+    const successStatus = action === "create" ? 201 : 200
     const record = (status: number, result: A | undefined) =>
       audit.record({
         actor: principal,
@@ -49,7 +49,7 @@ export const audited = <A, E extends DomainError, R>(spec: AuditSpec<A>, effect:
         responseStatusCode: status,
         clientIp: info.clientIp
       })
-    return yield* transaction.withTransaction(Effect.tap(effect, (result) => record(spec.status, result))).pipe(
+    return yield* transaction.withTransaction(Effect.tap(effect, (result) => record(successStatus, result))).pipe(
       Effect.catchCause((cause) => {
         const failure = Cause.findError(cause)
         const status = Result.isSuccess(failure) ? statusOf(failure.success as DomainError) : 500

@@ -2,9 +2,7 @@ import { ApiKey } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { RequestInputRules } from "../../InputRules.ts"
-import { ApiKeyAuth } from "../../Security.ts"
-import { created, Description, listOf, WorkspaceListQuery } from "../Common.ts"
+import { created, deleteByIdEndpoint, Description, getByIdEndpoint, listEndpoint, v1Group } from "../Common.ts"
 
 export const CreateApiKey = Schema.Struct({
   ...Struct.pick(ApiKey.fields, ["name", "scopes"]),
@@ -27,34 +25,20 @@ export const RevokedApiKey = Schema.Struct({
   status: Schema.Literal("revoked")
 })
 
-export class ApiKeysGroup extends HttpApiGroup.make("apiKeys")
-  .add(
-    HttpApiEndpoint.post("create", "/api-keys/:type/:subType", {
-      params: { type: Schema.String, subType: Schema.String },
-      payload: CreateApiKey,
-      success: IssuedApiKey,
-      error: CommonErrors
-    }).annotate(
-      OpenApi.Description,
-      "Creates an API key: organisation/service (admin key), workspace/service or workspace/user. The plaintext key is returned only here."
-    ),
-    HttpApiEndpoint.get("list", "/api-keys", {
-      query: WorkspaceListQuery,
-      success: listOf(ApiKey),
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.get("get", "/api-keys/:id", {
-      params: { id: Schema.String },
-      success: ApiKey,
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.delete("revoke", "/api-keys/:id", {
-      params: { id: Schema.String },
-      success: RevokedApiKey,
-      error: CommonErrors
-    })
-  )
-  .middleware(RequestInputRules)
-  .middleware(ApiKeyAuth)
-  .prefix("/v1")
-{}
+export class ApiKeysGroup extends v1Group(
+  HttpApiGroup.make("apiKeys")
+    .add(
+      HttpApiEndpoint.post("create", "/api-keys/:type/:subType", {
+        params: { type: Schema.String, subType: Schema.String },
+        payload: CreateApiKey,
+        success: IssuedApiKey,
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "Creates an API key: organisation/service (admin key), workspace/service or workspace/user. The plaintext key is returned only here."
+      ),
+      listEndpoint("list", "/api-keys", ApiKey),
+      getByIdEndpoint("get", "/api-keys/:id", ApiKey),
+      deleteByIdEndpoint("revoke", "/api-keys/:id", RevokedApiKey)
+    )
+) {}

@@ -2,9 +2,8 @@ import { AuditRecord } from "@gateway-control/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { InstantQuery, RequestInputRules } from "../../InputRules.ts"
-import { ApiKeyAuth } from "../../Security.ts"
-import { PagingQuery } from "../Common.ts"
+import { InstantQuery } from "../../InputRules.ts"
+import { PagingQuery, v1Group } from "../Common.ts"
 
 export const AuditLogQuery = {
   start_time: Schema.optionalKey(InstantQuery),
@@ -24,15 +23,13 @@ export const AuditLogPage = Schema.Struct({
   has_more: Schema.Boolean
 })
 
-export class AuditLogsGroup extends HttpApiGroup.make("auditLogs")
-  .add(
-    HttpApiEndpoint.get("list", "/audit-logs", { query: AuditLogQuery, success: AuditLogPage, error: CommonErrors })
-      .annotate(
-        OpenApi.Description,
-        "Audit records of the organisation, newest first (admin key with audit_logs.list)."
-      )
-  )
-  .middleware(RequestInputRules)
-  .middleware(ApiKeyAuth)
-  .prefix("/v1")
-{}
+export class AuditLogsGroup extends v1Group(
+  HttpApiGroup.make("auditLogs")
+    .add(
+      HttpApiEndpoint.get("list", "/audit-logs", { query: AuditLogQuery, success: AuditLogPage, error: CommonErrors })
+        .annotate(
+          OpenApi.Description,
+          "Audit records of the organisation, newest first (admin key with audit_logs.list)."
+        )
+    )
+) {}

@@ -10,23 +10,22 @@ const instant = (value: DateTime.Utc | undefined) => value === undefined ? undef
 export const AuditLogsHandlers = HttpApiBuilder.group(
   GatewayApi,
   "auditLogs",
-  Effect.fnUntraced(function*(handlers) {
-    const audit = yield* Audit
-    return handlers.handleAll({
-      list: ({ query }) =>
-        pageAsCaller(query, (principal, request) =>
-          audit.list(principal, {
-            startTime: instant(query.start_time),
-            endTime: instant(query.end_time),
-            workspaceId: query.workspace_id,
-            userId: query.user_id,
-            action: query.action,
-            resourceType: query.resource_type,
-            responseStatusCode: query.response_status_code
-          }, request)).pipe(
-            // This list names its items `records`.
-            Effect.map(({ data, ...page }) => ({ ...page, records: data }))
-          )
-    })
-  })
+  (handlers) =>
+    Effect.map(Effect.service(Audit), (audit) =>
+      handlers.handleAll({
+        list: ({ query }) =>
+          pageAsCaller(query, (principal, request) =>
+            audit.list(principal, {
+              startTime: instant(query.start_time),
+              endTime: instant(query.end_time),
+              workspaceId: query.workspace_id,
+              userId: query.user_id,
+              action: query.action,
+              resourceType: query.resource_type,
+              responseStatusCode: query.response_status_code
+            }, request)).pipe(
+              // This list names its items `records`.
+              Effect.map(({ data, ...page }) => ({ ...page, records: data }))
+            )
+      }))
 )

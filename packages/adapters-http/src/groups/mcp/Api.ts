@@ -2,9 +2,15 @@ import { McpIntegration, McpIntegrationStatus, McpServer } from "@gateway-contro
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { RequestInputRules } from "../../InputRules.ts"
-import { ApiKeyAuth } from "../../Security.ts"
-import { created, pagedList, PagingQuery } from "../Common.ts"
+import {
+  ById,
+  createEndpoint,
+  deleteByIdEndpoint,
+  getByIdEndpoint,
+  pagedList,
+  PagingQuery,
+  v1Group
+} from "../Common.ts"
 
 /** An integration as reads show it: without its organisation, with how many workspaces can use it. */
 export const McpIntegrationView = Schema.Struct({
@@ -55,73 +61,56 @@ export const CreateMcpServer = Schema.Struct({
   description: Schema.optionalKey(Schema.String)
 })
 
-const CreatedMcpEntity = created(Schema.Struct(Struct.pick(McpIntegration.fields, ["id", "slug"])))
+const CreatedMcpEntity = Schema.Struct(Struct.pick(McpIntegration.fields, ["id", "slug"]))
 
-const IntegrationRef = { id: Schema.String }
-
-export class McpGroup extends HttpApiGroup.make("mcp")
-  .add(
-    HttpApiEndpoint.post("createIntegration", "/mcp-integrations", {
-      payload: CreateMcpIntegration,
-      success: CreatedMcpEntity,
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.get("listIntegrations", "/mcp-integrations", {
-      query: {
-        organisation_id: Schema.optionalKey(Schema.String),
-        workspace_id: Schema.optionalKey(Schema.String),
-        type: Schema.optionalKey(Schema.Literals(["workspace", "organisation", "all"])),
-        status: Schema.optionalKey(McpIntegrationStatus),
-        search: Schema.optionalKey(Schema.String),
-        ...PagingQuery
-      },
-      success: pagedList(McpIntegrationView),
-      error: CommonErrors
-    }).annotate(
-      OpenApi.Description,
-      "MCP integrations of the organisation or workspace. organisation_id is required with an admin key."
-    ),
-    HttpApiEndpoint.get("getIntegration", "/mcp-integrations/:id", {
-      params: IntegrationRef,
-      success: McpIntegrationView,
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.put("updateIntegration", "/mcp-integrations/:id", {
-      params: IntegrationRef,
-      payload: UpdateMcpIntegration,
-      success: McpIntegrationView,
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.delete("archiveIntegration", "/mcp-integrations/:id", {
-      params: IntegrationRef,
-      success: McpIntegrationView,
-      error: CommonErrors
-    }).annotate(OpenApi.Description, "Archives the integration: hidden from lists unless status=archived is asked."),
-    HttpApiEndpoint.post("createServer", "/mcp-servers", {
-      payload: CreateMcpServer,
-      success: CreatedMcpEntity,
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.get("getServer", "/mcp-servers/:mcpServerId", {
-      params: { mcpServerId: Schema.String },
-      query: { workspace_id: Schema.optionalKey(Schema.String) },
-      success: McpServerView,
-      error: CommonErrors
-    }).annotate(
-      OpenApi.Description,
-      "One MCP server by UUID or slug (a slug is looked up in the caller's workspace, or workspace_id with an admin key)."
-    ),
-    HttpApiEndpoint.get("listServers", "/mcp-servers", {
-      query: {
-        workspace_id: Schema.optionalKey(Schema.String),
-        search: Schema.optionalKey(Schema.String),
-        ...PagingQuery
-      },
-      success: pagedList(McpServerView),
-      error: CommonErrors
-    })
-  )
-  .middleware(RequestInputRules)
-  .middleware(ApiKeyAuth)
-  .prefix("/v1")
-{}
+export class McpGroup extends v1Group(
+  HttpApiGroup.make("mcp")
+    .add(
+      createEndpoint("createIntegration", "/mcp-integrations", CreateMcpIntegration, CreatedMcpEntity),
+      HttpApiEndpoint.get("listIntegrations", "/mcp-integrations", {
+        query: {
+          organisation_id: Schema.optionalKey(Schema.String),
+          workspace_id: Schema.optionalKey(Schema.String),
+          type: Schema.optionalKey(Schema.Literals(["workspace", "organisation", "all"])),
+          status: Schema.optionalKey(McpIntegrationStatus),
+          search: Schema.optionalKey(Schema.String),
+          ...PagingQuery
+        },
+        success: pagedList(McpIntegrationView),
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "MCP integrations of the organisation or workspace. organisation_id is required with an admin key."
+      ),
+      getByIdEndpoint("getIntegration", "/mcp-integrations/:id", McpIntegrationView),
+      HttpApiEndpoint.put("updateIntegration", "/mcp-integrations/:id", {
+        params: ById,
+        payload: UpdateMcpIntegration,
+        success: McpIntegrationView,
+        error: CommonErrors
+      }),
+      deleteByIdEndpoint("archiveIntegration", "/mcp-integrations/:id", McpIntegrationView).annotate(
+        OpenApi.Description,
+        "Archives the integration: hidden from lists unless status=archived is asked."
+      ),
+      createEndpoint("createServer", "/mcp-servers", CreateMcpServer, CreatedMcpEntity),
+      HttpApiEndpoint.get("getServer", "/mcp-servers/:mcpServerId", {
+        params: { mcpServerId: Schema.String },
+        query: { workspace_id: Schema.optionalKey(Schema.String) },
+        success: McpServerView,
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "One MCP server by UUID or slug (a slug is looked up in the caller's workspace, or workspace_id with an admin key)."
+      ),
+      HttpApiEndpoint.get("listServers", "/mcp-servers", {
+        query: {
+          workspace_id: Schema.optionalKey(Schema.String),
+          search: Schema.optionalKey(Schema.String),
+          ...PagingQuery
+        },
+        success: pagedList(McpServerView),
+        error: CommonErrors
+      })
+    )
+) {}

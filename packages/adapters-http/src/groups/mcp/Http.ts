@@ -18,69 +18,64 @@ const serverView = ({ integration, server, showIntegrationDetails }: ServerView)
 export const McpHandlers = HttpApiBuilder.group(
   GatewayApi,
   "mcp",
-  Effect.fnUntraced(function*(handlers) {
-    const registry = yield* McpRegistry
-    return handlers.handleAll({
-      createIntegration: ({ payload }) =>
-        auditedAsCaller((principal) => registry.createIntegration(principal, payload), {
-          endpoint: "mcp.createIntegration",
-          resourceId: (i) => i.id,
-          workspaceId: (i) => i.workspace_id,
-          status: 201,
-          body: payload
-        }),
-      listIntegrations: ({ query }) =>
-        pageAsCaller(query, (principal, request) =>
-          registry.listIntegrations(principal, {
-            organisationId: query.organisation_id,
-            workspaceId: query.workspace_id,
-            type: query.type ?? "all",
-            status: query.status ?? "active",
-            search: query.search
-          }, request)).pipe(Effect.map((page) => ({ ...page, data: page.data.map(integrationView) }))),
-      getIntegration: ({ params }) =>
-        asCaller((principal) => registry.getIntegration(principal, params.id)).pipe(Effect.map(integrationView)),
-      updateIntegration: ({ params, payload }) =>
-        asCaller((principal) =>
-          audited({
-            endpoint: "mcp.updateIntegration",
-            resourceId: (i) => i.id,
-            workspaceId: (i) => i.workspace_id,
-            status: 200,
+  (handlers) =>
+    Effect.map(Effect.service(McpRegistry), (registry) =>
+      handlers.handleAll({
+        createIntegration: ({ payload }) =>
+          auditedAsCaller((principal) => registry.createIntegration(principal, payload), {
+            endpoint: "mcp.createIntegration",
+            resourceId: (resource) => resource.id,
+            workspaceId: (resource) => resource.workspace_id,
             body: payload
-          }, registry.updateIntegration(principal, params.id, payload)).pipe(
-            Effect.flatMap((i) => registry.getIntegration(principal, i.id))
+          }),
+        listIntegrations: ({ query }) =>
+          pageAsCaller(query, (principal, request) =>
+            registry.listIntegrations(principal, {
+              organisationId: query.organisation_id,
+              workspaceId: query.workspace_id,
+              type: query.type ?? "all",
+              status: query.status ?? "active",
+              search: query.search
+            }, request)).pipe(Effect.map((page) => ({ ...page, data: page.data.map(integrationView) }))),
+        getIntegration: ({ params }) =>
+          asCaller((principal) => registry.getIntegration(principal, params.id)).pipe(Effect.map(integrationView)),
+        updateIntegration: ({ params, payload }) =>
+          asCaller((principal) =>
+            audited({
+              endpoint: "mcp.updateIntegration",
+              resourceId: (resource) => resource.id,
+              workspaceId: (resource) => resource.workspace_id,
+              body: payload
+            }, registry.updateIntegration(principal, params.id, payload)).pipe(
+              Effect.flatMap((i) => registry.getIntegration(principal, i.id))
+            )
+          ).pipe(Effect.map(integrationView)),
+        archiveIntegration: ({ params }) =>
+          asCaller((principal) =>
+            audited({
+              endpoint: "mcp.archiveIntegration",
+              resourceId: (resource) => resource.id,
+              workspaceId: (resource) => resource.workspace_id,
+              body: null
+            }, registry.archiveIntegration(principal, params.id)).pipe(
+              Effect.flatMap((i) => registry.getIntegration(principal, i.id))
+            )
+          ).pipe(Effect.map(integrationView)),
+        createServer: ({ payload }) =>
+          auditedAsCaller((principal) => registry.createServer(principal, payload), {
+            endpoint: "mcp.createServer",
+            resourceId: (resource) => resource.id,
+            workspaceId: (resource) => resource.workspace_id,
+            body: payload
+          }),
+        getServer: ({ params, query }) =>
+          asCaller((principal) => registry.getServer(principal, params.mcpServerId, query.workspace_id)).pipe(
+            Effect.map(serverView)
+          ),
+        listServers: ({ query }) =>
+          pageAsCaller(
+            query,
+            (principal, request) => registry.listServers(principal, query.workspace_id, query.search, request)
           )
-        ).pipe(Effect.map(integrationView)),
-      archiveIntegration: ({ params }) =>
-        asCaller((principal) =>
-          audited({
-            endpoint: "mcp.archiveIntegration",
-            resourceId: (i) => i.id,
-            workspaceId: (i) => i.workspace_id,
-            status: 200,
-            body: null
-          }, registry.archiveIntegration(principal, params.id)).pipe(
-            Effect.flatMap((i) => registry.getIntegration(principal, i.id))
-          )
-        ).pipe(Effect.map(integrationView)),
-      createServer: ({ payload }) =>
-        auditedAsCaller((principal) => registry.createServer(principal, payload), {
-          endpoint: "mcp.createServer",
-          resourceId: (s) => s.id,
-          workspaceId: (s) => s.workspace_id,
-          status: 201,
-          body: payload
-        }),
-      getServer: ({ params, query }) =>
-        asCaller((principal) => registry.getServer(principal, params.mcpServerId, query.workspace_id)).pipe(
-          Effect.map(serverView)
-        ),
-      listServers: ({ query }) =>
-        pageAsCaller(
-          query,
-          (principal, request) => registry.listServers(principal, query.workspace_id, query.search, request)
-        )
-    })
-  })
+      }))
 )

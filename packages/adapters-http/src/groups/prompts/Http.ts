@@ -15,93 +15,85 @@ const versionCreated = (
 export const PromptsHandlers = HttpApiBuilder.group(
   GatewayApi,
   "prompts",
-  Effect.fnUntraced(function*(handlers) {
-    const prompts = yield* Prompts
-    return handlers.handleAll({
-      create: ({ payload }) =>
-        auditedAsCaller((principal) => prompts.create(principal, payload), {
-          endpoint: "prompts.create",
-          resourceId: (v) => v.prompt_id,
-          status: 201,
-          body: payload
-        }).pipe(
-          Effect.map((version) => ({
-            ...versionCreated({ owner: { id: version.prompt_id, slug: version.slug }, version }),
-            object: "prompt" as const
-          }))
-        ),
-      update: ({ params, payload }) =>
-        auditedAsCaller((principal) => prompts.update(principal, params.promptId, payload), {
-          endpoint: "prompts.update",
-          resourceId: (r) => r.prompt.id,
-          workspaceId: (r) => r.prompt.workspace_id,
-          status: 200,
-          body: payload
-        }).pipe(
-          Effect.map(({ prompt, version }) => versionCreated({ owner: prompt, version }))
-        ),
-      makeDefault: ({ params, payload }) =>
-        auditedAsCaller((principal) => prompts.publish(principal, params.promptId, payload.version), {
-          endpoint: "prompts.makeDefault",
-          resourceId: (prompt) => prompt.id,
-          workspaceId: (prompt) => prompt.workspace_id,
-          status: 200,
-          body: payload
-        }),
-      setLabel: ({ params, payload }) =>
-        auditedAsCaller((principal) => prompts.setLabel(principal, params.promptId, params.label, payload.version), {
-          endpoint: "prompts.setLabel",
-          resourceId: (label) => label.prompt_id,
-          status: 200,
-          body: { label: params.label, ...payload }
-        }),
-      get: ({ params }) =>
-        asCaller((principal) => prompts.get(principal, params.promptId)).pipe(
-          Effect.map(({ labels, prompt, versions }) => ({ ...prompt, object: "prompt" as const, versions, labels }))
-        ),
-      list: ({ query }) =>
-        pageAsCaller(query, (principal, request) => prompts.list(principal, query.workspace_id, request)),
-      delete: ({ params }) =>
-        auditedAsCaller((principal) => prompts.remove(principal, params.promptId), {
-          endpoint: "prompts.delete",
-          resourceId: (prompt) => prompt.id,
-          workspaceId: (prompt) => prompt.workspace_id,
-          status: 200,
-          body: null
-        }).pipe(
-          Effect.map((prompt) => ({ ...prompt, object: "prompt" as const, deleted: true as const }))
-        ),
-      createPartial: ({ payload }) =>
-        auditedAsCaller((principal) => prompts.createPartial(principal, payload), {
-          endpoint: "prompts.createPartial",
-          resourceId: (r) => r.partial.id,
-          workspaceId: (r) => r.partial.workspace_id,
-          status: 201,
-          body: payload
-        }).pipe(
-          Effect.map(({ partial, version }) => versionCreated({ owner: partial, version }))
-        ),
-      updatePartial: ({ params, payload }) =>
-        auditedAsCaller((principal) => prompts.updatePartial(principal, params.partialId, payload), {
-          endpoint: "prompts.updatePartial",
-          resourceId: (r) => r.partial.id,
-          workspaceId: (r) => r.partial.workspace_id,
-          status: 200,
-          body: payload
-        }).pipe(
-          Effect.map(({ partial, version }) => versionCreated({ owner: partial, version }))
-        ),
-      getPartial: ({ params }) =>
-        asCaller((principal) => prompts.getPartial(principal, params.partialId)).pipe(
-          Effect.map(({ partial, version }) => ({
-            ...partial,
-            object: "prompt-partial" as const,
-            string: version.string,
-            version_id: version.id
-          }))
-        ),
-      listPartials: ({ query }) =>
-        pageAsCaller(query, (principal, request) => prompts.listPartials(principal, query.workspace_id, request))
-    })
-  })
+  (handlers) =>
+    Effect.map(Effect.service(Prompts), (prompts) =>
+      handlers.handleAll({
+        create: ({ payload }) =>
+          auditedAsCaller((principal) => prompts.create(principal, payload), {
+            endpoint: "prompts.create",
+            resourceId: (v) => v.prompt_id,
+            body: payload
+          }).pipe(
+            Effect.map((version) => ({
+              ...versionCreated({ owner: { id: version.prompt_id, slug: version.slug }, version }),
+              object: "prompt" as const
+            }))
+          ),
+        update: ({ params, payload }) =>
+          auditedAsCaller((principal) => prompts.update(principal, params.promptId, payload), {
+            endpoint: "prompts.update",
+            resourceId: (r) => r.prompt.id,
+            workspaceId: (r) => r.prompt.workspace_id,
+            body: payload
+          }).pipe(
+            Effect.map(({ prompt, version }) => versionCreated({ owner: prompt, version }))
+          ),
+        makeDefault: ({ params, payload }) =>
+          auditedAsCaller((principal) => prompts.publish(principal, params.promptId, payload.version), {
+            endpoint: "prompts.makeDefault",
+            resourceId: (resource) => resource.id,
+            workspaceId: (resource) => resource.workspace_id,
+            body: payload
+          }),
+        setLabel: ({ params, payload }) =>
+          auditedAsCaller((principal) => prompts.setLabel(principal, params.promptId, params.label, payload.version), {
+            endpoint: "prompts.setLabel",
+            resourceId: (label) => label.prompt_id,
+            body: { label: params.label, ...payload }
+          }),
+        get: ({ params }) =>
+          asCaller((principal) => prompts.get(principal, params.promptId)).pipe(
+            Effect.map(({ labels, prompt, versions }) => ({ ...prompt, object: "prompt" as const, versions, labels }))
+          ),
+        list: ({ query }) =>
+          pageAsCaller(query, (principal, request) => prompts.list(principal, query.workspace_id, request)),
+        delete: ({ params }) =>
+          auditedAsCaller((principal) => prompts.remove(principal, params.promptId), {
+            endpoint: "prompts.delete",
+            resourceId: (resource) => resource.id,
+            workspaceId: (resource) => resource.workspace_id,
+            body: null
+          }).pipe(
+            Effect.map((prompt) => ({ ...prompt, object: "prompt" as const, deleted: true as const }))
+          ),
+        createPartial: ({ payload }) =>
+          auditedAsCaller((principal) => prompts.createPartial(principal, payload), {
+            endpoint: "prompts.createPartial",
+            resourceId: (r) => r.partial.id,
+            workspaceId: (r) => r.partial.workspace_id,
+            body: payload
+          }).pipe(
+            Effect.map(({ partial, version }) => versionCreated({ owner: partial, version }))
+          ),
+        updatePartial: ({ params, payload }) =>
+          auditedAsCaller((principal) => prompts.updatePartial(principal, params.partialId, payload), {
+            endpoint: "prompts.updatePartial",
+            resourceId: (r) => r.partial.id,
+            workspaceId: (r) => r.partial.workspace_id,
+            body: payload
+          }).pipe(
+            Effect.map(({ partial, version }) => versionCreated({ owner: partial, version }))
+          ),
+        getPartial: ({ params }) =>
+          asCaller((principal) => prompts.getPartial(principal, params.partialId)).pipe(
+            Effect.map(({ partial, version }) => ({
+              ...partial,
+              object: "prompt-partial" as const,
+              string: version.string,
+              version_id: version.id
+            }))
+          ),
+        listPartials: ({ query }) =>
+          pageAsCaller(query, (principal, request) => prompts.listPartials(principal, query.workspace_id, request))
+      }))
 )

@@ -2,9 +2,7 @@ import { GatewayConfig, JsonObject, VirtualKey } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadGateway, CommonErrors, GatewayTimeout } from "../../ApiErrors.ts"
-import { RequestInputRules } from "../../InputRules.ts"
-import { ApiKeyAuth } from "../../Security.ts"
-import { created, deletedOf, listOf, WorkspaceListQuery } from "../Common.ts"
+import { createEndpoint, deleteByIdEndpoint, deletedOf, getByIdEndpoint, listEndpoint, v1Group } from "../Common.ts"
 
 export const FineTuningJobList = Schema.Struct({
   object: Schema.Literal("list"),
@@ -35,59 +33,33 @@ export const CreateConfig = Schema.Struct({
 })
 
 const createdFields = Struct.pick(VirtualKey.fields, ["id", "slug"])
-const ById = { id: Schema.String }
 
-export class ProvidersGroup extends HttpApiGroup.make("providers")
-  .add(
-    HttpApiEndpoint.get("listFineTuningJobs", "/fine_tuning/jobs", {
-      query: {
-        limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 }))),
-        after: Schema.optionalKey(Schema.String)
-      },
-      success: FineTuningJobList,
-      error: [...CommonErrors, BadGateway, GatewayTimeout]
-    }).annotate(
-      OpenApi.Description,
-      "Lists fine-tuning jobs at the provider chosen by x-service-virtual-key, x-service-provider with Authorization, x-service-config, or those with x-service-custom-host. A non-2xx answer of the provider is passed through."
-    ),
-    HttpApiEndpoint.post("createVirtualKey", "/virtual-keys", {
-      payload: CreateVirtualKey,
-      success: created(Schema.Struct({ ...createdFields, object: Schema.Literal("virtual-key") })),
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.get("listVirtualKeys", "/virtual-keys", {
-      query: WorkspaceListQuery,
-      success: listOf(VirtualKey),
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.get("getVirtualKey", "/virtual-keys/:id", {
-      params: ById,
-      success: VirtualKey,
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.delete("deleteVirtualKey", "/virtual-keys/:id", {
-      params: ById,
-      success: deletedOf("virtual-key"),
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.post("createConfig", "/configs", {
-      payload: CreateConfig,
-      success: created(Schema.Struct(createdFields)),
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.get("listConfigs", "/configs", {
-      query: WorkspaceListQuery,
-      success: listOf(GatewayConfig),
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.get("getConfig", "/configs/:id", { params: ById, success: GatewayConfig, error: CommonErrors }),
-    HttpApiEndpoint.delete("deleteConfig", "/configs/:id", {
-      params: ById,
-      success: deletedOf("config"),
-      error: CommonErrors
-    })
-  )
-  .middleware(RequestInputRules)
-  .middleware(ApiKeyAuth)
-  .prefix("/v1")
-{}
+export class ProvidersGroup extends v1Group(
+  HttpApiGroup.make("providers")
+    .add(
+      HttpApiEndpoint.get("listFineTuningJobs", "/fine_tuning/jobs", {
+        query: {
+          limit: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 100 }))),
+          after: Schema.optionalKey(Schema.String)
+        },
+        success: FineTuningJobList,
+        error: [...CommonErrors, BadGateway, GatewayTimeout]
+      }).annotate(
+        OpenApi.Description,
+        "Lists fine-tuning jobs at the provider chosen by x-service-virtual-key, x-service-provider with Authorization, x-service-config, or those with x-service-custom-host. A non-2xx answer of the provider is passed through."
+      ),
+      createEndpoint(
+        "createVirtualKey",
+        "/virtual-keys",
+        CreateVirtualKey,
+        Schema.Struct({ ...createdFields, object: Schema.Literal("virtual-key") })
+      ),
+      listEndpoint("listVirtualKeys", "/virtual-keys", VirtualKey),
+      getByIdEndpoint("getVirtualKey", "/virtual-keys/:id", VirtualKey),
+      deleteByIdEndpoint("deleteVirtualKey", "/virtual-keys/:id", deletedOf("virtual-key")),
+      createEndpoint("createConfig", "/configs", CreateConfig, Schema.Struct(createdFields)),
+      listEndpoint("listConfigs", "/configs", GatewayConfig),
+      getByIdEndpoint("getConfig", "/configs/:id", GatewayConfig),
+      deleteByIdEndpoint("deleteConfig", "/configs/:id", deletedOf("config"))
+    )
+) {}

@@ -58,9 +58,8 @@ export const ProvidersHandlers = HttpApiBuilder.group(
       createVirtualKey: ({ payload }) =>
         auditedAsCaller((principal) => credentials.createVirtualKey(principal, payload), {
           endpoint: "providers.createVirtualKey",
-          resourceId: (k) => k.id,
-          workspaceId: (k) => k.workspace_id,
-          status: 201,
+          resourceId: (resource) => resource.id,
+          workspaceId: (resource) => resource.workspace_id,
           body: payload
         }).pipe(
           Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
@@ -76,7 +75,6 @@ export const ProvidersHandlers = HttpApiBuilder.group(
           endpoint: "providers.deleteVirtualKey",
           resourceId: params.id,
           workspaceId: (k) => k.workspace_id,
-          status: 200,
           body: null
         }).pipe(
           Effect.map((k) => ({ ...k, object: "virtual-key" as const, deleted: true as const }))
@@ -84,9 +82,8 @@ export const ProvidersHandlers = HttpApiBuilder.group(
       createConfig: ({ payload }) =>
         auditedAsCaller((principal) => credentials.createConfig(principal, payload), {
           endpoint: "providers.createConfig",
-          resourceId: (c) => c.id,
-          workspaceId: (c) => c.workspace_id,
-          status: 201,
+          resourceId: (resource) => resource.id,
+          workspaceId: (resource) => resource.workspace_id,
           body: payload
         }),
       listConfigs: ({ query }) =>
@@ -97,7 +94,6 @@ export const ProvidersHandlers = HttpApiBuilder.group(
           endpoint: "providers.deleteConfig",
           resourceId: params.id,
           workspaceId: (c) => c.workspace_id,
-          status: 200,
           body: null
         }).pipe(
           Effect.map((c) => ({ ...c, object: "config" as const, deleted: true as const }))

@@ -9,16 +9,15 @@ const ok = { status: "ok" } as const
 export const SystemHandlers = HttpApiBuilder.group(
   GatewayApi,
   "system",
-  Effect.fnUntraced(function*(handlers) {
-    const store = yield* StoreTransaction
-    return handlers.handleAll({
-      healthz: () => Effect.succeed(ok),
-      readyz: () =>
-        store.ping.pipe(
-          Effect.timeout("2 seconds"),
-          Effect.as(ok),
-          Effect.catchCause(() => Effect.fail(serviceUnavailable("The store does not answer.")))
-        )
-    })
-  })
+  (handlers) =>
+    Effect.map(Effect.service(StoreTransaction), (store) =>
+      handlers.handleAll({
+        healthz: () => Effect.succeed(ok),
+        readyz: () =>
+          store.ping.pipe(
+            Effect.timeout("2 seconds"),
+            Effect.as(ok),
+            Effect.catchCause(() => Effect.fail(serviceUnavailable("The store does not answer.")))
+          )
+      }))
 )

@@ -2,9 +2,7 @@ import { User, WorkspaceMember } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { RequestInputRules } from "../../InputRules.ts"
-import { ApiKeyAuth } from "../../Security.ts"
-import { created, listOf, PagingQuery } from "../Common.ts"
+import { created, createEndpoint, listOf, PagingQuery, v1Group } from "../Common.ts"
 
 export const CreateUser = Schema.Struct({
   ...Struct.pick(User.fields, ["email", "role"]),
@@ -12,9 +10,7 @@ export const CreateUser = Schema.Struct({
   name: Schema.optionalKey(Schema.String)
 })
 
-export const CreatedUser = created(
-  Schema.Struct({ ...Struct.pick(User.fields, ["id"]), object: Schema.Literal("user") })
-)
+export const CreatedUser = Schema.Struct({ ...Struct.pick(User.fields, ["id"]), object: Schema.Literal("user") })
 
 const memberObject = { object: Schema.Literal("workspace-member") }
 
@@ -33,29 +29,27 @@ export const RemovedMember = Schema.Struct({
 
 const MemberPath = { workspaceId: Schema.String }
 
-export class UsersGroup extends HttpApiGroup.make("users")
-  .add(
-    HttpApiEndpoint.post("create", "/users", { payload: CreateUser, success: CreatedUser, error: CommonErrors }),
-    HttpApiEndpoint.get("list", "/users", { query: PagingQuery, success: listOf(User), error: CommonErrors }),
-    HttpApiEndpoint.post("addMember", "/workspaces/:workspaceId/members", {
-      params: MemberPath,
-      payload: AddMember,
-      success: AddedMember,
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.get("listMembers", "/workspaces/:workspaceId/members", {
-      params: MemberPath,
-      query: PagingQuery,
-      success: listOf(WorkspaceMember),
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.delete("removeMember", "/workspaces/:workspaceId/members/:userId", {
-      params: { ...MemberPath, userId: Schema.String },
-      success: RemovedMember,
-      error: CommonErrors
-    })
-  )
-  .middleware(RequestInputRules)
-  .middleware(ApiKeyAuth)
-  .prefix("/v1")
-{}
+export class UsersGroup extends v1Group(
+  HttpApiGroup.make("users")
+    .add(
+      createEndpoint("create", "/users", CreateUser, CreatedUser),
+      HttpApiEndpoint.get("list", "/users", { query: PagingQuery, success: listOf(User), error: CommonErrors }),
+      HttpApiEndpoint.post("addMember", "/workspaces/:workspaceId/members", {
+        params: MemberPath,
+        payload: AddMember,
+        success: AddedMember,
+        error: CommonErrors
+      }),
+      HttpApiEndpoint.get("listMembers", "/workspaces/:workspaceId/members", {
+        params: MemberPath,
+        query: PagingQuery,
+        success: listOf(WorkspaceMember),
+        error: CommonErrors
+      }),
+      HttpApiEndpoint.delete("removeMember", "/workspaces/:workspaceId/members/:userId", {
+        params: { ...MemberPath, userId: Schema.String },
+        success: RemovedMember,
+        error: CommonErrors
+      })
+    )
+) {}

@@ -2,9 +2,7 @@ import { Workspace } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { RequestInputRules } from "../../InputRules.ts"
-import { ApiKeyAuth } from "../../Security.ts"
-import { created, Description, listOf, PagingQuery } from "../Common.ts"
+import { createEndpoint, Description, listOf, PagingQuery, v1Group } from "../Common.ts"
 
 export const CreateWorkspace = Schema.Struct({
   ...Struct.pick(Workspace.fields, ["name"]),
@@ -12,33 +10,24 @@ export const CreateWorkspace = Schema.Struct({
   description: Schema.optionalKey(Description)
 })
 
-export const CreatedWorkspace = created(Schema.Struct({
+export const CreatedWorkspace = Schema.Struct({
   ...Struct.pick(Workspace.fields, ["id", "slug"]),
   object: Schema.Literal("workspace")
-}))
+})
 
-// Every /v1 group declares `RequestInputRules` and then `ApiKeyAuth`: HttpApi runs the middleware declared last
-// first, so the key is checked before the body is read and held to the input rules (InputRules.ts).
-
-export class WorkspacesGroup extends HttpApiGroup.make("workspaces")
-  .add(
-    HttpApiEndpoint.post("create", "/workspaces", {
-      payload: CreateWorkspace,
-      success: CreatedWorkspace,
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.get("list", "/workspaces", {
-      query: PagingQuery,
-      success: listOf(Workspace),
-      error: CommonErrors
-    }),
-    HttpApiEndpoint.get("get", "/workspaces/:workspaceId", {
-      params: { workspaceId: Schema.String },
-      success: Workspace,
-      error: CommonErrors
-    })
-  )
-  .middleware(RequestInputRules)
-  .middleware(ApiKeyAuth)
-  .prefix("/v1")
-{}
+export class WorkspacesGroup extends v1Group(
+  HttpApiGroup.make("workspaces")
+    .add(
+      createEndpoint("create", "/workspaces", CreateWorkspace, CreatedWorkspace),
+      HttpApiEndpoint.get("list", "/workspaces", {
+        query: PagingQuery,
+        success: listOf(Workspace),
+        error: CommonErrors
+      }),
+      HttpApiEndpoint.get("get", "/workspaces/:workspaceId", {
+        params: { workspaceId: Schema.String },
+        success: Workspace,
+        error: CommonErrors
+      })
+    )
+) {}

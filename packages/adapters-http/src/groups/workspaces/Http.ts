@@ -7,21 +7,19 @@ import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.t
 export const WorkspacesHandlers = HttpApiBuilder.group(
   GatewayApi,
   "workspaces",
-  Effect.fnUntraced(function*(handlers) {
-    const workspaces = yield* Workspaces
-    return handlers.handleAll({
-      create: ({ payload }) =>
-        auditedAsCaller((principal) => workspaces.create(principal, payload), {
-          endpoint: "workspaces.create",
-          resourceId: (workspace) => workspace.id,
-          workspaceId: (workspace) => workspace.id,
-          status: 201,
-          body: payload
-        }).pipe(
-          Effect.map((workspace) => ({ ...workspace, object: "workspace" as const }))
-        ),
-      list: ({ query }) => pageAsCaller(query, workspaces.list),
-      get: ({ params }) => asCaller((principal) => workspaces.get(principal, params.workspaceId))
-    })
-  })
+  (handlers) =>
+    Effect.map(Effect.service(Workspaces), (workspaces) =>
+      handlers.handleAll({
+        create: ({ payload }) =>
+          auditedAsCaller((principal) => workspaces.create(principal, payload), {
+            endpoint: "workspaces.create",
+            resourceId: (workspace) => workspace.id,
+            workspaceId: (workspace) => workspace.id,
+            body: payload
+          }).pipe(
+            Effect.map((workspace) => ({ ...workspace, object: "workspace" as const }))
+          ),
+        list: ({ query }) => pageAsCaller(query, workspaces.list),
+        get: ({ params }) => asCaller((principal) => workspaces.get(principal, params.workspaceId))
+      }))
 )

@@ -1,5 +1,6 @@
 /**
- * A real gateway-control server on an ephemeral port, over a fresh in-memory store, bootstrapped.
+ * A real gateway-control server on an ephemeral port, over a fresh store (in memory unless one is given),
+ * bootstrapped.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes } from "@gateway-control/adapters-http"
@@ -9,9 +10,14 @@ import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { layerDomain, type ProviderSettings } from "../../src/App.ts"
 
+/** Every store port, as layerMemory provides them; SQL stores provide the same. */
+export type StoreLayer = Layer.Layer<Layer.Success<typeof layerMemory>, unknown>
+
 export interface TestServerOptions {
   readonly maxBodyBytes?: number
   readonly providers?: ProviderSettings
+  /** The store; a fresh in-memory one when absent. */
+  readonly store?: StoreLayer
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
@@ -20,7 +26,7 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     disableListenLog: true
   }).pipe(
     Layer.provideMerge(NodeHttpServer.layerTest),
-    Layer.provideMerge(layerDomain(layerMemory, options.providers)),
+    Layer.provideMerge(layerDomain(options.store ?? layerMemory, options.providers)),
     Layer.provide(Logger.layer([]))
   )
 

@@ -42,7 +42,7 @@ describe("the fuzz table", () => {
   })
 })
 
-describe.each(testStores)("fuzzing every endpoint on the %s store", (_, store) => {
+describe.each(testStores)("fuzzing every endpoint on the $name store", (store) => {
   let server: TestServer
   let provider: Awaited<ReturnType<typeof startLocalProvider>>
   let client: RawClient
@@ -51,7 +51,7 @@ describe.each(testStores)("fuzzing every endpoint on the %s store", (_, store) =
   beforeAll(async () => {
     provider = await startLocalProvider()
     server = await startTestServer({
-      store: store(),
+      store: store.layer(),
       providers: {
         // Every known provider is the local one: nothing the fuzz sends leaves the machine.
         registry: providerRegistry({

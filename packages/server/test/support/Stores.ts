@@ -1,29 +1,21 @@
 /**
- * Stores for server tests: the in-memory store, and PGlite booted from the migrated snapshot that
- * vitest.global-setup.ts makes once per run.
+ * The stores a server test runs on: memory always, PGlite from the shared migrated snapshot always, and
+ * PostgreSQL (a schema of its own) when TEST_DATABASE_URL or DATABASE_URL is set.
  */
 import { layerMemory } from "@gateway-control/adapters-memory"
-import { layerFromClient, PgliteClient } from "@gateway-control/adapters-sql"
-import { readFileSync } from "node:fs"
-import { inject } from "vitest"
-import type { StoreLayer } from "./TestServer.ts"
+import type { StorePorts } from "@gateway-control/domain"
+import type { Layer } from "effect"
+import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
 
-declare module "vitest" {
-  export interface ProvidedContext {
-    pgliteSnapshot: string
-  }
+export interface TestStore {
+  readonly name: string
+  readonly layer: () => Layer.Layer<StorePorts, unknown>
 }
 
-let snapshot: Uint8Array<ArrayBuffer> | undefined
+const url = postgresUrl ?? ""
 
-/** A fresh PGlite database in memory, already migrated. */
-export const pgliteStore = (): StoreLayer => {
-  snapshot ??= new Uint8Array(readFileSync(inject("pgliteSnapshot")))
-  return layerFromClient(PgliteClient.layer({ loadDataDir: new Blob([snapshot]) }))
-}
-
-/** The stores every store-sensitive server test runs against, by name. */
-export const testStores: ReadonlyArray<readonly [name: string, make: () => StoreLayer]> = [
-  ["memory", () => layerMemory],
-  ["pglite", pgliteStore]
+export const testStores: ReadonlyArray<TestStore> = [
+  { name: "memory", layer: () => layerMemory },
+  { name: "PGlite", layer: pgliteFromSnapshot },
+  ...(postgresUrl === undefined ? [] : [{ name: "PostgreSQL", layer: () => postgresInFreshSchema(url) }])
 ]

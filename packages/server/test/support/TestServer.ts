@@ -1,23 +1,20 @@
 /**
- * A real gateway-control server on an ephemeral port, over a fresh store (in memory unless one is given),
- * bootstrapped.
+ * A real gateway-control server on an ephemeral port, over a fresh store (in memory unless a test asks for
+ * PGlite or PostgreSQL), bootstrapped.
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
-import { Bootstrap } from "@gateway-control/domain"
+import { Bootstrap, type StorePorts } from "@gateway-control/domain"
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { layerDomain, type ProviderSettings } from "../../src/App.ts"
 
-/** Every store port, as layerMemory provides them; SQL stores provide the same. */
-export type StoreLayer = Layer.Layer<Layer.Success<typeof layerMemory>, unknown>
-
 export interface TestServerOptions {
   readonly maxBodyBytes?: number
   readonly providers?: ProviderSettings
-  /** The store; a fresh in-memory one when absent. */
-  readonly store?: StoreLayer
+  /** The store, as a layer; a fresh in-memory one when absent. */
+  readonly store?: Layer.Layer<StorePorts, unknown> | undefined
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>

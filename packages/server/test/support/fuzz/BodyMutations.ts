@@ -3,7 +3,16 @@
  * ones, and whole bodies that are not JSON, not UTF-8, empty or absent.
  */
 import fc from "fast-check"
-import { hostileKey, hostileValue, type JsonNode, type Labelled, toNode, writeJson } from "./HostileValues.ts"
+import {
+  classicValuesFor,
+  hostileKey,
+  hostileValue,
+  hostileValueFor,
+  type JsonNode,
+  type Labelled,
+  toNode,
+  writeJson
+} from "./HostileValues.ts"
 
 /** What is sent as the body: text, raw bytes, or nothing at all. */
 export type BodyBytes = string | Uint8Array | undefined
@@ -13,11 +22,12 @@ type Path = ReadonlyArray<number>
 interface Located {
   readonly path: Path
   readonly name: string
+  readonly node: JsonNode
 }
 
 /** Every node of the tree with a readable name (`body.config.provider`, `body.scopes[0]`). */
 const locate = (node: JsonNode, path: Path = [], name = "body"): Array<Located> => {
-  const here = { path, name }
+  const here = { path, name, node }
   switch (node._tag) {
     case "Array":
       return [here, ...node.items.flatMap((item, i) => locate(item, [...path, i], `${name}[${i}]`))]
@@ -57,6 +67,13 @@ const addEntry = (node: JsonNode, path: Path, key: string, value: JsonNode): Jso
 
 type TreeMutation = (tree: JsonNode) => Labelled<JsonNode>
 
+/** The node replaced by a hostile value, mostly of its own type. */
+const replaced = (at: Located): fc.Arbitrary<TreeMutation> =>
+  hostileValueFor(at.node).map((value) => (tree) => ({
+    label: `${at.name} := ${value.label}`,
+    value: update(tree, at.path, () => [value.value])
+  }))
+
 const treeMutations = (nodes: ReadonlyArray<Located>): fc.Arbitrary<TreeMutation> => {
   const anyNode = fc.constantFrom(...nodes)
   const inner = nodes.filter((n) => n.path.length > 0)
@@ -65,10 +82,8 @@ const treeMutations = (nodes: ReadonlyArray<Located>): fc.Arbitrary<TreeMutation
   return fc.oneof(
     {
       weight: 4,
-      arbitrary: fc.tuple(anyNode, hostileValue).map(([at, value]): TreeMutation => (tree) => ({
-        label: `${at.name} := ${value.label}`,
-        value: update(tree, at.path, () => [value.value])
-      }))
+      // The request's own fields (depth 1) weigh more than what is nested in free-form JSON objects.
+      arbitrary: fc.oneof(...nodes.map((at) => ({ weight: at.path.length === 1 ? 3 : 1, arbitrary: replaced(at) })))
     },
     innerNode.map((at): TreeMutation => (tree) => ({
       label: `${at.name} dropped`,
@@ -153,3 +168,27 @@ export const bodyMutation = (example: unknown): fc.Arbitrary<Labelled<BodyBytes>
 
 /** The example body as sent unmutated. */
 export const exampleBody = (example: unknown): BodyBytes => example === undefined ? undefined : JSON.stringify(example)
+
+/**
+ * The classic body mutations: every field of the example replaced by each of its classic values, and the
+ * bodies that broke parsers (too deep, unclosed, empty).
+ */
+export const classicBodies = (example: unknown): ReadonlyArray<Labelled<BodyBytes>> => {
+  const whole: Array<Labelled<BodyBytes>> = [
+    { label: "10,000-deep array body", value: `${"[".repeat(10_000)}${"]".repeat(10_000)}` },
+    { label: "unclosed object", value: "{" },
+    { label: "empty body", value: "" }
+  ]
+  if (example === undefined) return []
+  const tree = toNode(example)
+  const fields = locate(tree).filter((at) => at.path.length > 0)
+  return [
+    ...fields.flatMap((at) =>
+      classicValuesFor(at.node).map((value) => ({
+        label: `${at.name} := ${value.label}`,
+        value: writeJson(update(tree, at.path, () => [value.value]))
+      }))
+    ),
+    ...whole
+  ]
+}

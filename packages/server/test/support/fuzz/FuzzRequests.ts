@@ -3,9 +3,19 @@
  * requests made from an example.
  */
 import fc from "fast-check"
-import { type BodyBytes, bodyMutation, exampleBody } from "./BodyMutations.ts"
+import { type BodyBytes, bodyMutation, classicBodies, exampleBody } from "./BodyMutations.ts"
+import { classicHeaderChanges, type HeaderChange, headerChange, type HeaderContext } from "./HeaderMutations.ts"
 import type { Labelled } from "./HostileValues.ts"
-import { encode, headerText, hostileContentType, hostilePathId, queryMutation, toQuery } from "./RequestMutations.ts"
+import {
+  classicPathIds,
+  classicQueryValues,
+  encode,
+  hostilePathId,
+  queryMutation,
+  toQuery
+} from "./RequestMutations.ts"
+
+export type { HeaderContext } from "./HeaderMutations.ts"
 
 export interface Endpoint {
   readonly operationId: string
@@ -47,14 +57,6 @@ export interface Example {
   readonly headers?: Readonly<Record<string, string>>
   /** The API key to send; the admin key when absent. */
   readonly key?: string
-}
-
-/** What header mutations draw from: the fixture's keys and the names the provider headers can refer to. */
-export interface HeaderContext {
-  readonly adminKey: string
-  readonly workspaceKey: string
-  readonly virtualKeySlug: string
-  readonly configSlug: string
 }
 
 export interface FuzzRequest {
@@ -115,76 +117,6 @@ export const exampleRequest = (endpoint: Endpoint, example: Example, context: He
     mutations: []
   })
 
-/**
- * Custom hosts the gateway must refuse before connecting: loopback in its many spellings (no DNS lookup,
- * refused as internal) and text that is no http URL. Should a spelling slip past the check, the connection
- * still goes to this machine only (port 9, where nothing listens): never a name that needs DNS, never a
- * private or metadata address elsewhere on the network.
- */
-const SAFE_CUSTOM_HOSTS = [
-  "http://127.0.0.1:9",
-  "https://127.0.0.1:9",
-  "http://127.1:9",
-  "http://[::1]:9",
-  "http://0.0.0.0:9",
-  "http://2130706433:9",
-  "http://0x7f.1:9",
-  "http://[::ffff:127.0.0.1]:9",
-  "ftp://127.0.0.1:9",
-  "http://user:pw@127.0.0.1:9",
-  "not a url",
-  "",
-  `http://127.0.0.1:9/${"a".repeat(6_000)}`
-] as const
-
-type HeaderChange = Labelled<readonly [name: string, value: string | undefined]>
-
-const set = (name: string, value: string | undefined, label: string): HeaderChange => ({
-  label,
-  value: [name, value]
-})
-
-/** A value that can never be a slug (slugs are letters, digits, `_` and `-`), so never a fuzz-made resource. */
-const notASlug = headerText(40).map((s) => `~${s}`)
-
-const headerChange = (context: HeaderContext): fc.Arbitrary<HeaderChange> => {
-  const { adminKey, workspaceKey, virtualKeySlug, configSlug } = context
-  const named = (name: string, values: fc.Arbitrary<string | undefined>) =>
-    values.map((v) => set(name, v, v === undefined ? `${name} removed` : `${name}: ${JSON.stringify(clip(v, 60))}`))
-  return fc.oneof(
-    hostileContentType.map((ct) => set("content-type", ct.value, ct.label)),
-    fc.constantFrom(
-      set("x-service-api-key", undefined, "no api key"),
-      set("x-service-api-key", "", "empty api key"),
-      set("x-service-api-key", "garbage", "garbage api key"),
-      set("x-service-api-key", `gwc_${"x".repeat(40)}`, "unknown well-formed api key"),
-      set("x-service-api-key", "x".repeat(8_000), "8,000-char api key"),
-      set("x-service-api-key", `Bearer ${adminKey}`, "api key with a Bearer prefix"),
-      set("x-service-api-key", adminKey, "the admin key"),
-      set("x-service-api-key", workspaceKey, "the workspace key")
-    ),
-    named("x-request-id", headerText(300)),
-    named("accept", fc.constantFrom("text/html", "application/xml", "*/*", "application/json;q=0")),
-    named(
-      "x-service-virtual-key",
-      fc.oneof(fc.constantFrom(virtualKeySlug, `@${virtualKeySlug}`, "", undefined), notASlug)
-    ),
-    named(
-      "x-service-provider",
-      fc.oneof(
-        fc.constantFrom("openai", "together-ai", "fireworks-ai", "OPENAI", `@${virtualKeySlug}`, "@", "", undefined),
-        notASlug
-      )
-    ),
-    named("x-service-config", fc.oneof(fc.constantFrom(configSlug, "", undefined), notASlug)),
-    named("x-service-custom-host", fc.constantFrom(...SAFE_CUSTOM_HOSTS, undefined)),
-    named(
-      "authorization",
-      fc.oneof(fc.constantFrom("Bearer sk-good", "Bearer ", "bearer sk-good", "Basic eDp5", undefined), notASlug)
-    )
-  )
-}
-
 /** Present `present` times in `present + absent`; shrinks to absent, so a counterexample keeps only what matters. */
 const sometimes = <A>(arbitrary: fc.Arbitrary<A>, present: number, absent: number) =>
   fc.oneof({ withCrossShrink: true }, { weight: absent, arbitrary: fc.constant(undefined) }, {
@@ -231,31 +163,62 @@ export const fuzzRequest = (
   ]
   if (path !== undefined) focused.push({ weight: 3, arbitrary: path.map((p) => ({ path: p })) })
   // Unbiased: fast-check's bias favours the first of each list of constants, and here every entry matters.
-  return fc.noBias(fc.oneof(...focused)).map(({ body, headers, path, query }) => {
-    const base = exampleRequest(endpoint, example, context)
-    const mutations: Array<string> = []
-    const segments = encodedParams(example)
-    if (path !== undefined) {
-      const [name, id] = path
-      segments[name] = id.value
-      mutations.push(`{${name}} := ${id.label}`)
-    }
-    if (query !== undefined) mutations.push(query.label)
-    if (body !== undefined) mutations.push(body.label)
-    const sent: Record<string, string> = { ...base.headers }
-    for (const change of headers ?? []) {
-      const [name, value] = change.value
-      if (value === undefined) delete sent[name]
-      else sent[name] = value
-      mutations.push(change.label)
-    }
-    return withDescription({
-      method: endpoint.method,
-      path: pathWith(endpoint, segments),
-      query: query === undefined ? base.query : query.value,
-      headers: sent,
-      body: body === undefined ? base.body : body.value,
-      mutations
-    })
+  return fc.noBias(fc.oneof(...focused)).map((mutations) => assemble(endpoint, example, context, mutations))
+}
+
+/** The example with the given mutations applied. */
+const assemble = (endpoint: Endpoint, example: Example, context: HeaderContext, changes: Mutations): FuzzRequest => {
+  const { body, headers, path, query } = changes
+  const base = exampleRequest(endpoint, example, context)
+  const mutations: Array<string> = []
+  const segments = encodedParams(example)
+  if (path !== undefined) {
+    const [name, id] = path
+    segments[name] = id.value
+    mutations.push(`{${name}} := ${id.label}`)
+  }
+  if (query !== undefined) mutations.push(query.label)
+  if (body !== undefined) mutations.push(body.label)
+  const sent: Record<string, string> = { ...base.headers }
+  for (const change of headers ?? []) {
+    const [name, value] = change.value
+    if (value === undefined) delete sent[name]
+    else sent[name] = value
+    mutations.push(change.label)
+  }
+  return withDescription({
+    method: endpoint.method,
+    path: pathWith(endpoint, segments),
+    query: query === undefined ? base.query : query.value,
+    headers: sent,
+    body: body === undefined ? base.body : body.value,
+    mutations
   })
+}
+
+/**
+ * The classic mutations, one change each: every body field with its classic values, every path parameter
+ * and declared query parameter with theirs, and the classic headers. They run before the random ones, so
+ * the classes of failure seen before are checked on every endpoint every time.
+ */
+export const classicRequests = (
+  endpoint: Endpoint,
+  example: Example,
+  context: HeaderContext
+): ReadonlyArray<FuzzRequest> => {
+  const exampleQuery = Object.entries(example.query ?? {}).map(([k, v]) => [k, encode(v)] as const)
+  const queries = endpoint.queryParams.flatMap((name) =>
+    classicQueryValues.map((value) => ({
+      label: `?${name} := ${value.label}`,
+      value: toQuery([...exampleQuery.filter(([k]) => k !== name), [name, value.value]])
+    }))
+  )
+  const readsProviderHeaders = Object.keys(example.headers ?? {}).some((name) => name.startsWith("x-service-"))
+  const changes: Array<Mutations> = [
+    ...(endpoint.hasBody ? classicBodies(example.body) : []).map((body) => ({ body })),
+    ...endpoint.pathParams.flatMap((name) => classicPathIds.map((id) => ({ path: [name, id] as const }))),
+    ...queries.map((query) => ({ query })),
+    ...classicHeaderChanges(endpoint.hasBody, readsProviderHeaders).map((change) => ({ headers: [change] }))
+  ]
+  return changes.map((mutations) => assemble(endpoint, example, context, mutations))
 }

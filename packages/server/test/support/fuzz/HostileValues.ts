@@ -66,39 +66,50 @@ const DEPTHS = [64, 1_000, 10_000] as const
 const label = (text: string) =>
   text.length > 40 ? `${JSON.stringify(text.slice(0, 30))}… (${text.length} chars)` : JSON.stringify(text)
 
-/** Strings that are hostile to storage, parsers, templates or logs. */
+/**
+ * Strings that are hostile to storage, parsers, templates or logs, in groups weighted by what they have
+ * broken before: text a database refuses first, then template syntax, then the rest.
+ */
 export const hostileString: fc.Arbitrary<Labelled<string>> = fc.oneof(
   {
-    weight: 4,
+    weight: 3,
     arbitrary: constants(
       labelled("NUL", "\u0000"),
       labelled("NUL inside", "a\u0000b"),
       labelled("lone high surrogate", "\ud800"),
       labelled("lone low surrogate inside", "x\udfffy"),
-      labelled("reversed surrogates", "\udc00\ud800"),
-      labelled("empty", ""),
-      labelled("blank", "   "),
-      labelled("NaN-ish", "NaN"),
-      labelled("Infinity-ish", "-Infinity"),
-      labelled("huge number text", "1e309"),
-      labelled("__proto__", "__proto__"),
-      labelled("dot-dot", "../.."),
-      labelled("percent NUL", "%00"),
-      labelled("bidi override", "\u202egnp.exe"),
-      labelled("BOM", "\ufeff"),
-      labelled("CRLF", "a\r\nb: c"),
-      labelled("emoji", "😀👍🏽"),
+      labelled("reversed surrogates", "\udc00\ud800")
+    )
+  },
+  {
+    weight: 2,
+    arbitrary: constants(
       labelled("3,000 nested sections", nested(3_000, "{{#a}}", "{{/a}}", "x")),
+      labelled("20 nested sections", nested(20, "{{#a}}", "{{/a}}", "x")),
       labelled("unclosed section", "{{#a}}never closed"),
       labelled("stray close", "{{/a}}"),
       labelled("open tags", "{{".repeat(1_000)),
       labelled("self partial", "{{> self}}"),
       labelled("delimiter change", "{{=<% %>=}}<% a %>"),
-      labelled("triple mustache", "{{{a}}}{{&b}}{{^c}}{{/c}}"),
-      labelled("SQL", "' OR 1=1; --"),
-      labelled("date garbage", "2024-13-45T25:61:61Z")
+      labelled("triple mustache", "{{{a}}}{{&b}}{{^c}}{{/c}}")
     )
   },
+  constants(
+    labelled("empty", ""),
+    labelled("blank", "   "),
+    labelled("NaN-ish", "NaN"),
+    labelled("Infinity-ish", "-Infinity"),
+    labelled("huge number text", "1e309"),
+    labelled("__proto__", "__proto__"),
+    labelled("dot-dot", "../.."),
+    labelled("percent NUL", "%00"),
+    labelled("bidi override", "\u202egnp.exe"),
+    labelled("BOM", "\ufeff"),
+    labelled("CRLF", "a\r\nb: c"),
+    labelled("emoji", "😀👍🏽"),
+    labelled("SQL", "' OR 1=1; --"),
+    labelled("date garbage", "2024-13-45T25:61:61Z")
+  ),
   fc.constantFrom(1_000, 100_000, 600_000).map((n) => labelled(`${n} chars`, "x".repeat(n))),
   fc.string({ unit: "binary", maxLength: 40 }).map((s) => labelled(`random ${label(s)}`, s)),
   fc.string({ unit: "grapheme", maxLength: 20 }).map((s) => labelled(`random ${label(s)}`, s))
@@ -155,6 +166,43 @@ export const hostileValue: fc.Arbitrary<Labelled<JsonNode>> = fc.oneof(
   { weight: 1, arbitrary: hostileNumber },
   { weight: 2, arbitrary: hostileStructure }
 )
+
+/**
+ * A hostile value for the place of `node`: mostly of the same JSON type, so that it passes the schema and
+ * reaches the code behind it, sometimes of any type.
+ */
+export const hostileValueFor = (node: JsonNode): fc.Arbitrary<Labelled<JsonNode>> => {
+  const sameType = node._tag === "Leaf" && typeof node.value === "string"
+    ? hostileString.map(({ label, value }) => labelled(label, leaf(value)))
+    : node._tag === "Leaf" && typeof node.value === "number"
+    ? hostileNumber
+    : node._tag === "Object" || node._tag === "Array"
+    ? hostileStructure
+    : hostileValue
+  return fc.oneof({ weight: 3, arbitrary: sameType }, { weight: 1, arbitrary: hostileValue })
+}
+
+/**
+ * The few values behind most past failures, for the place of `node`: tried on every field of every
+ * endpoint before any random run, so that these classes are found every time rather than by chance.
+ */
+export const classicValuesFor = (node: JsonNode): ReadonlyArray<Labelled<JsonNode>> => {
+  const deep = labelled("10000-deep mixed", raw(nested(10_000, "{\"a\":[", "]}", "1")))
+  if (node._tag === "Leaf" && typeof node.value === "number") {
+    return [labelled("1e400 (overflows)", raw("1e400")), labelled("-1", leaf(-1))]
+  }
+  if (node._tag === "Object" || node._tag === "Array") {
+    return [deep, labelled("object with a NUL key", raw("{\"\\u0000\":1}"))]
+  }
+  return [
+    labelled("NUL inside", leaf("a\u0000b")),
+    labelled("lone high surrogate", leaf("\ud800")),
+    labelled("3,000 nested sections", leaf(nested(3_000, "{{#a}}", "{{/a}}", "x"))),
+    // Cheap to send, and what a template compiler that copies section bodies cannot afford (2^20 copies).
+    labelled("20 nested sections", leaf(nested(20, "{{#a}}", "{{/a}}", "x"))),
+    ...(node._tag === "Leaf" && typeof node.value === "string" ? [] : [deep])
+  ]
+}
 
 /** Keys for extra fields: the API's own names in the wrong place, prototype keys, and junk. */
 export const hostileKey: fc.Arbitrary<string> = fc.oneof(

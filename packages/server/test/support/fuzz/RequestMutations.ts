@@ -53,6 +53,14 @@ export const hostileQueryValue: fc.Arbitrary<Labelled<string>> = fc.oneof(
   random(30)
 )
 
+/** Query values tried on every declared parameter before any random run. */
+export const classicQueryValues: ReadonlyArray<Labelled<string>> = [
+  labelled("NUL", "%00"),
+  labelled("garbage", "garbage"),
+  labelled("-1", "-1"),
+  labelled("20 digits", "99999999999999999999")
+]
+
 /** Query parameter names nobody declared, and declared ones in odd spellings. */
 const unknownParameter: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom("unknown", "__proto__", "constructor", "%00", "page_size%5B%5D", "a%5Bb%5D", "PAGE_SIZE", ""),
@@ -155,10 +163,19 @@ export const hostilePathId: fc.Arbitrary<Labelled<string>> = fc.oneof(
       labelled("star", "*")
     )
   },
-  long(300, 4_000, 8_000),
+  // 20,000 makes a request head beyond Node's default 16 KB header limit.
+  long(300, 4_000, 8_000, 20_000),
   fc.uuid().map((u) => labelled(`random UUID ${u}`, u)),
   random(30)
 )
+
+/** Path ids tried on every path parameter before any random run. */
+export const classicPathIds: ReadonlyArray<Labelled<string>> = [
+  labelled("NUL", "%00"),
+  labelled("lone surrogate as UTF-8", "%ED%A0%80"),
+  labelled("dot-dot", ".."),
+  labelled("20000 chars", "x".repeat(20_000))
+]
 
 /** Content types beside plain JSON: JSON with a vendor suffix, other charsets, other media types. */
 export const hostileContentType: fc.Arbitrary<Labelled<string | undefined>> = fc.constantFrom(

@@ -200,9 +200,12 @@ const layerCloseIdleOnShutdown = (server: Server) =>
     )
   )
 
+/** The Node HTTP server the service runs on: errors Node answers itself come in the envelope too. */
+export const createGatewayServer = (): Server => answerClientErrorsInEnvelope(createServer())
+
 /** `gateway-control serve`: the whole service. */
 export const layerServe = (config: AppConfig) => {
-  const server = answerClientErrorsInEnvelope(createServer())
+  const server = createGatewayServer()
   return Layer.merge(layerHttp(config), layerCloseIdleOnShutdown(server)).pipe(
     Layer.provide(
       NodeHttpServer.layer(() => server, {

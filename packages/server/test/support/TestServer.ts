@@ -9,7 +9,7 @@ import { Bootstrap, type RenderLimitsShape, type StorePorts } from "@gateway-con
 import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
-import { layerDomain, type ProviderSettings } from "../../src/App.ts"
+import { createGatewayServer, layerDomain, type ProviderSettings } from "../../src/App.ts"
 
 export type TestStore = "memory" | "pglite" | "postgres"
 
@@ -43,7 +43,7 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     disableLogger: true,
     disableListenLog: true
   }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(NodeHttpServer.layer(createGatewayServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(
       layerDomain(
         typeof options.store === "object" ? options.store : storeLayer(options.store ?? "memory"),

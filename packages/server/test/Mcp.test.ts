@@ -1,6 +1,7 @@
 import { ApiKeys, McpIntegration, McpIntegrationStore, SERVER_CACHE_TTL_MS } from "@gateway-control/domain"
 import { Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeMovableClock } from "./support/MovableClock.ts"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer
@@ -270,27 +271,35 @@ describe("MCP servers", () => {
   })
 
   it("shows an integration change at once, and one made by another process within the cache's lifetime", async () => {
-    const created = await jsonOf(await send("POST", "/v1/mcp-integrations", integration({ name: "Cached" })))
-    const made = await jsonOf(
-      await send("POST", "/v1/mcp-servers", {
-        name: "Cached server",
-        mcp_integration_id: created.id,
-        workspace_id: server.workspaceId
-      })
-    )
-    const urlOf = async () =>
-      (await jsonOf(await server.request(`/v1/mcp-servers/${made.id}`))).mcp_integration_details.url
-    expect(await urlOf()).toBe("https://mcp.linear.app/sse")
-    await send("PUT", `/v1/mcp-integrations/${created.id}`, { url: "https://mcp.example.com/v2" })
-    expect(await urlOf()).toBe("https://mcp.example.com/v2")
-    // Another process changes the shared store; this one sees it when its cache entry lapses.
-    await server.runtime.runPromise(Effect.gen(function*() {
-      const store = yield* McpIntegrationStore
-      const current = Option.getOrThrow(yield* store.get(created.id))
-      yield* store.update(new McpIntegration({ ...current, url: "https://mcp.example.com/v3" }))
-    }))
-    await new Promise((resolve) => setTimeout(resolve, SERVER_CACHE_TTL_MS + 100))
-    expect(await urlOf()).toBe("https://mcp.example.com/v3")
+    // A server of its own, on a clock the test moves: the cache's lifetime passes without waiting it out.
+    const time = makeMovableClock()
+    const own = await startTestServer({ clock: time.clock })
+    try {
+      const created = await jsonOf(await own.send("POST", "/v1/mcp-integrations", integration({ name: "Cached" })))
+      const made = await jsonOf(
+        await own.send("POST", "/v1/mcp-servers", {
+          name: "Cached server",
+          mcp_integration_id: created.id,
+          workspace_id: own.workspaceId
+        })
+      )
+      const urlOf = async () =>
+        (await jsonOf(await own.request(`/v1/mcp-servers/${made.id}`))).mcp_integration_details.url
+      expect(await urlOf()).toBe("https://mcp.linear.app/sse")
+      await own.send("PUT", `/v1/mcp-integrations/${created.id}`, { url: "https://mcp.example.com/v2" })
+      expect(await urlOf()).toBe("https://mcp.example.com/v2")
+      // Another process changes the shared store; this one sees it when its cache entry lapses.
+      await own.runtime.runPromise(Effect.gen(function*() {
+        const store = yield* McpIntegrationStore
+        const current = Option.getOrThrow(yield* store.get(created.id))
+        yield* store.update(new McpIntegration({ ...current, url: "https://mcp.example.com/v3" }))
+      }))
+      expect(await urlOf()).toBe("https://mcp.example.com/v2")
+      time.advance(SERVER_CACHE_TTL_MS)
+      expect(await urlOf()).toBe("https://mcp.example.com/v3")
+    } finally {
+      await own.close()
+    }
   })
 
   it("answers 404 for unknown servers and 403 for another workspace's", async () => {

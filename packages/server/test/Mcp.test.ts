@@ -230,10 +230,13 @@ describe("MCP integrations", () => {
 
 describe("MCP servers", () => {
   let serverId: string
+  // The integration and server these tests read, made here rather than taken from the tests above.
   beforeAll(async () => {
+    const made = await send("POST", "/v1/mcp-integrations", integration({ name: "For servers", slug: "for-servers" }))
+    expect(made.status).toBe(201)
     const created = await send("POST", "/v1/mcp-servers", {
       name: "Linear for us",
-      mcp_integration_id: "org-wide",
+      mcp_integration_id: "for-servers",
       workspace_id: server.workspaceId,
       slug: "linear-us",
       description: "The team's Linear"
@@ -251,7 +254,7 @@ describe("MCP servers", () => {
       status: "active",
       workspace_id: server.workspaceId,
       mcp_integration_details: {
-        slug: "org-wide",
+        slug: "for-servers",
         url: "https://mcp.linear.app/sse",
         transport: "sse",
         auth_type: "oauth_auto"
@@ -309,19 +312,36 @@ describe("MCP servers", () => {
   })
 
   it("refuses an integration the workspace may not use, naming it", async () => {
+    const closed = integration({
+      name: "Closed to us",
+      slug: "closed-to-us",
+      global_workspace_access: false,
+      workspace_ids: [otherWorkspace]
+    })
+    expect((await send("POST", "/v1/mcp-integrations", closed)).status).toBe(201)
     const error = await errorOf(
-      await send("POST", "/v1/mcp-servers", { name: "Nope", mcp_integration_id: "restricted" }, workspaceKey)
+      await send("POST", "/v1/mcp-servers", { name: "Nope", mcp_integration_id: "closed-to-us" }, workspaceKey)
     )
     expect(error).toMatchObject({ status: 400, param: "mcp_integration_id" })
-    expect(error.message).toContain("restricted")
+    expect(error.message).toContain("closed-to-us")
     expect(
       (await errorOf(
-        await send("POST", "/v1/mcp-servers", { name: "ab", mcp_integration_id: "org-wide", slug: "ab" }, workspaceKey)
+        await send(
+          "POST",
+          "/v1/mcp-servers",
+          { name: "ab", mcp_integration_id: "for-servers", slug: "ab" },
+          workspaceKey
+        )
       )).param
     ).toBe("slug")
     expect(
       (await errorOf(
-        await send("POST", "/v1/mcp-servers", { name: "x".repeat(256), mcp_integration_id: "org-wide" }, workspaceKey)
+        await send(
+          "POST",
+          "/v1/mcp-servers",
+          { name: "x".repeat(256), mcp_integration_id: "for-servers" },
+          workspaceKey
+        )
       )).param
     ).toBe("name")
   })
@@ -334,7 +354,21 @@ describe("MCP servers", () => {
 })
 
 describe("the audit log", () => {
-  it("records the creates of integrations and servers", async () => {
+  it("records the creates of integrations and servers, and refusals", async () => {
+    const made = await jsonOf(
+      await send("POST", "/v1/mcp-integrations", integration({ name: "Audited", slug: "audited" }))
+    )
+    await send("POST", "/v1/mcp-servers", {
+      name: "Audited server",
+      mcp_integration_id: made.id,
+      workspace_id: server.workspaceId
+    })
+    await send(
+      "POST",
+      "/v1/mcp-integrations",
+      integration({ slug: "refused", workspace_id: otherWorkspace }),
+      workspaceKey
+    )
     const records = (await jsonOf(await server.request("/v1/audit-logs?page_size=1000"))).records as Array<
       Record<string, any>
     >

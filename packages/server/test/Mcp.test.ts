@@ -1,6 +1,7 @@
 import { ApiKeys, McpIntegration, McpIntegrationStore, SERVER_CACHE_TTL_MS } from "@gateway-control/domain"
 import { Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeMovableClock } from "./support/MovableClock.ts"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer
@@ -229,10 +230,13 @@ describe("MCP integrations", () => {
 
 describe("MCP servers", () => {
   let serverId: string
+  // The integration and server these tests read, made here rather than taken from the tests above.
   beforeAll(async () => {
+    const made = await send("POST", "/v1/mcp-integrations", integration({ name: "For servers", slug: "for-servers" }))
+    expect(made.status).toBe(201)
     const created = await send("POST", "/v1/mcp-servers", {
       name: "Linear for us",
-      mcp_integration_id: "org-wide",
+      mcp_integration_id: "for-servers",
       workspace_id: server.workspaceId,
       slug: "linear-us",
       description: "The team's Linear"
@@ -250,7 +254,7 @@ describe("MCP servers", () => {
       status: "active",
       workspace_id: server.workspaceId,
       mcp_integration_details: {
-        slug: "org-wide",
+        slug: "for-servers",
         url: "https://mcp.linear.app/sse",
         transport: "sse",
         auth_type: "oauth_auto"
@@ -270,27 +274,35 @@ describe("MCP servers", () => {
   })
 
   it("shows an integration change at once, and one made by another process within the cache's lifetime", async () => {
-    const created = await jsonOf(await send("POST", "/v1/mcp-integrations", integration({ name: "Cached" })))
-    const made = await jsonOf(
-      await send("POST", "/v1/mcp-servers", {
-        name: "Cached server",
-        mcp_integration_id: created.id,
-        workspace_id: server.workspaceId
-      })
-    )
-    const urlOf = async () =>
-      (await jsonOf(await server.request(`/v1/mcp-servers/${made.id}`))).mcp_integration_details.url
-    expect(await urlOf()).toBe("https://mcp.linear.app/sse")
-    await send("PUT", `/v1/mcp-integrations/${created.id}`, { url: "https://mcp.example.com/v2" })
-    expect(await urlOf()).toBe("https://mcp.example.com/v2")
-    // Another process changes the shared store; this one sees it when its cache entry lapses.
-    await server.runtime.runPromise(Effect.gen(function*() {
-      const store = yield* McpIntegrationStore
-      const current = Option.getOrThrow(yield* store.get(created.id))
-      yield* store.update(new McpIntegration({ ...current, url: "https://mcp.example.com/v3" }))
-    }))
-    await new Promise((resolve) => setTimeout(resolve, SERVER_CACHE_TTL_MS + 100))
-    expect(await urlOf()).toBe("https://mcp.example.com/v3")
+    // A server of its own, on a clock the test moves: the cache's lifetime passes without waiting it out.
+    const time = makeMovableClock()
+    const own = await startTestServer({ clock: time.clock })
+    try {
+      const created = await jsonOf(await own.send("POST", "/v1/mcp-integrations", integration({ name: "Cached" })))
+      const made = await jsonOf(
+        await own.send("POST", "/v1/mcp-servers", {
+          name: "Cached server",
+          mcp_integration_id: created.id,
+          workspace_id: own.workspaceId
+        })
+      )
+      const urlOf = async () =>
+        (await jsonOf(await own.request(`/v1/mcp-servers/${made.id}`))).mcp_integration_details.url
+      expect(await urlOf()).toBe("https://mcp.linear.app/sse")
+      await own.send("PUT", `/v1/mcp-integrations/${created.id}`, { url: "https://mcp.example.com/v2" })
+      expect(await urlOf()).toBe("https://mcp.example.com/v2")
+      // Another process changes the shared store; this one sees it when its cache entry lapses.
+      await own.runtime.runPromise(Effect.gen(function*() {
+        const store = yield* McpIntegrationStore
+        const current = Option.getOrThrow(yield* store.get(created.id))
+        yield* store.update(new McpIntegration({ ...current, url: "https://mcp.example.com/v3" }))
+      }))
+      expect(await urlOf()).toBe("https://mcp.example.com/v2")
+      time.advance(SERVER_CACHE_TTL_MS)
+      expect(await urlOf()).toBe("https://mcp.example.com/v3")
+    } finally {
+      await own.close()
+    }
   })
 
   it("answers 404 for unknown servers and 403 for another workspace's", async () => {
@@ -300,19 +312,36 @@ describe("MCP servers", () => {
   })
 
   it("refuses an integration the workspace may not use, naming it", async () => {
+    const closed = integration({
+      name: "Closed to us",
+      slug: "closed-to-us",
+      global_workspace_access: false,
+      workspace_ids: [otherWorkspace]
+    })
+    expect((await send("POST", "/v1/mcp-integrations", closed)).status).toBe(201)
     const error = await errorOf(
-      await send("POST", "/v1/mcp-servers", { name: "Nope", mcp_integration_id: "restricted" }, workspaceKey)
+      await send("POST", "/v1/mcp-servers", { name: "Nope", mcp_integration_id: "closed-to-us" }, workspaceKey)
     )
     expect(error).toMatchObject({ status: 400, param: "mcp_integration_id" })
-    expect(error.message).toContain("restricted")
+    expect(error.message).toContain("closed-to-us")
     expect(
       (await errorOf(
-        await send("POST", "/v1/mcp-servers", { name: "ab", mcp_integration_id: "org-wide", slug: "ab" }, workspaceKey)
+        await send(
+          "POST",
+          "/v1/mcp-servers",
+          { name: "ab", mcp_integration_id: "for-servers", slug: "ab" },
+          workspaceKey
+        )
       )).param
     ).toBe("slug")
     expect(
       (await errorOf(
-        await send("POST", "/v1/mcp-servers", { name: "x".repeat(256), mcp_integration_id: "org-wide" }, workspaceKey)
+        await send(
+          "POST",
+          "/v1/mcp-servers",
+          { name: "x".repeat(256), mcp_integration_id: "for-servers" },
+          workspaceKey
+        )
       )).param
     ).toBe("name")
   })
@@ -325,7 +354,21 @@ describe("MCP servers", () => {
 })
 
 describe("the audit log", () => {
-  it("records the creates of integrations and servers", async () => {
+  it("records the creates of integrations and servers, and refusals", async () => {
+    const made = await jsonOf(
+      await send("POST", "/v1/mcp-integrations", integration({ name: "Audited", slug: "audited" }))
+    )
+    await send("POST", "/v1/mcp-servers", {
+      name: "Audited server",
+      mcp_integration_id: made.id,
+      workspace_id: server.workspaceId
+    })
+    await send(
+      "POST",
+      "/v1/mcp-integrations",
+      integration({ slug: "refused", workspace_id: otherWorkspace }),
+      workspaceKey
+    )
     const records = (await jsonOf(await server.request("/v1/audit-logs?page_size=1000"))).records as Array<
       Record<string, any>
     >

@@ -6,7 +6,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes, type TrustProxy } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { Bootstrap, type RenderLimitsShape, type StorePorts } from "@gateway-control/domain"
-import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
+import { Clock, Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
 import { createGatewayServer, layerDomain, type ProviderSettings } from "../../src/App.ts"
@@ -36,6 +36,8 @@ export interface TestServerOptions {
   /** The store, by name or as a layer; a fresh in-memory one when absent. */
   readonly store?: TestStore | Layer.Layer<StorePorts, unknown> | undefined
   readonly renderLimits?: RenderLimitsShape
+  /** The server's clock (see `MovableClock`); the real one when absent. */
+  readonly clock?: Clock.Clock | undefined
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
@@ -51,7 +53,8 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
         options.renderLimits
       )
     ),
-    Layer.provide(Logger.layer([]))
+    Layer.provide(Logger.layer([])),
+    Layer.provide(options.clock === undefined ? Layer.empty : Layer.succeed(Clock.Clock)(options.clock))
   )
 
 export type TestLayer = ReturnType<typeof makeTestLayer>

@@ -253,6 +253,12 @@ describe("users, members and scopes", () => {
       expect.arrayContaining(["logs.export", "logs.list", "logs.view", "virtual_keys.create", "virtual_keys.update"])
     )
   })
+
+  it("refuses unknown scopes on a new key, naming them and where the catalogue is", async () => {
+    const refused = await errorOf(await post("/v1/api-keys/organisation/service", { name: "x", scopes: ["nope"] }))
+    expect(refused).toMatchObject({ status: 400, code: "invalid_request", param: "scopes" })
+    expect(refused.message).toBe("Unknown scopes: nope. GET /v1/scopes lists the known ones.")
+  })
 })
 
 describe("the audit log", () => {

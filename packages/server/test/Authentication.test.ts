@@ -34,10 +34,11 @@ describe("the x-service-api-key middleware", () => {
   })
 
   it.each([
-    ["missing", null, /Missing API key/],
-    ["empty", "", /Missing API key/],
-    ["malformed", "not-a-key", /Invalid API key/],
-    ["unknown", `gwc_${"A".repeat(43)}`, /Invalid API key/]
+    // The domain says what is wrong; the HTTP adapter says where a key goes.
+    ["missing", null, /^Missing API key: send it in the x-service-api-key header\.$/],
+    ["empty", "", /^Missing API key: send it in the x-service-api-key header\.$/],
+    ["malformed", "not-a-key", /^Invalid API key: check the x-service-api-key header\.$/],
+    ["unknown", `gwc_${"A".repeat(43)}`, /^Invalid API key: check the x-service-api-key header\.$/]
   ])("answers 401 with the envelope for a %s key", async (_, key, message) => {
     const error = await errorOf(await server.request("/v1/workspaces", { key }))
     expect(error).toMatchObject({ status: 401, success: false, code: "unauthenticated", param: null })

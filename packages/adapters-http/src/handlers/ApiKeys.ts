@@ -35,11 +35,13 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
               workspaceId: payload.workspace_id,
               userId: payload.user_id,
               expiresAt: payload.expires_at
-            })
+            }).pipe(Effect.catchTag("UnknownScopes", (e) =>
+              Effect.fail(InvalidRequest.of(`${e.message} GET /v1/scopes lists the known ones.`, "scopes"))))
           const issued = yield* audited({
             action: "create",
             resourceType: "api_key",
-            resourceId: (issued) => issued.key.id,
+            resourceId: (issued) =>
+              issued.key.id,
             workspaceId: (issued) => issued.key.workspace_id,
             status: 201,
             body: payload,

@@ -1,45 +1,39 @@
-import { CurrentPrincipal, FineTuning, InvalidRequest, VirtualKeys } from "@gateway-control/domain"
+import { Configs, CurrentPrincipal, FineTuning, VirtualKeys } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
-import { fromDomain, upstreamError, upstreamTimeout } from "../ApiErrors.ts"
+import { BadRequest, badRequest, fromDomain, upstreamError, upstreamTimeout } from "../ApiErrors.ts"
 import { audited } from "../internal/audited.ts"
 import { listBody, pageOf } from "../internal/listing.ts"
+import { listingRefusal, selectionFromHeaders } from "./ProviderHeaders.ts"
 
 const principal = Effect.service(CurrentPrincipal)
 const QUERY_PARAMETERS = new Set(["limit", "after"])
-
-const header = (headers: Record<string, string | undefined>, name: string) => {
-  const value = headers[name]?.trim()
-  return value === undefined || value === "" ? undefined : value
-}
 
 export const ProvidersHandlers = HttpApiBuilder.group(
   GatewayApi,
   "providers",
   Effect.fnUntraced(function*(handlers) {
     const fineTuning = yield* FineTuning
-    const credentials = yield* VirtualKeys
+    const virtualKeys = yield* VirtualKeys
+    const configs = yield* Configs
     return handlers.handleAll({
       listFineTuningJobs: ({ query, request }) =>
         Effect.gen(function*() {
           const search = new URL(request.url, "http://gateway").searchParams
           const unknown = [...search.keys()].find((key) => !QUERY_PARAMETERS.has(key))
           if (unknown !== undefined) {
-            return yield* InvalidRequest.of(
-              `Unknown query parameter '${unknown}': only limit and after are accepted.`,
-              unknown
+            return yield* Effect.fail(
+              badRequest(`Unknown query parameter '${unknown}': only limit and after are accepted.`, unknown)
             )
           }
-          const headers = request.headers
-          const answer = yield* fineTuning.listJobs(yield* principal, {
-            virtualKey: header(headers, "x-service-virtual-key"),
-            provider: header(headers, "x-service-provider"),
-            authorization: header(headers, "authorization"),
-            config: header(headers, "x-service-config"),
-            customHost: header(headers, "x-service-custom-host")
-          }, { limit: query.limit ?? 20, after: query.after })
+          const selection = selectionFromHeaders(request.headers)
+          if (selection instanceof BadRequest) return yield* Effect.fail(selection)
+          const answer = yield* fineTuning.listJobs(yield* principal, selection, {
+            limit: query.limit ?? 20,
+            after: query.after
+          })
           if (answer._tag === "Listed") return answer.body
           // A provider's refusal (401, 429, …) reaches the client as the provider gave it.
           return HttpServerResponse.text(answer.answer.body, {
@@ -51,9 +45,12 @@ export const ProvidersHandlers = HttpApiBuilder.group(
             UpstreamUnreachable: (e) => Effect.fail(upstreamError(e.message)),
             UpstreamInvalid: (e) => Effect.fail(upstreamError(e.message)),
             UpstreamTimedOut: (e) => Effect.fail(upstreamTimeout(e.message)),
-            InvalidRequest: (e) => Effect.fail(fromDomain(e)),
-            Forbidden: (e) => Effect.fail(fromDomain(e)),
-            NotFound: (e) => Effect.fail(fromDomain(e))
+            InvalidRequest: (e) => Effect.fail(listingRefusal(e)),
+            NoProviderSelected: (e) => Effect.fail(listingRefusal(e)),
+            ProviderKeyMissing: (e) => Effect.fail(listingRefusal(e)),
+            StoredKeyElsewhere: (e) => Effect.fail(listingRefusal(e)),
+            Forbidden: (e) => Effect.fail(listingRefusal(e)),
+            NotFound: (e) => Effect.fail(listingRefusal(e))
           })
         ),
       createVirtualKey: ({ payload }) =>
@@ -65,18 +62,18 @@ export const ProvidersHandlers = HttpApiBuilder.group(
             workspaceId: (k) => k.workspace_id,
             status: 201,
             body: payload
-          }, credentials.createVirtualKey(p, payload))).pipe(
+          }, virtualKeys.createVirtualKey(p, payload))).pipe(
             Effect.map((k) => ({ id: k.id, slug: k.slug, object: "virtual-key" as const })),
             Effect.mapError(fromDomain)
           ),
       listVirtualKeys: ({ query }) =>
         Effect.gen(function*() {
           const request = pageOf(query)
-          const listed = yield* credentials.listVirtualKeys(yield* principal, query.workspace_id, request)
+          const listed = yield* virtualKeys.listVirtualKeys(yield* principal, query.workspace_id, request)
           return listBody(listed, request)
         }).pipe(Effect.mapError(fromDomain)),
       getVirtualKey: ({ params }) =>
-        Effect.flatMap(principal, (p) => credentials.getVirtualKey(p, params.id)).pipe(Effect.mapError(fromDomain)),
+        Effect.flatMap(principal, (p) => virtualKeys.getVirtualKey(p, params.id)).pipe(Effect.mapError(fromDomain)),
       deleteVirtualKey: ({ params }) =>
         Effect.flatMap(principal, (p) =>
           audited({
@@ -86,7 +83,7 @@ export const ProvidersHandlers = HttpApiBuilder.group(
             workspaceId: (k) => k.workspace_id,
             status: 200,
             body: null
-          }, credentials.deleteVirtualKey(p, params.id))).pipe(
+          }, virtualKeys.deleteVirtualKey(p, params.id))).pipe(
             Effect.map((k) => ({ id: k.id, object: "virtual-key" as const, deleted: true as const })),
             Effect.mapError(fromDomain)
           ),
@@ -99,18 +96,18 @@ export const ProvidersHandlers = HttpApiBuilder.group(
             workspaceId: (c) => c.workspace_id,
             status: 201,
             body: payload
-          }, credentials.createConfig(p, payload))).pipe(
+          }, configs.createConfig(p, payload))).pipe(
             Effect.map((c) => ({ id: c.id, slug: c.slug })),
             Effect.mapError(fromDomain)
           ),
       listConfigs: ({ query }) =>
         Effect.gen(function*() {
           const request = pageOf(query)
-          const listed = yield* credentials.listConfigs(yield* principal, query.workspace_id, request)
+          const listed = yield* configs.listConfigs(yield* principal, query.workspace_id, request)
           return listBody(listed, request)
         }).pipe(Effect.mapError(fromDomain)),
       getConfig: ({ params }) =>
-        Effect.flatMap(principal, (p) => credentials.getConfig(p, params.id)).pipe(Effect.mapError(fromDomain)),
+        Effect.flatMap(principal, (p) => configs.getConfig(p, params.id)).pipe(Effect.mapError(fromDomain)),
       deleteConfig: ({ params }) =>
         Effect.flatMap(principal, (p) =>
           audited({
@@ -120,7 +117,7 @@ export const ProvidersHandlers = HttpApiBuilder.group(
             workspaceId: (c) => c.workspace_id,
             status: 200,
             body: null
-          }, credentials.deleteConfig(p, params.id))).pipe(
+          }, configs.deleteConfig(p, params.id))).pipe(
             Effect.map((c) => ({ id: c.id, object: "config" as const, deleted: true as const })),
             Effect.mapError(fromDomain)
           )

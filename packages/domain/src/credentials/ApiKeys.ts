@@ -1,7 +1,7 @@
 /**
  * Issuing API keys and resolving a presented key into a `Principal`.
  */
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
 import { authorizeKeyCreation, ensureAllowed, isAdminKey, mayCreateKeyFor } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
@@ -14,6 +14,15 @@ import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { ApiKey, type ApiKeyType, hasKeyShape, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey } from "./ApiKey.ts"
 import { ApiKeyStore } from "./ApiKeyStore.ts"
+
+/** Scopes asked for that do not exist (field `scopes`); an adapter says where its callers find the known ones. */
+export class UnknownScopes extends Schema.TaggedError<UnknownScopes>()("UnknownScopes", {
+  scopes: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `Unknown scopes: ${this.scopes.join(", ")}.`
+  }
+}
 
 export interface IssueKeyInput {
   readonly type: ApiKeyType
@@ -63,7 +72,7 @@ export class ApiKeys extends Context.Service<
     readonly create: (
       principal: Principal,
       input: CreateKeyInput
-    ) => Effect.Effect<IssuedKey, InvalidRequest | AccessError | Conflict>
+    ) => Effect.Effect<IssuedKey, InvalidRequest | UnknownScopes | AccessError | Conflict>
     readonly list: (
       principal: Principal,
       workspaceId: string | undefined,
@@ -114,10 +123,11 @@ export class ApiKeys extends Context.Service<
         return { key, plaintext: Redacted.make(plaintext, { label: "api-key" }) }
       })
 
-      const rejected = (message: string, key?: ApiKey) =>
+      const rejected = (message: string, key?: ApiKey, credential?: Unauthenticated["credential"]) =>
         Effect.fail(
           new Unauthenticated({
             message,
+            ...(credential === undefined ? {} : { credential }),
             ...(key === undefined ? {} : {
               knownKey: {
                 id: key.id,
@@ -129,7 +139,7 @@ export class ApiKeys extends Context.Service<
           })
         )
       const expired = (key: ApiKey) => rejected(`This API key expired at ${key.expires_at}; create a new key.`, key)
-      const invalid = () => rejected("Invalid API key: check the x-service-api-key header.")
+      const invalid = () => rejected("Invalid API key.", undefined, "unrecognised")
       const resolved = new TtlCache<string, {
         readonly key: ApiKey
         readonly expiresAtMs: number
@@ -162,7 +172,7 @@ export class ApiKeys extends Context.Service<
       const authenticate = (presented: Redacted.Redacted<string>) =>
         Effect.clockWith((clock): Effect.Effect<Principal, Unauthenticated> => {
           const candidate = Redacted.value(presented).trim()
-          if (candidate.length === 0) return rejected("Missing API key: send it in the x-service-api-key header.")
+          if (candidate.length === 0) return rejected("Missing API key.", undefined, "missing")
           if (!hasKeyShape(candidate)) return invalid()
           const digest = crypto.sha256Hex(candidate)
           const now = clock.currentTimeMillisUnsafe()
@@ -223,10 +233,7 @@ export class ApiKeys extends Context.Service<
         if (input.scopes.length === 0) return yield* InvalidRequest.of("scopes must name at least one scope.", "scopes")
         const unknown = unknownScopes(input.scopes)
         if (unknown.length > 0) {
-          return yield* InvalidRequest.of(
-            `Unknown scopes: ${unknown.join(", ")}. GET /v1/scopes lists the known ones.`,
-            "scopes"
-          )
+          return yield* new UnknownScopes({ scopes: unknown })
         }
         let expiresAt: string | null = null
         if (input.expiresAt !== undefined) {

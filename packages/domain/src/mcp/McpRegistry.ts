@@ -8,6 +8,7 @@ import { WorkspaceStore } from "../access/AccessStores.ts"
 import { ensureAllowed, isAdminKey } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { type Conflict, Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { HTTP_URL_PROBLEMS, parseHttpUrl } from "../shared/HttpUrl.ts"
 import { hotPathSpan } from "../shared/internal/hotPathSpan.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
@@ -91,19 +92,10 @@ const readable = (integration: McpIntegration) =>
 const SLUG = /^[a-zA-Z0-9_-]+$/
 
 const checkUrl = (url: string) => {
-  let parsed: URL
-  try {
-    parsed = new URL(url)
-  } catch {
-    return Effect.fail(InvalidRequest.of("url must be an absolute http or https URL.", "url"))
-  }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    return Effect.fail(InvalidRequest.of("url must be an absolute http or https URL.", "url"))
-  }
-  if (parsed.username !== "" || parsed.password !== "") {
-    return Effect.fail(InvalidRequest.of("url must not carry credentials; use secret_mappings.", "url"))
-  }
-  return Effect.void
+  const parsed = parseHttpUrl(url)
+  if (parsed instanceof URL) return Effect.void
+  const hint = parsed === "credentials" ? "; use secret_mappings" : ""
+  return Effect.fail(InvalidRequest.of(`url ${HTTP_URL_PROBLEMS[parsed]}${hint}.`, "url"))
 }
 
 const checkLength = (value: string | undefined, param: string, min: number, max: number) =>

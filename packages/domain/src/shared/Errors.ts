@@ -15,6 +15,11 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 /** No usable credential: missing, unknown, revoked or expired key. */
 export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
   message: Schema.String,
+  /**
+   * Set when the presented credential is no key at all: `missing` (none was presented) or `unrecognised`.
+   * An adapter adds where its callers present a key.
+   */
+  credential: Schema.optionalKey(Schema.Literals(["missing", "unrecognised"])),
   /** The key presented, when the gateway knows it (revoked or expired): the audit log files the attempt under it. */
   knownKey: Schema.optionalKey(Schema.Struct({
     id: Schema.String,

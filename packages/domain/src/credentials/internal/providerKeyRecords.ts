@@ -1,0 +1,99 @@
+/**
+ * What the services of virtual keys and configs share: both are workspace records holding an encrypted
+ * provider key, created, listed, read and deleted under the same access and input rules.
+ */
+import { Effect, Option, Redacted } from "effect"
+import { WorkspaceStore } from "../../access/AccessStores.ts"
+import { type Action, ensureAllowed } from "../../access/Policy.ts"
+import type { Principal } from "../../access/Principal.ts"
+import { parseCustomHost } from "../../fine-tuning/CustomHosts.ts"
+import { SecretCipher } from "../../fine-tuning/Providers.ts"
+import { InvalidRequest, NotFound } from "../../shared/Errors.ts"
+import type { StoredSecret } from "../ProviderKeyStores.ts"
+
+const SLUG = /^[a-zA-Z0-9_-]{1,64}$/
+
+export const makeProviderKeyRecords = Effect.gen(function*() {
+  const workspaces = yield* WorkspaceStore
+  const cipher = yield* SecretCipher
+
+  const targetWorkspace = Effect.fnUntraced(
+    function*(principal: Principal, workspaceId: string | undefined, action: Action) {
+      const id = workspaceId ?? principal.workspaceId
+      if (id === null) {
+        return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
+      }
+      const workspace = yield* workspaces.get(id)
+      if (Option.isNone(workspace) || workspace.value.organisation_id !== principal.organisationId) {
+        return yield* new NotFound({ resource: "workspace", id })
+      }
+      yield* ensureAllowed(principal, action, { organisationId: principal.organisationId, workspaceId: id }, {
+        type: "workspace",
+        id
+      })
+      return workspace.value
+    }
+  )
+
+  const checkName = (name: string) =>
+    name.trim().length === 0 || name.length > 255
+      ? Effect.fail(InvalidRequest.of("name must be 1 to 255 characters.", "name"))
+      : Effect.void
+
+  const checkSlug = (slug: string) =>
+    SLUG.test(slug)
+      ? Effect.void
+      : Effect.fail(InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug"))
+
+  /** The custom host's shape; its addresses are checked at each call, when they are resolved and pinned. */
+  const checkHost = (host: string, param: string) => {
+    const parsed = parseCustomHost(host, param)
+    return parsed instanceof InvalidRequest ? Effect.fail(parsed) : Effect.void
+  }
+
+  const owned = Effect.fnUntraced(
+    function*<A extends { readonly organisation_id: string; readonly workspace_id: string }>(
+      principal: Principal,
+      found: Option.Option<StoredSecret<A>>,
+      id: string,
+      resource: string,
+      action: Action
+    ) {
+      if (Option.isNone(found) || found.value.record.organisation_id !== principal.organisationId) {
+        return yield* new NotFound({ resource, id })
+      }
+      const record = found.value.record
+      yield* ensureAllowed(principal, action, {
+        organisationId: record.organisation_id,
+        workspaceId: record.workspace_id
+      }, {
+        type: resource,
+        id
+      })
+      return record
+    }
+  )
+
+  const listScope = Effect.fnUntraced(
+    function*(principal: Principal, workspaceId: string | undefined, action: Action) {
+      const scope = workspaceId ?? principal.workspaceId
+      yield* ensureAllowed(principal, action, { organisationId: principal.organisationId, workspaceId: scope }, {
+        type: "workspace",
+        id: scope ?? principal.organisationId
+      })
+      return scope
+    }
+  )
+
+  const encrypt = (plaintext: string) => cipher.encrypt(plaintext)
+
+  const decrypt = (encrypted: string | null, what: string) => {
+    if (encrypted === null) return Effect.succeed(undefined)
+    const plaintext = cipher.decrypt(encrypted)
+    return plaintext === undefined
+      ? Effect.die(new Error(`The provider key of ${what} cannot be decrypted: was GATEWAY_MASTER_KEY changed?`))
+      : Effect.succeed(Redacted.make(plaintext))
+  }
+
+  return { targetWorkspace, checkName, checkSlug, checkHost, owned, listScope, encrypt, decrypt }
+})

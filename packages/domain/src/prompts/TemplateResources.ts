@@ -24,7 +24,7 @@ export interface TemplateResourceInput {
   readonly version_description?: string | undefined
 }
 
-/** A prompt's or a partial's own fields. */
+/** What finding a prompt or a partial reads of it. */
 interface TemplateResource {
   readonly id: string
   readonly organisation_id: string
@@ -33,19 +33,17 @@ interface TemplateResource {
 
 const SLUG = /^[a-zA-Z0-9_-]{1,64}$/
 
-const validateText = (value: string | undefined, param: string, max: number, required: boolean) => {
-  if (value === undefined) {
-    return required ? Effect.fail(InvalidRequest.of(`${param} is required.`, param)) : Effect.void
-  }
+/** Given, not blank, and at most `max` characters. */
+const validateText = (value: string | undefined, param: string, max: number) => {
+  if (value === undefined) return Effect.fail(InvalidRequest.of(`${param} is required.`, param))
   return value.trim().length === 0 || value.length > max
     ? Effect.fail(InvalidRequest.of(`${param} must be 1 to ${max} characters.`, param))
     : Effect.void
 }
 
-export const validateName = (name: string | undefined) => validateText(name, "name", 255, true)
+export const validateName = (name: string | undefined) => validateText(name, "name", 255)
 
-/** A template's text: required where it is given at all. */
-export const validateTemplateText = (string: string | undefined) => validateText(string, "string", 1_000_000, true)
+export const validateTemplateText = (string: string | undefined) => validateText(string, "string", 1_000_000)
 
 export const allowed = (
   principal: Principal,

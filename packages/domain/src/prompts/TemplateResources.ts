@@ -1,0 +1,182 @@
+/**
+ * What prompts and partials share: both are named, slugged, versioned resources of a workspace. Where a new
+ * one goes, how a reference finds one, the checks on their names and texts and the access check on one are
+ * written once here, for both kinds.
+ */
+import { Effect, Option } from "effect"
+import { slugify } from "../access/AccessModel.ts"
+import { WorkspaceStore } from "../access/AccessStores.ts"
+import { type Action, ensureAllowed, isAdminKey } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import { type Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { PartialStore, type Prompt, PromptStore } from "./Prompt.ts"
+
+export type Failure = InvalidRequest | Forbidden | NotFound
+
+/** What creating or changing a prompt or a partial is given, in common. */
+export interface TemplateResourceInput {
+  readonly name?: string | undefined
+  readonly slug?: string | undefined
+  readonly workspace_id?: string | undefined
+  readonly string?: string | undefined
+  readonly version_description?: string | undefined
+}
+
+/** What finding a prompt or a partial reads of it. */
+interface TemplateResource {
+  readonly id: string
+  readonly organisation_id: string
+  readonly workspace_id: string
+}
+
+const SLUG = /^[a-zA-Z0-9_-]{1,64}$/
+
+/** Given, not blank, and at most `max` characters. */
+const validateText = (value: string | undefined, param: string, max: number) => {
+  if (value === undefined) return Effect.fail(InvalidRequest.of(`${param} is required.`, param))
+  return value.trim().length === 0 || value.length > max
+    ? Effect.fail(InvalidRequest.of(`${param} must be 1 to ${max} characters.`, param))
+    : Effect.void
+}
+
+export const validateName = (name: string | undefined) => validateText(name, "name", 255)
+
+export const validateTemplateText = (string: string | undefined) => validateText(string, "string", 1_000_000)
+
+export const allowed = (
+  principal: Principal,
+  action: Action,
+  prompt: { organisation_id: string; workspace_id: string; id: string },
+  type = "prompt"
+) =>
+  ensureAllowed(principal, action, { organisationId: prompt.organisation_id, workspaceId: prompt.workspace_id }, {
+    type,
+    id: prompt.id
+  })
+
+/** How a reference (an id or a slug) finds one kind of resource. */
+interface ResourceKind<A extends TemplateResource> {
+  /** What errors call it. */
+  readonly resource: string
+  /** The request's name for the reference. */
+  readonly param: string
+  readonly get: (id: string) => Effect.Effect<Option.Option<A>>
+  /** Those with this slug that the principal can mean. */
+  readonly withSlug: (principal: Principal, slug: string) => Effect.Effect<ReadonlyArray<A>>
+}
+
+/** A resource by id or slug, if the principal's organisation has it. */
+const finder = <A extends TemplateResource>(kind: ResourceKind<A>) =>
+  Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
+    const byId = yield* kind.get(idOrSlug)
+    if (Option.isSome(byId) && byId.value.organisation_id === principal.organisationId) return byId.value
+    const bySlug = yield* kind.withSlug(principal, idOrSlug)
+    if (bySlug.length === 1) return bySlug[0]
+    if (bySlug.length > 1) {
+      return yield* InvalidRequest.of(
+        `Several workspaces have a ${kind.resource} with slug '${idOrSlug}'; use the ${kind.resource}'s id.`,
+        kind.param
+      )
+    }
+    return yield* new NotFound({ resource: kind.resource, id: idOrSlug })
+  })
+
+export type TemplateResources = Effect.Success<typeof makeTemplateResources>
+
+export const makeTemplateResources = Effect.gen(function*() {
+  const prompts = yield* PromptStore
+  const partials = yield* PartialStore
+  const workspaces = yield* WorkspaceStore
+  const crypto = yield* PlatformCrypto
+
+  /** The workspace a new resource goes to: the given one (which must exist), or the key's own. */
+  const targetWorkspace = Effect.fnUntraced(function*(principal: Principal, workspaceId: string | undefined) {
+    const id = workspaceId ?? principal.workspaceId
+    if (id === null || id === undefined) {
+      return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
+    }
+    const workspace = yield* workspaces.get(id)
+    if (Option.isNone(workspace) || workspace.value.organisation_id !== principal.organisationId) {
+      return yield* new NotFound({ resource: "workspace", id })
+    }
+    return workspace.value
+  })
+
+  /** An admin key finds a prompt by slug in any workspace, as long as only one has it. */
+  const findPrompt = finder({
+    resource: "prompt",
+    param: "promptId",
+    get: prompts.get,
+    withSlug: (principal, slug) =>
+      Effect.map(
+        prompts.findBySlug(principal.organisationId, slug),
+        (found) => found.filter((p) => isAdminKey(principal) || p.workspace_id === principal.workspaceId)
+      )
+  })
+
+  /** A partial's slug is looked up in the key's own workspace only. */
+  const findPartial = finder({
+    resource: "prompt partial",
+    param: "partialId",
+    get: partials.get,
+    withSlug: (principal, slug) =>
+      principal.workspaceId === null
+        ? Effect.succeed([])
+        : Effect.map(partials.findBySlug(principal.workspaceId, slug), Option.toArray)
+  })
+
+  /** Where a new prompt or partial goes, and under which slug: the checks both creations share. */
+  const creationPlace = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {
+    yield* validateName(input.name)
+    yield* validateTemplateText(input.string)
+    const workspace = yield* targetWorkspace(principal, input.workspace_id)
+    yield* ensureAllowed(principal, "prompts.create", {
+      organisationId: workspace.organisation_id,
+      workspaceId: workspace.id
+    }, { type: "workspace", id: workspace.id })
+    const slug = input.slug ?? slugify(input.name!)
+    if (!SLUG.test(slug)) {
+      return yield* InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug")
+    }
+    return { slug, workspace }
+  })
+
+  /** A new prompt's or partial's own fields, once the principal may create it; version 1 is published. */
+  const newResource = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {
+    const { slug, workspace } = yield* creationPlace(principal, input)
+    const now = yield* nowIso
+    return {
+      id: crypto.uuid(),
+      organisation_id: workspace.organisation_id,
+      workspace_id: workspace.id,
+      name: input.name!.trim(),
+      slug,
+      published_version: 1,
+      created_at: now,
+      last_updated_at: now
+    }
+  })
+
+  const listScope = Effect.fnUntraced(
+    function*(principal: Principal, workspaceId: string | undefined, action: Action) {
+      const scope = workspaceId ?? principal.workspaceId
+      yield* ensureAllowed(principal, action, { organisationId: principal.organisationId, workspaceId: scope }, {
+        type: "workspace",
+        id: scope ?? principal.organisationId
+      })
+      return scope
+    }
+  )
+
+  const existingVersion = Effect.fnUntraced(function*(prompt: Prompt, version: number) {
+    const found = yield* prompts.getVersion(prompt.id, version)
+    if (Option.isNone(found)) {
+      return yield* new NotFound({ resource: `version of prompt '${prompt.slug}'`, id: String(version) })
+    }
+    return found.value
+  })
+
+  return { findPrompt, findPartial, newResource, listScope, existingVersion }
+})

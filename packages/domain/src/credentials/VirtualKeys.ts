@@ -5,11 +5,11 @@
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { slugify } from "../access/AccessModel.ts"
 import { WorkspaceStore } from "../access/AccessStores.ts"
-import { type Action, ensureAllowed } from "../access/Policy.ts"
+import { type Action, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { parseCustomHost } from "../fine-tuning/CustomHosts.ts"
 import { ProviderRegistry, SecretCipher } from "../fine-tuning/Providers.ts"
-import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { type Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { jsonProblem } from "../shared/InputRules.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
@@ -244,15 +244,12 @@ export class VirtualKeys extends Context.Service<
           if (id === null) {
             return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
           }
-          const workspace = yield* workspaces.get(id)
-          if (Option.isNone(workspace) || workspace.value.organisation_id !== principal.organisationId) {
-            return yield* new NotFound({ resource: "workspace", id })
-          }
-          yield* ensureAllowed(principal, action, { organisationId: principal.organisationId, workspaceId: id }, {
+          const workspace = yield* requireRow(yield* workspaces.get(id), "workspace", id)
+          yield* ensureAllowed(principal, action, Target.workspace(workspace.organisation_id, workspace.id), {
             type: "workspace",
             id
           })
-          return workspace.value
+          return workspace
         }
       )
 
@@ -313,14 +310,8 @@ export class VirtualKeys extends Context.Service<
           resource: string,
           action: Action
         ) {
-          if (Option.isNone(found) || found.value.record.organisation_id !== principal.organisationId) {
-            return yield* new NotFound({ resource, id })
-          }
-          const record = found.value.record
-          yield* ensureAllowed(principal, action, {
-            organisationId: record.organisation_id,
-            workspaceId: record.workspace_id
-          }, {
+          const { record } = yield* requireRow(found, resource, id)
+          yield* ensureAllowed(principal, action, Target.workspace(record.organisation_id, record.workspace_id), {
             type: resource,
             id
           })
@@ -328,16 +319,7 @@ export class VirtualKeys extends Context.Service<
         }
       )
 
-      const listScope = Effect.fnUntraced(
-        function*(principal: Principal, workspaceId: string | undefined, action: Action) {
-          const scope = workspaceId ?? principal.workspaceId
-          yield* ensureAllowed(principal, action, { organisationId: principal.organisationId, workspaceId: scope }, {
-            type: "workspace",
-            id: scope ?? principal.organisationId
-          })
-          return scope
-        }
-      )
+      const listScope = ensureListScope
 
       const createConfig = Effect.fn("VirtualKeys.createConfig")(function*(principal: Principal, input: ConfigInput) {
         const workspace = yield* targetWorkspace(principal, input.workspace_id, "configs.create")

@@ -5,9 +5,9 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import { slugify } from "../access/AccessModel.ts"
 import { WorkspaceStore } from "../access/AccessStores.ts"
-import { type Action, ensureAllowed, isAdminKey } from "../access/Policy.ts"
+import { type Action, canSee, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
-import { type Conflict, type Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { type Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { hotPathSpan } from "../shared/internal/hotPathSpan.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
@@ -360,7 +360,7 @@ export class Prompts extends Context.Service<
         prompt: { organisation_id: string; workspace_id: string; id: string },
         type = "prompt"
       ) =>
-        ensureAllowed(principal, action, { organisationId: prompt.organisation_id, workspaceId: prompt.workspace_id }, {
+        ensureAllowed(principal, action, Target.workspace(prompt.organisation_id, prompt.workspace_id), {
           type,
           id: prompt.id
         })
@@ -371,28 +371,24 @@ export class Prompts extends Context.Service<
         if (id === null || id === undefined) {
           return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
         }
-        const workspace = yield* workspaces.get(id)
-        if (Option.isNone(workspace) || workspace.value.organisation_id !== principal.organisationId) {
-          return yield* new NotFound({ resource: "workspace", id })
-        }
-        return workspace.value
+        return yield* requireRow(yield* workspaces.get(id), "workspace", id)
       })
 
       /** A prompt by id or slug, if the principal's organisation has it. */
       const findPrompt = Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
+        // By id: the policy decides afterwards. By slug: only the slugs the key can see count.
         const byId = yield* prompts.get(idOrSlug)
-        if (Option.isSome(byId) && byId.value.organisation_id === principal.organisationId) return byId.value
+        if (Option.isSome(byId)) return byId.value
         const bySlug = (yield* prompts.findBySlug(principal.organisationId, idOrSlug)).filter((p) =>
-          isAdminKey(principal) || p.workspace_id === principal.workspaceId
+          canSee(principal, Target.workspace(p.organisation_id, p.workspace_id))
         )
-        if (bySlug.length === 1) return bySlug[0]
         if (bySlug.length > 1) {
           return yield* InvalidRequest.of(
             `Several workspaces have a prompt with slug '${idOrSlug}'; use the prompt's id.`,
             "promptId"
           )
         }
-        return yield* new NotFound({ resource: "prompt", id: idOrSlug })
+        return yield* requireRow(Option.fromUndefinedOr(bySlug[0]), "prompt", idOrSlug)
       })
 
       const validateText = (value: string | undefined, param: string, max: number, required: boolean) => {
@@ -434,10 +430,10 @@ export class Prompts extends Context.Service<
         yield* validateText(input.name, "name", 255, true)
         yield* validateText(input.string, "string", 1_000_000, true)
         const workspace = yield* targetWorkspace(principal, input.workspace_id)
-        yield* ensureAllowed(principal, "prompts.create", {
-          organisationId: workspace.organisation_id,
-          workspaceId: workspace.id
-        }, { type: "workspace", id: workspace.id })
+        yield* ensureAllowed(principal, "prompts.create", Target.workspace(workspace.organisation_id, workspace.id), {
+          type: "workspace",
+          id: workspace.id
+        })
         const slug = input.slug ?? slugify(input.name!)
         if (!SLUG.test(slug)) {
           return yield* InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug")
@@ -515,11 +511,11 @@ export class Prompts extends Context.Service<
       })
 
       const existingVersion = Effect.fnUntraced(function*(prompt: Prompt, version: number) {
-        const found = yield* prompts.getVersion(prompt.id, version)
-        if (Option.isNone(found)) {
-          return yield* new NotFound({ resource: `version of prompt '${prompt.slug}'`, id: String(version) })
-        }
-        return found.value
+        return yield* requireRow(
+          yield* prompts.getVersion(prompt.id, version),
+          `version of prompt '${prompt.slug}'`,
+          String(version)
+        )
       })
 
       const publish = Effect.fn("Prompts.publish")(function*(principal: Principal, promptId: string, version: number) {
@@ -556,16 +552,7 @@ export class Prompts extends Context.Service<
         return { prompt, versions: yield* prompts.versions(prompt.id), labels: yield* prompts.labels(prompt.id) }
       })
 
-      const listScope = Effect.fnUntraced(
-        function*(principal: Principal, workspaceId: string | undefined, action: Action) {
-          const scope = workspaceId ?? principal.workspaceId
-          yield* ensureAllowed(principal, action, { organisationId: principal.organisationId, workspaceId: scope }, {
-            type: "workspace",
-            id: scope ?? principal.organisationId
-          })
-          return scope
-        }
-      )
+      const listScope = ensureListScope
 
       const list = Effect.fn("Prompts.list")(
         function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
@@ -586,13 +573,12 @@ export class Prompts extends Context.Service<
       // Partials
 
       const findPartial = Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
+        // By id: the policy decides afterwards. By slug: only in the key's own workspace.
         const byId = yield* partials.get(idOrSlug)
-        if (Option.isSome(byId) && byId.value.organisation_id === principal.organisationId) return byId.value
-        if (principal.workspaceId !== null) {
-          const bySlug = yield* partials.findBySlug(principal.workspaceId, idOrSlug)
-          if (Option.isSome(bySlug)) return bySlug.value
-        }
-        return yield* new NotFound({ resource: "prompt partial", id: idOrSlug })
+        if (Option.isSome(byId)) return byId.value
+        const own = principal.workspaceId
+        const bySlug = own === null ? Option.none() : yield* partials.findBySlug(own, idOrSlug)
+        return yield* requireRow(bySlug, "prompt partial", idOrSlug)
       })
 
       const checkPartialTemplate = (slug: string, string: string) =>
@@ -687,10 +673,11 @@ export class Prompts extends Context.Service<
         if (selector === undefined) return yield* existingVersion(prompt, prompt.published_version)
         if (/^\d+$/.test(selector)) return yield* existingVersion(prompt, Number(selector))
         if (selector === "latest") return Option.getOrThrow(yield* prompts.latestVersion(prompt.id))
-        const label = (yield* prompts.labels(prompt.id)).find((l) => l.label === selector)
-        if (label === undefined) {
-          return yield* new NotFound({ resource: `label of prompt '${prompt.slug}'`, id: selector })
-        }
+        const label = yield* requireRow(
+          Option.fromUndefinedOr((yield* prompts.labels(prompt.id)).find((l) => l.label === selector)),
+          `label of prompt '${prompt.slug}'`,
+          selector
+        )
         return yield* existingVersion(prompt, label.version)
       })
 

@@ -84,7 +84,8 @@ describe("API keys", () => {
     const elsewhere = await errorOf(
       await post("/v1/api-keys/workspace/service", { name: "x", scopes: ["workspaces.read"], workspace_id: other }, key)
     )
-    expect(elsewhere).toMatchObject({ status: 403, code: "forbidden" })
+    // Another workspace is out of the key's sight: not found, like another organisation's.
+    expect(elsewhere).toMatchObject({ status: 404, code: "not_found" })
     const admin = await errorOf(
       await post("/v1/api-keys/organisation/service", { name: "x", scopes: ["workspaces.read"] }, key)
     )

@@ -100,8 +100,9 @@ describe("the x-service-api-key middleware", () => {
     expect(created.status).toBe(201)
     const other = await jsonOf(created)
     expect((await server.request(`/v1/workspaces/${server.workspaceId}`, { key })).status).toBe(200)
+    // Another workspace is out of the key's sight: not found, like another organisation's.
     const denied = await errorOf(await server.request(`/v1/workspaces/${other.id}`, { key }))
-    expect(denied).toMatchObject({ status: 403, code: "forbidden" })
+    expect(denied).toMatchObject({ status: 404, code: "not_found" })
     const listed = await jsonOf(await server.request("/v1/workspaces", { key }))
     expect(listed.data.map((w: { id: string }) => w.id)).toEqual([server.workspaceId])
   })

@@ -116,7 +116,8 @@ describe("MCP integrations", () => {
         workspaceKey
       )
     )
-    expect(denied.status).toBe(403)
+    // Another workspace is out of the key's sight: not found, as another organisation's would be.
+    expect(denied.status).toBe(404)
   })
 
   it("lists by type: workspace, organisation, all", async () => {
@@ -178,9 +179,11 @@ describe("MCP integrations", () => {
     expect(far.total).toBeGreaterThan(0)
   })
 
-  it("needs organisation_id with an admin key, and refuses another organisation's", async () => {
+  it("needs organisation_id with an admin key, and hides another organisation's", async () => {
     expect(await errorOf(await list(""))).toMatchObject({ status: 400, param: "organisation_id" })
-    expect((await errorOf(await list("organisation_id=someone-else"))).status).toBe(403)
+    expect((await errorOf(await list("organisation_id=someone-else"))).status).toBe(404)
+    const created = await send("POST", "/v1/mcp-integrations", { ...integration(), organisation_id: "someone-else" })
+    expect((await errorOf(created)).status).toBe(404)
   })
 
   it("shows a workspace key its own and the organisation-level ones open to it, nothing else", async () => {
@@ -208,9 +211,46 @@ describe("MCP integrations", () => {
     )
     expect(theirs).toContain("restricted")
     expect((await jsonOf(await list(`${orgQuery()}&search=restricted`))).data[0].workspaces_count).toBe(1)
-    expect((await errorOf(await list(`workspace_id=${otherWorkspace}`, workspaceKey))).status).toBe(403)
+    // What the key cannot see answers 404, by id or by slug.
+    expect((await errorOf(await list(`workspace_id=${otherWorkspace}`, workspaceKey))).status).toBe(404)
     expect((await errorOf(await server.request(`/v1/mcp-integrations/${restricted.id}`, { key: workspaceKey }))).status)
-      .toBe(403)
+      .toBe(404)
+    expect((await errorOf(await server.request("/v1/mcp-integrations/restricted", { key: workspaceKey }))).status)
+      .toBe(404)
+    expect(
+      (await errorOf(await send("PUT", `/v1/mcp-integrations/${restricted.id}`, { name: "X" }, workspaceKey))).status
+    )
+      .toBe(404)
+  })
+
+  it("lets only owners and admins update or archive an organisation-level integration, as only they create one", async () => {
+    const org = await jsonOf(await send("POST", "/v1/mcp-integrations", integration({ slug: "admins-only" })))
+    const member = await jsonOf(
+      await send("POST", "/v1/users", { email: `member-${org.id}@example.com`, role: "member" })
+    )
+    const memberAdminKey = await server.runtime.runPromise(
+      Effect.flatMap(Effect.service(ApiKeys), (keys) =>
+        keys.issue({
+          type: "organisation-service",
+          name: "member's admin key",
+          description: null,
+          organisationId: server.organisationId,
+          workspaceId: null,
+          userId: member.id,
+          scopes: ["organisation_mcp_integrations.create", "organisation_mcp_integrations.read"],
+          expiresAt: null
+        }))
+    ).then((issued) => Redacted.value(issued.plaintext))
+    const created = await send("POST", "/v1/mcp-integrations", integration({ slug: "by-member" }), memberAdminKey)
+    expect((await errorOf(created)).status).toBe(403)
+    const updated = await send("PUT", `/v1/mcp-integrations/${org.id}`, { name: "Renamed" }, memberAdminKey)
+    expect((await errorOf(updated)).status).toBe(403)
+    const archived = await send("DELETE", `/v1/mcp-integrations/${org.id}`, undefined, memberAdminKey)
+    expect((await errorOf(archived)).status).toBe(403)
+    // A workspace key sees an organisation-level integration open to it, and may not change it.
+    const byWorkspaceKey = await send("PUT", `/v1/mcp-integrations/${org.id}`, { name: "Renamed" }, workspaceKey)
+    expect((await errorOf(byWorkspaceKey)).status).toBe(403)
+    expect((await jsonOf(await server.request(`/v1/mcp-integrations/${org.id}`))).name).toBe("Linear")
   })
 
   it("archives on DELETE: hidden from lists unless status=archived", async () => {
@@ -305,10 +345,14 @@ describe("MCP servers", () => {
     }
   })
 
-  it("answers 404 for unknown servers and 403 for another workspace's", async () => {
+  it("answers 404 for unknown servers and for another workspace's, by id or by slug", async () => {
     expect((await errorOf(await server.request("/v1/mcp-servers/no-such-server"))).status).toBe(404)
     expect((await errorOf(await server.request(`/v1/mcp-servers/${serverId}`, { key: otherWorkspaceKey }))).status)
-      .toBe(403)
+      .toBe(404)
+    const bySlug = await server.request(`/v1/mcp-servers/linear-us?workspace_id=${server.workspaceId}`, {
+      key: otherWorkspaceKey
+    })
+    expect((await errorOf(bySlug)).status).toBe(404)
   })
 
   it("refuses an integration the workspace may not use, naming it", async () => {
@@ -375,6 +419,6 @@ describe("the audit log", () => {
     const created = records.filter((r) => r.action === "create" && r.response_status_code === 201)
     expect(created.some((r) => r.resource_type === "mcp_integration")).toBe(true)
     expect(created.some((r) => r.resource_type === "mcp_server")).toBe(true)
-    expect(records.some((r) => r.resource_type === "mcp_integration" && r.response_status_code === 403)).toBe(true)
+    expect(records.some((r) => r.resource_type === "mcp_integration" && r.response_status_code === 404)).toBe(true)
   })
 })

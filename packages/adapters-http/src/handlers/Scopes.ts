@@ -1,4 +1,4 @@
-import { CurrentPrincipal, ensureAllowed, ScopeNames } from "@gateway-control/domain"
+import { CurrentPrincipal, ensureAllowed, ScopeNames, Target } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../Api.ts"
@@ -10,10 +10,10 @@ export const ScopesHandlers = HttpApiBuilder.group(GatewayApi, "scopes", (handle
   handlers.handleAll({
     list: () =>
       Effect.flatMap(Effect.service(CurrentPrincipal), (principal) =>
-        ensureAllowed(principal, "scopes.list", {
-          organisationId: principal.organisationId,
-          workspaceId: principal.workspaceId
-        }, { type: "organisation", id: principal.organisationId })).pipe(
+        ensureAllowed(principal, "scopes.list", Target.own(principal), {
+          type: "organisation",
+          id: principal.organisationId
+        })).pipe(
           Effect.as(catalogue),
           Effect.mapError(fromDomain)
         )

@@ -2,7 +2,7 @@
  * Listing fine-tuning jobs through a provider, so clients need a gateway key instead of the provider key.
  */
 import { Context, Effect, Layer } from "effect"
-import { ensureAllowed } from "../access/Policy.ts"
+import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import type { Forbidden, NotFound } from "../shared/Errors.ts"
 import { makeCustomHostCheck } from "./CustomHosts.ts"
@@ -108,10 +108,10 @@ export class FineTuning extends Context.Service<
 
       const listJobs = Effect.fn("FineTuning.listJobs")(
         function*(principal: Principal, selection: ProviderSelection, query: JobsQuery) {
-          yield* ensureAllowed(principal, "completions.write", {
-            organisationId: principal.organisationId,
-            workspaceId: principal.workspaceId
-          }, { type: "workspace", id: principal.workspaceId ?? principal.organisationId })
+          yield* ensureAllowed(principal, "completions.write", Target.own(principal), {
+            type: "workspace",
+            id: principal.workspaceId ?? principal.organisationId
+          })
 
           const choice = yield* chooseProvider(principal.workspaceId!, selection)
           // Provider base URLs come from the operator and connect as DNS says; custom hosts are checked and pinned.

@@ -15,9 +15,9 @@ import { InvalidRequest } from "../shared/Errors.ts"
 import { knownProvider, ProviderRegistry } from "./Providers.ts"
 import {
   type ConfigSelection,
-  type KeyRecord,
   NoProviderSelected,
   ProviderKeyMissing,
+  type ProviderKeyRecord,
   type ProviderSelection,
   StoredKeyElsewhere
 } from "./ProviderSelection.ts"
@@ -53,7 +53,7 @@ type Credential =
     readonly stored: true
     readonly provider: string
     readonly apiKey: Redacted.Redacted<string>
-    readonly record: typeof KeyRecord.Type
+    readonly record: typeof ProviderKeyRecord.Type
     readonly ownHost: NamedHost | undefined
   }
 

@@ -47,7 +47,7 @@ export class ProviderKeyMissing extends Schema.TaggedError<ProviderKeyMissing>()
 }
 
 /** A stored record holding a provider key: a virtual key or a config, by slug. */
-export const KeyRecord = Schema.Struct({
+export const ProviderKeyRecord = Schema.Struct({
   kind: Schema.Literals(["virtual key", "config"]),
   slug: Schema.String
 })
@@ -57,7 +57,7 @@ export const KeyRecord = Schema.Struct({
  * of a config that does not hold the key. A stored key only goes to its own record's host.
  */
 export class StoredKeyElsewhere extends Schema.TaggedError<StoredKeyElsewhere>()("StoredKeyElsewhere", {
-  keyRecord: KeyRecord,
+  keyRecord: ProviderKeyRecord,
   /** Where the other host comes from. */
   hostField: Schema.Literals(["custom_host", "config"]),
   /** When the host is a config's: that config's slug; null for a config given inline. */

@@ -5,7 +5,7 @@
  */
 import { Effect, Option } from "effect"
 import type { Principal } from "../access/Principal.ts"
-import { InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { hotPathSpan } from "../shared/internal/hotPathSpan.ts"
 import { nestsDeeperThan } from "./internal/jsonDepth.ts"
 import { jsonLargerThan } from "./internal/renderedSize.ts"
@@ -102,10 +102,11 @@ export const makePromptRenderer = (resources: TemplateResources, cache: RenderCa
       if (selector === undefined) return yield* existingVersion(prompt, prompt.published_version)
       if (/^\d+$/.test(selector)) return yield* existingVersion(prompt, Number(selector))
       if (selector === "latest") return Option.getOrThrow(yield* prompts.latestVersion(prompt.id))
-      const label = (yield* prompts.labels(prompt.id)).find((l) => l.label === selector)
-      if (label === undefined) {
-        return yield* new NotFound({ resource: `label of prompt '${prompt.slug}'`, id: selector })
-      }
+      const label = yield* requireRow(
+        Option.fromUndefinedOr((yield* prompts.labels(prompt.id)).find((l) => l.label === selector)),
+        `label of prompt '${prompt.slug}'`,
+        selector
+      )
       return yield* existingVersion(prompt, label.version)
     })
 

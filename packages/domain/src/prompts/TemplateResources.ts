@@ -6,9 +6,9 @@
 import { Effect, Option } from "effect"
 import { slugify } from "../access/AccessModel.ts"
 import { WorkspaceStore } from "../access/AccessStores.ts"
-import { type Action, ensureAllowed, isAdminKey } from "../access/Policy.ts"
+import { type Action, canSee, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
-import { type Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { PartialStore, type Prompt, PromptStore } from "./Prompt.ts"
@@ -51,7 +51,7 @@ export const allowed = (
   prompt: { organisation_id: string; workspace_id: string; id: string },
   type = "prompt"
 ) =>
-  ensureAllowed(principal, action, { organisationId: prompt.organisation_id, workspaceId: prompt.workspace_id }, {
+  ensureAllowed(principal, action, Target.workspace(prompt.organisation_id, prompt.workspace_id), {
     type,
     id: prompt.id
   })
@@ -67,20 +67,19 @@ interface ResourceKind<A extends TemplateResource> {
   readonly withSlug: (principal: Principal, slug: string) => Effect.Effect<ReadonlyArray<A>>
 }
 
-/** A resource by id or slug, if the principal's organisation has it. */
+/** A resource by id (the policy decides afterwards) or by a slug the principal can see. */
 const finder = <A extends TemplateResource>(kind: ResourceKind<A>) =>
   Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
     const byId = yield* kind.get(idOrSlug)
-    if (Option.isSome(byId) && byId.value.organisation_id === principal.organisationId) return byId.value
+    if (Option.isSome(byId)) return byId.value
     const bySlug = yield* kind.withSlug(principal, idOrSlug)
-    if (bySlug.length === 1) return bySlug[0]
     if (bySlug.length > 1) {
       return yield* InvalidRequest.of(
         `Several workspaces have a ${kind.resource} with slug '${idOrSlug}'; use the ${kind.resource}'s id.`,
         kind.param
       )
     }
-    return yield* new NotFound({ resource: kind.resource, id: idOrSlug })
+    return yield* requireRow(Option.fromUndefinedOr(bySlug[0]), kind.resource, idOrSlug)
   })
 
 export type TemplateResources = Effect.Success<typeof makeTemplateResources>
@@ -97,11 +96,7 @@ export const makeTemplateResources = Effect.gen(function*() {
     if (id === null || id === undefined) {
       return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
     }
-    const workspace = yield* workspaces.get(id)
-    if (Option.isNone(workspace) || workspace.value.organisation_id !== principal.organisationId) {
-      return yield* new NotFound({ resource: "workspace", id })
-    }
-    return workspace.value
+    return yield* requireRow(yield* workspaces.get(id), "workspace", id)
   })
 
   /** An admin key finds a prompt by slug in any workspace, as long as only one has it. */
@@ -112,7 +107,7 @@ export const makeTemplateResources = Effect.gen(function*() {
     withSlug: (principal, slug) =>
       Effect.map(
         prompts.findBySlug(principal.organisationId, slug),
-        (found) => found.filter((p) => isAdminKey(principal) || p.workspace_id === principal.workspaceId)
+        (found) => found.filter((p) => canSee(principal, Target.workspace(p.organisation_id, p.workspace_id)))
       )
   })
 
@@ -132,10 +127,10 @@ export const makeTemplateResources = Effect.gen(function*() {
     yield* validateName(input.name)
     yield* validateTemplateText(input.string)
     const workspace = yield* targetWorkspace(principal, input.workspace_id)
-    yield* ensureAllowed(principal, "prompts.create", {
-      organisationId: workspace.organisation_id,
-      workspaceId: workspace.id
-    }, { type: "workspace", id: workspace.id })
+    yield* ensureAllowed(principal, "prompts.create", Target.workspace(workspace.organisation_id, workspace.id), {
+      type: "workspace",
+      id: workspace.id
+    })
     const slug = input.slug ?? slugify(input.name!)
     if (!SLUG.test(slug)) {
       return yield* InvalidRequest.of("slug must be 1 to 64 letters, digits, '_' or '-'.", "slug")
@@ -159,23 +154,14 @@ export const makeTemplateResources = Effect.gen(function*() {
     }
   })
 
-  const listScope = Effect.fnUntraced(
-    function*(principal: Principal, workspaceId: string | undefined, action: Action) {
-      const scope = workspaceId ?? principal.workspaceId
-      yield* ensureAllowed(principal, action, { organisationId: principal.organisationId, workspaceId: scope }, {
-        type: "workspace",
-        id: scope ?? principal.organisationId
-      })
-      return scope
-    }
-  )
+  const listScope = ensureListScope
 
   const existingVersion = Effect.fnUntraced(function*(prompt: Prompt, version: number) {
-    const found = yield* prompts.getVersion(prompt.id, version)
-    if (Option.isNone(found)) {
-      return yield* new NotFound({ resource: `version of prompt '${prompt.slug}'`, id: String(version) })
-    }
-    return found.value
+    return yield* requireRow(
+      yield* prompts.getVersion(prompt.id, version),
+      `version of prompt '${prompt.slug}'`,
+      String(version)
+    )
   })
 
   return { findPrompt, findPartial, newResource, listScope, existingVersion }

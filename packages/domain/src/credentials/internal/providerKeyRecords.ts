@@ -2,13 +2,14 @@
  * What the services of virtual keys and configs share: both are workspace records holding an encrypted
  * provider key, created, listed, read and deleted under the same access and input rules.
  */
-import { Effect, Option, Redacted } from "effect"
+import type { Option } from "effect"
+import { Effect, Redacted } from "effect"
 import { WorkspaceStore } from "../../access/AccessStores.ts"
-import { type Action, ensureAllowed } from "../../access/Policy.ts"
+import { type Action, ensureAllowed, ensureListScope, Target } from "../../access/Policy.ts"
 import type { Principal } from "../../access/Principal.ts"
 import { parseCustomHost } from "../../fine-tuning/CustomHosts.ts"
 import { SecretCipher } from "../../fine-tuning/Providers.ts"
-import { InvalidRequest, NotFound } from "../../shared/Errors.ts"
+import { InvalidRequest, requireRow } from "../../shared/Errors.ts"
 import type { StoredSecret } from "../ProviderKeyStores.ts"
 
 const SLUG = /^[a-zA-Z0-9_-]{1,64}$/
@@ -23,15 +24,12 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
       if (id === null) {
         return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
       }
-      const workspace = yield* workspaces.get(id)
-      if (Option.isNone(workspace) || workspace.value.organisation_id !== principal.organisationId) {
-        return yield* new NotFound({ resource: "workspace", id })
-      }
-      yield* ensureAllowed(principal, action, { organisationId: principal.organisationId, workspaceId: id }, {
+      const workspace = yield* requireRow(yield* workspaces.get(id), "workspace", id)
+      yield* ensureAllowed(principal, action, Target.workspace(workspace.organisation_id, workspace.id), {
         type: "workspace",
         id
       })
-      return workspace.value
+      return workspace
     }
   )
 
@@ -59,14 +57,8 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
       resource: string,
       action: Action
     ) {
-      if (Option.isNone(found) || found.value.record.organisation_id !== principal.organisationId) {
-        return yield* new NotFound({ resource, id })
-      }
-      const record = found.value.record
-      yield* ensureAllowed(principal, action, {
-        organisationId: record.organisation_id,
-        workspaceId: record.workspace_id
-      }, {
+      const { record } = yield* requireRow(found, resource, id)
+      yield* ensureAllowed(principal, action, Target.workspace(record.organisation_id, record.workspace_id), {
         type: resource,
         id
       })
@@ -74,16 +66,7 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
     }
   )
 
-  const listScope = Effect.fnUntraced(
-    function*(principal: Principal, workspaceId: string | undefined, action: Action) {
-      const scope = workspaceId ?? principal.workspaceId
-      yield* ensureAllowed(principal, action, { organisationId: principal.organisationId, workspaceId: scope }, {
-        type: "workspace",
-        id: scope ?? principal.organisationId
-      })
-      return scope
-    }
-  )
+  const listScope = ensureListScope
 
   const encrypt = (plaintext: string) => cipher.encrypt(plaintext)
 

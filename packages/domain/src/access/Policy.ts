@@ -209,14 +209,14 @@ export const authorize = (principal: Principal, action: Action, target: Target):
   return allowed
 }
 
-/** Known to this module only: nothing else can construct an `Authorization`. */
+/** Known to this module only: nothing else can construct an `AccessGrant`. */
 const issuedByPolicy: unique symbol = Symbol("issuedByPolicy")
 
 /**
  * Proof that `authorize` allowed an action: only `ensureAllowed` makes one, and the services' writes take one,
  * so a write cannot be reached by a path that skipped the policy (the shape of the Effect examples' `policyUse`).
  */
-export class Authorization<out A extends Action> {
+export class AccessGrant<out A extends Action> {
   readonly action: A
   readonly principal: Principal
   readonly target: Target
@@ -251,10 +251,10 @@ export const ensureAllowed = <A extends Action>(
   action: A,
   target: Target,
   resource: ResourceRef
-): Effect.Effect<Authorization<A>, Forbidden | NotFound> =>
+): Effect.Effect<AccessGrant<A>, Forbidden | NotFound> =>
   Effect.as(
     decided(authorize(principal, action, target), resource),
-    new Authorization(issuedByPolicy, action, principal, target)
+    new AccessGrant(issuedByPolicy, action, principal, target)
   )
 
 /** What each key kind is shown. A presentation rule, not protection: see README "Access model". */

@@ -6,7 +6,7 @@
 import { Effect, Option } from "effect"
 import { slugify } from "../access/AccessModel.ts"
 import { WorkspaceStore } from "../access/AccessStores.ts"
-import { type Authorization, canSee, ensureAllowed, isAdminKey, Target } from "../access/Policy.ts"
+import { type AccessGrant, canSee, ensureAllowed, isAdminKey, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { HTTP_URL_PROBLEMS, parseHttpUrl } from "../shared/HttpUrl.ts"
@@ -95,9 +95,9 @@ export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
     const crypto = yield* PlatformCrypto
 
     /** Writes take the policy's proof that the principal may make them. */
-    const insert = (_allowed: Authorization<IntegrationWrite>, integration: McpIntegration) =>
+    const insert = (_allowed: AccessGrant<IntegrationWrite>, integration: McpIntegration) =>
       integrations.insert(integration)
-    const save = (_allowed: Authorization<IntegrationWrite>, integration: McpIntegration) =>
+    const save = (_allowed: AccessGrant<IntegrationWrite>, integration: McpIntegration) =>
       Effect.andThen(integrations.update(integration), serversChanged)
 
     const organisationWorkspaces = (organisationId: string) =>

@@ -116,10 +116,10 @@ export const makeTemplateResources = Effect.gen(function*() {
     resource: "prompt partial",
     param: "partialId",
     get: partials.get,
-    withSlug: (principal, slug) =>
-      principal.workspaceId === null
-        ? Effect.succeed([])
-        : Effect.map(partials.findBySlug(principal.workspaceId, slug), Option.toArray)
+    withSlug: (principal, slug) => {
+      const own = principal.workspaceId
+      return own === null ? Effect.succeed([]) : Effect.map(partials.findBySlug(own, slug), Option.toArray)
+    }
   })
 
   /** Where a new prompt or partial goes, and under which slug: the checks both creations share. */

@@ -80,6 +80,18 @@ export const conflict = (message: string, param: string | null = null) =>
 
 export const serviceUnavailable = (message: string) => new ServiceUnavailable(detail("service_unavailable", message))
 
+/** A 401's message: the domain says a key was missing or unrecognised; where a key goes is the adapter's word. */
+export const unauthenticatedMessage = (error: Unauthenticated): string => {
+  switch (error.credential) {
+    case "missing":
+      return "Missing API key: send it in the x-service-api-key header."
+    case "unrecognised":
+      return "Invalid API key: check the x-service-api-key header."
+    case undefined:
+      return error.message
+  }
+}
+
 export type DomainError = InvalidRequest | Unauthenticated | Forbidden | NotFound | Conflict
 
 const DOMAIN_ERROR_TAGS: ReadonlySet<unknown> = new Set<DomainError["_tag"]>([
@@ -101,7 +113,7 @@ export const fromDomain = (
     case "InvalidRequest":
       return badRequest(error.message, error.param)
     case "Unauthenticated":
-      return unauthorized(error.message)
+      return unauthorized(unauthenticatedMessage(error))
     case "Forbidden":
       return forbidden(error.message)
     case "NotFound":

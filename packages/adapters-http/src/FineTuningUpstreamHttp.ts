@@ -6,6 +6,16 @@ import { FineTuningUpstream, UpstreamTimedOut, UpstreamUnreachable } from "@gate
 import { Context, Effect, Layer, Redacted, type Scope } from "effect"
 import { type HttpClient, HttpClientRequest } from "effect/http"
 
+/**
+ * The providers known without configuration, and the base URL of each one's OpenAI-compatible API (the
+ * part before `/fine_tuning`); `PROVIDER_BASE_URLS` overrides them or adds others.
+ */
+export const DEFAULT_PROVIDER_BASE_URLS: ReadonlyMap<string, string> = new Map([
+  ["openai", "https://api.openai.com/v1"],
+  ["together-ai", "https://api.together.xyz/v1"],
+  ["fireworks-ai", "https://api.fireworks.ai/inference/v1"]
+])
+
 /** The HTTP clients provider calls are made with (the server builds them on undici). */
 export class ProviderHttpClients extends Context.Service<
   ProviderHttpClients,

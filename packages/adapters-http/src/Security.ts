@@ -6,7 +6,7 @@
 import { ApiKeys, Audit, CurrentPrincipal } from "@gateway-control/domain"
 import { Effect, Layer } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { Unauthorized, unauthorized } from "./ApiErrors.ts"
+import { unauthenticatedMessage, Unauthorized, unauthorized } from "./ApiErrors.ts"
 import { makeRefusalRecorder } from "./internal/auditRefusals.ts"
 
 export const API_KEY_HEADER = "x-service-api-key"
@@ -31,7 +31,7 @@ export const ApiKeyAuthLive = Layer.effect(
           onFailure: (error) =>
             Effect.andThen(
               refusals.unauthenticated(error, { endpoint, group }),
-              Effect.fail(unauthorized(error.message))
+              Effect.fail(unauthorized(unauthenticatedMessage(error)))
             ),
           onSuccess: (principal) =>
             Effect.provideService(

@@ -31,8 +31,8 @@ const toSqlError = (operation: string) => (cause: unknown): SqlError => {
   })
 }
 
-// Timestamps come back as their text; the row decoders turn them into ISO 8601. Keeping int8 as text
-// matches @effect/sql-pg, so one set of decoders serves both clients.
+// Timestamps come back as their text; the row schemas turn them into ISO 8601. Keeping int8 as text
+// matches @effect/sql-pg, so one set of row schemas serves both clients.
 const parsers = {
   [types.TIMESTAMPTZ]: (value: string) => value,
   [types.TIMESTAMP]: (value: string) => value,

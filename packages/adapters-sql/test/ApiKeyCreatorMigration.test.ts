@@ -12,7 +12,7 @@ import { readFileSync } from "node:fs"
 import { describe, expect, inject, it } from "vitest"
 import { migrate, migrations } from "../src/Migrations.ts"
 import * as PgliteClient from "../src/PgliteClient.ts"
-import { layerSql } from "../src/SqlStore.ts"
+import { layerSql } from "../src/SqlStoreLayer.ts"
 import { postgresUrl } from "./support/Stores.ts"
 
 const before0007 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0007"))

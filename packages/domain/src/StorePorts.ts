@@ -5,7 +5,7 @@
 import type { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./access/AccessStores.ts"
 import type { AuditLogStore } from "./audit/AuditLogStore.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
-import type { ConfigStore, VirtualKeyStore } from "./credentials/VirtualKeys.ts"
+import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
 import type { StoreTransaction } from "./shared/StoreTransaction.ts"

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { slugify } from "../src/access/AccessModel.ts"
-import { authorize, type KeyUser, mayCreateKeyFor } from "../src/access/Policy.ts"
+import { type KeyUser, mayCreateKeyFor } from "../src/access/KeyPolicy.ts"
+import { authorize, Target } from "../src/access/Policy.ts"
 import type { Principal } from "../src/access/Principal.ts"
 import type { Scope } from "../src/access/Scopes.ts"
 import { unknownScopes } from "../src/access/Scopes.ts"
@@ -19,30 +20,32 @@ const principal = (overrides: Partial<Principal> = {}): Principal => ({
 
 describe("authorize", () => {
   it("hides targets of another organisation", () => {
-    expect(authorize(principal(), "workspaces.read", { organisationId: "other", workspaceId: "ws" })._tag).toBe(
-      "Hidden"
-    )
+    expect(authorize(principal(), "workspaces.read", Target.workspace("other", "ws"))._tag).toBe("Hidden")
   })
 
   it("requires the action's scope and names it", () => {
-    const decision = authorize(principal({ scopes: new Set() }), "workspaces.read", {
-      organisationId: "org",
-      workspaceId: "ws"
-    })
+    const decision = authorize(principal({ scopes: new Set() }), "workspaces.read", Target.workspace("org", "ws"))
     expect(decision).toEqual({ _tag: "Denied", reason: expect.stringContaining("workspaces.read") })
   })
 
-  it("keeps workspace keys in their workspace and away from organisation actions", () => {
+  it("keeps workspace keys in their workspace (another is hidden) and away from organisation actions", () => {
     const p = principal()
-    expect(authorize(p, "workspaces.read", { organisationId: "org", workspaceId: "ws" })._tag).toBe("Allowed")
-    expect(authorize(p, "workspaces.read", { organisationId: "org", workspaceId: "ws2" })._tag).toBe("Denied")
-    expect(authorize(p, "workspaces.create", { organisationId: "org", workspaceId: null })._tag).toBe("Denied")
+    expect(authorize(p, "workspaces.read", Target.workspace("org", "ws"))._tag).toBe("Allowed")
+    expect(authorize(p, "workspaces.read", Target.workspace("org", "ws2"))._tag).toBe("Hidden")
+    expect(authorize(p, "workspaces.create", Target.organisation("org"))._tag).toBe("Denied")
+  })
+
+  it("shows workspace keys the organisation-level resources open to their workspace, and no others", () => {
+    const p = principal({ scopes: new Set(["workspace_mcp_integrations.read"]) })
+    expect(authorize(p, "mcp_integrations.read", Target.shared("org", ["ws"]))._tag).toBe("Allowed")
+    expect(authorize(p, "mcp_integrations.read", Target.shared("org", "every-workspace"))._tag).toBe("Allowed")
+    expect(authorize(p, "mcp_integrations.read", Target.shared("org", ["ws2"]))._tag).toBe("Hidden")
   })
 
   it("lets admin keys act on any workspace of their organisation", () => {
     const admin = principal({ keyType: "organisation-service", workspaceId: null })
-    expect(authorize(admin, "workspaces.read", { organisationId: "org", workspaceId: "any" })._tag).toBe("Allowed")
-    expect(authorize(admin, "workspaces.create", { organisationId: "org", workspaceId: null })._tag).toBe("Allowed")
+    expect(authorize(admin, "workspaces.read", Target.workspace("org", "any"))._tag).toBe("Allowed")
+    expect(authorize(admin, "workspaces.create", Target.organisation("org"))._tag).toBe("Allowed")
   })
 })
 

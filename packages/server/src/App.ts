@@ -3,14 +3,14 @@
  * routes and the Node server together.
  */
 import { NodeHttpServer } from "@effect/platform-node"
-import { layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
+import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerFromClient, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
 import {
   ApiKeys,
   Audit,
   Bootstrap,
-  DEFAULT_PROVIDER_BASE_URLS,
+  Configs,
   FineTuning,
   HostResolver,
   McpRegistry,
@@ -100,7 +100,7 @@ export const layerDomain = <ROut, E>(
     FineTuning.layer
   ).pipe(
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
-    Layer.provideMerge(VirtualKeys.layer),
+    Layer.provideMerge(Layer.merge(VirtualKeys.layer, Configs.layer)),
     Layer.provideMerge(ApiKeys.layer),
     Layer.provideMerge(store),
     Layer.provideMerge(layerNodeCrypto),
@@ -200,9 +200,12 @@ const layerCloseIdleOnShutdown = (server: Server) =>
     )
   )
 
+/** The Node HTTP server the service runs on: errors Node answers itself come in the envelope too. */
+export const createGatewayServer = (): Server => answerClientErrorsInEnvelope(createServer())
+
 /** `gateway-control serve`: the whole service. */
 export const layerServe = (config: AppConfig) => {
-  const server = answerClientErrorsInEnvelope(createServer())
+  const server = createGatewayServer()
   return Layer.merge(layerHttp(config), layerCloseIdleOnShutdown(server)).pipe(
     Layer.provide(
       NodeHttpServer.layer(() => server, {

@@ -3,7 +3,7 @@
  * message naming the variable.
  */
 import { parseTrustProxy, type TrustProxy } from "@gateway-control/adapters-http"
-import { DEFAULT_MAX_RENDER_BYTES } from "@gateway-control/domain"
+import { BaseUrl, DEFAULT_MAX_RENDER_BYTES } from "@gateway-control/domain"
 import { Config, Effect, type LogLevel, Option, type Redacted, Schema } from "effect"
 
 export class InvalidConfiguration extends Schema.TaggedError<InvalidConfiguration>()("InvalidConfiguration", {
@@ -109,6 +109,8 @@ const RawConfig = Config.all({
   )
 })
 
+const isBaseUrl = Schema.is(BaseUrl)
+
 /** The configuration from the environment; a bad or contradictory value fails with a message naming it. */
 export const loadConfig: Effect.Effect<AppConfig, InvalidConfiguration> = Effect.gen(function*() {
   const raw = yield* Effect.mapError(
@@ -124,9 +126,10 @@ export const loadConfig: Effect.Effect<AppConfig, InvalidConfiguration> = Effect
     return yield* new InvalidConfiguration({ message: "UPSTREAM_TIMEOUT_MS must be at least 1." })
   }
   for (const [name, url] of raw.providerBaseUrls) {
-    if (name.length === 0 || !/^https?:\/\/\S+$/.test(url)) {
+    if (name.length === 0 || !isBaseUrl(url)) {
       return yield* new InvalidConfiguration({
-        message: `PROVIDER_BASE_URLS takes name=http(s)://url pairs separated by commas; got '${name}=${url}'.`
+        message: `PROVIDER_BASE_URLS takes name=http(s)://base-url pairs separated by commas (no credentials, ` +
+          `query or fragment in the URL); got '${name}=${url}'.`
       })
     }
   }

@@ -84,7 +84,8 @@ describe("API keys", () => {
     const elsewhere = await errorOf(
       await post("/v1/api-keys/workspace/service", { name: "x", scopes: ["workspaces.read"], workspace_id: other }, key)
     )
-    expect(elsewhere).toMatchObject({ status: 403, code: "forbidden" })
+    // Another workspace is out of the key's sight: not found, like another organisation's.
+    expect(elsewhere).toMatchObject({ status: 404, code: "not_found" })
     const admin = await errorOf(
       await post("/v1/api-keys/organisation/service", { name: "x", scopes: ["workspaces.read"] }, key)
     )
@@ -252,6 +253,12 @@ describe("users, members and scopes", () => {
     expect(scopes.data).toEqual(
       expect.arrayContaining(["logs.export", "logs.list", "logs.view", "virtual_keys.create", "virtual_keys.update"])
     )
+  })
+
+  it("refuses unknown scopes on a new key, naming them and where the catalogue is", async () => {
+    const refused = await errorOf(await post("/v1/api-keys/organisation/service", { name: "x", scopes: ["nope"] }))
+    expect(refused).toMatchObject({ status: 400, code: "invalid_request", param: "scopes" })
+    expect(refused.message).toBe("Unknown scopes: nope. GET /v1/scopes lists the known ones.")
   })
 })
 

@@ -100,7 +100,7 @@ describe("the error envelope", () => {
   })
 })
 
-// Rendering is served by a lean route outside HttpApi (adapters-http/src/handlers/Render.ts); it must answer
+// Rendering is served by a lean route outside HttpApi (adapters-http/src/groups/prompts/RenderRoute.ts); it must answer
 // exactly as the rest of the API does.
 describe("the render route's edge", () => {
   const render = "/v1/prompts/no-such-prompt/render"

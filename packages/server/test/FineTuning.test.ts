@@ -134,6 +134,30 @@ describe("choosing the provider", () => {
     expect((await errorOf(await jobs({ "x-service-provider": "openai" }))).param).toBe("authorization")
   })
 
+  it("names the headers the client wrote, and the inline config's fields under x-service-config", async () => {
+    const none = await errorOf(await jobs({}))
+    expect(none.param).toBeNull()
+    expect(none.message).toContain("Authorization: Bearer <provider key>")
+    const noKey = await errorOf(await jobs({ "x-service-provider": "openai", authorization: "Basic abc" }))
+    expect(noKey).toMatchObject({ param: "authorization" })
+    expect(noKey.message).toContain("'Authorization: Bearer <key>'")
+    expect((await errorOf(await jobs({ "x-service-provider": "acme-ai" }))).param).toBe("x-service-provider")
+    expect((await errorOf(await jobs({ "x-service-provider": "@nope" }))).param).toBe("x-service-virtual-key")
+    const inline = (config: unknown) => jobs({ "x-service-config": JSON.stringify(config) })
+    expect((await errorOf(await inline({ provider: "openai", api_key: 7 }))).param).toBe("x-service-config.api_key")
+    expect((await errorOf(await inline({ retries: 3 }))).param).toBe("x-service-config.retries")
+    expect((await errorOf(await inline({ provider: "acme-ai", api_key: "k" }))).param).toBe("x-service-config")
+    const notJson = await errorOf(await jobs({ "x-service-config": "{not json" }))
+    expect(notJson).toMatchObject({ param: "x-service-config" })
+    expect(notJson.message).toContain("x-service-config")
+    const elsewhere = await errorOf(
+      await jobs({ "x-service-virtual-key": "main", "x-service-custom-host": custom.baseUrl })
+    )
+    expect(elsewhere).toMatchObject({ param: "x-service-custom-host" })
+    expect(elsewhere.message).toContain("virtual key 'main'")
+    expect(elsewhere.message).toContain("x-service-provider with Authorization")
+  })
+
   it("is for workspace keys with completions.write", async () => {
     expect((await errorOf(await jobs({ "x-service-virtual-key": "main" }, "", server.adminKey))).status).toBe(403)
     const narrow = await jsonOf(
@@ -167,7 +191,8 @@ describe("the call", () => {
     })
   })
 
-  it.each([["?limit=0", "limit"], ["?limit=101", "limit"], ["?order=desc", "order"]])(
+  // A query parameter named like a selection field keeps its own name (it is no header).
+  it.each([["?limit=0", "limit"], ["?limit=101", "limit"], ["?order=desc", "order"], ["?provider=openai", "provider"]])(
     "refuses %s",
     async (query, param) => {
       expect(await errorOf(await jobs({ "x-service-virtual-key": "main" }, query))).toMatchObject({

@@ -1,6 +1,7 @@
 import { ApiKeys, McpIntegration, McpIntegrationStore, SERVER_CACHE_TTL_MS } from "@gateway-control/domain"
 import { Effect, Option, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeMovableClock } from "./support/MovableClock.ts"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer
@@ -115,7 +116,8 @@ describe("MCP integrations", () => {
         workspaceKey
       )
     )
-    expect(denied.status).toBe(403)
+    // Another workspace is out of the key's sight: not found, as another organisation's would be.
+    expect(denied.status).toBe(404)
   })
 
   it("lists by type: workspace, organisation, all", async () => {
@@ -177,9 +179,11 @@ describe("MCP integrations", () => {
     expect(far.total).toBeGreaterThan(0)
   })
 
-  it("needs organisation_id with an admin key, and refuses another organisation's", async () => {
+  it("needs organisation_id with an admin key, and hides another organisation's", async () => {
     expect(await errorOf(await list(""))).toMatchObject({ status: 400, param: "organisation_id" })
-    expect((await errorOf(await list("organisation_id=someone-else"))).status).toBe(403)
+    expect((await errorOf(await list("organisation_id=someone-else"))).status).toBe(404)
+    const created = await send("POST", "/v1/mcp-integrations", { ...integration(), organisation_id: "someone-else" })
+    expect((await errorOf(created)).status).toBe(404)
   })
 
   it("shows a workspace key its own and the organisation-level ones open to it, nothing else", async () => {
@@ -207,9 +211,46 @@ describe("MCP integrations", () => {
     )
     expect(theirs).toContain("restricted")
     expect((await jsonOf(await list(`${orgQuery()}&search=restricted`))).data[0].workspaces_count).toBe(1)
-    expect((await errorOf(await list(`workspace_id=${otherWorkspace}`, workspaceKey))).status).toBe(403)
+    // What the key cannot see answers 404, by id or by slug.
+    expect((await errorOf(await list(`workspace_id=${otherWorkspace}`, workspaceKey))).status).toBe(404)
     expect((await errorOf(await server.request(`/v1/mcp-integrations/${restricted.id}`, { key: workspaceKey }))).status)
-      .toBe(403)
+      .toBe(404)
+    expect((await errorOf(await server.request("/v1/mcp-integrations/restricted", { key: workspaceKey }))).status)
+      .toBe(404)
+    expect(
+      (await errorOf(await send("PUT", `/v1/mcp-integrations/${restricted.id}`, { name: "X" }, workspaceKey))).status
+    )
+      .toBe(404)
+  })
+
+  it("lets only owners and admins update or archive an organisation-level integration, as only they create one", async () => {
+    const org = await jsonOf(await send("POST", "/v1/mcp-integrations", integration({ slug: "admins-only" })))
+    const member = await jsonOf(
+      await send("POST", "/v1/users", { email: `member-${org.id}@example.com`, role: "member" })
+    )
+    const memberAdminKey = await server.runtime.runPromise(
+      Effect.flatMap(Effect.service(ApiKeys), (keys) =>
+        keys.issue({
+          type: "organisation-service",
+          name: "member's admin key",
+          description: null,
+          organisationId: server.organisationId,
+          workspaceId: null,
+          userId: member.id,
+          scopes: ["organisation_mcp_integrations.create", "organisation_mcp_integrations.read"],
+          expiresAt: null
+        }))
+    ).then((issued) => Redacted.value(issued.plaintext))
+    const created = await send("POST", "/v1/mcp-integrations", integration({ slug: "by-member" }), memberAdminKey)
+    expect((await errorOf(created)).status).toBe(403)
+    const updated = await send("PUT", `/v1/mcp-integrations/${org.id}`, { name: "Renamed" }, memberAdminKey)
+    expect((await errorOf(updated)).status).toBe(403)
+    const archived = await send("DELETE", `/v1/mcp-integrations/${org.id}`, undefined, memberAdminKey)
+    expect((await errorOf(archived)).status).toBe(403)
+    // A workspace key sees an organisation-level integration open to it, and may not change it.
+    const byWorkspaceKey = await send("PUT", `/v1/mcp-integrations/${org.id}`, { name: "Renamed" }, workspaceKey)
+    expect((await errorOf(byWorkspaceKey)).status).toBe(403)
+    expect((await jsonOf(await server.request(`/v1/mcp-integrations/${org.id}`))).name).toBe("Linear")
   })
 
   it("archives on DELETE: hidden from lists unless status=archived", async () => {
@@ -229,10 +270,13 @@ describe("MCP integrations", () => {
 
 describe("MCP servers", () => {
   let serverId: string
+  // The integration and server these tests read, made here rather than taken from the tests above.
   beforeAll(async () => {
+    const made = await send("POST", "/v1/mcp-integrations", integration({ name: "For servers", slug: "for-servers" }))
+    expect(made.status).toBe(201)
     const created = await send("POST", "/v1/mcp-servers", {
       name: "Linear for us",
-      mcp_integration_id: "org-wide",
+      mcp_integration_id: "for-servers",
       workspace_id: server.workspaceId,
       slug: "linear-us",
       description: "The team's Linear"
@@ -250,7 +294,7 @@ describe("MCP servers", () => {
       status: "active",
       workspace_id: server.workspaceId,
       mcp_integration_details: {
-        slug: "org-wide",
+        slug: "for-servers",
         url: "https://mcp.linear.app/sse",
         transport: "sse",
         auth_type: "oauth_auto"
@@ -270,49 +314,78 @@ describe("MCP servers", () => {
   })
 
   it("shows an integration change at once, and one made by another process within the cache's lifetime", async () => {
-    const created = await jsonOf(await send("POST", "/v1/mcp-integrations", integration({ name: "Cached" })))
-    const made = await jsonOf(
-      await send("POST", "/v1/mcp-servers", {
-        name: "Cached server",
-        mcp_integration_id: created.id,
-        workspace_id: server.workspaceId
-      })
-    )
-    const urlOf = async () =>
-      (await jsonOf(await server.request(`/v1/mcp-servers/${made.id}`))).mcp_integration_details.url
-    expect(await urlOf()).toBe("https://mcp.linear.app/sse")
-    await send("PUT", `/v1/mcp-integrations/${created.id}`, { url: "https://mcp.example.com/v2" })
-    expect(await urlOf()).toBe("https://mcp.example.com/v2")
-    // Another process changes the shared store; this one sees it when its cache entry lapses.
-    await server.runtime.runPromise(Effect.gen(function*() {
-      const store = yield* McpIntegrationStore
-      const current = Option.getOrThrow(yield* store.get(created.id))
-      yield* store.update(new McpIntegration({ ...current, url: "https://mcp.example.com/v3" }))
-    }))
-    await new Promise((resolve) => setTimeout(resolve, SERVER_CACHE_TTL_MS + 100))
-    expect(await urlOf()).toBe("https://mcp.example.com/v3")
+    // A server of its own, on a clock the test moves: the cache's lifetime passes without waiting it out.
+    const time = makeMovableClock()
+    const own = await startTestServer({ clock: time.clock })
+    try {
+      const created = await jsonOf(await own.send("POST", "/v1/mcp-integrations", integration({ name: "Cached" })))
+      const made = await jsonOf(
+        await own.send("POST", "/v1/mcp-servers", {
+          name: "Cached server",
+          mcp_integration_id: created.id,
+          workspace_id: own.workspaceId
+        })
+      )
+      const urlOf = async () =>
+        (await jsonOf(await own.request(`/v1/mcp-servers/${made.id}`))).mcp_integration_details.url
+      expect(await urlOf()).toBe("https://mcp.linear.app/sse")
+      await own.send("PUT", `/v1/mcp-integrations/${created.id}`, { url: "https://mcp.example.com/v2" })
+      expect(await urlOf()).toBe("https://mcp.example.com/v2")
+      // Another process changes the shared store; this one sees it when its cache entry lapses.
+      await own.runtime.runPromise(Effect.gen(function*() {
+        const store = yield* McpIntegrationStore
+        const current = Option.getOrThrow(yield* store.get(created.id))
+        yield* store.update(new McpIntegration({ ...current, url: "https://mcp.example.com/v3" }))
+      }))
+      expect(await urlOf()).toBe("https://mcp.example.com/v2")
+      time.advance(SERVER_CACHE_TTL_MS)
+      expect(await urlOf()).toBe("https://mcp.example.com/v3")
+    } finally {
+      await own.close()
+    }
   })
 
-  it("answers 404 for unknown servers and 403 for another workspace's", async () => {
+  it("answers 404 for unknown servers and for another workspace's, by id or by slug", async () => {
     expect((await errorOf(await server.request("/v1/mcp-servers/no-such-server"))).status).toBe(404)
     expect((await errorOf(await server.request(`/v1/mcp-servers/${serverId}`, { key: otherWorkspaceKey }))).status)
-      .toBe(403)
+      .toBe(404)
+    const bySlug = await server.request(`/v1/mcp-servers/linear-us?workspace_id=${server.workspaceId}`, {
+      key: otherWorkspaceKey
+    })
+    expect((await errorOf(bySlug)).status).toBe(404)
   })
 
   it("refuses an integration the workspace may not use, naming it", async () => {
+    const closed = integration({
+      name: "Closed to us",
+      slug: "closed-to-us",
+      global_workspace_access: false,
+      workspace_ids: [otherWorkspace]
+    })
+    expect((await send("POST", "/v1/mcp-integrations", closed)).status).toBe(201)
     const error = await errorOf(
-      await send("POST", "/v1/mcp-servers", { name: "Nope", mcp_integration_id: "restricted" }, workspaceKey)
+      await send("POST", "/v1/mcp-servers", { name: "Nope", mcp_integration_id: "closed-to-us" }, workspaceKey)
     )
     expect(error).toMatchObject({ status: 400, param: "mcp_integration_id" })
-    expect(error.message).toContain("restricted")
+    expect(error.message).toContain("closed-to-us")
     expect(
       (await errorOf(
-        await send("POST", "/v1/mcp-servers", { name: "ab", mcp_integration_id: "org-wide", slug: "ab" }, workspaceKey)
+        await send(
+          "POST",
+          "/v1/mcp-servers",
+          { name: "ab", mcp_integration_id: "for-servers", slug: "ab" },
+          workspaceKey
+        )
       )).param
     ).toBe("slug")
     expect(
       (await errorOf(
-        await send("POST", "/v1/mcp-servers", { name: "x".repeat(256), mcp_integration_id: "org-wide" }, workspaceKey)
+        await send(
+          "POST",
+          "/v1/mcp-servers",
+          { name: "x".repeat(256), mcp_integration_id: "for-servers" },
+          workspaceKey
+        )
       )).param
     ).toBe("name")
   })
@@ -325,13 +398,27 @@ describe("MCP servers", () => {
 })
 
 describe("the audit log", () => {
-  it("records the creates of integrations and servers", async () => {
+  it("records the creates of integrations and servers, and refusals", async () => {
+    const made = await jsonOf(
+      await send("POST", "/v1/mcp-integrations", integration({ name: "Audited", slug: "audited" }))
+    )
+    await send("POST", "/v1/mcp-servers", {
+      name: "Audited server",
+      mcp_integration_id: made.id,
+      workspace_id: server.workspaceId
+    })
+    await send(
+      "POST",
+      "/v1/mcp-integrations",
+      integration({ slug: "refused", workspace_id: otherWorkspace }),
+      workspaceKey
+    )
     const records = (await jsonOf(await server.request("/v1/audit-logs?page_size=1000"))).records as Array<
       Record<string, any>
     >
     const created = records.filter((r) => r.action === "create" && r.response_status_code === 201)
     expect(created.some((r) => r.resource_type === "mcp_integration")).toBe(true)
     expect(created.some((r) => r.resource_type === "mcp_server")).toBe(true)
-    expect(records.some((r) => r.resource_type === "mcp_integration" && r.response_status_code === 403)).toBe(true)
+    expect(records.some((r) => r.resource_type === "mcp_integration" && r.response_status_code === 404)).toBe(true)
   })
 })

@@ -275,7 +275,8 @@ describe("rendering", () => {
         workspace_id: other.id
       })
     )
-    expect((await errorOf(await render(promptId, { variables: {} }, elsewhere.key))).status).toBe(403)
+    // A prompt of another workspace is out of the key's sight: not found.
+    expect((await errorOf(await render(promptId, { variables: {} }, elsewhere.key))).status).toBe(404)
   })
 })
 

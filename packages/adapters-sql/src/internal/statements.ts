@@ -1,10 +1,8 @@
-/** Shared by the SQL stores: row decoding helpers and how write failures become domain errors. */
-import { Conflict, type Page } from "@gateway-control/domain"
-import { Effect, Option } from "effect"
+/** Shared by the SQL stores: how failures become domain errors or defects, and how pages are read. */
+import { Conflict, type Page, type PageRequest } from "@gateway-control/domain"
+import { Effect, Schema } from "effect"
 import type { SqlError } from "effect/sql/SqlError"
-import { int } from "./rows.ts"
-
-export type Row = Record<string, unknown>
+import { Int } from "./rows.ts"
 
 /** Messages for the uniqueness rules, by constraint name. */
 const conflicts: Record<string, { readonly message: string; readonly param: string | null }> = {
@@ -45,11 +43,34 @@ export const write = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A, C
     return Effect.die(error)
   })
 
-export const first = <A>(rows: ReadonlyArray<Row>, decode: (row: Row) => A): Option.Option<A> =>
-  rows.length === 0 ? Option.none() : Option.some(decode(rows[0]))
+/**
+ * Runs a read: a SQL failure, or a row that does not decode as the domain's model, is a defect at the
+ * adapter's edge (the schema is the migrations' business, not the caller's).
+ */
+export const read = <A, E extends SqlError | Schema.SchemaError>(effect: Effect.Effect<A, E>): Effect.Effect<A> =>
+  Effect.orDie(effect)
 
-/** Items and the total from a query that selects `count(*) OVER () AS total_count`. */
-export const toPage = <A>(rows: ReadonlyArray<Row>, decode: (row: Row) => A): Page<A> => ({
-  items: rows.map(decode),
-  total: rows.length === 0 ? 0 : int(rows[0].total_count)
-})
+const TotalCount = Schema.Struct({ total_count: Int })
+const Count = Schema.Struct({ n: Int })
+
+/** The number from a `SELECT count(*) AS n` query. */
+export const countOf = (rows: Effect.Effect<ReadonlyArray<unknown>, SqlError>): Effect.Effect<number> =>
+  read(Effect.map(Effect.flatMap(rows, (r) => Schema.decodeUnknownEffect(Count)(r[0])), (c) => c.n))
+
+/**
+ * A page from a query that selects `count(*) OVER () AS total_count` with its rows, decoded with `Result`.
+ * A page past the end has no row to carry the total, so `count` counts the matching rows then.
+ */
+export const pageOf = <S extends Schema.Decoder<unknown>>(
+  Result: S,
+  rows: Effect.Effect<ReadonlyArray<unknown>, SqlError>,
+  request: PageRequest,
+  count: Effect.Effect<ReadonlyArray<unknown>, SqlError>
+): Effect.Effect<Page<S["Type"]>> =>
+  read(Effect.gen(function*() {
+    const found = yield* rows
+    const items = yield* Schema.decodeUnknownEffect(Schema.Array(Result))(found)
+    if (found.length > 0) return { items, total: (yield* Schema.decodeUnknownEffect(TotalCount)(found[0])).total_count }
+    if (request.offset === 0) return { items, total: 0 }
+    return { items, total: yield* countOf(count) }
+  }))

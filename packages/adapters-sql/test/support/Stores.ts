@@ -8,7 +8,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import { readFileSync } from "node:fs"
 import { inject } from "vitest"
 import * as PgliteClient from "../../src/PgliteClient.ts"
-import { layerFromClient, layerPostgres } from "../../src/SqlStores.ts"
+import { layerFromClient, layerPostgres } from "../../src/SqlStoreLayer.ts"
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -1,11 +1,12 @@
 /**
- * Access control: one pure, total decision function, `authorize`, used by every handler. It encodes the
- * specification's role and operation tables; no handler decides access by itself.
+ * Access control: one pure, total decision function, `authorize`, behind every access decision of the
+ * services. It encodes the specification's role and operation tables; no service decides access by itself,
+ * and only this module and `KeyPolicy.ts` turn a decision into `Forbidden` or an access-hidden `NotFound`
+ * (test/PolicyBoundary.test.ts enforces it).
  */
 import { Effect } from "effect"
 import type { ApiKeyType } from "../credentials/ApiKey.ts"
 import { Forbidden, NotFound } from "../shared/Errors.ts"
-import type { OrganisationRole, WorkspaceRole } from "./AccessModel.ts"
 import type { Principal } from "./Principal.ts"
 import type { Scope } from "./Scopes.ts"
 
@@ -23,6 +24,8 @@ export interface ActionRule {
   readonly reach: Reach
   /** Needs a manager: a workspace-user key's user must manage the workspace, an admin key's must not be a member. */
   readonly manager?: boolean
+  /** Needs an organisation owner: the key's user must own the organisation (no escalation to owner). */
+  readonly owner?: boolean
 }
 
 /** Every action of the service, with the scope it needs and who may perform it. */
@@ -33,6 +36,8 @@ export const Actions = {
   "workspaces.read": { scope: "workspaces.read", reach: "any" },
   "workspaces.list": { scope: "workspaces.list", reach: "any" },
   "users.create": { scope: "organisation_users.create", reach: "admin" },
+  /** Only an owner makes owners. */
+  "users.create.owner": { scope: "organisation_users.create", reach: "admin", owner: true },
   "users.read": { scope: "organisation_users.read", reach: "admin" },
   "users.list": { scope: "organisation_users.list", reach: "admin" },
   "members.create": { scope: "workspace_users.create", reach: "admin" },
@@ -64,7 +69,9 @@ export const Actions = {
   "virtual_keys.delete": { scope: "virtual_keys.delete", reach: "any" },
   "mcp_integrations.create.organisation": { scope: "organisation_mcp_integrations.create", reach: "admin" },
   "mcp_integrations.create.workspace": { scope: "workspace_mcp_integrations.create", reach: "any" },
-  "mcp_integrations.update": {
+  /** Updating or archiving an organisation-level integration: as creating one, owners and admins only. */
+  "mcp_integrations.update.organisation": { scope: "organisation_mcp_integrations.create", reach: "admin" },
+  "mcp_integrations.update.workspace": {
     scope: { admin: "organisation_mcp_integrations.create", workspace: "workspace_mcp_integrations.create" },
     reach: "any"
   },
@@ -92,37 +99,89 @@ export type Action = keyof typeof Actions
 
 export const ActionNames = Object.keys(Actions) as ReadonlyArray<Action>
 
-/** What an action is performed on: always inside one organisation, optionally inside one workspace. */
-export interface Target {
-  readonly organisationId: string
-  /** null for organisation-level targets (the organisation itself, organisation-wide lists). */
-  readonly workspaceId: string | null
+/** The workspaces an organisation-level resource is open to. */
+export type OpenTo = "every-workspace" | ReadonlyArray<string>
+
+/**
+ * What an action is performed on, always inside one organisation:
+ * - a workspace-level resource (or a workspace's collection), reachable by admin keys and that workspace's keys;
+ * - an organisation-level resource, reachable by admin keys and by the keys of the workspaces it is open to.
+ *   The organisation itself is open to every workspace: its keys see it, and are refused (403) what they may
+ *   not do there; an admin API key, or the organisation's whole integration catalogue, is open to none.
+ */
+export type Target =
+  | { readonly level: "workspace"; readonly organisationId: string; readonly workspaceId: string }
+  | { readonly level: "organisation"; readonly organisationId: string; readonly openTo: OpenTo }
+
+export const Target = {
+  workspace: (organisationId: string, workspaceId: string): Target => ({
+    level: "workspace",
+    organisationId,
+    workspaceId
+  }),
+  /** The organisation itself, or one of its organisation-wide collections that every key of it may address. */
+  organisation: (organisationId: string): Target => ({
+    level: "organisation",
+    organisationId,
+    openTo: "every-workspace"
+  }),
+  /** Where the key itself stands: its workspace, or its organisation for an admin key. */
+  own: (principal: Principal): Target =>
+    principal.workspaceId === null
+      ? { level: "organisation", organisationId: principal.organisationId, openTo: "every-workspace" }
+      : { level: "workspace", organisationId: principal.organisationId, workspaceId: principal.workspaceId },
+  /** An organisation-level resource open to some workspaces (none: admin keys only). */
+  shared: (organisationId: string, openTo: OpenTo): Target => ({ level: "organisation", organisationId, openTo }),
+  /** A resource that lives in a workspace when `workspaceId` is set, at organisation level (admin keys only) when not. */
+  of: (resource: { readonly organisation_id: string; readonly workspace_id: string | null }): Target =>
+    resource.workspace_id === null
+      ? { level: "organisation", organisationId: resource.organisation_id, openTo: [] }
+      : { level: "workspace", organisationId: resource.organisation_id, workspaceId: resource.workspace_id }
 }
 
 export type Decision =
   | { readonly _tag: "Allowed" }
   | { readonly _tag: "Denied"; readonly reason: string }
-  /** The target belongs to another organisation: answered as if it did not exist. */
+  /** The caller cannot see the target (another organisation, or a workspace it does not reach): not found. */
   | { readonly _tag: "Hidden" }
 
 const allowed: Decision = { _tag: "Allowed" }
+const hidden: Decision = { _tag: "Hidden" }
 const denied = (reason: string): Decision => ({ _tag: "Denied", reason })
 
 export const isAdminKey = (principal: Principal): boolean => principal.keyType === "organisation-service"
 
-/** The scope this principal needs for the action, or null when none is needed. */
-export const requiredScope = (principal: Principal, action: Action): Scope | null => {
+/** Does the target lie within what the key can see? Another organisation, or a workspace it does not reach, does not. */
+export const canSee = (principal: Principal, target: Target): boolean => {
+  if (principal.organisationId !== target.organisationId) return false
+  if (isAdminKey(principal)) return true
+  if (target.level === "workspace") return target.workspaceId === principal.workspaceId
+  return target.openTo === "every-workspace" ||
+    (principal.workspaceId !== null && target.openTo.includes(principal.workspaceId))
+}
+
+/**
+ * The scopes any one of which lets this principal perform the action on the target; empty when none is needed.
+ * Actions with a scope per key kind take the kind's. An admin key may also use the workspace kind's scope on
+ * anything a workspace key could reach with it (a workspace-level target, or an organisation-level one open to
+ * some workspace): it could create such a workspace key, so refusing it would protect nothing.
+ */
+export const acceptedScopes = (principal: Principal, action: Action, target: Target): ReadonlyArray<Scope> => {
   const scope: ActionRule["scope"] = Actions[action].scope
-  if (scope === null || typeof scope === "string") return scope
-  return isAdminKey(principal) ? scope.admin : scope.workspace
+  if (scope === null) return []
+  if (typeof scope === "string") return [scope]
+  if (!isAdminKey(principal)) return [scope.workspace]
+  const reachableByWorkspaceKeys = target.level === "workspace" || target.openTo === "every-workspace" ||
+    target.openTo.length > 0
+  return reachableByWorkspaceKeys ? [scope.admin, scope.workspace] : [scope.admin]
 }
 
 export const authorize = (principal: Principal, action: Action, target: Target): Decision => {
-  if (principal.organisationId !== target.organisationId) return { _tag: "Hidden" }
+  if (!canSee(principal, target)) return hidden
   const rule: ActionRule = Actions[action]
-  const scope = requiredScope(principal, action)
-  if (scope !== null && !principal.scopes.has(scope)) {
-    return denied(`This API key lacks the scope '${scope}', which ${action} needs.`)
+  const scopes = acceptedScopes(principal, action, target)
+  if (scopes.length > 0 && !scopes.some((scope) => principal.scopes.has(scope))) {
+    return denied(`This API key lacks the scope '${scopes.join("' or '")}', which ${action} needs.`)
   }
   if (isAdminKey(principal)) {
     if (rule.reach === "workspace") {
@@ -131,13 +190,13 @@ export const authorize = (principal: Principal, action: Action, target: Target):
     if ((rule.reach === "admin" || rule.manager === true) && principal.organisationRole === "member") {
       return denied(`${action} needs an organisation owner or admin; this key's user is a member.`)
     }
+    if (rule.owner === true && principal.organisationRole !== "owner") {
+      return denied(`${action} needs an organisation owner.`)
+    }
     return allowed
   }
   if (rule.reach === "admin") {
     return denied(`${action} needs an admin (organisation) key; workspace keys cannot perform it.`)
-  }
-  if (target.workspaceId !== null && target.workspaceId !== principal.workspaceId) {
-    return denied(`This API key belongs to another workspace than '${target.workspaceId}'.`)
   }
   if (principal.keyType === "workspace-user") {
     if (principal.workspaceRole === null) {
@@ -150,14 +209,32 @@ export const authorize = (principal: Principal, action: Action, target: Target):
   return allowed
 }
 
-/** `authorize` as an effect: Denied becomes `Forbidden`, Hidden becomes `NotFound` for the named resource. */
-export const ensureAllowed = (
-  principal: Principal,
-  action: Action,
-  target: Target,
-  resource: { readonly type: string; readonly id: string }
-): Effect.Effect<void, Forbidden | NotFound> => {
-  const decision = authorize(principal, action, target)
+/** Known to this module only: nothing else can construct an `AccessGrant`. */
+const issuedByPolicy: unique symbol = Symbol("issuedByPolicy")
+
+/**
+ * Proof that `authorize` allowed an action: only `ensureAllowed` makes one, and the services' writes take one,
+ * so a write cannot be reached by a path that skipped the policy (the shape of the Effect examples' `policyUse`).
+ */
+export class AccessGrant<out A extends Action> {
+  readonly action: A
+  readonly principal: Principal
+  readonly target: Target
+  constructor(_issuer: typeof issuedByPolicy, action: A, principal: Principal, target: Target) {
+    this.action = action
+    this.principal = principal
+    this.target = target
+  }
+}
+
+/** The resource named in a hidden target's `NotFound`. */
+export interface ResourceRef {
+  readonly type: string
+  readonly id: string
+}
+
+/** A decision as an effect: Denied becomes `Forbidden`, Hidden becomes `NotFound` for the named resource. */
+export const decided = (decision: Decision, resource: ResourceRef): Effect.Effect<void, Forbidden | NotFound> => {
   switch (decision._tag) {
     case "Allowed":
       return Effect.void
@@ -168,110 +245,44 @@ export const ensureAllowed = (
   }
 }
 
-export interface KeyCreation {
-  readonly type: ApiKeyType
-  readonly organisationId: string
-  /** The new key's workspace; null for an admin key. */
-  readonly workspaceId: string | null
-  readonly scopes: ReadonlyArray<Scope>
+/** `authorize` as an effect, which on success hands back the proof that writes require. */
+export const ensureAllowed = <A extends Action>(
+  principal: Principal,
+  action: A,
+  target: Target,
+  resource: ResourceRef
+): Effect.Effect<AccessGrant<A>, Forbidden | NotFound> =>
+  Effect.as(
+    decided(authorize(principal, action, target), resource),
+    new AccessGrant(issuedByPolicy, action, principal, target)
+  )
+
+/** What each key kind is shown. A presentation rule, not protection: see README "Access model". */
+export const KeyKinds: Record<ApiKeyType, { readonly seesIntegrationDetails: boolean }> = {
+  "organisation-service": { seesIntegrationDetails: true },
+  "workspace-service": { seesIntegrationDetails: true },
+  "workspace-user": { seesIntegrationDetails: false }
 }
 
-export const keyCreationAction = (type: ApiKeyType): Action =>
-  type === "organisation-service"
-    ? "api_keys.create.organisation_service"
-    : type === "workspace-service"
-    ? "api_keys.create.workspace_service"
-    : "api_keys.create.workspace_user"
+/** `mcp_integration_details` on a server: for service keys only. */
+export const seesIntegrationDetails = (principal: Principal): boolean =>
+  KeyKinds[principal.keyType].seesIntegrationDetails
 
 /**
- * May this principal create this key? On top of `authorize`: no escalation. The new key's scopes are a
- * subset of the creator's, and its reach (organisation or one workspace) is no wider than the creator's.
+ * The one rule for what a list covers: the named workspace, else the key's own, else (an admin key naming
+ * none) the whole organisation. Answers the workspace id to list, null for the whole organisation.
  */
-export const authorizeKeyCreation = (principal: Principal, request: KeyCreation): Decision => {
-  const wantsOrganisation = request.type === "organisation-service"
-  if (wantsOrganisation !== (request.workspaceId === null)) {
-    return denied(wantsOrganisation ? "Admin keys belong to no workspace." : "Workspace keys need a workspace.")
-  }
-  const decision = authorize(principal, keyCreationAction(request.type), {
-    organisationId: request.organisationId,
-    workspaceId: request.workspaceId
-  })
-  if (decision._tag !== "Allowed") return decision
-  const missing = request.scopes.filter((scope) => !principal.scopes.has(scope))
-  if (missing.length > 0) {
-    return denied(`A key cannot grant scopes it lacks: ${missing.join(", ")}.`)
-  }
-  return allowed
-}
-
-/** The user a workspace/user key is to act as, as the store knows them. */
-export interface KeyUser {
-  readonly userId: string
-  readonly organisationId: string
-  readonly organisationRole: OrganisationRole
-  /** Their role in the key's workspace; null when they are not a member of it. */
-  readonly workspaceRole: WorkspaceRole | null
-}
-
-/** `Decision`, plus: the named user cannot carry a key of this workspace at all, whoever asks. */
-export type KeyUserDecision = Decision | { readonly _tag: "NotMember"; readonly reason: string }
-
-type Standing = "organisation owner" | "organisation admin" | "workspace manager" | "workspace member" | "no role"
-
-/** Organisation owners and admins stand above any workspace role, whatever their membership's role. */
-const RANK: Record<Standing, number> = {
-  "organisation owner": 4,
-  "organisation admin": 3,
-  "workspace manager": 2,
-  "workspace member": 1,
-  "no role": 0
-}
-
-const standingOf = (organisationRole: OrganisationRole | null, workspaceRole: WorkspaceRole | null): Standing =>
-  organisationRole === "owner"
-    ? "organisation owner"
-    : organisationRole === "admin"
-    ? "organisation admin"
-    : workspaceRole === "manager"
-    ? "workspace manager"
-    : workspaceRole === "member"
-    ? "workspace member"
-    : "no role"
-
-/** The creator's standing. A workspace service key passes manager-only actions, so it stands as a manager. */
-const creatorStanding = (creator: Principal): Standing =>
-  creator.keyType === "workspace-service" && creator.userId === null
-    ? "workspace manager"
-    : standingOf(creator.organisationRole, creator.workspaceRole)
-
-/**
- * May this principal create a workspace/user key that acts as `target`? Asked after `authorizeKeyCreation`
- * allowed the key itself. A key acts as its user, and the audit log names that user for everything the key
- * does, so:
- * - the user must be a member of the key's workspace (`NotMember`, whoever asks);
- * - organisation owners and admins, and admin keys without a user, may name any member;
- * - anyone else may name itself, or a member whose standing is not above its own (owner > admin >
- *   workspace manager > workspace member).
- */
-export const mayCreateKeyFor = (creator: Principal, target: KeyUser): KeyUserDecision => {
-  if (target.organisationId !== creator.organisationId) return { _tag: "Hidden" }
-  if (target.workspaceRole === null) {
-    return {
-      _tag: "NotMember",
-      reason: `User '${target.userId}' is not a member of this workspace: add them to it first, or name a member.`
-    }
-  }
-  if (target.userId === creator.userId) return allowed
-  const own = creatorStanding(creator)
-  const organisationWide = own === "organisation owner" || own === "organisation admin" ||
-    (isAdminKey(creator) && creator.userId === null)
-  if (organisationWide) return allowed
-  const theirs = standingOf(target.organisationRole, target.workspaceRole)
-  if (RANK[theirs] > RANK[own]) {
-    return denied(
-      `This key (${own}) may not create keys acting as user '${target.userId}' (${theirs}): ` +
-        "it may name its own user or a workspace member whose role is not above its own."
-    )
-  }
-  return allowed
+export const ensureListScope = (
+  principal: Principal,
+  workspaceId: string | undefined,
+  action: Action
+): Effect.Effect<string | null, Forbidden | NotFound> => {
+  const scope = workspaceId ?? principal.workspaceId
+  const target = scope === null
+    ? Target.organisation(principal.organisationId)
+    : Target.workspace(principal.organisationId, scope)
+  return Effect.as(
+    decided(authorize(principal, action, target), { type: "workspace", id: scope ?? principal.organisationId }),
+    scope
+  )
 }

@@ -24,3 +24,42 @@ export interface Principal {
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()(
   "@gateway-control/CurrentPrincipal"
 ) {}
+
+/** What a stored key says about its holder. */
+export interface KeyRecord {
+  readonly id: string
+  readonly type: ApiKeyType
+  readonly organisation_id: string
+  readonly workspace_id: string | null
+  readonly user_id: string | null
+  readonly scopes: ReadonlyArray<Scope>
+}
+
+/**
+ * The principal a key authenticates as, given its user's organisation role (null when it has no user) and
+ * their role in the key's workspace (null when not a member). `undefined` when it does not authenticate: a
+ * workspace/user key acts as its user, and a user who is no longer a member of its workspace may not act there.
+ * `ApiKeys.authenticate` builds every principal with this, and the policy's generators build theirs with it too.
+ */
+export const principalOf = (
+  key: KeyRecord,
+  organisationRole: OrganisationRole | null,
+  membership: WorkspaceRole | null
+): Principal | undefined => {
+  if (key.type === "workspace-user" && (key.workspace_id === null || key.user_id === null || membership === null)) {
+    return undefined
+  }
+  const ownMembership = key.workspace_id !== null && key.user_id !== null ? membership : null
+  // Organisation owners and admins count as managers of every workspace.
+  const workspaceRole = organisationRole === "owner" || organisationRole === "admin" ? "manager" : ownMembership
+  return {
+    keyId: key.id,
+    keyType: key.type,
+    organisationId: key.organisation_id,
+    workspaceId: key.workspace_id,
+    userId: key.user_id,
+    organisationRole: key.user_id === null ? null : organisationRole,
+    workspaceRole,
+    scopes: new Set(key.scopes)
+  }
+}

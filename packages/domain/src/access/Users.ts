@@ -4,15 +4,14 @@
  */
 import { Context, Effect, Layer, Option } from "effect"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
-import type { InvalidRequest } from "../shared/Errors.ts"
-import { type Conflict, Forbidden, NotFound } from "../shared/Errors.ts"
+import { type Conflict, type Forbidden, type InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkEmail, checkName } from "../shared/Rules.ts"
 import { type OrganisationRole, User, WorkspaceMember, type WorkspaceRole } from "./AccessModel.ts"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
-import { ensureAllowed } from "./Policy.ts"
+import { ensureAllowed, Target } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
 
 export interface CreateUserInput {
@@ -56,20 +55,15 @@ export class Users extends Context.Service<
       // The user's keys act with their memberships: a change must not wait for the key cache to lapse.
       const apiKeys = yield* ApiKeys
 
-      const organisationTarget = (principal: Principal) => ({
-        organisationId: principal.organisationId,
-        workspaceId: null
-      })
+      const organisationTarget = (principal: Principal) => Target.organisation(principal.organisationId)
 
       const create = Effect.fn("Users.create")(function*(principal: Principal, input: CreateUserInput) {
-        yield* ensureAllowed(principal, "users.create", organisationTarget(principal), {
+        // No escalation: only an owner makes owners.
+        const action = input.role === "owner" ? "users.create.owner" : "users.create"
+        yield* ensureAllowed(principal, action, organisationTarget(principal), {
           type: "organisation",
           id: principal.organisationId
         })
-        // No escalation: only an owner makes owners.
-        if (input.role === "owner" && principal.organisationRole !== "owner") {
-          return yield* new Forbidden({ message: "Only an organisation owner can create another owner." })
-        }
         yield* checkEmail(input.email)
         const email = input.email.trim().toLowerCase()
         // A blank name is no name.
@@ -97,14 +91,21 @@ export class Users extends Context.Service<
         return yield* users.list(principal.organisationId, page)
       })
 
-      /** The workspace, if the principal's organisation has it; another organisation's answers not found. */
-      const findWorkspace = Effect.fnUntraced(function*(principal: Principal, workspaceId: string) {
-        const workspace = yield* workspaces.get(workspaceId)
-        if (Option.isNone(workspace) || workspace.value.organisation_id !== principal.organisationId) {
-          return yield* new NotFound({ resource: "workspace", id: workspaceId })
+      /** The workspace, if it exists and the principal may do the action there. */
+      const workspaceFor = Effect.fnUntraced(
+        function*(
+          principal: Principal,
+          workspaceId: string,
+          action: "members.create" | "members.list" | "members.delete"
+        ) {
+          const workspace = yield* requireRow(yield* workspaces.get(workspaceId), "workspace", workspaceId)
+          yield* ensureAllowed(principal, action, Target.workspace(workspace.organisation_id, workspace.id), {
+            type: "workspace",
+            id: workspaceId
+          })
+          return workspace
         }
-        return workspace.value
-      })
+      )
 
       const addMember = Effect.fn("Users.addMember")(
         function*(
@@ -112,47 +113,37 @@ export class Users extends Context.Service<
           workspaceId: string,
           input: { readonly userId: string; readonly role: WorkspaceRole }
         ) {
-          const workspace = yield* findWorkspace(principal, workspaceId)
-          yield* ensureAllowed(principal, "members.create", {
-            organisationId: workspace.organisation_id,
-            workspaceId: workspace.id
-          }, { type: "workspace", id: workspaceId })
-          const user = yield* users.get(input.userId)
-          if (Option.isNone(user) || user.value.organisation_id !== principal.organisationId) {
-            return yield* new NotFound({ resource: "user", id: input.userId })
-          }
+          const workspace = yield* workspaceFor(principal, workspaceId, "members.create")
+          const user = yield* requireRow(yield* users.get(input.userId), "user", input.userId)
+          // A user of another organisation cannot join: hidden, like everything of another organisation.
+          yield* ensureAllowed(principal, "members.create", Target.organisation(user.organisation_id), {
+            type: "user",
+            id: input.userId
+          })
           const member = new WorkspaceMember({
             workspace_id: workspace.id,
-            user_id: user.value.id,
+            user_id: user.id,
             role: input.role,
             created_at: yield* nowIso
           })
           yield* members.upsert(member)
-          yield* apiKeys.forgetUser(user.value.id)
-          return Option.getOrElse(yield* members.get(workspace.id, user.value.id), () => member)
+          yield* apiKeys.forgetUser(user.id)
+          return Option.getOrElse(yield* members.get(workspace.id, user.id), () => member)
         }
       )
 
       const listMembers = Effect.fn("Users.listMembers")(
         function*(principal: Principal, workspaceId: string, page: PageRequest) {
-          const workspace = yield* findWorkspace(principal, workspaceId)
-          yield* ensureAllowed(principal, "members.list", {
-            organisationId: workspace.organisation_id,
-            workspaceId: workspace.id
-          }, { type: "workspace", id: workspaceId })
+          const workspace = yield* workspaceFor(principal, workspaceId, "members.list")
           return yield* members.list(workspace.id, page)
         }
       )
 
       const removeMember = Effect.fn("Users.removeMember")(
         function*(principal: Principal, workspaceId: string, userId: string) {
-          const workspace = yield* findWorkspace(principal, workspaceId)
-          yield* ensureAllowed(principal, "members.delete", {
-            organisationId: workspace.organisation_id,
-            workspaceId: workspace.id
-          }, { type: "workspace", id: workspaceId })
+          const workspace = yield* workspaceFor(principal, workspaceId, "members.delete")
           const removed = yield* members.remove(workspace.id, userId)
-          if (!removed) return yield* new NotFound({ resource: "workspace member", id: userId })
+          yield* requireRow(removed ? Option.some(userId) : Option.none(), "workspace member", userId)
           yield* apiKeys.forgetUser(userId)
         }
       )

@@ -2,15 +2,14 @@
  * Reading workspaces as a principal sees them.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import type { InvalidRequest } from "../shared/Errors.ts"
-import { type Conflict, type Forbidden, NotFound } from "../shared/Errors.ts"
+import { type Conflict, type Forbidden, type InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName, checkSlug } from "../shared/Rules.ts"
 import { slugify, Workspace } from "./AccessModel.ts"
 import { WorkspaceStore } from "./AccessStores.ts"
-import { ensureAllowed } from "./Policy.ts"
+import { ensureAllowed, ensureListScope, Target } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
 
 export interface CreateWorkspaceInput {
@@ -41,7 +40,7 @@ export class Workspaces extends Context.Service<
         yield* ensureAllowed(
           principal,
           "workspaces.create",
-          { organisationId: principal.organisationId, workspaceId: null },
+          Target.organisation(principal.organisationId),
           { type: "organisation", id: principal.organisationId }
         )
         const name = input.name.trim()
@@ -63,27 +62,21 @@ export class Workspaces extends Context.Service<
       })
 
       const get = Effect.fn("Workspaces.get")(function*(principal: Principal, id: string) {
-        const found = yield* store.get(id)
-        if (Option.isNone(found)) return yield* new NotFound({ resource: "workspace", id })
-        const workspace = found.value
+        const workspace = yield* requireRow(yield* store.get(id), "workspace", id)
         yield* ensureAllowed(
           principal,
           "workspaces.read",
-          { organisationId: workspace.organisation_id, workspaceId: workspace.id },
+          Target.workspace(workspace.organisation_id, workspace.id),
           { type: "workspace", id }
         )
         return workspace
       })
 
       const list = Effect.fn("Workspaces.list")(function*(principal: Principal, page: PageRequest) {
-        yield* ensureAllowed(
-          principal,
-          "workspaces.list",
-          { organisationId: principal.organisationId, workspaceId: principal.workspaceId },
-          { type: "organisation", id: principal.organisationId }
-        )
-        if (principal.workspaceId === null) return yield* store.list(principal.organisationId, page)
-        const own = yield* store.get(principal.workspaceId)
+        // An admin key lists the organisation's workspaces; a workspace key sees its own.
+        const scope = yield* ensureListScope(principal, undefined, "workspaces.list")
+        if (scope === null) return yield* store.list(principal.organisationId, page)
+        const own = yield* store.get(scope)
         const items = Option.toArray(own).slice(page.offset, page.offset + page.limit)
         return { items, total: Option.isSome(own) ? 1 : 0 }
       })

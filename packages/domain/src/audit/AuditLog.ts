@@ -5,7 +5,7 @@
  * store cannot hold is escaped or cut, with the record marked `sanitized`.
  */
 import { Context, Effect, Layer, Schema } from "effect"
-import { ensureAllowed } from "../access/Policy.ts"
+import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import type { Forbidden, NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
@@ -94,10 +94,10 @@ export class Audit extends Context.Service<
       })
 
       const list = Effect.fn("Audit.list")(function*(principal: Principal, filters: AuditFilters, page: PageRequest) {
-        yield* ensureAllowed(principal, "audit_logs.list", {
-          organisationId: principal.organisationId,
-          workspaceId: null
-        }, { type: "organisation", id: principal.organisationId })
+        yield* ensureAllowed(principal, "audit_logs.list", Target.organisation(principal.organisationId), {
+          type: "organisation",
+          id: principal.organisationId
+        })
         return yield* store.list(principal.organisationId, filters, page)
       })
 

@@ -3,7 +3,8 @@
  * resource defines as secret (`SECRET_FIELDS`). By name second: any field whose name, split into words over
  * camelCase, kebab-case and snake_case boundaries, says it holds a credential (`isSecretName`).
  */
-import { CONFIG_SECRET_FIELDS, VIRTUAL_KEY_SECRET_FIELDS } from "../credentials/VirtualKeys.ts"
+import { CONFIG_SECRET_FIELDS } from "../credentials/Config.ts"
+import { VIRTUAL_KEY_SECRET_FIELDS } from "../credentials/VirtualKey.ts"
 import { MCP_INTEGRATION_SECRET_FIELDS } from "../mcp/Mcp.ts"
 
 export const REDACTED = "[REDACTED]"
@@ -18,7 +19,7 @@ export const SECRET_FIELDS: Readonly<Record<string, ReadonlyArray<FieldPath>>> =
   mcp_integration: MCP_INTEGRATION_SECRET_FIELDS
 }
 
-/** Words that make any name they appear in a secret, in any position: `client_secret`, `Proxy-Authorization`. */
+/** Words that make any name they appear in a secret, in any position: `client_secret`, `sessionCookie`. */
 const SECRET_WORDS: ReadonlySet<string> = new Set([
   "password",
   "passwd",

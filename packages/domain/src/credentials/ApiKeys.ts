@@ -1,12 +1,20 @@
 /**
  * Issuing API keys and resolving a presented key into a `Principal`.
  */
-import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
-import { authorizeKeyCreation, ensureAllowed, isAdminKey, mayCreateKeyFor } from "../access/Policy.ts"
-import type { Principal } from "../access/Principal.ts"
+import { ensureKeyCreation, ensureKeyUser, newKeyUser } from "../access/KeyPolicy.ts"
+import { ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
+import { type Principal, principalOf } from "../access/Principal.ts"
 import { isScope, type Scope, unknownScopes } from "../access/Scopes.ts"
-import { type Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "../shared/Errors.ts"
+import {
+  type Conflict,
+  type Forbidden,
+  InvalidRequest,
+  type NotFound,
+  requireRow,
+  Unauthenticated
+} from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
@@ -15,6 +23,15 @@ import { checkName } from "../shared/Rules.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { ApiKey, type ApiKeyType, hasKeyShape, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey } from "./ApiKey.ts"
 import { ApiKeyStore } from "./ApiKeyStore.ts"
+
+/** Scopes asked for that do not exist (field `scopes`); an adapter says where its callers find the known ones. */
+export class UnknownScopes extends Schema.TaggedError<UnknownScopes>()("UnknownScopes", {
+  scopes: Schema.Array(Schema.String)
+}) {
+  override get message() {
+    return `Unknown scopes: ${this.scopes.join(", ")}.`
+  }
+}
 
 export interface IssueKeyInput {
   readonly type: ApiKeyType
@@ -64,7 +81,7 @@ export class ApiKeys extends Context.Service<
     readonly create: (
       principal: Principal,
       input: CreateKeyInput
-    ) => Effect.Effect<IssuedKey, InvalidRequest | AccessError | Conflict>
+    ) => Effect.Effect<IssuedKey, InvalidRequest | UnknownScopes | AccessError | Conflict>
     readonly list: (
       principal: Principal,
       workspaceId: string | undefined,
@@ -115,10 +132,11 @@ export class ApiKeys extends Context.Service<
         return { key, plaintext: Redacted.make(plaintext, { label: "api-key" }) }
       })
 
-      const rejected = (message: string, key?: ApiKey) =>
+      const rejected = (message: string, key?: ApiKey, credential?: Unauthenticated["credential"]) =>
         Effect.fail(
           new Unauthenticated({
             message,
+            ...(credential === undefined ? {} : { credential }),
             ...(key === undefined ? {} : {
               knownKey: {
                 id: key.id,
@@ -130,7 +148,7 @@ export class ApiKeys extends Context.Service<
           })
         )
       const expired = (key: ApiKey) => rejected(`This API key expired at ${key.expires_at}; create a new key.`, key)
-      const invalid = () => rejected("Invalid API key: check the x-service-api-key header.")
+      const invalid = () => rejected("Invalid API key.", undefined, "unrecognised")
       const resolved = new TtlCache<string, {
         readonly key: ApiKey
         readonly expiresAtMs: number
@@ -163,7 +181,7 @@ export class ApiKeys extends Context.Service<
       const authenticate = (presented: Redacted.Redacted<string>) =>
         Effect.clockWith((clock): Effect.Effect<Principal, Unauthenticated> => {
           const candidate = Redacted.value(presented).trim()
-          if (candidate.length === 0) return rejected("Missing API key: send it in the x-service-api-key header.")
+          if (candidate.length === 0) return rejected("Missing API key.", undefined, "missing")
           if (!hasKeyShape(candidate)) return invalid()
           const digest = crypto.sha256Hex(candidate)
           const now = clock.currentTimeMillisUnsafe()
@@ -186,32 +204,15 @@ export class ApiKeys extends Context.Service<
           }
           organisationRole = user.value.role
         }
-        let membership: Principal["workspaceRole"] = null
-        if (key.type === "workspace-user") {
-          const found = key.workspace_id === null || key.user_id === null
-            ? Option.none()
-            : yield* members.get(key.workspace_id, key.user_id)
-          if (Option.isNone(found)) {
-            return yield* rejected(
-              `This API key's user is no longer a member of workspace '${key.workspace_id}'; ` +
-                "the key works again only if they are added back."
-            )
-          }
-          membership = found.value.role
-        } else if (key.workspace_id !== null && key.user_id !== null) {
-          membership = Option.getOrNull(Option.map(yield* members.get(key.workspace_id, key.user_id), (m) => m.role))
-        }
-        // Organisation owners and admins count as managers of every workspace.
-        const workspaceRole = organisationRole === "owner" || organisationRole === "admin" ? "manager" : membership
-        const principal: Principal = {
-          keyId: key.id,
-          keyType: key.type,
-          organisationId: key.organisation_id,
-          workspaceId: key.workspace_id,
-          userId: key.user_id,
-          organisationRole,
-          workspaceRole,
-          scopes: new Set(key.scopes.filter(isScope))
+        const membership = key.workspace_id === null || key.user_id === null
+          ? null
+          : Option.getOrNull(Option.map(yield* members.get(key.workspace_id, key.user_id), (m) => m.role))
+        const principal = principalOf({ ...key, scopes: key.scopes.filter(isScope) }, organisationRole, membership)
+        if (principal === undefined) {
+          return yield* rejected(
+            `This API key's user is no longer a member of workspace '${key.workspace_id}'; ` +
+              "the key works again only if they are added back."
+          )
         }
         return principal
       })
@@ -222,10 +223,7 @@ export class ApiKeys extends Context.Service<
         if (input.scopes.length === 0) return yield* InvalidRequest.of("scopes must name at least one scope.", "scopes")
         const unknown = unknownScopes(input.scopes)
         if (unknown.length > 0) {
-          return yield* InvalidRequest.of(
-            `Unknown scopes: ${unknown.join(", ")}. GET /v1/scopes lists the known ones.`,
-            "scopes"
-          )
+          return yield* new UnknownScopes({ scopes: unknown })
         }
         let expiresAt: string | null = null
         if (input.expiresAt !== undefined) {
@@ -244,60 +242,44 @@ export class ApiKeys extends Context.Service<
       const create = Effect.fn("ApiKeys.create")(function*(principal: Principal, input: CreateKeyInput) {
         const valid = yield* validate(input)
         const organisationKey = input.type === "organisation-service"
-        let workspaceId: string | null = null
+        // The organisation and workspace the key is to live in: the admin key's own organisation, or a workspace
+        // (a workspace key creating another defaults to its own), which the policy then decides about.
+        let place: { readonly organisationId: string; readonly workspaceId: string | null } = {
+          organisationId: principal.organisationId,
+          workspaceId: null
+        }
         if (!organisationKey) {
-          // A workspace key creating another defaults to its own workspace.
           const requested = input.workspaceId ?? principal.workspaceId ?? undefined
           if (requested === undefined) {
             return yield* InvalidRequest.of("workspace_id is required for workspace keys.", "workspace_id")
           }
-          const workspace = yield* workspaces.get(requested)
-          if (Option.isNone(workspace) || workspace.value.organisation_id !== principal.organisationId) {
-            return yield* new NotFound({ resource: "workspace", id: requested })
-          }
-          workspaceId = workspace.value.id
+          const workspace = yield* requireRow(yield* workspaces.get(requested), "workspace", requested)
+          place = { organisationId: workspace.organisation_id, workspaceId: workspace.id }
         } else if (input.workspaceId !== undefined) {
           return yield* InvalidRequest.of("Admin keys are organisation-wide: leave out workspace_id.", "workspace_id")
         }
-        const decision = authorizeKeyCreation(principal, {
-          type: input.type,
-          organisationId: principal.organisationId,
-          workspaceId,
-          scopes: valid.scopes
-        })
-        if (decision._tag === "Denied") return yield* new Forbidden({ message: decision.reason })
-        if (decision._tag === "Hidden") return yield* new NotFound({ resource: "workspace", id: workspaceId ?? "" })
+        const workspaceId = place.workspaceId
+        yield* ensureKeyCreation(principal, { type: input.type, ...place, scopes: valid.scopes })
 
-        let userId: string | null = null
+        let named: string | null = null
         if (input.type === "workspace-user") {
           const requested = input.userId ?? principal.userId ?? undefined
           if (requested === undefined) {
             return yield* InvalidRequest.of("user_id is required: the calling key has no user.", "user_id")
           }
-          const user = yield* users.get(requested)
-          if (Option.isNone(user)) return yield* new NotFound({ resource: "user", id: requested })
+          const user = yield* requireRow(yield* users.get(requested), "user", requested)
           const membership = yield* members.get(workspaceId!, requested)
-          const named = mayCreateKeyFor(principal, {
+          yield* ensureKeyUser(principal, {
             userId: requested,
-            organisationId: user.value.organisation_id,
-            organisationRole: user.value.role,
+            organisationId: user.organisation_id,
+            organisationRole: user.role,
             workspaceRole: Option.getOrNull(Option.map(membership, (m) => m.role))
           })
-          switch (named._tag) {
-            case "Hidden":
-              return yield* new NotFound({ resource: "user", id: requested })
-            case "NotMember":
-              return yield* InvalidRequest.of(named.reason, "user_id")
-            case "Denied":
-              return yield* new Forbidden({ message: named.reason })
-          }
-          userId = requested
+          named = requested
         } else if (input.userId !== undefined) {
           return yield* InvalidRequest.of("user_id applies to workspace/user keys only.", "user_id")
-        } else if (organisationKey) {
-          // An admin key acts for the user whose key created it.
-          userId = principal.userId
         }
+        const userId = newKeyUser(principal, input.type, named)
         return yield* issue({
           type: input.type,
           name: valid.name,
@@ -314,31 +296,16 @@ export class ApiKeys extends Context.Service<
       /** The key, if the principal may see it: another organisation's answers not found. */
       const visible = Effect.fnUntraced(
         function*(principal: Principal, id: string, action: "api_keys.read" | "api_keys.delete") {
-          const found = yield* store.get(id)
-          if (Option.isNone(found) || found.value.organisation_id !== principal.organisationId) {
-            return yield* new NotFound({ resource: "API key", id })
-          }
-          const key = found.value
-          if (!isAdminKey(principal) && key.workspace_id !== principal.workspaceId) {
-            return yield* new Forbidden({
-              message: `API key '${id}' belongs to another workspace or to the organisation.`
-            })
-          }
-          yield* ensureAllowed(principal, action, {
-            organisationId: key.organisation_id,
-            workspaceId: key.workspace_id
-          }, { type: "API key", id })
+          const key = yield* requireRow(yield* store.get(id), "API key", id)
+          // An admin key is organisation-level and open to no workspace: workspace keys do not see it.
+          yield* ensureAllowed(principal, action, Target.of(key), { type: "API key", id })
           return key
         }
       )
 
       const list = Effect.fn("ApiKeys.list")(
         function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
-          const scope = workspaceId ?? principal.workspaceId
-          yield* ensureAllowed(principal, "api_keys.list", {
-            organisationId: principal.organisationId,
-            workspaceId: scope
-          }, { type: "workspace", id: scope ?? principal.organisationId })
+          const scope = yield* ensureListScope(principal, workspaceId, "api_keys.list")
           return yield* store.list(principal.organisationId, scope, page)
         }
       )

@@ -5,29 +5,16 @@
  */
 import { Effect } from "effect"
 import { InvalidRequest } from "../shared/Errors.ts"
+import { HTTP_URL_PROBLEMS, parseHttpUrl } from "../shared/HttpUrl.ts"
 import { AddressRanges, HostResolver, ProviderRegistry } from "./Providers.ts"
 
 /**
- * The shape every custom host must have, stored or given with a call: an http(s) URL without credentials,
- * query or fragment (a base URL has none; the path of each call is appended to it). Pure.
+ * The shape every custom host must have, stored or given with a call: a base URL (`BaseUrl`, HttpUrl.ts).
+ * `param` names the field it came from. Pure.
  */
 export const parseCustomHost = (host: string, param: string): URL | InvalidRequest => {
-  let url: URL
-  try {
-    url = new URL(host)
-  } catch {
-    return InvalidRequest.of("The custom host must be an http or https URL.", param)
-  }
-  if (
-    (url.protocol !== "http:" && url.protocol !== "https:") || url.username !== "" || url.password !== "" ||
-    url.search !== "" || url.hash !== ""
-  ) {
-    return InvalidRequest.of(
-      "The custom host must be an http or https URL without credentials, query or fragment.",
-      param
-    )
-  }
-  return url
+  const url = parseHttpUrl(host, "base url")
+  return url instanceof URL ? url : InvalidRequest.of(`The custom host ${HTTP_URL_PROBLEMS[url]}.`, param)
 }
 
 /** Where a provider call goes, and the addresses its connection is pinned to. */

@@ -2,11 +2,11 @@
  * Listing fine-tuning jobs through a provider, so clients need a gateway key instead of the provider key.
  */
 import { Context, Effect, Layer } from "effect"
-import { ensureAllowed } from "../access/Policy.ts"
+import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
-import type { Forbidden, InvalidRequest, NotFound } from "../shared/Errors.ts"
+import type { Forbidden, NotFound } from "../shared/Errors.ts"
 import { makeCustomHostCheck } from "./CustomHosts.ts"
-import { makeProviderChoice, type ProviderHeaders } from "./ProviderChoice.ts"
+import { makeProviderChoice, type ProviderChoiceError } from "./ProviderChoice.ts"
 import {
   FineTuningUpstream,
   ProviderRegistry,
@@ -15,6 +15,7 @@ import {
   type UpstreamTimedOut,
   type UpstreamUnreachable
 } from "./Providers.ts"
+import type { ProviderSelection } from "./ProviderSelection.ts"
 
 export interface JobsQuery {
   readonly limit: number
@@ -89,11 +90,11 @@ export class FineTuning extends Context.Service<
   {
     readonly listJobs: (
       principal: Principal,
-      headers: ProviderHeaders,
+      selection: ProviderSelection,
       query: JobsQuery
     ) => Effect.Effect<
       JobsAnswer,
-      InvalidRequest | Forbidden | NotFound | UpstreamUnreachable | UpstreamTimedOut | UpstreamInvalid
+      ProviderChoiceError | Forbidden | NotFound | UpstreamUnreachable | UpstreamTimedOut | UpstreamInvalid
     >
   }
 >()("@gateway-control/FineTuning") {
@@ -106,13 +107,13 @@ export class FineTuning extends Context.Service<
       const checkCustomHost = yield* makeCustomHostCheck
 
       const listJobs = Effect.fn("FineTuning.listJobs")(
-        function*(principal: Principal, headers: ProviderHeaders, query: JobsQuery) {
-          yield* ensureAllowed(principal, "completions.write", {
-            organisationId: principal.organisationId,
-            workspaceId: principal.workspaceId
-          }, { type: "workspace", id: principal.workspaceId ?? principal.organisationId })
+        function*(principal: Principal, selection: ProviderSelection, query: JobsQuery) {
+          yield* ensureAllowed(principal, "completions.write", Target.own(principal), {
+            type: "workspace",
+            id: principal.workspaceId ?? principal.organisationId
+          })
 
-          const choice = yield* chooseProvider(principal.workspaceId!, headers)
+          const choice = yield* chooseProvider(principal.workspaceId!, selection)
           // Provider base URLs come from the operator and connect as DNS says; custom hosts are checked and pinned.
           const destination = choice.customHost === undefined
             ? { baseUrl: registry.baseUrls.get(choice.provider)!, pinnedAddresses: undefined }

@@ -3,29 +3,38 @@
  *
  * The rule: a stored provider key is only ever sent to the host stored with it, in the same record (the
  * virtual key's or config's `custom_host`, else the provider's base URL). A custom host named by the
- * request, or held by another record than the key, is used only with a provider key the request itself
+ * call, or held by another record than the key, is used only with a provider key the call itself
  * supplies. Otherwise anyone allowed to make calls, or to create configs, could send a workspace's stored
  * key to a host of their choosing.
  */
-import { Effect, Redacted } from "effect"
+import { Effect, type Redacted } from "effect"
+import { type ResolvedConfig, resolveInlineConfig } from "../credentials/Config.ts"
+import { Configs } from "../credentials/Configs.ts"
 import { VirtualKeys } from "../credentials/VirtualKeys.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
-import { ProviderRegistry } from "./Providers.ts"
+import { knownProvider, ProviderRegistry } from "./Providers.ts"
+import {
+  type ConfigSelection,
+  NoProviderSelected,
+  ProviderKeyMissing,
+  type ProviderKeyRecord,
+  type ProviderSelection,
+  StoredKeyElsewhere
+} from "./ProviderSelection.ts"
 
-/** The provider-selecting headers of a call, as received. */
-export interface ProviderHeaders {
-  readonly virtualKey: string | undefined
-  readonly provider: string | undefined
-  readonly authorization: string | undefined
-  readonly config: string | undefined
-  readonly customHost: string | undefined
-}
+type HostField = StoredKeyElsewhere["hostField"]
 
-/** A custom host, with the header it came from and words for it in messages. */
+/** A custom host, with the selection field it came from: errors about the host name that field. */
 export interface NamedHost {
   readonly url: string
-  readonly param: string
-  readonly what: string
+  readonly param: "virtual_key" | HostField
+  /** The config it belongs to, when it is a config's: its slug, or null for an inline config. */
+  readonly configSlug?: string | null
+}
+
+/** A custom host not necessarily stored with the key: the call's, or a config's. */
+interface OtherHost extends NamedHost {
+  readonly param: HostField
 }
 
 /** A call's provider, its key, and the custom host the key goes to (undefined: the provider's base URL). */
@@ -37,114 +46,105 @@ export interface ProviderChoice {
 }
 
 type Credential =
-  /** A key the request carries (Authorization, or an inline config's api_key): any checked host may get it. */
+  /** A key the call carries (`api_key`, or an inline config's): any checked host may get it. */
   | { readonly stored: false; readonly provider: string; readonly apiKey: Redacted.Redacted<string> }
   /** A key from a stored record: only the record's own host gets it. */
   | {
     readonly stored: true
     readonly provider: string
     readonly apiKey: Redacted.Redacted<string>
-    readonly record: string
+    readonly record: typeof ProviderKeyRecord.Type
     readonly ownHost: NamedHost | undefined
   }
 
-const HOW =
-  "Choose the provider one of four ways: x-service-virtual-key: <slug>; x-service-provider: <provider> with " +
-  "Authorization: Bearer <provider key>; x-service-config: <config slug or JSON>; or x-service-provider, " +
-  "Authorization and x-service-custom-host: <base URL>."
-
-const bearer = (authorization: string | undefined) => {
-  const match = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization)
-  return match === null ? undefined : match[1]
-}
+export type ProviderChoiceError = InvalidRequest | NoProviderSelected | ProviderKeyMissing | StoredKeyElsewhere
 
 export const makeProviderChoice = Effect.gen(function*() {
   const registry = yield* ProviderRegistry
   const virtualKeys = yield* VirtualKeys
-
-  const knownProvider = (provider: string, param: string) =>
-    registry.baseUrls.has(provider)
-      ? Effect.succeed(provider)
-      : Effect.fail(InvalidRequest.of(
-        `Unknown provider '${provider}'. Known providers: ${[...registry.baseUrls.keys()].join(", ")}.`,
-        param
-      ))
+  const configs = yield* Configs
 
   const fromVirtualKey = Effect.fnUntraced(function*(workspaceId: string, slug: string) {
     const key = yield* virtualKeys.resolveVirtualKey(workspaceId, slug)
-    const record = `virtual key '${key.slug}'`
     return {
       stored: true,
       provider: key.provider,
       apiKey: key.apiKey,
-      record,
-      ownHost: key.customHost === null
-        ? undefined
-        : { url: key.customHost, param: "x-service-virtual-key", what: `the custom_host of ${record}` }
+      record: { kind: "virtual key", slug: key.slug },
+      ownHost: key.customHost === null ? undefined : { url: key.customHost, param: "virtual_key" }
     } satisfies Credential
   })
 
-  const fromHeaders = Effect.fnUntraced(function*(workspaceId: string, headers: ProviderHeaders) {
-    if (headers.provider?.startsWith("@")) return yield* fromVirtualKey(workspaceId, headers.provider.slice(1))
-    if (headers.virtualKey !== undefined) return yield* fromVirtualKey(workspaceId, headers.virtualKey)
-    if (headers.provider === undefined) return undefined
-    const provider = yield* knownProvider(headers.provider, "x-service-provider")
-    const apiKey = bearer(headers.authorization)
-    if (apiKey === undefined) {
-      return yield* InvalidRequest.of(
-        "x-service-provider needs the provider key in 'Authorization: Bearer <key>'.",
-        "authorization"
-      )
-    }
-    return { stored: false, provider, apiKey: Redacted.make(apiKey) } satisfies Credential
+  /** The credential the selection names outside a config: a virtual key, else a provider with the call's key. */
+  const fromSelection = Effect.fnUntraced(function*(workspaceId: string, selection: ProviderSelection) {
+    if (selection.virtual_key !== undefined) return yield* fromVirtualKey(workspaceId, selection.virtual_key)
+    if (selection.provider === undefined) return undefined
+    const provider = yield* knownProvider(registry, selection.provider, "provider")
+    if (selection.api_key === undefined) return yield* new ProviderKeyMissing({ provider })
+    return { stored: false, provider, apiKey: selection.api_key } satisfies Credential
   })
 
-  return Effect.fnUntraced(function*(workspaceId: string, headers: ProviderHeaders) {
+  const resolveConfig = (
+    workspaceId: string,
+    config: ConfigSelection
+  ): Effect.Effect<ResolvedConfig, InvalidRequest> => {
+    if (config._tag === "StoredConfig") return configs.resolveConfig(workspaceId, config.slug)
+    const resolved = resolveInlineConfig(config.config)
+    return resolved instanceof InvalidRequest ? Effect.fail(resolved) : Effect.succeed(resolved)
+  }
+
+  return Effect.fnUntraced(function*(workspaceId: string, selection: ProviderSelection) {
     let timeoutMs = registry.timeoutMs
     let credential: Credential | undefined
-    /** Custom hosts not stored together with the credential, by precedence: the header, then the config. */
-    const hosts: Array<NamedHost> = []
-    if (headers.customHost !== undefined) {
-      hosts.push({ url: headers.customHost, param: "x-service-custom-host", what: "x-service-custom-host" })
-    }
+    /** Custom hosts not stored together with the credential, by precedence: the call's, then the config's. */
+    const hosts: Array<OtherHost> = []
+    if (selection.custom_host !== undefined) hosts.push({ url: selection.custom_host, param: "custom_host" })
 
-    if (headers.config !== undefined) {
-      const config = yield* virtualKeys.resolveConfig(workspaceId, headers.config)
-      const record = config.slug === undefined ? "the inline config" : `config '${config.slug}'`
-      const configHost = config.target.custom_host === undefined
+    if (selection.config !== undefined) {
+      const config = yield* resolveConfig(workspaceId, selection.config)
+      const configHost: OtherHost | undefined = config.target.custom_host === undefined
         ? undefined
-        : { url: config.target.custom_host, param: "x-service-config", what: `the custom_host of ${record}` }
+        : { url: config.target.custom_host, param: "config", configSlug: config.slug ?? null }
       if (config.target.request_timeout !== undefined) timeoutMs = config.target.request_timeout
       if (config.target.virtual_key !== undefined) {
         credential = yield* fromVirtualKey(workspaceId, config.target.virtual_key)
       } else if (config.target.provider !== undefined && config.apiKey !== undefined) {
-        const provider = yield* knownProvider(config.target.provider, "x-service-config")
+        const provider = yield* knownProvider(registry, config.target.provider, "config")
         credential = config.slug === undefined
           ? { stored: false, provider, apiKey: config.apiKey }
-          : { stored: true, provider, apiKey: config.apiKey, record, ownHost: configHost }
+          : {
+            stored: true,
+            provider,
+            apiKey: config.apiKey,
+            record: { kind: "config", slug: config.slug },
+            ownHost: configHost
+          }
       } else {
-        credential = yield* fromHeaders(workspaceId, headers)
+        credential = yield* fromSelection(workspaceId, selection)
       }
       const ownsConfigHost = credential?.stored === true && credential.ownHost === configHost
       if (configHost !== undefined && !ownsConfigHost) hosts.push(configHost)
     } else {
-      credential = yield* fromHeaders(workspaceId, headers)
+      credential = yield* fromSelection(workspaceId, selection)
     }
-    if (credential === undefined) return yield* InvalidRequest.of(`No provider for this call. ${HOW}`, null)
+    if (credential === undefined) return yield* new NoProviderSelected()
 
     if (!credential.stored) {
       return { provider: credential.provider, apiKey: credential.apiKey, customHost: hosts[0], timeoutMs }
     }
-    const foreign = hosts[0]
-    if (foreign !== undefined) {
-      return yield* InvalidRequest.of(
-        `The provider key of ${credential.record} is stored in the gateway, and a stored key is only sent to ` +
-          "the host stored with it (its custom_host, else the provider's base URL); " +
-          `${foreign.what} can only be used with a provider key given in the same request ` +
-          "(x-service-provider with Authorization, or an inline config with provider and api_key).",
-        foreign.param
-      )
+    const other = hosts[0]
+    if (other !== undefined) {
+      return yield* new StoredKeyElsewhere({
+        keyRecord: credential.record,
+        hostField: other.param,
+        hostConfigSlug: other.configSlug ?? null
+      })
     }
-    return { provider: credential.provider, apiKey: credential.apiKey, customHost: credential.ownHost, timeoutMs }
+    return {
+      provider: credential.provider,
+      apiKey: credential.apiKey,
+      customHost: credential.ownHost,
+      timeoutMs
+    } satisfies ProviderChoice
   })
 })

@@ -2,7 +2,8 @@
  * Model providers and how the gateway reaches them: the registry of known providers, the ports for the
  * upstream call, for resolving a custom host's addresses, and for keeping provider keys encrypted.
  */
-import { Context, type Effect, type Redacted, Schema } from "effect"
+import { Context, Effect, type Redacted, Schema } from "effect"
+import { InvalidRequest } from "../shared/Errors.ts"
 
 /** Known providers with the OpenAI-compatible fine-tuning API, by name. */
 export class ProviderRegistry extends Context.Service<
@@ -17,11 +18,14 @@ export class ProviderRegistry extends Context.Service<
   }
 >()("@gateway-control/ProviderRegistry") {}
 
-export const DEFAULT_PROVIDER_BASE_URLS: ReadonlyMap<string, string> = new Map([
-  ["openai", "https://api.openai.com/v1"],
-  ["together-ai", "https://api.together.xyz/v1"],
-  ["fireworks-ai", "https://api.fireworks.ai/inference/v1"]
-])
+/** The provider, when the registry knows it; else a refusal naming the known ones, for the field `param`. */
+export const knownProvider = (registry: ProviderRegistry["Service"], provider: string, param: string) =>
+  registry.baseUrls.has(provider)
+    ? Effect.succeed(provider)
+    : Effect.fail(InvalidRequest.of(
+      `Unknown provider '${provider}'. Known providers: ${[...registry.baseUrls.keys()].join(", ")}.`,
+      param
+    ))
 
 /** A provider call's destination and credentials. */
 export interface UpstreamTarget {

@@ -13,7 +13,8 @@ export type PromptType = typeof PromptType.Type
 
 export const JsonObject = Schema.Record(Schema.String, Schema.Unknown)
 
-export class Prompt extends Schema.Class<Prompt>("Prompt")({
+/** What a prompt and a partial both are: a named, slugged resource of a workspace with a published version. */
+const TemplateResourceFields = {
   id: Schema.String,
   organisation_id: Schema.String,
   workspace_id: Schema.String,
@@ -22,7 +23,9 @@ export class Prompt extends Schema.Class<Prompt>("Prompt")({
   published_version: Schema.Int,
   created_at: Schema.String,
   last_updated_at: Schema.String
-}) {}
+}
+
+export class Prompt extends Schema.Class<Prompt>("Prompt")(TemplateResourceFields) {}
 
 export class PromptVersion extends Schema.Class<PromptVersion>("PromptVersion")({
   id: Schema.String,
@@ -45,16 +48,7 @@ export class PromptLabel extends Schema.Class<PromptLabel>("PromptLabel")({
   last_updated_at: Schema.String
 }) {}
 
-export class Partial extends Schema.Class<Partial>("Partial")({
-  id: Schema.String,
-  organisation_id: Schema.String,
-  workspace_id: Schema.String,
-  name: Name,
-  slug: Slug,
-  published_version: Schema.Int,
-  created_at: Schema.String,
-  last_updated_at: Schema.String
-}) {}
+export class Partial extends Schema.Class<Partial>("Partial")(TemplateResourceFields) {}
 
 export class PartialVersion extends Schema.Class<PartialVersion>("PartialVersion")({
   id: Schema.String,
@@ -68,25 +62,25 @@ export class PartialVersion extends Schema.Class<PartialVersion>("PartialVersion
 /** Labels every prompt has, pointing at version 1 until moved. */
 export const BUILT_IN_LABELS = ["production", "staging", "development"] as const
 
+/** What a store of prompts and a store of partials do alike, for a resource `R` with versions `V`. */
+interface VersionedResourceStore<R, V> {
+  /** Inserts a resource with its first version; `Conflict` when the slug is taken in the workspace. */
+  readonly insert: (resource: R, first: V) => Effect.Effect<void, Conflict>
+  /** Appends a version; `Conflict` when a concurrent update took the number. */
+  readonly addVersion: (version: V) => Effect.Effect<void, Conflict>
+  readonly get: (id: string) => Effect.Effect<Option.Option<R>>
+  readonly list: (organisationId: string, workspaceId: string | null, page: PageRequest) => Effect.Effect<Page<R>>
+  readonly getVersion: (id: string, version: number) => Effect.Effect<Option.Option<V>>
+  readonly setPublished: (id: string, version: number, at: string) => Effect.Effect<void>
+}
+
 export class PromptStore extends Context.Service<
   PromptStore,
-  {
-    /** Inserts a prompt with its first version; `Conflict` when the slug is taken in the workspace. */
-    readonly insert: (prompt: Prompt, first: PromptVersion) => Effect.Effect<void, Conflict>
-    /** Appends a version; `Conflict` when a concurrent update took the number. */
-    readonly addVersion: (version: PromptVersion) => Effect.Effect<void, Conflict>
-    readonly get: (id: string) => Effect.Effect<Option.Option<Prompt>>
+  VersionedResourceStore<Prompt, PromptVersion> & {
     /** Prompts with this slug in the organisation's workspaces (one per workspace at most). */
     readonly findBySlug: (organisationId: string, slug: string) => Effect.Effect<ReadonlyArray<Prompt>>
-    readonly list: (
-      organisationId: string,
-      workspaceId: string | null,
-      page: PageRequest
-    ) => Effect.Effect<Page<Prompt>>
-    readonly getVersion: (promptId: string, version: number) => Effect.Effect<Option.Option<PromptVersion>>
     readonly latestVersion: (promptId: string) => Effect.Effect<Option.Option<PromptVersion>>
     readonly versions: (promptId: string) => Effect.Effect<ReadonlyArray<PromptVersion>>
-    readonly setPublished: (promptId: string, version: number, at: string) => Effect.Effect<void>
     readonly setLabel: (label: PromptLabel) => Effect.Effect<void>
     readonly labels: (promptId: string) => Effect.Effect<ReadonlyArray<PromptLabel>>
     /** Deletes the prompt with its versions and labels; false when there was none. */
@@ -96,17 +90,7 @@ export class PromptStore extends Context.Service<
 
 export class PartialStore extends Context.Service<
   PartialStore,
-  {
-    readonly insert: (partial: Partial, first: PartialVersion) => Effect.Effect<void, Conflict>
-    readonly addVersion: (version: PartialVersion) => Effect.Effect<void, Conflict>
-    readonly get: (id: string) => Effect.Effect<Option.Option<Partial>>
+  VersionedResourceStore<Partial, PartialVersion> & {
     readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<Partial>>
-    readonly list: (
-      organisationId: string,
-      workspaceId: string | null,
-      page: PageRequest
-    ) => Effect.Effect<Page<Partial>>
-    readonly getVersion: (partialId: string, version: number) => Effect.Effect<Option.Option<PartialVersion>>
-    readonly setPublished: (partialId: string, version: number, at: string) => Effect.Effect<void>
   }
 >()("@gateway-control/PartialStore") {}

@@ -2,7 +2,7 @@
  * Typed errors of the domain. Each one is something a caller can act on; the HTTP adapter maps them
  * to statuses and to the project's error envelope. Infrastructure failures are defects, not errors.
  */
-import { Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 
 /** The request is well-formed JSON but breaks a rule; `param` names the offending field when there is one. */
 export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("InvalidRequest", {
@@ -15,6 +15,11 @@ export class InvalidRequest extends Schema.TaggedError<InvalidRequest>()("Invali
 /** No usable credential: missing, unknown, revoked or expired key. */
 export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unauthenticated", {
   message: Schema.String,
+  /**
+   * Set when the presented credential is no key at all: `missing` (none was presented) or `unrecognised`.
+   * An adapter adds where its callers present a key.
+   */
+  credential: Schema.optionalKey(Schema.Literals(["missing", "unrecognised"])),
   /** The key presented, when the gateway knows it (revoked or expired): the audit log files the attempt under it. */
   knownKey: Schema.optionalKey(Schema.Struct({
     id: Schema.String,
@@ -29,7 +34,10 @@ export class Forbidden extends Schema.TaggedError<Forbidden>()("Forbidden", {
   message: Schema.String
 }) {}
 
-/** The resource does not exist, or exists where the caller may not see it. */
+/**
+ * The resource does not exist, or exists where the caller may not see it. Services raise it only through
+ * `requireRow` (no such row); a row the caller may not see is hidden by the policy (access/Policy.ts).
+ */
 export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
   resource: Schema.String,
   id: Schema.String
@@ -38,6 +46,13 @@ export class NotFound extends Schema.TaggedError<NotFound>()("NotFound", {
     return `No ${this.resource} with id '${this.id}' was found.`
   }
 }
+
+/**
+ * The row a lookup found, or `NotFound` when there is none. It takes the lookup's own answer, so it speaks of
+ * absence only: whether the caller may see a row that exists is the policy's question, never the service's.
+ */
+export const requireRow = <A>(found: Option.Option<A>, resource: string, id: string): Effect.Effect<A, NotFound> =>
+  Option.isSome(found) ? Effect.succeed(found.value) : Effect.fail(new NotFound({ resource, id }))
 
 /** A uniqueness rule would be broken (duplicate slug, name or email). */
 export class Conflict extends Schema.TaggedError<Conflict>()("Conflict", {

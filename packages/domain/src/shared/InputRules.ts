@@ -1,6 +1,6 @@
 /**
- * The text and JSON the service accepts from clients, wherever they arrive: path, query, body, or a header
- * that carries JSON. Two kinds of input are refused with a 400 naming the field:
+ * The text and JSON the service accepts from clients, wherever they arrive: path, query, body, or any
+ * other part of a request that carries JSON. Two kinds of input are refused with a 400 naming the field:
  *
  * - text with the NUL character or a lone surrogate: PostgreSQL refuses NUL in `text` and `\u0000` or an
  *   unpaired surrogate in `jsonb`, so without this rule the same request was stored by the memory store
@@ -88,7 +88,7 @@ const visit = (
 
 /**
  * The first refused part of a parsed JSON value, or undefined when all of it is accepted. `root` names the
- * value in `param` (`"x-service-config"`); a request body has none, so its fields are named alone.
+ * value in `param` (the name the caller gave it); a request body has none, so its fields are named alone.
  */
 export const jsonProblem = (value: unknown, root: string | null = null): InvalidRequest | undefined => {
   if (typeof value === "string") {

@@ -2,11 +2,17 @@
  * The audit log over a store: what every store must keep, whatever a caller sent. Call
  * `auditContract(name, layer)` from an adapter's tests with a layer that builds a fresh store.
  */
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { WorkspaceStore } from "../../src/access/AccessStores.ts"
+import { OrganisationStore } from "../../src/access/AccessStores.ts"
+import { GENESIS_HASH } from "../../src/audit/AuditChain.ts"
 import { Audit } from "../../src/audit/AuditLog.ts"
+import { AuditLogStore } from "../../src/audit/AuditLogStore.ts"
 import type { AuditActor, AuditEntry, AuditRecord } from "../../src/audit/AuditRecord.ts"
 import { MAX_DEPTH } from "../../src/audit/internal/storable.ts"
+import { Organisation, Prompt, PromptStore, PromptVersion, Workspace } from "../../src/index.ts"
+import { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { StorePorts } from "../../src/StorePorts.ts"
 import { layerAuditTestCrypto } from "./TestCrypto.ts"
 
@@ -43,6 +49,7 @@ export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<Stor
     let runtime: ManagedRuntime.ManagedRuntime<Audit | StorePorts, E>
     const audit = <A, E2>(f: (audit: Audit["Service"]) => Effect.Effect<A, E2>) =>
       runtime.runPromise(Effect.flatMap(Effect.service(Audit), f))
+    const run = <A, E2>(effect: Effect.Effect<A, E2, Audit | StorePorts>) => runtime.runPromise(effect)
 
     beforeAll(async () => {
       runtime = ManagedRuntime.make(layerAudit(makeStore()))
@@ -129,6 +136,85 @@ export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<Stor
       const unauthenticated = await audit((a) => a.listUnauthenticated({ limit: 1000, offset: 0 }))
       expect(unauthenticated.items.filter((r) => r.request_id === requestId)).toEqual([written])
       expect(unauthenticated.items.every((r: AuditRecord) => r.organisation_id === null)).toBe(true)
+      await expectIntactChain()
+    })
+
+    it("numbers concurrent appends 1, 2, 3… without gaps, each linked to the record before it", async () => {
+      const actor = actorOf()
+      const n = 24
+      const written = await audit((a) =>
+        Effect.forEach(Array.from({ length: n }, (_, i) => entry(actor, { resourceId: `r${i}` })), a.record, {
+          concurrency: "unbounded"
+        })
+      )
+      // The whole chain, whatever earlier tests of the suite appended to it.
+      const chain = await run(Effect.flatMap(Effect.service(AuditLogStore), (store) => store.scan(0, 100_000)))
+      expect(chain.map((r) => r.seq)).toEqual(chain.map((_, i) => i + 1))
+      chain.forEach((r, i) => expect(r.previous_hash).toBe(i === 0 ? GENESIS_HASH : chain[i - 1].hash))
+      const ours = chain.filter((r) => r.organisation_id === actor.organisationId)
+      expect(ours.map((r) => r.id).sort()).toEqual(written.map((r) => r.id).sort())
+      expect(new Set(written.map((r) => r.seq)).size).toBe(n)
+      await expectIntactChain()
+    })
+
+    it("keeps neither the change nor its audit record when a unit of work fails after writing both", async () => {
+      const actor = actorOf()
+      const now = new Date().toISOString()
+      const ids = { organisation: actor.organisationId!, workspace: `w-${uid()}`, prompt: `p-${uid()}` }
+      const prompt = new Prompt({
+        id: ids.prompt,
+        organisation_id: ids.organisation,
+        workspace_id: ids.workspace,
+        name: "Rolled back",
+        slug: `rolled-back-${uid()}`,
+        published_version: 1,
+        created_at: now,
+        last_updated_at: now
+      })
+      const version = new PromptVersion({
+        id: `v-${uid()}`,
+        prompt_id: prompt.id,
+        version: 1,
+        string: "{{x}}",
+        parameters: {},
+        model: null,
+        type: "completion",
+        is_raw_template: false,
+        version_description: null,
+        template_metadata: {},
+        created_at: now
+      })
+      const result = await runtime.runPromiseExit(Effect.gen(function*() {
+        yield* (yield* OrganisationStore).insert(
+          new Organisation({
+            id: ids.organisation,
+            name: "Org",
+            created_at: now,
+            last_updated_at: now
+          })
+        )
+        yield* (yield* WorkspaceStore).insert(
+          new Workspace({
+            id: ids.workspace,
+            organisation_id: ids.organisation,
+            name: "W",
+            slug: `w-${uid()}`,
+            description: null,
+            created_at: now,
+            last_updated_at: now
+          })
+        )
+        const transaction = yield* StoreTransaction
+        // A handler's unit of work: its write, its audit record, then a failure.
+        yield* transaction.withTransaction(Effect.gen(function*() {
+          yield* (yield* PromptStore).insert(prompt, version)
+          yield* (yield* Audit).record(entry(actor, { resourceType: "prompt", resourceId: prompt.id }))
+          return yield* Effect.fail("failed after the first write")
+        }))
+      }))
+      expect(Exit.isFailure(result)).toBe(true)
+      expect(await run(Effect.flatMap(Effect.service(PromptStore), (s) => s.get(prompt.id)))).toEqual(Option.none())
+      expect(await stored(actor.organisationId!)).toEqual([])
       await expectIntactChain()
     })
 

@@ -6,10 +6,10 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes, type TrustProxy } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { Bootstrap, type RenderLimitsShape, type StorePorts } from "@gateway-control/domain"
-import { Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
+import { Clock, Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
-import { layerDomain, type ProviderSettings } from "../../src/App.ts"
+import { createGatewayServer, layerDomain, type ProviderSettings } from "../../src/App.ts"
 
 export type TestStore = "memory" | "pglite" | "postgres"
 
@@ -36,6 +36,8 @@ export interface TestServerOptions {
   /** The store, by name or as a layer; a fresh in-memory one when absent. */
   readonly store?: TestStore | Layer.Layer<StorePorts, unknown> | undefined
   readonly renderLimits?: RenderLimitsShape
+  /** The server's clock (see `MovableClock`); the real one when absent. */
+  readonly clock?: Clock.Clock | undefined
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
@@ -43,7 +45,7 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     disableLogger: true,
     disableListenLog: true
   }).pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(NodeHttpServer.layer(createGatewayServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(
       layerDomain(
         typeof options.store === "object" ? options.store : storeLayer(options.store ?? "memory"),
@@ -51,7 +53,8 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
         options.renderLimits
       )
     ),
-    Layer.provide(Logger.layer([]))
+    Layer.provide(Logger.layer([])),
+    Layer.provide(options.clock === undefined ? Layer.empty : Layer.succeed(Clock.Clock)(options.clock))
   )
 
 export type TestLayer = ReturnType<typeof makeTestLayer>

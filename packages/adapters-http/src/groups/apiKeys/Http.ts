@@ -32,9 +32,11 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
                 workspaceId: payload.workspace_id,
                 userId: payload.user_id,
                 expiresAt: payload.expires_at
-              }), {
+              }).pipe(Effect.catchTag("UnknownScopes", (e) =>
+                Effect.fail(InvalidRequest.of(`${e.message} GET /v1/scopes lists the known ones.`, "scopes")))), {
             endpoint: "apiKeys.create",
-            resourceId: (issued) => issued.key.id,
+            resourceId: (issued) =>
+              issued.key.id,
             workspaceId: (issued) => issued.key.workspace_id,
             body: payload,
             successBody: ({ key }) => ({

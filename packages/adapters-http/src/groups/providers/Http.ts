@@ -1,44 +1,38 @@
-import { CurrentPrincipal, FineTuning, InvalidRequest, VirtualKeys } from "@gateway-control/domain"
+import { Configs, CurrentPrincipal, FineTuning, VirtualKeys } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { fromDomain, upstreamError, upstreamTimeout } from "../../ApiErrors.ts"
+import { BadRequest, badRequest, upstreamError, upstreamTimeout } from "../../ApiErrors.ts"
 import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
+import { listingRefusal, selectionFromHeaders } from "./ProviderHeaders.ts"
 
 const principal = Effect.service(CurrentPrincipal)
 const QUERY_PARAMETERS = new Set(["limit", "after"])
-
-const header = (headers: Record<string, string | undefined>, name: string) => {
-  const value = headers[name]?.trim()
-  return value === undefined || value === "" ? undefined : value
-}
 
 export const ProvidersHandlers = HttpApiBuilder.group(
   GatewayApi,
   "providers",
   Effect.fnUntraced(function*(handlers) {
     const fineTuning = yield* FineTuning
-    const credentials = yield* VirtualKeys
+    const virtualKeys = yield* VirtualKeys
+    const configs = yield* Configs
     return handlers.handleAll({
       listFineTuningJobs: ({ query, request }) =>
         Effect.gen(function*() {
           const search = new URL(request.url, "http://gateway").searchParams
           const unknown = [...search.keys()].find((key) => !QUERY_PARAMETERS.has(key))
           if (unknown !== undefined) {
-            return yield* InvalidRequest.of(
-              `Unknown query parameter '${unknown}': only limit and after are accepted.`,
-              unknown
+            return yield* Effect.fail(
+              badRequest(`Unknown query parameter '${unknown}': only limit and after are accepted.`, unknown)
             )
           }
-          const headers = request.headers
-          const answer = yield* fineTuning.listJobs(yield* principal, {
-            virtualKey: header(headers, "x-service-virtual-key"),
-            provider: header(headers, "x-service-provider"),
-            authorization: header(headers, "authorization"),
-            config: header(headers, "x-service-config"),
-            customHost: header(headers, "x-service-custom-host")
-          }, { limit: query.limit ?? 20, after: query.after })
+          const selection = selectionFromHeaders(request.headers)
+          if (selection instanceof BadRequest) return yield* Effect.fail(selection)
+          const answer = yield* fineTuning.listJobs(yield* principal, selection, {
+            limit: query.limit ?? 20,
+            after: query.after
+          })
           if (answer._tag === "Listed") return answer.body
           // A provider's refusal (401, 429, …) reaches the client as the provider gave it.
           return HttpServerResponse.text(answer.answer.body, {
@@ -50,13 +44,16 @@ export const ProvidersHandlers = HttpApiBuilder.group(
             UpstreamUnreachable: (e) => Effect.fail(upstreamError(e.message)),
             UpstreamInvalid: (e) => Effect.fail(upstreamError(e.message)),
             UpstreamTimedOut: (e) => Effect.fail(upstreamTimeout(e.message)),
-            InvalidRequest: (e) => Effect.fail(fromDomain(e)),
-            Forbidden: (e) => Effect.fail(fromDomain(e)),
-            NotFound: (e) => Effect.fail(fromDomain(e))
+            InvalidRequest: (e) => Effect.fail(listingRefusal(e)),
+            NoProviderSelected: (e) => Effect.fail(listingRefusal(e)),
+            ProviderKeyMissing: (e) => Effect.fail(listingRefusal(e)),
+            StoredKeyElsewhere: (e) => Effect.fail(listingRefusal(e)),
+            Forbidden: (e) => Effect.fail(listingRefusal(e)),
+            NotFound: (e) => Effect.fail(listingRefusal(e))
           })
         ),
       createVirtualKey: ({ payload }) =>
-        auditedAsCaller((principal) => credentials.createVirtualKey(principal, payload), {
+        auditedAsCaller((principal) => virtualKeys.createVirtualKey(principal, payload), {
           endpoint: "providers.createVirtualKey",
           resourceId: (resource) => resource.id,
           workspaceId: (resource) => resource.workspace_id,
@@ -67,11 +64,11 @@ export const ProvidersHandlers = HttpApiBuilder.group(
       listVirtualKeys: ({ query }) =>
         pageAsCaller(
           query,
-          (principal, request) => credentials.listVirtualKeys(principal, query.workspace_id, request)
+          (principal, request) => virtualKeys.listVirtualKeys(principal, query.workspace_id, request)
         ),
-      getVirtualKey: ({ params }) => asCaller((principal) => credentials.getVirtualKey(principal, params.id)),
+      getVirtualKey: ({ params }) => asCaller((principal) => virtualKeys.getVirtualKey(principal, params.id)),
       deleteVirtualKey: ({ params }) =>
-        auditedAsCaller((principal) => credentials.deleteVirtualKey(principal, params.id), {
+        auditedAsCaller((principal) => virtualKeys.deleteVirtualKey(principal, params.id), {
           endpoint: "providers.deleteVirtualKey",
           resourceId: params.id,
           workspaceId: (k) => k.workspace_id,
@@ -80,17 +77,17 @@ export const ProvidersHandlers = HttpApiBuilder.group(
           Effect.map((k) => ({ ...k, object: "virtual-key" as const, deleted: true as const }))
         ),
       createConfig: ({ payload }) =>
-        auditedAsCaller((principal) => credentials.createConfig(principal, payload), {
+        auditedAsCaller((principal) => configs.createConfig(principal, payload), {
           endpoint: "providers.createConfig",
           resourceId: (resource) => resource.id,
           workspaceId: (resource) => resource.workspace_id,
           body: payload
         }),
       listConfigs: ({ query }) =>
-        pageAsCaller(query, (principal, request) => credentials.listConfigs(principal, query.workspace_id, request)),
-      getConfig: ({ params }) => asCaller((principal) => credentials.getConfig(principal, params.id)),
+        pageAsCaller(query, (principal, request) => configs.listConfigs(principal, query.workspace_id, request)),
+      getConfig: ({ params }) => asCaller((principal) => configs.getConfig(principal, params.id)),
       deleteConfig: ({ params }) =>
-        auditedAsCaller((principal) => credentials.deleteConfig(principal, params.id), {
+        auditedAsCaller((principal) => configs.deleteConfig(principal, params.id), {
           endpoint: "providers.deleteConfig",
           resourceId: params.id,
           workspaceId: (c) => c.workspace_id,

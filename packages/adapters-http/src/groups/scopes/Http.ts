@@ -1,4 +1,4 @@
-import { ensureAllowed, ScopeNames } from "@gateway-control/domain"
+import { ensureAllowed, ScopeNames, Target } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
@@ -10,9 +10,9 @@ export const ScopesHandlers = HttpApiBuilder.group(GatewayApi, "scopes", (handle
   handlers.handleAll({
     list: () =>
       asCaller((principal) =>
-        ensureAllowed(principal, "scopes.list", {
-          organisationId: principal.organisationId,
-          workspaceId: principal.workspaceId
-        }, { type: "organisation", id: principal.organisationId })
+        ensureAllowed(principal, "scopes.list", Target.own(principal), {
+          type: "organisation",
+          id: principal.organisationId
+        })
       ).pipe(Effect.as(catalogue))
   }))

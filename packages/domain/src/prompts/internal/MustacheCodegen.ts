@@ -255,16 +255,25 @@ const checkDepth = (depth: number, options: RenderOptions) => {
   if (depth + 1 > max) throw new PartialDepthExceeded(max)
 }
 
+/** The template a partial or parent tag names in a render, checked to nest no deeper than allowed. */
+const partialOf = (node: { readonly name: string; readonly dynamic: boolean }) => {
+  const partialName = partialNameOf(node)
+  return (stack: ReadonlyArray<unknown>, options: RenderOptions, depth: number) => {
+    const name = partialName(stack, options)
+    const partial = name === undefined ? undefined : options.partial?.(name)
+    if (partial !== undefined) checkDepth(depth, options)
+    return partial
+  }
+}
+
 /** The nodes that stay closures inside generated code: partials, blocks and parents. */
 function compileNode(node: Extract<Node, { readonly kind: "partial" | "block" | "parent" }>): Run {
   switch (node.kind) {
     case "partial": {
-      const partialName = partialNameOf(node)
+      const partialNamed = partialOf(node)
       return (stack, options, depth, blocks, room) => {
-        const name = partialName(stack, options)
-        const partial = name === undefined ? undefined : options.partial?.(name)
+        const partial = partialNamed(stack, options, depth)
         if (partial === undefined) return ""
-        checkDepth(depth, options)
         return partial.withIndent(node.indent).run(stack, options, depth + 1, blocks, room)
       }
     }
@@ -276,12 +285,10 @@ function compileNode(node: Extract<Node, { readonly kind: "partial" | "block" | 
     }
     case "parent": {
       const own: Map<string, Run> = new Map([...node.blocks].map(([key, nodes]) => [key, compileNodes(nodes)]))
-      const partialName = partialNameOf(node)
+      const parentNamed = partialOf(node)
       return (stack, options, depth, blocks, room) => {
-        const name = partialName(stack, options)
-        const parent = name === undefined ? undefined : options.partial?.(name)
+        const parent = parentNamed(stack, options, depth)
         if (parent === undefined) return ""
-        checkDepth(depth, options)
         // Overrides from further out win over the ones this parent tag gives.
         let merged = blocks
         if (own.size > 0) {

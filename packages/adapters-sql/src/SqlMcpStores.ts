@@ -9,70 +9,51 @@ import {
   McpServer,
   McpServerStore
 } from "@gateway-control/domain"
-import { Context, Effect } from "effect"
+import { Context, Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
-import { int, iso, json, text, textOrNull, toJson } from "./internal/rows.ts"
-import { first, type Row, write } from "./internal/statements.ts"
+import * as SqlSchema from "effect/sql/SqlSchema"
+import { Jsonb, Timestamp, timestamps, toJson } from "./internal/rows.ts"
+import { countOf, read, write } from "./internal/statements.ts"
 
-const integrationFrom = (row: Row) =>
-  new McpIntegration({
-    id: text(row.id),
-    organisation_id: text(row.organisation_id),
-    name: text(row.name),
-    slug: text(row.slug),
-    owner_id: textOrNull(row.owner_id),
-    status: text(row.status) as McpIntegration["status"],
-    url: text(row.url),
-    description: textOrNull(row.description),
-    workspace_id: textOrNull(row.workspace_id),
-    configurations: json(row.configurations) as Record<string, unknown>,
-    auth_type: text(row.auth_type) as McpIntegration["auth_type"],
-    transport: text(row.transport) as McpIntegration["transport"],
-    global_workspace_access: row.global_workspace_access === true,
-    workspace_ids: json(row.workspace_ids) as Array<string>,
-    secret_mappings: json(row.secret_mappings) as McpIntegration["secret_mappings"],
-    created_at: iso(row.created_at),
-    last_updated_at: iso(row.last_updated_at)
-  })
+const IntegrationRow = McpIntegration.mapFields((f) => ({
+  ...f,
+  ...timestamps,
+  configurations: Jsonb(f.configurations),
+  workspace_ids: Jsonb(f.workspace_ids),
+  secret_mappings: Jsonb(f.secret_mappings)
+})).pipe(Schema.decodeTo(McpIntegration))
 
-const serverFrom = (row: Row) =>
-  new McpServer({
-    id: text(row.id),
-    organisation_id: text(row.organisation_id),
-    workspace_id: text(row.workspace_id),
-    slug: text(row.slug),
-    name: text(row.name),
-    status: "active",
-    description: textOrNull(row.description),
-    mcp_integration_id: text(row.mcp_integration_id),
-    created_at: iso(row.created_at)
-  })
+const ServerRow = McpServer.mapFields((f) => ({ ...f, created_at: Timestamp })).pipe(Schema.decodeTo(McpServer))
 
 /** `%` and `_` match themselves in a search. */
 const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export const makeMcpStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const read = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A> => Effect.orDie(effect)
 
   // The page and the total are two queries: the page walks the (organisation, status, created_at, id) index
   // and stops at LIMIT; a window count over the same query would have to read every matching row first.
   // The total comes from `counted` when given (a maintained count), else from counting the matching rows.
-  const pagedList = (
+  const pagedList = <A>(
+    Result: Schema.Decoder<A>,
     table: string,
     where: ReturnType<typeof sql.and>,
     limit: number,
     offset: number,
-    counted?: Effect.Effect<ReadonlyArray<Row>, SqlError>
+    counted?: Effect.Effect<ReadonlyArray<unknown>, SqlError>
   ) =>
-    Effect.map(
-      Effect.all([
-        sql<Row>`SELECT * FROM ${sql(table)} WHERE ${where} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`,
-        counted ?? sql<Row>`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
-      ]),
-      ([rows, count]) => ({ rows, total: int(count[0].n) })
-    )
+    Effect.all({
+      items: read(
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result,
+          execute: () =>
+            sql`SELECT * FROM ${sql(table)} WHERE ${where} ORDER BY created_at, id LIMIT ${limit} OFFSET ${offset}`
+        })(undefined)
+      ),
+      total: countOf(counted ?? sql`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`)
+    })
 
   /**
    * An organisation's integrations by status and level, from the counts the 0006 trigger keeps: counting
@@ -80,7 +61,7 @@ export const makeMcpStores = Effect.gen(function*() {
    * filters still count rows; they are bounded by one workspace's integrations or by the match.
    */
   const maintainedCount = (query: IntegrationQuery) =>
-    sql<Row>`SELECT COALESCE(sum(n), 0) AS n FROM mcp_integration_counts
+    sql`SELECT COALESCE(sum(n), 0) AS n FROM mcp_integration_counts
              WHERE organisation_id = ${query.organisationId} AND status = ${query.status}
              ${
       query.level === "all"
@@ -88,6 +69,17 @@ export const makeMcpStores = Effect.gen(function*() {
         : sql`AND organisation_level = ${query.level === "organisation"}`
     }`
 
+  const integrationById = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: IntegrationRow,
+    execute: (id) => sql`SELECT * FROM mcp_integrations WHERE id = ${id}`
+  })
+  const integrationBySlug = SqlSchema.findOneOption({
+    Request: Schema.Struct({ organisationId: Schema.String, slug: Schema.String }),
+    Result: IntegrationRow,
+    execute: ({ organisationId, slug }) =>
+      sql`SELECT * FROM mcp_integrations WHERE organisation_id = ${organisationId} AND slug = ${slug}`
+  })
   const integrations = McpIntegrationStore.of({
     insert: (i) =>
       write(sql`INSERT INTO mcp_integrations (id, organisation_id, name, slug, owner_id, status, url, description,
@@ -105,13 +97,8 @@ export const makeMcpStores = Effect.gen(function*() {
                   workspace_ids = ${toJson(i.workspace_ids)}::jsonb,
                   secret_mappings = ${toJson(i.secret_mappings)}::jsonb, last_updated_at = ${i.last_updated_at}
                 WHERE id = ${i.id}`)),
-    get: (id) =>
-      read(Effect.map(sql<Row>`SELECT * FROM mcp_integrations WHERE id = ${id}`, (r) => first(r, integrationFrom))),
-    findBySlug: (organisationId, slug) =>
-      read(Effect.map(
-        sql<Row>`SELECT * FROM mcp_integrations WHERE organisation_id = ${organisationId} AND slug = ${slug}`,
-        (r) => first(r, integrationFrom)
-      )),
+    get: (id) => read(integrationById(id)),
+    findBySlug: (organisationId, slug) => read(integrationBySlug({ organisationId, slug })),
     list: (query, page) => {
       const clauses = [sql`organisation_id = ${query.organisationId}`, sql`status = ${query.status}`]
       if (query.level === "workspace") clauses.push(sql`workspace_id IS NOT NULL`)
@@ -124,31 +111,36 @@ export const makeMcpStores = Effect.gen(function*() {
         const pattern = likePattern(query.search)
         clauses.push(sql`(name ILIKE ${pattern} OR slug ILIKE ${pattern})`)
       }
-      return read(Effect.map(
-        pagedList(
-          "mcp_integrations",
-          sql.and(clauses),
-          page.limit,
-          page.offset,
-          query.usableBy === null && query.search === null ? maintainedCount(query) : undefined
-        ),
-        ({ rows, total }) => ({ items: rows.map(integrationFrom), total })
-      ))
+      return pagedList(
+        IntegrationRow,
+        "mcp_integrations",
+        sql.and(clauses),
+        page.limit,
+        page.offset,
+        query.usableBy === null && query.search === null ? maintainedCount(query) : undefined
+      )
     }
   })
 
+  const serverById = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: ServerRow,
+    execute: (id) => sql`SELECT * FROM mcp_servers WHERE id = ${id}`
+  })
+  const serverBySlug = SqlSchema.findOneOption({
+    Request: Schema.Struct({ workspaceId: Schema.String, slug: Schema.String }),
+    Result: ServerRow,
+    execute: ({ slug, workspaceId }) =>
+      sql`SELECT * FROM mcp_servers WHERE workspace_id = ${workspaceId} AND slug = ${slug}`
+  })
   const servers = McpServerStore.of({
     insert: (s) =>
       write(sql`INSERT INTO mcp_servers (id, organisation_id, workspace_id, slug, name, status, description,
                   mcp_integration_id, created_at)
                 VALUES (${s.id}, ${s.organisation_id}, ${s.workspace_id}, ${s.slug}, ${s.name}, ${s.status},
                   ${s.description}, ${s.mcp_integration_id}, ${s.created_at})`),
-    get: (id) => read(Effect.map(sql<Row>`SELECT * FROM mcp_servers WHERE id = ${id}`, (r) => first(r, serverFrom))),
-    findBySlug: (workspaceId, slug) =>
-      read(Effect.map(
-        sql<Row>`SELECT * FROM mcp_servers WHERE workspace_id = ${workspaceId} AND slug = ${slug}`,
-        (r) => first(r, serverFrom)
-      )),
+    get: (id) => read(serverById(id)),
+    findBySlug: (workspaceId, slug) => read(serverBySlug({ workspaceId, slug })),
     list: (organisationId, workspaceId, search, page) => {
       const clauses = [sql`organisation_id = ${organisationId}`]
       if (workspaceId !== null) clauses.push(sql`workspace_id = ${workspaceId}`)
@@ -156,10 +148,7 @@ export const makeMcpStores = Effect.gen(function*() {
         const pattern = likePattern(search)
         clauses.push(sql`(name ILIKE ${pattern} OR slug ILIKE ${pattern})`)
       }
-      return read(Effect.map(
-        pagedList("mcp_servers", sql.and(clauses), page.limit, page.offset),
-        ({ rows, total }) => ({ items: rows.map(serverFrom), total })
-      ))
+      return pagedList(ServerRow, "mcp_servers", sql.and(clauses), page.limit, page.offset)
     }
   })
 

@@ -1,0 +1,143 @@
+/**
+ * Organisations, workspaces, users and workspace members on `effect/sql`. Rows decode with the domain's
+ * schemas; only the columns the drivers return differently (timestamps) are swapped for column codecs.
+ */
+import {
+  Organisation,
+  OrganisationStore,
+  User,
+  UserStore,
+  Workspace,
+  WorkspaceMember,
+  WorkspaceMemberStore,
+  WorkspaceStore
+} from "@gateway-control/domain"
+import { Context, Effect, Schema } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlSchema from "effect/sql/SqlSchema"
+import { Timestamp, timestamps } from "./internal/rows.ts"
+import { pageOf, read, write } from "./internal/statements.ts"
+
+const OrganisationRow = Organisation.mapFields((f) => ({ ...f, ...timestamps })).pipe(Schema.decodeTo(Organisation))
+const WorkspaceRow = Workspace.mapFields((f) => ({ ...f, ...timestamps })).pipe(Schema.decodeTo(Workspace))
+const UserRow = User.mapFields((f) => ({ ...f, ...timestamps })).pipe(Schema.decodeTo(User))
+const MemberRow = WorkspaceMember.mapFields((f) => ({ ...f, created_at: Timestamp })).pipe(
+  Schema.decodeTo(WorkspaceMember)
+)
+
+export const makeAccessStores = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const paged = (request: { readonly limit: number; readonly offset: number }) =>
+    sql`LIMIT ${request.limit} OFFSET ${request.offset}`
+
+  const organisationById = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: OrganisationRow,
+    execute: (id) => sql`SELECT * FROM organisations WHERE id = ${id}`
+  })
+  const oldestOrganisation = SqlSchema.findOneOption({
+    Request: Schema.Void,
+    Result: OrganisationRow,
+    execute: () => sql`SELECT * FROM organisations ORDER BY created_at, id LIMIT 1`
+  })
+  const organisations = OrganisationStore.of({
+    insert: (o) =>
+      write(
+        sql`INSERT INTO organisations (id, name, created_at, last_updated_at)
+            VALUES (${o.id}, ${o.name}, ${o.created_at}, ${o.last_updated_at})`
+      ),
+    get: (id) => read(organisationById(id)),
+    first: read(oldestOrganisation(undefined))
+  })
+
+  const workspaceById = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: WorkspaceRow,
+    execute: (id) => sql`SELECT * FROM workspaces WHERE id = ${id}`
+  })
+  const workspaceBySlug = SqlSchema.findOneOption({
+    Request: Schema.Struct({ organisationId: Schema.String, slug: Schema.String }),
+    Result: WorkspaceRow,
+    execute: ({ organisationId, slug }) =>
+      sql`SELECT * FROM workspaces WHERE organisation_id = ${organisationId} AND slug = ${slug}`
+  })
+  const workspaces = WorkspaceStore.of({
+    insert: (w) =>
+      write(
+        sql`INSERT INTO workspaces (id, organisation_id, name, slug, description, created_at, last_updated_at)
+            VALUES (${w.id}, ${w.organisation_id}, ${w.name}, ${w.slug}, ${w.description}, ${w.created_at},
+                    ${w.last_updated_at})`
+      ),
+    get: (id) => read(workspaceById(id)),
+    findBySlug: (organisationId, slug) => read(workspaceBySlug({ organisationId, slug })),
+    list: (organisationId, request) =>
+      pageOf(
+        WorkspaceRow,
+        sql`SELECT *, count(*) OVER () AS total_count FROM workspaces WHERE organisation_id = ${organisationId}
+            ORDER BY created_at, id ${paged(request)}`,
+        request,
+        sql`SELECT count(*) AS n FROM workspaces WHERE organisation_id = ${organisationId}`
+      )
+  })
+
+  const userById = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: UserRow,
+    execute: (id) => sql`SELECT * FROM users WHERE id = ${id}`
+  })
+  const users = UserStore.of({
+    insert: (u) =>
+      write(
+        sql`INSERT INTO users (id, organisation_id, email, name, role, created_at, last_updated_at)
+            VALUES (${u.id}, ${u.organisation_id}, ${u.email.toLowerCase()}, ${u.name}, ${u.role}, ${u.created_at},
+                    ${u.last_updated_at})`
+      ),
+    get: (id) => read(userById(id)),
+    list: (organisationId, request) =>
+      pageOf(
+        UserRow,
+        sql`SELECT *, count(*) OVER () AS total_count FROM users WHERE organisation_id = ${organisationId}
+            ORDER BY created_at, id ${paged(request)}`,
+        request,
+        sql`SELECT count(*) AS n FROM users WHERE organisation_id = ${organisationId}`
+      )
+  })
+
+  const memberOf = SqlSchema.findOneOption({
+    Request: Schema.Struct({ workspaceId: Schema.String, userId: Schema.String }),
+    Result: MemberRow,
+    execute: ({ userId, workspaceId }) =>
+      sql`SELECT * FROM workspace_members WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`
+  })
+  const members = WorkspaceMemberStore.of({
+    upsert: (m) =>
+      read(
+        sql`INSERT INTO workspace_members (workspace_id, user_id, role, created_at)
+            VALUES (${m.workspace_id}, ${m.user_id}, ${m.role}, ${m.created_at})
+            ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = EXCLUDED.role`
+      ).pipe(Effect.asVoid),
+    get: (workspaceId, userId) => read(memberOf({ workspaceId, userId })),
+    list: (workspaceId, request) =>
+      pageOf(
+        MemberRow,
+        sql`SELECT *, count(*) OVER () AS total_count FROM workspace_members WHERE workspace_id = ${workspaceId}
+            ORDER BY created_at, user_id ${paged(request)}`,
+        request,
+        sql`SELECT count(*) AS n FROM workspace_members WHERE workspace_id = ${workspaceId}`
+      ),
+    remove: (workspaceId, userId) =>
+      read(
+        Effect.map(
+          sql`DELETE FROM workspace_members WHERE workspace_id = ${workspaceId} AND user_id = ${userId}
+              RETURNING user_id`,
+          (rows) => rows.length > 0
+        )
+      )
+  })
+
+  return Context.make(OrganisationStore, organisations).pipe(
+    Context.add(WorkspaceStore, workspaces),
+    Context.add(UserStore, users),
+    Context.add(WorkspaceMemberStore, members)
+  )
+})

@@ -1,0 +1,94 @@
+/**
+ * Virtual keys and configs on `effect/sql`. Provider keys arrive encrypted and leave encrypted: the store
+ * never sees a plaintext key.
+ */
+import { ConfigStore, GatewayConfig, type StoredSecret, VirtualKey, VirtualKeyStore } from "@gateway-control/domain"
+import { Context, Effect, Schema, SchemaGetter } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlSchema from "effect/sql/SqlSchema"
+import { Jsonb, timestamps, toJson } from "./internal/rows.ts"
+import { pageOf, read, write } from "./internal/statements.ts"
+
+const EncryptedKey = Schema.NullOr(Schema.String)
+
+/** A virtual key's row, as the port's `StoredSecret`: the record, and its key as stored (encrypted). */
+const VirtualKeyRow = Schema.Struct({
+  ...VirtualKey.mapFields((f) => ({ ...f, ...timestamps })).fields,
+  encrypted_key: EncryptedKey
+}).pipe(
+  Schema.decodeTo(Schema.Struct({ record: VirtualKey, encryptedKey: EncryptedKey }), {
+    decode: SchemaGetter.transform(({ encrypted_key, ...record }) => ({ record, encryptedKey: encrypted_key })),
+    encode: SchemaGetter.transform(({ encryptedKey, record }) => ({ ...record, encrypted_key: encryptedKey }))
+  })
+)
+
+/** A config's row, likewise: its API key, when it has one, as stored (encrypted). */
+const ConfigRow = Schema.Struct({
+  ...GatewayConfig.mapFields((f) => ({ ...f, ...timestamps, config: Jsonb(f.config) })).fields,
+  encrypted_api_key: EncryptedKey
+}).pipe(
+  Schema.decodeTo(Schema.Struct({ record: GatewayConfig, encryptedKey: EncryptedKey }), {
+    decode: SchemaGetter.transform(({ encrypted_api_key, ...record }) => ({ record, encryptedKey: encrypted_api_key })),
+    encode: SchemaGetter.transform(({ encryptedKey, record }) => ({ ...record, encrypted_api_key: encryptedKey }))
+  })
+)
+
+export const makeCredentialStores = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  const queriesOf = <A>(table: string, Row: Schema.Decoder<StoredSecret<A>>) => {
+    const byId = SqlSchema.findOneOption({
+      Request: Schema.String,
+      Result: Row,
+      execute: (id) => sql`SELECT * FROM ${sql(table)} WHERE id = ${id}`
+    })
+    const bySlug = SqlSchema.findOneOption({
+      Request: Schema.Struct({ workspaceId: Schema.String, slug: Schema.String }),
+      Result: Row,
+      execute: ({ slug, workspaceId }) =>
+        sql`SELECT * FROM ${sql(table)} WHERE workspace_id = ${workspaceId} AND slug = ${slug}`
+    })
+    return {
+      get: (id: string) => read(byId(id)),
+      findBySlug: (workspaceId: string, slug: string) => read(bySlug({ workspaceId, slug })),
+      list: (organisationId: string, workspaceId: string | null, page: { limit: number; offset: number }) => {
+        const where = workspaceId === null
+          ? sql`organisation_id = ${organisationId}`
+          : sql`organisation_id = ${organisationId} AND workspace_id = ${workspaceId}`
+        return Effect.map(
+          pageOf(
+            Row,
+            sql`SELECT *, count(*) OVER () AS total_count FROM ${sql(table)} WHERE ${where}
+                ORDER BY created_at, id LIMIT ${page.limit} OFFSET ${page.offset}`,
+            page,
+            sql`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
+          ),
+          ({ items, total }) => ({ items: items.map((stored) => stored.record), total })
+        )
+      },
+      delete: (id: string) =>
+        read(Effect.map(sql`DELETE FROM ${sql(table)} WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0))
+    }
+  }
+
+  const virtualKeys = VirtualKeyStore.of({
+    ...queriesOf("virtual_keys", VirtualKeyRow),
+    insert: ({ encryptedKey, record: k }) =>
+      write(sql`INSERT INTO virtual_keys (id, organisation_id, workspace_id, name, slug, provider, masked_key,
+                  encrypted_key, custom_host, created_at, last_updated_at)
+                VALUES (${k.id}, ${k.organisation_id}, ${k.workspace_id}, ${k.name}, ${k.slug}, ${k.provider},
+                  ${k.masked_key}, ${encryptedKey}, ${k.custom_host}, ${k.created_at}, ${k.last_updated_at})`)
+  })
+
+  const configs = ConfigStore.of({
+    ...queriesOf("configs", ConfigRow),
+    insert: ({ encryptedKey, record: c }) =>
+      write(sql`INSERT INTO configs (id, organisation_id, workspace_id, name, slug, config, masked_api_key,
+                  encrypted_api_key, created_at, last_updated_at)
+                VALUES (${c.id}, ${c.organisation_id}, ${c.workspace_id}, ${c.name}, ${c.slug},
+                  ${toJson(c.config)}::jsonb, ${c.masked_api_key}, ${encryptedKey}, ${c.created_at},
+                  ${c.last_updated_at})`)
+  })
+
+  return Context.make(VirtualKeyStore, virtualKeys).pipe(Context.add(ConfigStore, configs))
+})

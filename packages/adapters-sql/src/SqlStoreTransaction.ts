@@ -1,0 +1,26 @@
+/**
+ * Units of work on `effect/sql`: a transaction, named advisory locks held to its end, and effects that wait
+ * for its commit.
+ */
+import { StoreTransaction, StoreUnavailable } from "@gateway-control/domain"
+import { Effect } from "effect"
+import * as SqlClient from "effect/sql/SqlClient"
+import { isSqlError, type SqlError } from "effect/sql/SqlError"
+import { read } from "./internal/statements.ts"
+
+export const makeStoreTransaction = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return StoreTransaction.of({
+    // BEGIN/COMMIT failures are infrastructure faults: defects, like any other SQL failure here.
+    withTransaction: (effect) =>
+      sql.withTransaction(effect).pipe(
+        Effect.catchIf((error): error is SqlError => isSqlError(error), (error) => Effect.die(error))
+      ) as any,
+    lock: (name) => read(Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(${`gateway-control:${name}`}))`)),
+    afterCommit: (effect) => sql.afterCommit(effect),
+    ping: sql`SELECT 1`.pipe(
+      Effect.asVoid,
+      Effect.mapError((error) => new StoreUnavailable({ message: error.message }))
+    )
+  })
+})

@@ -1,0 +1,152 @@
+/**
+ * The key-creation rules of the policy: which keys a principal may create (the specification's role table,
+ * with no escalation), whose name a workspace/user key may carry, and how a created key's user is chosen.
+ * Like `Policy.ts`, the only place that turns these decisions into `Forbidden` or a hiding `NotFound`.
+ */
+import { Effect } from "effect"
+import type { ApiKeyType } from "../credentials/ApiKey.ts"
+import type { Forbidden, NotFound } from "../shared/Errors.ts"
+import { InvalidRequest } from "../shared/Errors.ts"
+import type { OrganisationRole, WorkspaceRole } from "./AccessModel.ts"
+import { type Action, authorize, decided, type Decision, isAdminKey, Target } from "./Policy.ts"
+import type { Principal } from "./Principal.ts"
+import type { Scope } from "./Scopes.ts"
+
+const allowed: Decision = { _tag: "Allowed" }
+const denied = (reason: string): Decision => ({ _tag: "Denied", reason })
+
+export interface KeyCreation {
+  readonly type: ApiKeyType
+  readonly organisationId: string
+  /** The new key's workspace; null for an admin key. */
+  readonly workspaceId: string | null
+  readonly scopes: ReadonlyArray<Scope>
+}
+
+export const keyCreationAction = (type: ApiKeyType): Action =>
+  type === "organisation-service"
+    ? "api_keys.create.organisation_service"
+    : type === "workspace-service"
+    ? "api_keys.create.workspace_service"
+    : "api_keys.create.workspace_user"
+
+/**
+ * May this principal create this key? On top of `authorize`: no escalation. The new key's scopes are a
+ * subset of the creator's, and its reach (organisation or one workspace) is no wider than the creator's.
+ */
+export const authorizeKeyCreation = (principal: Principal, request: KeyCreation): Decision => {
+  const wantsOrganisation = request.type === "organisation-service"
+  if (wantsOrganisation !== (request.workspaceId === null)) {
+    return denied(wantsOrganisation ? "Admin keys belong to no workspace." : "Workspace keys need a workspace.")
+  }
+  const decision = authorize(
+    principal,
+    keyCreationAction(request.type),
+    request.workspaceId === null
+      ? Target.organisation(request.organisationId)
+      : Target.workspace(request.organisationId, request.workspaceId)
+  )
+  if (decision._tag !== "Allowed") return decision
+  const missing = request.scopes.filter((scope) => !principal.scopes.has(scope))
+  if (missing.length > 0) {
+    return denied(`A key cannot grant scopes it lacks: ${missing.join(", ")}.`)
+  }
+  return allowed
+}
+
+/** The user a workspace/user key is to act as, as the store knows them. */
+export interface KeyUser {
+  readonly userId: string
+  readonly organisationId: string
+  readonly organisationRole: OrganisationRole
+  /** Their role in the key's workspace; null when they are not a member of it. */
+  readonly workspaceRole: WorkspaceRole | null
+}
+
+/** `Decision`, plus: the named user cannot carry a key of this workspace at all, whoever asks. */
+export type KeyUserDecision = Decision | { readonly _tag: "NotMember"; readonly reason: string }
+
+type Standing = "organisation owner" | "organisation admin" | "workspace manager" | "workspace member" | "no role"
+
+/** Organisation owners and admins stand above any workspace role, whatever their membership's role. */
+const RANK: Record<Standing, number> = {
+  "organisation owner": 4,
+  "organisation admin": 3,
+  "workspace manager": 2,
+  "workspace member": 1,
+  "no role": 0
+}
+
+const standingOf = (organisationRole: OrganisationRole | null, workspaceRole: WorkspaceRole | null): Standing =>
+  organisationRole === "owner"
+    ? "organisation owner"
+    : organisationRole === "admin"
+    ? "organisation admin"
+    : workspaceRole === "manager"
+    ? "workspace manager"
+    : workspaceRole === "member"
+    ? "workspace member"
+    : "no role"
+
+/** The creator's standing. A workspace service key passes manager-only actions, so it stands as a manager. */
+const creatorStanding = (creator: Principal): Standing =>
+  creator.keyType === "workspace-service" && creator.userId === null
+    ? "workspace manager"
+    : standingOf(creator.organisationRole, creator.workspaceRole)
+
+/**
+ * May this principal create a workspace/user key that acts as `target`? Asked after `authorizeKeyCreation`
+ * allowed the key itself. A key acts as its user, and the audit log names that user for everything the key
+ * does, so:
+ * - the user must be a member of the key's workspace (`NotMember`, whoever asks);
+ * - organisation owners and admins, and admin keys without a user, may name any member;
+ * - anyone else may name itself, or a member whose standing is not above its own (owner > admin >
+ *   workspace manager > workspace member).
+ */
+export const mayCreateKeyFor = (creator: Principal, target: KeyUser): KeyUserDecision => {
+  if (target.organisationId !== creator.organisationId) return { _tag: "Hidden" }
+  if (target.workspaceRole === null) {
+    return {
+      _tag: "NotMember",
+      reason: `User '${target.userId}' is not a member of this workspace: add them to it first, or name a member.`
+    }
+  }
+  if (target.userId === creator.userId) return allowed
+  const own = creatorStanding(creator)
+  const organisationWide = own === "organisation owner" || own === "organisation admin" ||
+    (isAdminKey(creator) && creator.userId === null)
+  if (organisationWide) return allowed
+  const theirs = standingOf(target.organisationRole, target.workspaceRole)
+  if (RANK[theirs] > RANK[own]) {
+    return denied(
+      `This key (${own}) may not create keys acting as user '${target.userId}' (${theirs}): ` +
+        "it may name its own user or a workspace member whose role is not above its own."
+    )
+  }
+  return allowed
+}
+
+/** `authorizeKeyCreation` as an effect; a workspace the creator cannot see answers not found. */
+export const ensureKeyCreation = (
+  principal: Principal,
+  request: KeyCreation
+): Effect.Effect<void, Forbidden | NotFound> =>
+  decided(authorizeKeyCreation(principal, request), { type: "workspace", id: request.workspaceId ?? "" })
+
+/** `mayCreateKeyFor` as an effect: a non-member is a bad request, whoever asks. */
+export const ensureKeyUser = (
+  creator: Principal,
+  target: KeyUser
+): Effect.Effect<void, InvalidRequest | Forbidden | NotFound> => {
+  const decision = mayCreateKeyFor(creator, target)
+  return decision._tag === "NotMember"
+    ? Effect.fail(InvalidRequest.of(decision.reason, "user_id"))
+    : decided(decision, { type: "user", id: target.userId })
+}
+
+/**
+ * The user a new key acts as, as the server records it: a workspace/user key its named user, an admin key
+ * the user of the key that created it, a workspace service key none.
+ */
+export const newKeyUser = (creator: Principal, type: ApiKeyType, namedUserId: string | null): string | null =>
+  type === "workspace-user" ? namedUserId : type === "organisation-service" ? creator.userId : null

@@ -1,0 +1,32 @@
+/**
+ * The store ports of the records that hold a provider key: virtual keys and configs. Each keeps the key
+ * encrypted beside its record, never in it.
+ */
+import { Context, type Effect, type Option } from "effect"
+import type { Conflict } from "../shared/Errors.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
+import type { GatewayConfig } from "./Config.ts"
+import type { VirtualKey } from "./VirtualKey.ts"
+
+export interface StoredSecret<A> {
+  readonly record: A
+  /** The provider key, encrypted with the gateway's master key; null when there is none. */
+  readonly encryptedKey: string | null
+}
+
+/** The operations each of the two stores has, over its own record type. */
+interface SecretRecordStore<A> {
+  readonly insert: (stored: StoredSecret<A>) => Effect.Effect<void, Conflict>
+  readonly get: (id: string) => Effect.Effect<Option.Option<StoredSecret<A>>>
+  readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<StoredSecret<A>>>
+  readonly list: (organisationId: string, workspaceId: string | null, page: PageRequest) => Effect.Effect<Page<A>>
+  readonly delete: (id: string) => Effect.Effect<boolean>
+}
+
+export class VirtualKeyStore extends Context.Service<VirtualKeyStore, SecretRecordStore<VirtualKey>>()(
+  "@gateway-control/VirtualKeyStore"
+) {}
+
+export class ConfigStore extends Context.Service<ConfigStore, SecretRecordStore<GatewayConfig>>()(
+  "@gateway-control/ConfigStore"
+) {}

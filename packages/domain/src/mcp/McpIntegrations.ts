@@ -1,0 +1,310 @@
+/**
+ * MCP integrations as a principal uses them: created at organisation or workspace level, updated, archived,
+ * read and listed. Who may do what, and who sees which integration, is the policy's (access/Policy.ts): an
+ * integration is a workspace-level target, or an organisation-level one open to the workspaces it names.
+ */
+import { Effect, Option } from "effect"
+import { slugify } from "../access/AccessModel.ts"
+import { WorkspaceStore } from "../access/AccessStores.ts"
+import { type AccessGrant, canSee, ensureAllowed, isAdminKey, Target } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import { HTTP_URL_PROBLEMS, parseHttpUrl } from "../shared/HttpUrl.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import type { PageRequest } from "../shared/Paging.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkName, checkSlug } from "../shared/Rules.ts"
+import {
+  type IntegrationQuery,
+  maskedConfigurations,
+  MCP_INTEGRATION_SLUG,
+  McpIntegration,
+  McpIntegrationStore,
+  mergeConfigurations,
+  type SecretMapping
+} from "./Mcp.ts"
+
+export interface IntegrationInput {
+  readonly name?: string | undefined
+  readonly url?: string | undefined
+  readonly auth_type?: McpIntegration["auth_type"] | undefined
+  readonly transport?: McpIntegration["transport"] | undefined
+  readonly slug?: string | undefined
+  readonly description?: string | undefined
+  readonly workspace_id?: string | undefined
+  readonly organisation_id?: string | undefined
+  readonly configurations?: Readonly<Record<string, unknown>> | undefined
+  readonly secret_mappings?: ReadonlyArray<SecretMapping> | undefined
+  readonly global_workspace_access?: boolean | undefined
+  readonly workspace_ids?: ReadonlyArray<string> | undefined
+}
+
+export interface IntegrationListRequest {
+  readonly organisationId: string | undefined
+  readonly workspaceId: string | undefined
+  readonly type: IntegrationQuery["level"]
+  readonly status: IntegrationQuery["status"]
+  readonly search: string | undefined
+}
+
+export interface IntegrationView {
+  /** As reads show it: header values in `configurations` masked. */
+  readonly integration: McpIntegration
+  /** How many workspaces can use it. */
+  readonly workspacesCount: number
+}
+
+export type Failure = InvalidRequest | Forbidden | NotFound
+
+/** An integration as reads show it: its secrets are write-only. */
+export const readable = (integration: McpIntegration) =>
+  new McpIntegration({ ...integration, configurations: maskedConfigurations(integration.configurations) })
+
+/** The integration as an access target: a workspace's, or the organisation's open to the workspaces it names. */
+export const integrationTarget = (integration: McpIntegration): Target =>
+  integration.workspace_id !== null
+    ? Target.workspace(integration.organisation_id, integration.workspace_id)
+    : Target.shared(
+      integration.organisation_id,
+      integration.global_workspace_access ? "every-workspace" : integration.workspace_ids
+    )
+
+const checkUrl = (url: string) => {
+  const parsed = parseHttpUrl(url)
+  if (parsed instanceof URL) return Effect.void
+  const hint = parsed === "credentials" ? "; use secret_mappings" : ""
+  return Effect.fail(InvalidRequest.of(`url ${HTTP_URL_PROBLEMS[parsed]}${hint}.`, "url"))
+}
+
+export const checkLength = (value: string | undefined, param: string, min: number, max: number) =>
+  value !== undefined && (value.trim().length < min || value.length > max)
+    ? Effect.fail(InvalidRequest.of(`${param} must be ${min} to ${max} characters.`, param))
+    : Effect.void
+
+type IntegrationWrite =
+  | "mcp_integrations.create.organisation"
+  | "mcp_integrations.create.workspace"
+  | "mcp_integrations.update.organisation"
+  | "mcp_integrations.update.workspace"
+
+/** The integration operations; `serversChanged` clears what server reads cached of integrations. */
+export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
+  Effect.gen(function*() {
+    const integrations = yield* McpIntegrationStore
+    const workspaces = yield* WorkspaceStore
+    const crypto = yield* PlatformCrypto
+
+    /** Writes take the policy's proof that the principal may make them. */
+    const insert = (_allowed: AccessGrant<IntegrationWrite>, integration: McpIntegration) =>
+      integrations.insert(integration)
+    const save = (_allowed: AccessGrant<IntegrationWrite>, integration: McpIntegration) =>
+      Effect.andThen(integrations.update(integration), serversChanged)
+
+    const organisationWorkspaces = (organisationId: string) =>
+      Effect.map(workspaces.list(organisationId, { limit: 1, offset: 0 }), (page) => page.total)
+
+    const countFor = (integration: McpIntegration, total: number) =>
+      integration.workspace_id !== null
+        ? 1
+        : integration.global_workspace_access
+        ? total
+        : integration.workspace_ids.length
+
+    /** The workspaces an organisation-level integration is to be open to: each must be one the key can see. */
+    const checkWorkspaceIds = Effect.fnUntraced(function*(principal: Principal, ids: ReadonlyArray<string>) {
+      for (const [i, id] of ids.entries()) {
+        const workspace = yield* workspaces.get(id)
+        if (Option.isNone(workspace) || !canSee(principal, Target.workspace(workspace.value.organisation_id, id))) {
+          return yield* InvalidRequest.of(`No workspace '${id}' in this organisation.`, `workspace_ids[${i}]`)
+        }
+      }
+      return [...new Set(ids)]
+    })
+
+    const createIntegration = Effect.fn("McpRegistry.createIntegration")(
+      function*(principal: Principal, input: IntegrationInput) {
+        // A workspace key can only create in its own workspace, so it may leave workspace_id out.
+        const workspaceId = input.workspace_id ?? principal.workspaceId ?? undefined
+        const workspace = workspaceId === undefined
+          ? null
+          : yield* requireRow(yield* workspaces.get(workspaceId), "workspace", workspaceId)
+        const organisationId = input.organisation_id ?? principal.organisationId
+        const allowed = workspace === null
+          ? yield* ensureAllowed(
+            principal,
+            "mcp_integrations.create.organisation",
+            Target.organisation(organisationId),
+            {
+              type: "organisation",
+              id: organisationId
+            }
+          )
+          : yield* ensureAllowed(
+            principal,
+            "mcp_integrations.create.workspace",
+            Target.workspace(workspace.organisation_id, workspace.id),
+            { type: "workspace", id: workspace.id }
+          )
+        if (input.name === undefined) return yield* InvalidRequest.of("name is required.", "name")
+        if (input.url === undefined) return yield* InvalidRequest.of("url is required.", "url")
+        if (input.auth_type === undefined) return yield* InvalidRequest.of("auth_type is required.", "auth_type")
+        if (input.transport === undefined) return yield* InvalidRequest.of("transport is required.", "transport")
+        yield* checkName(input.name)
+        yield* checkLength(input.description, "description", 0, 2000)
+        yield* checkUrl(input.url)
+        const slug = input.slug ?? slugify(input.name)
+        yield* checkSlug(slug, MCP_INTEGRATION_SLUG)
+        if (workspace !== null && (input.workspace_ids !== undefined || input.global_workspace_access !== undefined)) {
+          return yield* InvalidRequest.of(
+            "global_workspace_access and workspace_ids apply to organisation-level integrations only.",
+            input.workspace_ids !== undefined ? "workspace_ids" : "global_workspace_access"
+          )
+        }
+        const now = yield* nowIso
+        const integration = new McpIntegration({
+          id: crypto.uuid(),
+          organisation_id: principal.organisationId,
+          name: input.name.trim(),
+          slug,
+          owner_id: principal.userId,
+          status: "active",
+          url: input.url,
+          description: input.description ?? null,
+          workspace_id: workspace?.id ?? null,
+          configurations: { ...input.configurations },
+          auth_type: input.auth_type,
+          transport: input.transport,
+          global_workspace_access: workspace === null ? (input.global_workspace_access ?? true) : false,
+          workspace_ids: yield* checkWorkspaceIds(principal, input.workspace_ids ?? []),
+          secret_mappings: [...(input.secret_mappings ?? [])],
+          created_at: now,
+          last_updated_at: now
+        })
+        yield* insert(allowed, integration)
+        return integration
+      }
+    )
+
+    /** An integration by id, or by slug within the principal's organisation. */
+    const findIntegration = Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
+      const byId = yield* integrations.get(idOrSlug)
+      const found = Option.isSome(byId) ? byId : yield* integrations.findBySlug(principal.organisationId, idOrSlug)
+      return yield* requireRow(found, "MCP integration", idOrSlug)
+    })
+
+    /** The integration, and the policy's leave to manage it: organisation-level ones are for owners and admins. */
+    const managed = Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
+      const integration = yield* findIntegration(principal, idOrSlug)
+      const allowed = yield* ensureAllowed(
+        principal,
+        integration.workspace_id === null
+          ? "mcp_integrations.update.organisation"
+          : "mcp_integrations.update.workspace",
+        integrationTarget(integration),
+        { type: "MCP integration", id: idOrSlug }
+      )
+      return { integration, allowed }
+    })
+
+    const updateIntegration = Effect.fn("McpRegistry.updateIntegration")(
+      function*(principal: Principal, id: string, input: IntegrationInput) {
+        const { allowed, integration: current } = yield* managed(principal, id)
+        if (input.name !== undefined) yield* checkName(input.name)
+        if (input.url !== undefined) yield* checkUrl(input.url)
+        if (
+          current.workspace_id !== null &&
+          (input.workspace_ids !== undefined || input.global_workspace_access !== undefined)
+        ) {
+          return yield* InvalidRequest.of(
+            "global_workspace_access and workspace_ids apply to organisation-level integrations only.",
+            "workspace_ids"
+          )
+        }
+        const updated = new McpIntegration({
+          ...current,
+          name: input.name?.trim() ?? current.name,
+          url: input.url ?? current.url,
+          description: input.description ?? current.description,
+          configurations: input.configurations === undefined
+            ? current.configurations
+            : mergeConfigurations(current.configurations, input.configurations),
+          auth_type: input.auth_type ?? current.auth_type,
+          transport: input.transport ?? current.transport,
+          global_workspace_access: input.global_workspace_access ?? current.global_workspace_access,
+          workspace_ids: input.workspace_ids === undefined
+            ? current.workspace_ids
+            : yield* checkWorkspaceIds(principal, input.workspace_ids),
+          secret_mappings: input.secret_mappings === undefined ? current.secret_mappings : [...input.secret_mappings],
+          last_updated_at: yield* nowIso
+        })
+        yield* save(allowed, updated)
+        return updated
+      }
+    )
+
+    const archiveIntegration = Effect.fn("McpRegistry.archiveIntegration")(
+      function*(principal: Principal, id: string) {
+        const { allowed, integration: current } = yield* managed(principal, id)
+        const archived = new McpIntegration({ ...current, status: "archived", last_updated_at: yield* nowIso })
+        yield* save(allowed, archived)
+        return archived
+      }
+    )
+
+    const getIntegration = Effect.fn("McpRegistry.getIntegration")(function*(principal: Principal, id: string) {
+      const integration = yield* findIntegration(principal, id)
+      yield* ensureAllowed(principal, "mcp_integrations.read", integrationTarget(integration), {
+        type: "MCP integration",
+        id
+      })
+      return {
+        integration: readable(integration),
+        workspacesCount: countFor(integration, yield* organisationWorkspaces(integration.organisation_id))
+      }
+    })
+
+    const listIntegrations = Effect.fn("McpRegistry.listIntegrations")(
+      function*(principal: Principal, request: IntegrationListRequest, page: PageRequest) {
+        if (isAdminKey(principal) && request.organisationId === undefined) {
+          return yield* InvalidRequest.of(
+            "organisation_id is required with an organisation admin key.",
+            "organisation_id"
+          )
+        }
+        const organisationId = request.organisationId ?? principal.organisationId
+        yield* ensureAllowed(principal, "mcp_integrations.list", Target.organisation(organisationId), {
+          type: "organisation",
+          id: organisationId
+        })
+        // A workspace's list shows what that workspace may use; without one, an admin key's shows the whole
+        // catalogue, which no workspace key sees.
+        const usable = request.workspaceId ?? principal.workspaceId
+        const workspace = usable === null ? null : yield* requireRow(yield* workspaces.get(usable), "workspace", usable)
+        yield* ensureAllowed(
+          principal,
+          "mcp_integrations.list",
+          workspace === null
+            ? Target.shared(organisationId, [])
+            : Target.workspace(workspace.organisation_id, workspace.id),
+          { type: "workspace", id: usable ?? organisationId }
+        )
+        const listed = yield* integrations.list({
+          organisationId,
+          usableBy: usable,
+          level: request.type,
+          status: request.status,
+          search: request.search?.trim() || null
+        }, page)
+        const total = yield* organisationWorkspaces(organisationId)
+        return {
+          items: listed.items.map((integration) => ({
+            integration: readable(integration),
+            workspacesCount: countFor(integration, total)
+          })),
+          total: listed.total
+        }
+      }
+    )
+
+    return { createIntegration, updateIntegration, archiveIntegration, getIntegration, listIntegrations }
+  })

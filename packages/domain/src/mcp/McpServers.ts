@@ -1,0 +1,146 @@
+/**
+ * MCP servers as a principal uses them: a workspace's instances of the integrations it may use. Reads are the
+ * gateway's hot path, so what an id or slug resolved to is cached for a short while.
+ */
+import { Effect, Option } from "effect"
+import { slugify } from "../access/AccessModel.ts"
+import { WorkspaceStore } from "../access/AccessStores.ts"
+import { ensureAllowed, ensureListScope, seesIntegrationDetails, Target } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import { InvalidRequest, requireRow } from "../shared/Errors.ts"
+import { hotPathSpan } from "../shared/internal/hotPathSpan.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import { TtlCache } from "../shared/internal/TtlCache.ts"
+import type { PageRequest } from "../shared/Paging.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkName, checkSlug } from "../shared/Rules.ts"
+import {
+  MCP_SERVER_SLUG,
+  type McpIntegration,
+  McpIntegrationStore,
+  McpServer,
+  McpServerStore,
+  usableBy
+} from "./Mcp.ts"
+import { checkLength, readable } from "./McpIntegrations.ts"
+
+export interface ServerInput {
+  readonly name: string
+  readonly mcp_integration_id: string
+  readonly workspace_id?: string | undefined
+  readonly description?: string | undefined
+  readonly slug?: string | undefined
+}
+
+/**
+ * How long a server read reuses what an id or slug resolved to (server and integration). Changes made through
+ * this process clear it at once; another process sharing the store sees them within this time.
+ */
+export const SERVER_CACHE_TTL_MS = 2_000
+
+interface ResolvedServer {
+  readonly server: McpServer
+  readonly integration: McpIntegration
+}
+
+export interface ServerView {
+  readonly server: McpServer
+  /** As reads show it: header values in `configurations` masked. */
+  readonly integration: McpIntegration
+  /** The integration's details are shown to service keys only. */
+  readonly showIntegrationDetails: boolean
+}
+
+/** The server operations, and `serversChanged`, which any change a server read shows must run. */
+export const makeServers = Effect.gen(function*() {
+  const integrations = yield* McpIntegrationStore
+  const servers = yield* McpServerStore
+  const workspaces = yield* WorkspaceStore
+  const crypto = yield* PlatformCrypto
+  const resolvedServers = new TtlCache<string, ResolvedServer>(SERVER_CACHE_TTL_MS, 5_000)
+  const serversChanged = Effect.sync(() => resolvedServers.clear())
+
+  const createServer = Effect.fn("McpRegistry.createServer")(function*(principal: Principal, input: ServerInput) {
+    const workspaceId = input.workspace_id ?? principal.workspaceId
+    if (workspaceId === null) {
+      return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
+    }
+    const workspace = yield* requireRow(yield* workspaces.get(workspaceId), "workspace", workspaceId)
+    yield* ensureAllowed(principal, "mcp_servers.create", Target.workspace(workspace.organisation_id, workspace.id), {
+      type: "workspace",
+      id: workspace.id
+    })
+    yield* checkName(input.name)
+    yield* checkLength(input.description, "description", 0, 500)
+    const slug = input.slug ?? slugify(input.name).slice(0, 50).padEnd(3, "-")
+    yield* checkSlug(slug, MCP_SERVER_SLUG)
+    const byId = yield* integrations.get(input.mcp_integration_id)
+    const found = Option.isSome(byId)
+      ? byId
+      : yield* integrations.findBySlug(workspace.organisation_id, input.mcp_integration_id)
+    if (
+      Option.isNone(found) || found.value.organisation_id !== workspace.organisation_id ||
+      found.value.status !== "active" || !usableBy(found.value, workspace.id)
+    ) {
+      return yield* InvalidRequest.of(
+        `MCP integration '${input.mcp_integration_id}' is not available to workspace '${workspace.id}'.`,
+        "mcp_integration_id"
+      )
+    }
+    const server = new McpServer({
+      id: crypto.uuid(),
+      organisation_id: workspace.organisation_id,
+      workspace_id: workspace.id,
+      slug,
+      name: input.name.trim(),
+      status: "active",
+      description: input.description ?? null,
+      mcp_integration_id: found.value.id,
+      created_at: yield* nowIso
+    })
+    yield* servers.insert(server)
+    yield* serversChanged
+    return server
+  })
+
+  /** A server by id, or by slug within a workspace; whether the principal sees it is the policy's question. */
+  const findServer = Effect.fnUntraced(function*(idOrSlug: string, workspaceId: string | null) {
+    let found = yield* servers.get(idOrSlug)
+    if (Option.isNone(found) && workspaceId !== null) found = yield* servers.findBySlug(workspaceId, idOrSlug)
+    const server = yield* requireRow(found, "MCP server", idOrSlug)
+    const integration = Option.getOrThrow(yield* integrations.get(server.mcp_integration_id))
+    const resolved: ResolvedServer = { server, integration: readable(integration) }
+    return resolved
+  })
+
+  // The gateway reads servers far more often than anyone changes them: the authenticated read path.
+  const serverSpan = hotPathSpan("McpRegistry.getServer")
+  const getServer = (principal: Principal, idOrSlug: string, workspaceId: string | undefined) =>
+    serverSpan(Effect.clockWith((clock) => {
+      // Slugs are looked up in the named workspace, else the key's own; a workspace the key cannot reach hides.
+      const scope = workspaceId ?? principal.workspaceId
+      const now = clock.currentTimeMillisUnsafe()
+      const cacheKey = `${scope ?? "*"}/${idOrSlug}`
+      const cached = resolvedServers.get(cacheKey, now)
+      const resolved = cached !== undefined
+        ? Effect.succeed(cached)
+        : Effect.tap(findServer(idOrSlug, scope), (r) => Effect.sync(() => resolvedServers.set(cacheKey, r, now)))
+      return Effect.flatMap(resolved, ({ integration, server }) =>
+        Effect.as(
+          ensureAllowed(principal, "mcp_servers.read", Target.workspace(server.organisation_id, server.workspace_id), {
+            type: "MCP server",
+            id: idOrSlug
+          }),
+          { server, integration, showIntegrationDetails: seesIntegrationDetails(principal) }
+        ))
+    }))
+
+  const listServers = Effect.fn("McpRegistry.listServers")(
+    function*(principal: Principal, workspaceId: string | undefined, search: string | undefined, page: PageRequest) {
+      const scope = yield* ensureListScope(principal, workspaceId, "mcp_servers.list")
+      return yield* servers.list(principal.organisationId, scope, search?.trim() || null, page)
+    }
+  )
+
+  return { createServer, getServer, listServers, serversChanged }
+})

@@ -1,0 +1,185 @@
+/**
+ * Prompt templates as a principal manages them: create, add versions, publish, label, read, list and delete.
+ * Every saved version is checked to render, so that a render fails only for what its request gives.
+ */
+import { Effect, Option } from "effect"
+import type { Principal } from "../access/Principal.ts"
+import { InvalidRequest } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import type { PageRequest } from "../shared/Paging.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkRequest, NULL_MEANS_DEFAULT } from "./ModelRequest.ts"
+import { noEscape } from "./Mustache.ts"
+import { BUILT_IN_LABELS, Prompt, PromptLabel, PromptStore, type PromptType, PromptVersion } from "./Prompt.ts"
+import type { RenderCache } from "./RenderCache.ts"
+import { compileVersion, parseMessages, renderValue } from "./TemplateCompiler.ts"
+import {
+  allowed,
+  type TemplateResourceInput,
+  type TemplateResources,
+  validateName,
+  validateTemplateText
+} from "./TemplateResources.ts"
+
+export interface PromptInput extends TemplateResourceInput {
+  readonly parameters?: Readonly<Record<string, unknown>> | undefined
+  readonly model?: string | undefined
+  readonly type?: PromptType | undefined
+  readonly is_raw_template?: boolean | undefined
+  readonly template_metadata?: Readonly<Record<string, unknown>> | undefined
+}
+
+export interface PromptDetails {
+  readonly prompt: Prompt
+  readonly versions: ReadonlyArray<PromptVersion>
+  readonly labels: ReadonlyArray<PromptLabel>
+}
+
+const LABEL = /^[a-zA-Z0-9_-]{1,64}$/
+
+/** Saved parameters must make a body that can render: checked now, with a stand-in template. */
+const checkSaved = Effect.fnUntraced(function*(
+  what: string,
+  version: Pick<PromptVersion, "string" | "parameters" | "model" | "type" | "is_raw_template">
+) {
+  const compiled = yield* compileVersion(what, version)
+  const probe: Record<string, unknown> = { ...version.parameters }
+  delete probe.stream
+  delete probe.stream_options
+  probe.model = version.model ?? (typeof probe.model === "string" ? probe.model : "model-chosen-at-render")
+  for (const key of NULL_MEANS_DEFAULT) if (probe[key] === null) delete probe[key]
+  if (compiled.kind === "chat") {
+    probe.messages = compiled.raw
+      ? [{ role: "user", content: "" }]
+      : renderValue(compiled.messages!, {}, { escape: noEscape }, { length: 0 })
+  } else {
+    probe.prompt = ""
+  }
+  const { violation } = checkRequest(compiled.kind, probe)
+  if (violation !== undefined) {
+    const param = violation.param.startsWith("messages") ? "string" : `parameters.${violation.param}`
+    return yield* InvalidRequest.of(`${what} could never render: ${violation.message}`, param)
+  }
+})
+
+const detectType = (input: PromptInput): PromptType =>
+  input.type ?? (input.string !== undefined && parseMessages(input.string) !== undefined ? "chat" : "completion")
+
+export const makePromptTemplates = (resources: TemplateResources, { changed }: RenderCache) =>
+  Effect.gen(function*() {
+    const prompts = yield* PromptStore
+    const crypto = yield* PlatformCrypto
+    const { existingVersion, findPrompt, listScope, newResource } = resources
+
+    const create = Effect.fn("Prompts.create")(function*(principal: Principal, input: PromptInput) {
+      const prompt = new Prompt(yield* newResource(principal, input))
+      const now = prompt.created_at
+      const version = new PromptVersion({
+        id: crypto.uuid(),
+        prompt_id: prompt.id,
+        version: 1,
+        string: input.string!,
+        parameters: { ...input.parameters },
+        model: input.model ?? null,
+        type: detectType(input),
+        is_raw_template: input.is_raw_template ?? false,
+        version_description: input.version_description ?? null,
+        template_metadata: { ...input.template_metadata },
+        created_at: now
+      })
+      yield* checkSaved(`prompt '${prompt.slug}'`, version)
+      yield* prompts.insert(prompt, version)
+      yield* changed
+      for (const label of BUILT_IN_LABELS) {
+        yield* prompts.setLabel(new PromptLabel({ prompt_id: prompt.id, label, version: 1, last_updated_at: now }))
+      }
+      return Object.assign(version, { slug: prompt.slug })
+    })
+
+    const update = Effect.fn("Prompts.update")(function*(principal: Principal, promptId: string, input: PromptInput) {
+      const prompt = yield* findPrompt(principal, promptId)
+      yield* allowed(principal, "prompts.update", prompt)
+      if (input.workspace_id !== undefined && input.workspace_id !== prompt.workspace_id) {
+        return yield* InvalidRequest.of("A prompt cannot move to another workspace.", "workspace_id")
+      }
+      if (input.name !== undefined) yield* validateName(input.name)
+      if (input.string !== undefined) yield* validateTemplateText(input.string)
+      const latest = Option.getOrThrow(yield* prompts.latestVersion(prompt.id))
+      const string = input.string ?? latest.string
+      const version = new PromptVersion({
+        id: crypto.uuid(),
+        prompt_id: prompt.id,
+        version: latest.version + 1,
+        string,
+        parameters: input.parameters === undefined ? latest.parameters : { ...input.parameters },
+        model: input.model ?? latest.model,
+        type: input.type ?? (input.string === undefined ? latest.type : detectType({ string })),
+        is_raw_template: input.is_raw_template ?? latest.is_raw_template,
+        version_description: input.version_description ?? null,
+        template_metadata: input.template_metadata === undefined
+          ? latest.template_metadata
+          : { ...input.template_metadata },
+        created_at: yield* nowIso
+      })
+      yield* checkSaved(`prompt '${prompt.slug}'`, version)
+      yield* prompts.addVersion(version)
+      yield* changed
+      return { prompt, version }
+    })
+
+    const publish = Effect.fn("Prompts.publish")(function*(principal: Principal, promptId: string, version: number) {
+      const prompt = yield* findPrompt(principal, promptId)
+      yield* allowed(principal, "prompts.publish", prompt)
+      yield* existingVersion(prompt, version)
+      const now = yield* nowIso
+      yield* prompts.setPublished(prompt.id, version, now)
+      yield* changed
+      return new Prompt({ ...prompt, published_version: version, last_updated_at: now })
+    })
+
+    const setLabel = Effect.fn("Prompts.setLabel")(
+      function*(principal: Principal, promptId: string, label: string, version: number) {
+        if (!LABEL.test(label) || /^(latest|\d+)$/.test(label)) {
+          return yield* InvalidRequest.of(
+            "A label is 1 to 64 letters, digits, '_' or '-', and not 'latest' or a number.",
+            "label"
+          )
+        }
+        const prompt = yield* findPrompt(principal, promptId)
+        yield* allowed(principal, "prompts.publish", prompt)
+        yield* existingVersion(prompt, version)
+        const record = new PromptLabel({ prompt_id: prompt.id, label, version, last_updated_at: yield* nowIso })
+        yield* prompts.setLabel(record)
+        yield* changed
+        return record
+      }
+    )
+
+    const get = Effect.fn("Prompts.get")(function*(principal: Principal, promptId: string) {
+      const prompt = yield* findPrompt(principal, promptId)
+      yield* allowed(principal, "prompts.read", prompt)
+      const details: PromptDetails = {
+        prompt,
+        versions: yield* prompts.versions(prompt.id),
+        labels: yield* prompts.labels(prompt.id)
+      }
+      return details
+    })
+
+    const list = Effect.fn("Prompts.list")(
+      function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
+        const scope = yield* listScope(principal, workspaceId, "prompts.list")
+        return yield* prompts.list(principal.organisationId, scope, page)
+      }
+    )
+
+    const remove = Effect.fn("Prompts.remove")(function*(principal: Principal, promptId: string) {
+      const prompt = yield* findPrompt(principal, promptId)
+      yield* allowed(principal, "prompts.delete", prompt)
+      yield* prompts.delete(prompt.id)
+      yield* changed
+      return prompt
+    })
+
+    return { create, update, publish, setLabel, get, list, remove }
+  })

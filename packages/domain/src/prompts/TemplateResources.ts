@@ -1,0 +1,167 @@
+/**
+ * What prompts and partials share: both are named, slugged, versioned resources of a workspace. Where a new
+ * one goes, how a reference finds one, the checks on their names and texts and the access check on one are
+ * written once here, for both kinds.
+ */
+import { Effect, Option } from "effect"
+import { slugify } from "../access/AccessModel.ts"
+import { WorkspaceStore } from "../access/AccessStores.ts"
+import { type Action, canSee, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkName, checkSlug } from "../shared/Rules.ts"
+import { PartialStore, type Prompt, PromptStore } from "./Prompt.ts"
+
+export type Failure = InvalidRequest | Forbidden | NotFound
+
+/** What creating or changing a prompt or a partial is given, in common. */
+export interface TemplateResourceInput {
+  readonly name?: string | undefined
+  readonly slug?: string | undefined
+  readonly workspace_id?: string | undefined
+  readonly string?: string | undefined
+  readonly version_description?: string | undefined
+}
+
+/** What finding a prompt or a partial reads of it. */
+interface TemplateResource {
+  readonly id: string
+  readonly organisation_id: string
+  readonly workspace_id: string
+}
+
+/** Given, not blank, and at most `max` characters. */
+const validateText = (value: string | undefined, param: string, max: number) => {
+  if (value === undefined) return Effect.fail(InvalidRequest.of(`${param} is required.`, param))
+  return value.trim().length === 0 || value.length > max
+    ? Effect.fail(InvalidRequest.of(`${param} must be 1 to ${max} characters.`, param))
+    : Effect.void
+}
+
+/** Given, and a name by the shared rule (shared/Rules.ts). */
+export const validateName = (name: string | undefined) =>
+  name === undefined ? Effect.fail(InvalidRequest.of("name is required.", "name")) : checkName(name)
+
+export const validateTemplateText = (string: string | undefined) => validateText(string, "string", 1_000_000)
+
+export const allowed = (
+  principal: Principal,
+  action: Action,
+  prompt: { organisation_id: string; workspace_id: string; id: string },
+  type = "prompt"
+) =>
+  ensureAllowed(principal, action, Target.workspace(prompt.organisation_id, prompt.workspace_id), {
+    type,
+    id: prompt.id
+  })
+
+/** How a reference (an id or a slug) finds one kind of resource. */
+interface ResourceKind<A extends TemplateResource> {
+  /** What errors call it. */
+  readonly resource: string
+  /** The request's name for the reference. */
+  readonly param: string
+  readonly get: (id: string) => Effect.Effect<Option.Option<A>>
+  /** Those with this slug that the principal can mean. */
+  readonly withSlug: (principal: Principal, slug: string) => Effect.Effect<ReadonlyArray<A>>
+}
+
+/** A resource by id (the policy decides afterwards) or by a slug the principal can see. */
+const finder = <A extends TemplateResource>(kind: ResourceKind<A>) =>
+  Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
+    const byId = yield* kind.get(idOrSlug)
+    if (Option.isSome(byId)) return byId.value
+    const bySlug = yield* kind.withSlug(principal, idOrSlug)
+    if (bySlug.length > 1) {
+      return yield* InvalidRequest.of(
+        `Several workspaces have a ${kind.resource} with slug '${idOrSlug}'; use the ${kind.resource}'s id.`,
+        kind.param
+      )
+    }
+    return yield* requireRow(Option.fromUndefinedOr(bySlug[0]), kind.resource, idOrSlug)
+  })
+
+export type TemplateResources = Effect.Success<typeof makeTemplateResources>
+
+export const makeTemplateResources = Effect.gen(function*() {
+  const prompts = yield* PromptStore
+  const partials = yield* PartialStore
+  const workspaces = yield* WorkspaceStore
+  const crypto = yield* PlatformCrypto
+
+  /** The workspace a new resource goes to: the given one (which must exist), or the key's own. */
+  const targetWorkspace = Effect.fnUntraced(function*(principal: Principal, workspaceId: string | undefined) {
+    const id = workspaceId ?? principal.workspaceId
+    if (id === null || id === undefined) {
+      return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
+    }
+    return yield* requireRow(yield* workspaces.get(id), "workspace", id)
+  })
+
+  /** An admin key finds a prompt by slug in any workspace, as long as only one has it. */
+  const findPrompt = finder({
+    resource: "prompt",
+    param: "promptId",
+    get: prompts.get,
+    withSlug: (principal, slug) =>
+      Effect.map(
+        prompts.findBySlug(principal.organisationId, slug),
+        (found) => found.filter((p) => canSee(principal, Target.workspace(p.organisation_id, p.workspace_id)))
+      )
+  })
+
+  /** A partial's slug is looked up in the key's own workspace only. */
+  const findPartial = finder({
+    resource: "prompt partial",
+    param: "partialId",
+    get: partials.get,
+    withSlug: (principal, slug) => {
+      const own = principal.workspaceId
+      return own === null ? Effect.succeed([]) : Effect.map(partials.findBySlug(own, slug), Option.toArray)
+    }
+  })
+
+  /** Where a new prompt or partial goes, and under which slug: the checks both creations share. */
+  const creationPlace = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {
+    yield* validateName(input.name)
+    yield* validateTemplateText(input.string)
+    const workspace = yield* targetWorkspace(principal, input.workspace_id)
+    yield* ensureAllowed(principal, "prompts.create", Target.workspace(workspace.organisation_id, workspace.id), {
+      type: "workspace",
+      id: workspace.id
+    })
+    const slug = input.slug ?? slugify(input.name!)
+    yield* checkSlug(slug)
+    return { slug, workspace }
+  })
+
+  /** A new prompt's or partial's own fields, once the principal may create it; version 1 is published. */
+  const newResource = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {
+    const { slug, workspace } = yield* creationPlace(principal, input)
+    const now = yield* nowIso
+    return {
+      id: crypto.uuid(),
+      organisation_id: workspace.organisation_id,
+      workspace_id: workspace.id,
+      name: input.name!.trim(),
+      slug,
+      published_version: 1,
+      created_at: now,
+      last_updated_at: now
+    }
+  })
+
+  const listScope = ensureListScope
+
+  const existingVersion = Effect.fnUntraced(function*(prompt: Prompt, version: number) {
+    return yield* requireRow(
+      yield* prompts.getVersion(prompt.id, version),
+      `version of prompt '${prompt.slug}'`,
+      String(version)
+    )
+  })
+
+  return { findPrompt, findPartial, newResource, listScope, existingVersion }
+})

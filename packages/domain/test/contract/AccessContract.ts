@@ -1,0 +1,167 @@
+/**
+ * The store contract for organisations, workspaces, users, members and API keys.
+ */
+import { Effect, Exit, Option } from "effect"
+import { expect, it } from "vitest"
+import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "../../src/access/AccessStores.ts"
+import { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
+import { type ApiKey, WorkspaceMember } from "../../src/index.ts"
+import { apiKey, at, type Harness, user, workspace } from "./ContractHarness.ts"
+
+export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
+  it("stores and reads organisations; first is the oldest", async () => {
+    const org = await freshOrganisation()
+    const got = await run(Effect.flatMap(Effect.service(OrganisationStore), (s) => s.get(org.id)))
+    expect(Option.getOrThrow(got)).toEqual(org)
+    const oldest = await run(Effect.flatMap(Effect.service(OrganisationStore), (s) => s.first))
+    expect(Option.isSome(oldest)).toBe(true)
+    expect(Option.getOrThrow(oldest).created_at <= org.created_at).toBe(true)
+    const missing = await run(Effect.flatMap(Effect.service(OrganisationStore), (s) => s.get("no-such-id")))
+    expect(Option.isNone(missing)).toBe(true)
+  })
+
+  it("keeps workspace slugs unique per organisation", async () => {
+    const org = await freshOrganisation()
+    const other = await freshOrganisation()
+    const w = workspace(org.id, "team")
+    await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(w)))
+    const duplicate = await exit(
+      Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(workspace(org.id, "team")))
+    )
+    expect(Exit.isFailure(duplicate)).toBe(true)
+    expect(JSON.stringify(duplicate)).toContain("Conflict")
+    await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(workspace(other.id, "team"))))
+    const bySlug = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.findBySlug(org.id, "team")))
+    expect(Option.getOrThrow(bySlug)).toEqual(w)
+    const got = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.get(w.id)))
+    expect(Option.getOrThrow(got)).toEqual(w)
+  })
+
+  it("pages workspaces in creation order with an exact total, also past the end", async () => {
+    const org = await freshOrganisation()
+    const created = Array.from({ length: 7 }, () => workspace(org.id))
+    await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => Effect.forEach(created, s.insert)))
+    const pages = await run(
+      Effect.flatMap(
+        Effect.service(WorkspaceStore),
+        (s) => Effect.forEach([0, 1, 2, 3], (page) => s.list(org.id, { limit: 3, offset: page * 3 }))
+      )
+    )
+    expect(pages.map((p) => p.total)).toEqual([7, 7, 7, 7])
+    expect(pages.map((p) => p.items.length)).toEqual([3, 3, 1, 0])
+    expect(pages.flatMap((p) => p.items.map((w) => w.id))).toEqual(created.map((w) => w.id))
+  })
+
+  it("keeps user emails unique per organisation, ignoring case", async () => {
+    const org = await freshOrganisation()
+    const u = user(org.id, "Person@Example.com")
+    await run(Effect.flatMap(Effect.service(UserStore), (s) => s.insert(u)))
+    const duplicate = await exit(
+      Effect.flatMap(Effect.service(UserStore), (s) => s.insert(user(org.id, "person@example.com")))
+    )
+    expect(JSON.stringify(duplicate)).toContain("Conflict")
+    const listed = await run(
+      Effect.flatMap(Effect.service(UserStore), (s) => s.list(org.id, { limit: 10, offset: 0 }))
+    )
+    expect(listed.total).toBe(1)
+    expect(listed.items[0].id).toBe(u.id)
+  })
+
+  it("adds members, changes their role, lists and removes them", async () => {
+    const org = await freshOrganisation()
+    const w = workspace(org.id)
+    const [a, b] = [user(org.id), user(org.id)]
+    await run(Effect.gen(function*() {
+      yield* (yield* WorkspaceStore).insert(w)
+      yield* (yield* UserStore).insert(a)
+      yield* (yield* UserStore).insert(b)
+      const members = yield* WorkspaceMemberStore
+      yield* members.upsert(
+        new WorkspaceMember({ workspace_id: w.id, user_id: a.id, role: "member", created_at: at() })
+      )
+      yield* members.upsert(
+        new WorkspaceMember({ workspace_id: w.id, user_id: b.id, role: "member", created_at: at() })
+      )
+      yield* members.upsert(
+        new WorkspaceMember({ workspace_id: w.id, user_id: a.id, role: "manager", created_at: at() })
+      )
+    }))
+    const got = await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.get(w.id, a.id)))
+    expect(Option.getOrThrow(got).role).toBe("manager")
+    const listed = await run(
+      Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.list(w.id, { limit: 10, offset: 0 }))
+    )
+    expect(listed.items.map((m) => m.user_id)).toEqual([a.id, b.id])
+    expect(listed.total).toBe(2)
+    const removed = await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.remove(w.id, b.id)))
+    const again = await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.remove(w.id, b.id)))
+    expect([removed, again]).toEqual([true, false])
+  })
+
+  it("stores API keys by digest, lists them by organisation and workspace, and revokes them", async () => {
+    const org = await freshOrganisation()
+    const w = workspace(org.id)
+    const admin = apiKey(org.id, null)
+    const scoped = apiKey(org.id, w.id)
+    await run(Effect.gen(function*() {
+      yield* (yield* WorkspaceStore).insert(w)
+      const keys = yield* ApiKeyStore
+      yield* keys.insert({ key: admin, digest: `d-${admin.id}` })
+      yield* keys.insert({ key: scoped, digest: `d-${scoped.id}` })
+    }))
+    const found = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.findByDigest(`d-${scoped.id}`)))
+    expect(Option.getOrThrow(found)).toEqual({ key: scoped, digest: `d-${scoped.id}` })
+    const duplicate = await exit(
+      Effect.flatMap(
+        Effect.service(ApiKeyStore),
+        (s) => s.insert({ key: apiKey(org.id, null), digest: `d-${admin.id}` })
+      )
+    )
+    expect(JSON.stringify(duplicate)).toContain("Conflict")
+    const all = await run(
+      Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.list(org.id, null, { limit: 10, offset: 0 }))
+    )
+    expect(all.items.map((k) => k.id)).toEqual([admin.id, scoped.id])
+    const inWorkspace = await run(
+      Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.list(org.id, w.id, { limit: 10, offset: 0 }))
+    )
+    expect(inWorkspace.items.map((k) => k.id)).toEqual([scoped.id])
+    const revokedAt = at()
+    expect(await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.revoke(scoped.id, revokedAt)))).toBe(true)
+    expect(await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.revoke("no-such-key", revokedAt)))).toBe(
+      false
+    )
+    const revoked = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.get(scoped.id)))
+    expect(Option.getOrThrow(revoked)).toMatchObject({ status: "revoked", last_updated_at: revokedAt })
+  })
+
+  it("keeps who created each API key, and null for a key without a recorded creator", async () => {
+    const org = await freshOrganisation()
+    const w = workspace(org.id)
+    const creator = user(org.id)
+    const uncredited = apiKey(org.id, null)
+    const byUser = apiKey(org.id, w.id, { userId: creator.id, keyId: uncredited.id })
+    const byServiceKey = apiKey(org.id, w.id, { userId: null, keyId: byUser.id })
+    await run(Effect.gen(function*() {
+      yield* (yield* WorkspaceStore).insert(w)
+      yield* (yield* UserStore).insert(creator)
+      const keys = yield* ApiKeyStore
+      for (const key of [uncredited, byUser, byServiceKey]) yield* keys.insert({ key, digest: `d-${key.id}` })
+    }))
+    const creators = (key: ApiKey) => [key.created_by_user_id, key.created_by_api_key_id]
+    const expected = [[null, null], [creator.id, uncredited.id], [null, byUser.id]]
+    const listed = await run(
+      Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.list(org.id, null, { limit: 10, offset: 0 }))
+    )
+    expect(listed.items.map(creators)).toEqual(expected)
+    const read = await run(
+      Effect.flatMap(
+        Effect.service(ApiKeyStore),
+        (s) => Effect.forEach([uncredited, byUser, byServiceKey], (key) => Effect.map(s.get(key.id), Option.getOrThrow))
+      )
+    )
+    expect(read.map(creators)).toEqual(expected)
+    const found = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.findByDigest(`d-${byUser.id}`)))
+    expect(creators(Option.getOrThrow(found).key)).toEqual([creator.id, uncredited.id])
+  })
+}

@@ -1,0 +1,147 @@
+/**
+ * The store contract for prompts, their versions and labels, and partials.
+ */
+import { Effect, Option } from "effect"
+import { expect, it } from "vitest"
+import { WorkspaceStore } from "../../src/access/AccessStores.ts"
+import {
+  Partial,
+  PartialStore,
+  PartialVersion,
+  Prompt,
+  PromptLabel,
+  PromptStore,
+  PromptVersion
+} from "../../src/index.ts"
+import { at, type Harness, uid, workspace } from "./ContractHarness.ts"
+
+export const promptContract = ({ exit, freshOrganisation, run }: Harness) => {
+  it("stores prompts with numbered versions and labels, and deletes them whole", async () => {
+    const org = await freshOrganisation()
+    const w = workspace(org.id)
+    await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(w)))
+    const now = at()
+    const prompt = new Prompt({
+      id: uid(),
+      organisation_id: org.id,
+      workspace_id: w.id,
+      name: "P",
+      slug: "p",
+      published_version: 1,
+      created_at: now,
+      last_updated_at: now
+    })
+    const version = (n: number) =>
+      new PromptVersion({
+        id: uid(),
+        prompt_id: prompt.id,
+        version: n,
+        string: `v${n} {{x}}`,
+        parameters: { temperature: 0.5, nested: { a: [1, "b"] } },
+        model: n === 1 ? null : "gpt-4o",
+        type: "completion",
+        is_raw_template: false,
+        version_description: null,
+        template_metadata: {},
+        created_at: at()
+      })
+    const [v1, v2] = [version(1), version(2)]
+    await run(Effect.gen(function*() {
+      const store = yield* PromptStore
+      yield* store.insert(prompt, v1)
+      yield* store.addVersion(v2)
+      yield* store.setLabel(
+        new PromptLabel({ prompt_id: prompt.id, label: "production", version: 1, last_updated_at: at() })
+      )
+      yield* store.setLabel(
+        new PromptLabel({ prompt_id: prompt.id, label: "production", version: 2, last_updated_at: at() })
+      )
+      yield* store.setPublished(prompt.id, 2, at())
+    }))
+    const duplicate = await exit(Effect.flatMap(Effect.service(PromptStore), (s) => s.addVersion(version(2))))
+    expect(JSON.stringify(duplicate)).toContain("Conflict")
+    const sameSlug = await exit(
+      Effect.flatMap(
+        Effect.service(PromptStore),
+        (s) => s.insert(new Prompt({ ...prompt, id: uid() }), new PromptVersion({ ...v1, id: uid() }))
+      )
+    )
+    expect(JSON.stringify(sameSlug)).toContain("Conflict")
+    const read = await run(Effect.gen(function*() {
+      const store = yield* PromptStore
+      return {
+        prompt: yield* store.get(prompt.id),
+        bySlug: yield* store.findBySlug(org.id, "p"),
+        latest: yield* store.latestVersion(prompt.id),
+        v1: yield* store.getVersion(prompt.id, 1),
+        versions: yield* store.versions(prompt.id),
+        labels: yield* store.labels(prompt.id),
+        listed: yield* store.list(org.id, w.id, { limit: 10, offset: 0 })
+      }
+    }))
+    expect(Option.getOrThrow(read.prompt).published_version).toBe(2)
+    expect(read.bySlug.map((p) => p.id)).toEqual([prompt.id])
+    expect(Option.getOrThrow(read.latest)).toEqual(v2)
+    expect(Option.getOrThrow(read.v1)).toEqual(v1)
+    expect(read.versions.map((v) => v.version)).toEqual([1, 2])
+    expect(read.labels.map((l) => [l.label, l.version])).toEqual([["production", 2]])
+    expect(read.listed.total).toBe(1)
+    expect(await run(Effect.flatMap(Effect.service(PromptStore), (s) => s.delete(prompt.id)))).toBe(true)
+    const gone = await run(Effect.gen(function*() {
+      const store = yield* PromptStore
+      return {
+        prompt: yield* store.get(prompt.id),
+        versions: yield* store.versions(prompt.id),
+        labels: yield* store.labels(prompt.id)
+      }
+    }))
+    expect(Option.isNone(gone.prompt)).toBe(true)
+    expect(gone.versions).toEqual([])
+    expect(gone.labels).toEqual([])
+  })
+
+  it("stores partials by slug in their workspace, with versions", async () => {
+    const org = await freshOrganisation()
+    const w = workspace(org.id)
+    await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(w)))
+    const now = at()
+    const partial = new Partial({
+      id: uid(),
+      organisation_id: org.id,
+      workspace_id: w.id,
+      name: "Tone",
+      slug: "tone",
+      published_version: 1,
+      created_at: now,
+      last_updated_at: now
+    })
+    const v = (n: number) =>
+      new PartialVersion({
+        id: uid(),
+        partial_id: partial.id,
+        version: n,
+        string: `tone ${n}`,
+        version_description: null,
+        created_at: at()
+      })
+    await run(Effect.gen(function*() {
+      const store = yield* PartialStore
+      yield* store.insert(partial, v(1))
+      yield* store.addVersion(v(2))
+      yield* store.setPublished(partial.id, 2, at())
+    }))
+    const read = await run(Effect.gen(function*() {
+      const store = yield* PartialStore
+      return {
+        bySlug: yield* store.findBySlug(w.id, "tone"),
+        v2: yield* store.getVersion(partial.id, 2),
+        none: yield* store.getVersion(partial.id, 3),
+        elsewhere: yield* store.findBySlug("other-workspace", "tone")
+      }
+    }))
+    expect(Option.getOrThrow(read.bySlug).published_version).toBe(2)
+    expect(Option.getOrThrow(read.v2).string).toBe("tone 2")
+    expect(Option.isNone(read.none)).toBe(true)
+    expect(Option.isNone(read.elsewhere)).toBe(true)
+  })
+}

@@ -1,0 +1,248 @@
+/**
+ * The valid example of every endpoint, made against a freshly bootstrapped server: the fixture creates what
+ * the examples refer to (a second workspace, users, keys, prompts, partials, MCP integrations and servers,
+ * virtual keys, configs). Deleting endpoints get resources of their own, so that their example deletes
+ * nothing another endpoint needs.
+ */
+import { createServer } from "node:http"
+import type { TestServer } from "../TestServer.ts"
+import type { Example, HeaderContext } from "./FuzzRequests.ts"
+
+export interface Fixture extends HeaderContext {
+  readonly organisationId: string
+  readonly workspaceId: string
+  readonly otherWorkspaceId: string
+  readonly memberId: string
+  readonly leaverId: string
+  readonly apiKeyId: string
+  readonly doomedApiKeyId: string
+  readonly partialId: string
+  readonly promptId: string
+  readonly doomedPromptId: string
+  readonly integrationId: string
+  readonly doomedIntegrationId: string
+  readonly mcpServerId: string
+  readonly virtualKeyId: string
+  readonly doomedVirtualKeyId: string
+  readonly configId: string
+  readonly doomedConfigId: string
+}
+
+/** Posts with the admin key and answers the created resource, failing loudly if it was not created. */
+const creator = (server: TestServer) => async (path: string, body: unknown): Promise<Record<string, string>> => {
+  const response = await server.send("POST", path, body)
+  const text = await response.text()
+  if (response.status !== 201) throw new Error(`fixture: POST ${path} answered ${response.status} ${text}`)
+  return JSON.parse(text)
+}
+
+const WORKSPACE_KEY_SCOPES = ["completions.write", "virtual_keys.read", "configs.read", "prompts.render"]
+
+export const makeFixture = async (server: TestServer): Promise<Fixture> => {
+  const create = creator(server)
+  const workspace_id = server.workspaceId
+  const otherWorkspace = await create("/v1/workspaces", { name: "Fuzz other team", slug: "fuzz-other-team" })
+  const member = await create("/v1/users", { email: "fuzz-member@example.com", name: "Member", role: "member" })
+  const leaver = await create("/v1/users", { email: "fuzz-leaver@example.com", name: "Leaver", role: "member" })
+  await create(`/v1/workspaces/${workspace_id}/members`, { user_id: leaver.id, role: "member" })
+  const apiKey = await create("/v1/api-keys/workspace/service", {
+    name: "fuzz workspace key",
+    workspace_id,
+    scopes: WORKSPACE_KEY_SCOPES
+  })
+  const doomedApiKey = await create("/v1/api-keys/workspace/service", {
+    name: "fuzz doomed key",
+    workspace_id,
+    scopes: ["prompts.read"]
+  })
+  const partial = await create("/v1/prompts/partials", {
+    name: "Fuzz tone",
+    slug: "fuzz-tone",
+    string: "Be {{tone}}.",
+    workspace_id
+  })
+  const chat = JSON.stringify([{ role: "system", content: "{{> fuzz-tone}}" }, { role: "user", content: "{{q}}" }])
+  const prompt = await create("/v1/prompts", { name: "Fuzz prompt", workspace_id, string: chat, model: "m" })
+  const doomedPrompt = await create("/v1/prompts", { name: "Fuzz doomed prompt", workspace_id, string: "x" })
+  const integration = (name: string) => ({
+    name,
+    url: "https://mcp.example.com/sse",
+    auth_type: "none",
+    transport: "sse"
+  })
+  const mcp = await create("/v1/mcp-integrations", integration("Fuzz MCP"))
+  const doomedMcp = await create("/v1/mcp-integrations", integration("Fuzz doomed MCP"))
+  const mcpServer = await create("/v1/mcp-servers", { name: "Fuzz server", mcp_integration_id: mcp.id, workspace_id })
+  const virtualKey = (slug: string) => ({ name: slug, slug, provider: "openai", key: "sk-good", workspace_id })
+  const mainKey = await create("/v1/virtual-keys", virtualKey("fuzz-main"))
+  const doomedKey = await create("/v1/virtual-keys", virtualKey("fuzz-doomed"))
+  const config = (slug: string) => ({
+    name: slug,
+    slug,
+    config: { provider: "openai", api_key: "sk-good" },
+    workspace_id
+  })
+  const directConfig = await create("/v1/configs", config("fuzz-direct"))
+  const doomedConfig = await create("/v1/configs", config("fuzz-doomed"))
+  return {
+    adminKey: server.adminKey,
+    workspaceKey: apiKey.key,
+    virtualKeySlug: mainKey.slug,
+    configSlug: directConfig.slug,
+    organisationId: server.organisationId,
+    workspaceId: workspace_id,
+    otherWorkspaceId: otherWorkspace.id,
+    memberId: member.id,
+    leaverId: leaver.id,
+    apiKeyId: apiKey.id,
+    doomedApiKeyId: doomedApiKey.id,
+    partialId: partial.id,
+    promptId: prompt.id,
+    doomedPromptId: doomedPrompt.id,
+    integrationId: mcp.id,
+    doomedIntegrationId: doomedMcp.id,
+    mcpServerId: mcpServer.id,
+    virtualKeyId: mainKey.id,
+    doomedVirtualKeyId: doomedKey.id,
+    configId: directConfig.id,
+    doomedConfigId: doomedConfig.id
+  }
+}
+
+const PAGE = { page_size: "10", current_page: "0" }
+
+/** The valid example of each endpoint, by OpenAPI operationId. A new endpoint needs a row here. */
+export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
+  healthz: () => ({}),
+  readyz: () => ({}),
+  "workspaces.create": () => ({ body: { name: "Fuzz example workspace", description: "made by the fuzz test" } }),
+  "workspaces.list": () => ({ query: PAGE }),
+  "workspaces.get": (f) => ({ params: { workspaceId: f.workspaceId } }),
+  "apiKeys.create": (f) => ({
+    params: { type: "workspace", subType: "service" },
+    body: { name: "fuzz example key", scopes: ["prompts.read"], workspace_id: f.workspaceId, description: "d" }
+  }),
+  "apiKeys.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "apiKeys.get": (f) => ({ params: { id: f.apiKeyId } }),
+  "apiKeys.revoke": (f) => ({ params: { id: f.doomedApiKeyId } }),
+  "users.create": () => ({ body: { email: "fuzz-example@example.com", name: "Example", role: "member" } }),
+  "users.list": () => ({ query: PAGE }),
+  "users.addMember": (f) => ({
+    params: { workspaceId: f.otherWorkspaceId },
+    body: { user_id: f.memberId, role: "member" }
+  }),
+  "users.listMembers": (f) => ({ params: { workspaceId: f.workspaceId }, query: PAGE }),
+  "users.removeMember": (f) => ({ params: { workspaceId: f.workspaceId, userId: f.leaverId } }),
+  "scopes.list": () => ({}),
+  "auditLogs.list": (f) => ({
+    query: {
+      start_time: "2000-01-01T00:00:00Z",
+      end_time: "2100-01-01T00:00:00Z",
+      workspace_id: f.workspaceId,
+      action: "create",
+      resource_type: "prompt",
+      response_status_code: "201",
+      ...PAGE
+    }
+  }),
+  "prompts.createPartial": (f) => ({
+    body: { name: "Fuzz example partial", string: "Say {{what}}.", workspace_id: f.workspaceId }
+  }),
+  "prompts.listPartials": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "prompts.updatePartial": (f) => ({
+    params: { partialId: f.partialId },
+    body: { string: "Be very {{tone}}.", version_description: "fuzz" }
+  }),
+  "prompts.getPartial": (f) => ({ params: { partialId: f.partialId } }),
+  "prompts.create": (f) => ({
+    body: {
+      name: "Fuzz example prompt",
+      workspace_id: f.workspaceId,
+      string: JSON.stringify([{ role: "user", content: "{{#items}}{{name}} {{/items}}{{> fuzz-tone}}" }]),
+      parameters: { temperature: 0.5, max_tokens: 64 },
+      model: "gpt-4o-mini",
+      type: "chat",
+      version_description: "first",
+      template_metadata: { owner: "fuzz", tags: ["a", "b"] }
+    }
+  }),
+  "prompts.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "prompts.update": (f) => ({
+    params: { promptId: f.promptId },
+    body: { string: "Hello {{q}}", parameters: { temperature: 1 }, template_metadata: { v: 2 } }
+  }),
+  "prompts.get": (f) => ({ params: { promptId: f.promptId } }),
+  "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
+  "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
+  "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),
+  "promptRendering.render": (f) => ({
+    params: { promptId: f.promptId },
+    body: { variables: { tone: "kind", q: "hi" }, temperature: 0.2, max_tokens: 10 }
+  }),
+  "mcp.createIntegration": (f) => ({
+    body: {
+      name: "Fuzz example MCP",
+      url: "https://mcp.example.com/mcp",
+      auth_type: "headers",
+      transport: "http",
+      description: "d",
+      configurations: { region: "eu", nested: { a: [1, 2] } },
+      workspace_ids: [f.workspaceId]
+    }
+  }),
+  "mcp.listIntegrations": (f) => ({
+    query: { organisation_id: f.organisationId, type: "all", status: "active", search: "Fuzz", ...PAGE }
+  }),
+  "mcp.getIntegration": (f) => ({ params: { id: f.integrationId } }),
+  "mcp.updateIntegration": (f) => ({
+    params: { id: f.integrationId },
+    body: { description: "updated by the fuzz test", configurations: { region: "us" } }
+  }),
+  "mcp.archiveIntegration": (f) => ({ params: { id: f.doomedIntegrationId } }),
+  "mcp.createServer": (f) => ({
+    body: { name: "Fuzz example server", mcp_integration_id: f.integrationId, workspace_id: f.workspaceId }
+  }),
+  "mcp.listServers": (f) => ({ query: { workspace_id: f.workspaceId, search: "Fuzz", ...PAGE } }),
+  "mcp.getServer": (f) => ({ params: { mcpServerId: f.mcpServerId }, query: { workspace_id: f.workspaceId } }),
+  "providers.listFineTuningJobs": (f) => ({
+    key: f.workspaceKey,
+    headers: { "x-service-virtual-key": f.virtualKeySlug },
+    query: { limit: "5" }
+  }),
+  "providers.createVirtualKey": (f) => ({
+    body: { name: "Fuzz example key", provider: "openai", key: "sk-example", workspace_id: f.workspaceId }
+  }),
+  "providers.listVirtualKeys": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "providers.getVirtualKey": (f) => ({ params: { id: f.virtualKeyId } }),
+  "providers.deleteVirtualKey": (f) => ({ params: { id: f.doomedVirtualKeyId } }),
+  "providers.createConfig": (f) => ({
+    body: {
+      name: "Fuzz example config",
+      config: { virtual_key: f.virtualKeySlug, request_timeout: 5_000 },
+      workspace_id: f.workspaceId
+    }
+  }),
+  "providers.listConfigs": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "providers.getConfig": (f) => ({ params: { id: f.configId } }),
+  "providers.deleteConfig": (f) => ({ params: { id: f.doomedConfigId } })
+}
+
+/**
+ * A provider on 127.0.0.1 that lists no jobs for anyone: every known provider points here, so fuzz traffic
+ * never leaves the machine, and a provider's own refusal (passed through by design) never looks like ours.
+ */
+export const startLocalProvider = async (): Promise<
+  { readonly baseUrl: string; readonly close: () => Promise<void> }
+> => {
+  const server = createServer((_, response) => {
+    response.writeHead(200, { "content-type": "application/json" })
+    response.end(JSON.stringify({ object: "list", data: [], has_more: false }))
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const address = server.address()
+  const port = typeof address === "object" && address !== null ? address.port : 0
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    close: () => new Promise((resolve) => server.close(() => resolve()))
+  }
+}

@@ -5,17 +5,18 @@
 import { StoreTransaction, StoreUnavailable } from "@gateway-control/domain"
 import { Effect } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import { isSqlError, type SqlError } from "effect/sql/SqlError"
+import { isSqlError } from "effect/sql/SqlError"
 import { read } from "./internal/statements.ts"
 
 export const makeStoreTransaction = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   return StoreTransaction.of({
     // BEGIN/COMMIT failures are infrastructure faults: defects, like any other SQL failure here.
-    withTransaction: (effect) =>
+    withTransaction: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       sql.withTransaction(effect).pipe(
-        Effect.catchIf((error): error is SqlError => isSqlError(error), (error) => Effect.die(error))
-      ) as any,
+        // Every failure but the SqlError of BEGIN/COMMIT is the effect's own E.
+        Effect.catch((error) => isSqlError(error) ? Effect.die(error) : Effect.fail(error as E))
+      ),
     lock: (name) => read(Effect.asVoid(sql`SELECT pg_advisory_xact_lock(hashtext(${`gateway-control:${name}`}))`)),
     afterCommit: (effect) => sql.afterCommit(effect),
     ping: sql`SELECT 1`.pipe(

@@ -73,7 +73,7 @@ export class Table<A> {
   page(
     predicate: (row: A) => boolean,
     request: PageRequest,
-    order: (a: A, b: A) => number = byCreation as any
+    order: (a: A, b: A) => number = byCreationWhereKnown
   ): Page<A> {
     const matching: Array<A> = []
     for (const row of this.rows.values()) if (predicate(row)) matching.push(row)
@@ -86,3 +86,10 @@ export const byCreation = (
   a: { readonly created_at: string; readonly id: string },
   b: { readonly created_at: string; readonly id: string }
 ): number => a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+
+const isCreated = (row: unknown): row is { readonly created_at: string; readonly id: string } =>
+  typeof row === "object" && row !== null && "created_at" in row && "id" in row &&
+  typeof row.created_at === "string" && typeof row.id === "string"
+
+/** `byCreation` for rows that have created_at and id; other rows keep their insertion order. */
+const byCreationWhereKnown = (a: unknown, b: unknown): number => isCreated(a) && isCreated(b) ? byCreation(a, b) : 0

@@ -30,7 +30,8 @@ describe("the x-service-api-key middleware", () => {
     const response = await server.request("/v1/workspaces")
     expect(response.status).toBe(200)
     const body = await jsonOf(response)
-    expect(body.data.map((w: { slug: string }) => w.slug)).toEqual(["default"])
+    // Other tests here add workspaces; the bootstrapped one is there whatever ran before.
+    expect(body.data.map((w: { slug: string }) => w.slug)).toContain("default")
   })
 
   it.each([

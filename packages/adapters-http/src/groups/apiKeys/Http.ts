@@ -2,8 +2,8 @@ import { ApiKeys, type ApiKeyType, InvalidRequest } from "@gateway-control/domai
 import { Effect, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
-import { withServices } from "../../internal/groupHandlers.ts"
+import { asCaller, auditedAsCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 const KEY_TYPES: Record<string, ApiKeyType> = {
   "organisation/service": "organisation-service",
@@ -14,7 +14,7 @@ const KEY_TYPES: Record<string, ApiKeyType> = {
 export const ApiKeysHandlers = HttpApiBuilder.group(
   GatewayApi,
   "apiKeys",
-  withServices(Effect.service(ApiKeys), (handlers, apiKeys) =>
+  withService(ApiKeys, (handlers, apiKeys) =>
     handlers.handleAll({
       create: ({ params, payload }) => {
         const type = KEY_TYPES[`${params.type}/${params.subType}`]
@@ -55,12 +55,11 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
         pageAsCaller(query, (principal, request) => apiKeys.list(principal, query.workspace_id, request)),
       get: ({ params }) => asCaller((principal) => apiKeys.get(principal, params.id)),
       revoke: ({ params }) =>
-        auditedAsCaller((principal) => apiKeys.revoke(principal, params.id), {
-          endpoint: "apiKeys.revoke",
-          resourceId: params.id,
-          workspaceId: (key) => key.workspace_id,
-          body: null
-        }).pipe(
+        auditedResourceChange(
+          "apiKeys.revoke",
+          { id: params.id, body: null },
+          (principal) => apiKeys.revoke(principal, params.id)
+        ).pipe(
           Effect.map((key) => ({ ...key, object: "api-key" as const, status: "revoked" as const }))
         )
     }))

@@ -3,7 +3,7 @@ import { DateTime, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { pageAsCaller } from "../../internal/caller.ts"
-import { withServices } from "../../internal/groupHandlers.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 /** One canonical form (`2025-01-31T10:00:00.000Z`), which every store compares alike. */
 const instant = (value: DateTime.Utc | undefined) => value === undefined ? undefined : DateTime.formatIso(value)
@@ -11,7 +11,7 @@ const instant = (value: DateTime.Utc | undefined) => value === undefined ? undef
 export const AuditLogsHandlers = HttpApiBuilder.group(
   GatewayApi,
   "auditLogs",
-  withServices(Effect.service(Audit), (handlers, audit) =>
+  withService(Audit, (handlers, audit) =>
     handlers.handleAll({
       list: ({ query }) =>
         pageAsCaller(query, (principal, request) =>

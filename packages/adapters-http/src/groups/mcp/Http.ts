@@ -3,8 +3,8 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { audited } from "../../internal/audited.ts"
-import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
-import { withServices } from "../../internal/groupHandlers.ts"
+import { asCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 /** The view as `McpIntegrationView` encodes it. */
 const integrationView = ({ integration, workspacesCount }: IntegrationView) => ({
@@ -19,15 +19,14 @@ const serverView = ({ integration, server, showIntegrationDetails }: ServerView)
 export const McpHandlers = HttpApiBuilder.group(
   GatewayApi,
   "mcp",
-  withServices(Effect.service(McpRegistry), (handlers, registry) =>
+  withService(McpRegistry, (handlers, registry) =>
     handlers.handleAll({
       createIntegration: ({ payload }) =>
-        auditedAsCaller((principal) => registry.createIntegration(principal, payload), {
-          endpoint: "mcp.createIntegration",
-          resourceId: (resource) => resource.id,
-          workspaceId: (resource) => resource.workspace_id,
-          body: payload
-        }),
+        auditedResourceChange(
+          "mcp.createIntegration",
+          { body: payload },
+          (principal) => registry.createIntegration(principal, payload)
+        ),
       listIntegrations: ({ query }) =>
         pageAsCaller(query, (principal, request) =>
           registry.listIntegrations(principal, {
@@ -62,12 +61,11 @@ export const McpHandlers = HttpApiBuilder.group(
           )
         ).pipe(Effect.map(integrationView)),
       createServer: ({ payload }) =>
-        auditedAsCaller((principal) => registry.createServer(principal, payload), {
-          endpoint: "mcp.createServer",
-          resourceId: (resource) => resource.id,
-          workspaceId: (resource) => resource.workspace_id,
-          body: payload
-        }),
+        auditedResourceChange(
+          "mcp.createServer",
+          { body: payload },
+          (principal) => registry.createServer(principal, payload)
+        ),
       getServer: ({ params, query }) =>
         asCaller((principal) => registry.getServer(principal, params.mcpServerId, query.workspace_id)).pipe(
           Effect.map(serverView)

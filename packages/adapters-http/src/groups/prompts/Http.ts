@@ -2,8 +2,8 @@ import { Prompts } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
-import { withServices } from "../../internal/groupHandlers.ts"
+import { asCaller, auditedAsCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 /** A new version as its answer: the owner's id and slug, the version's id and number. */
 const versionCreated = (
@@ -16,7 +16,7 @@ const versionCreated = (
 export const PromptsHandlers = HttpApiBuilder.group(
   GatewayApi,
   "prompts",
-  withServices(Effect.service(Prompts), (handlers, prompts) =>
+  withService(Prompts, (handlers, prompts) =>
     handlers.handleAll({
       create: ({ payload }) =>
         auditedAsCaller((principal) => prompts.create(principal, payload), {
@@ -39,12 +39,11 @@ export const PromptsHandlers = HttpApiBuilder.group(
           Effect.map(({ prompt, version }) => versionCreated({ owner: prompt, version }))
         ),
       makeDefault: ({ params, payload }) =>
-        auditedAsCaller((principal) => prompts.publish(principal, params.promptId, payload.version), {
-          endpoint: "prompts.makeDefault",
-          resourceId: (resource) => resource.id,
-          workspaceId: (resource) => resource.workspace_id,
-          body: payload
-        }),
+        auditedResourceChange(
+          "prompts.makeDefault",
+          { body: payload },
+          (principal) => prompts.publish(principal, params.promptId, payload.version)
+        ),
       setLabel: ({ params, payload }) =>
         auditedAsCaller((principal) => prompts.setLabel(principal, params.promptId, params.label, payload.version), {
           endpoint: "prompts.setLabel",
@@ -58,12 +57,11 @@ export const PromptsHandlers = HttpApiBuilder.group(
       list: ({ query }) =>
         pageAsCaller(query, (principal, request) => prompts.list(principal, query.workspace_id, request)),
       delete: ({ params }) =>
-        auditedAsCaller((principal) => prompts.remove(principal, params.promptId), {
-          endpoint: "prompts.delete",
-          resourceId: (resource) => resource.id,
-          workspaceId: (resource) => resource.workspace_id,
-          body: null
-        }).pipe(
+        auditedResourceChange(
+          "prompts.delete",
+          { body: null },
+          (principal) => prompts.remove(principal, params.promptId)
+        ).pipe(
           Effect.map((prompt) => ({ ...prompt, object: "prompt" as const, deleted: true as const }))
         ),
       createPartial: ({ payload }) =>

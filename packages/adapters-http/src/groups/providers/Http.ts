@@ -4,7 +4,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { BadRequest, badRequest, upstreamError, upstreamTimeout } from "../../ApiErrors.ts"
-import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
+import { asCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
 import { withServices } from "../../internal/groupHandlers.ts"
 import { listingRefusal, selectionFromHeaders } from "./ProviderHeaders.ts"
 
@@ -57,48 +57,38 @@ export const ProvidersHandlers = HttpApiBuilder.group(
             })
           ),
         createVirtualKey: ({ payload }) =>
-          auditedAsCaller((principal) => virtualKeys.createVirtualKey(principal, payload), {
-            endpoint: "providers.createVirtualKey",
-            resourceId: (resource) => resource.id,
-            workspaceId: (resource) => resource.workspace_id,
-            body: payload
-          }).pipe(
-            Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
-          ),
+          auditedResourceChange("providers.createVirtualKey", { body: payload }, (principal) =>
+            virtualKeys.createVirtualKey(principal, payload)).pipe(
+              Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
+            ),
         listVirtualKeys: ({ query }) =>
           pageAsCaller(
             query,
-            (principal, request) => virtualKeys.listVirtualKeys(principal, query.workspace_id, request)
+            (principal, request) =>
+              virtualKeys.listVirtualKeys(principal, query.workspace_id, request)
           ),
-        getVirtualKey: ({ params }) => asCaller((principal) => virtualKeys.getVirtualKey(principal, params.id)),
+        getVirtualKey: ({ params }) =>
+          asCaller((principal) => virtualKeys.getVirtualKey(principal, params.id)),
         deleteVirtualKey: ({ params }) =>
-          auditedAsCaller((principal) => virtualKeys.deleteVirtualKey(principal, params.id), {
-            endpoint: "providers.deleteVirtualKey",
-            resourceId: params.id,
-            workspaceId: (k) => k.workspace_id,
-            body: null
-          }).pipe(
-            Effect.map((k) => ({ ...k, object: "virtual-key" as const, deleted: true as const }))
-          ),
+          auditedResourceChange("providers.deleteVirtualKey", { id: params.id, body: null }, (principal) =>
+            virtualKeys.deleteVirtualKey(principal, params.id)).pipe(
+              Effect.map((k) => ({ ...k, object: "virtual-key" as const, deleted: true as const }))
+            ),
         createConfig: ({ payload }) =>
-          auditedAsCaller((principal) => configs.createConfig(principal, payload), {
-            endpoint: "providers.createConfig",
-            resourceId: (resource) => resource.id,
-            workspaceId: (resource) => resource.workspace_id,
-            body: payload
-          }),
+          auditedResourceChange("providers.createConfig", { body: payload }, (principal) =>
+            configs.createConfig(principal, payload)),
         listConfigs: ({ query }) =>
-          pageAsCaller(query, (principal, request) => configs.listConfigs(principal, query.workspace_id, request)),
-        getConfig: ({ params }) => asCaller((principal) => configs.getConfig(principal, params.id)),
+          pageAsCaller(query, (principal, request) =>
+            configs.listConfigs(principal, query.workspace_id, request)),
+        getConfig: ({ params }) =>
+          asCaller((principal) =>
+            configs.getConfig(principal, params.id)
+          ),
         deleteConfig: ({ params }) =>
-          auditedAsCaller((principal) => configs.deleteConfig(principal, params.id), {
-            endpoint: "providers.deleteConfig",
-            resourceId: params.id,
-            workspaceId: (c) => c.workspace_id,
-            body: null
-          }).pipe(
-            Effect.map((c) => ({ ...c, object: "config" as const, deleted: true as const }))
-          )
+          auditedResourceChange("providers.deleteConfig", { id: params.id, body: null }, (principal) =>
+            configs.deleteConfig(principal, params.id)).pipe(
+              Effect.map((c) => ({ ...c, object: "config" as const, deleted: true as const }))
+            )
       })
   )
 )

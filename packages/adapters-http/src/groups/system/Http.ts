@@ -3,14 +3,14 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { serviceUnavailable } from "../../ApiErrors.ts"
-import { withServices } from "../../internal/groupHandlers.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 const ok = { status: "ok" } as const
 
 export const SystemHandlers = HttpApiBuilder.group(
   GatewayApi,
   "system",
-  withServices(Effect.service(StoreTransaction), (handlers, store) =>
+  withService(StoreTransaction, (handlers, store) =>
     handlers.handleAll({
       healthz: () => Effect.succeed(ok),
       readyz: () =>

@@ -3,12 +3,12 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
-import { withServices } from "../../internal/groupHandlers.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 export const UsersHandlers = HttpApiBuilder.group(
   GatewayApi,
   "users",
-  withServices(Effect.service(Users), (handlers, users) =>
+  withService(Users, (handlers, users) =>
     handlers.handleAll({
       create: ({ payload }) =>
         auditedAsCaller((principal) => users.create(principal, payload), {

@@ -3,12 +3,12 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
-import { withServices } from "../../internal/groupHandlers.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 export const WorkspacesHandlers = HttpApiBuilder.group(
   GatewayApi,
   "workspaces",
-  withServices(Effect.service(Workspaces), (handlers, workspaces) =>
+  withService(Workspaces, (handlers, workspaces) =>
     handlers.handleAll({
       create: ({ payload }) =>
         auditedAsCaller((principal) => workspaces.create(principal, payload), {

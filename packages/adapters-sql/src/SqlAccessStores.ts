@@ -15,8 +15,9 @@ import {
 import { Context, Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlSchema from "effect/sql/SqlSchema"
+import { queriesOn } from "./internal/queries.ts"
 import { Timestamp, timestamps } from "./internal/rows.ts"
-import { pageOf, read, write } from "./internal/statements.ts"
+import { read, write } from "./internal/statements.ts"
 
 const OrganisationRow = Organisation.mapFields((f) => ({ ...f, ...timestamps })).pipe(Schema.decodeTo(Organisation))
 const WorkspaceRow = Workspace.mapFields((f) => ({ ...f, ...timestamps })).pipe(Schema.decodeTo(Workspace))
@@ -27,14 +28,8 @@ const MemberRow = WorkspaceMember.mapFields((f) => ({ ...f, created_at: Timestam
 
 export const makeAccessStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const paged = (request: { readonly limit: number; readonly offset: number }) =>
-    sql`LIMIT ${request.limit} OFFSET ${request.offset}`
+  const { byId, bySlug, listing } = queriesOn(sql)
 
-  const organisationById = SqlSchema.findOneOption({
-    Request: Schema.String,
-    Result: OrganisationRow,
-    execute: (id) => sql`SELECT * FROM organisations WHERE id = ${id}`
-  })
   const oldestOrganisation = SqlSchema.findOneOption({
     Request: Schema.Void,
     Result: OrganisationRow,
@@ -46,21 +41,10 @@ export const makeAccessStores = Effect.gen(function*() {
         sql`INSERT INTO organisations (id, name, created_at, last_updated_at)
             VALUES (${o.id}, ${o.name}, ${o.created_at}, ${o.last_updated_at})`
       ),
-    get: (id) => read(organisationById(id)),
+    get: byId("organisations", OrganisationRow),
     first: read(oldestOrganisation(undefined))
   })
 
-  const workspaceById = SqlSchema.findOneOption({
-    Request: Schema.String,
-    Result: WorkspaceRow,
-    execute: (id) => sql`SELECT * FROM workspaces WHERE id = ${id}`
-  })
-  const workspaceBySlug = SqlSchema.findOneOption({
-    Request: Schema.Struct({ organisationId: Schema.String, slug: Schema.String }),
-    Result: WorkspaceRow,
-    execute: ({ organisationId, slug }) =>
-      sql`SELECT * FROM workspaces WHERE organisation_id = ${organisationId} AND slug = ${slug}`
-  })
   const workspaces = WorkspaceStore.of({
     insert: (w) =>
       write(
@@ -68,23 +52,12 @@ export const makeAccessStores = Effect.gen(function*() {
             VALUES (${w.id}, ${w.organisation_id}, ${w.name}, ${w.slug}, ${w.description}, ${w.created_at},
                     ${w.last_updated_at})`
       ),
-    get: (id) => read(workspaceById(id)),
-    findBySlug: (organisationId, slug) => read(workspaceBySlug({ organisationId, slug })),
+    get: byId("workspaces", WorkspaceRow),
+    findBySlug: bySlug("workspaces", "organisation_id", WorkspaceRow),
     list: (organisationId, request) =>
-      pageOf(
-        WorkspaceRow,
-        sql`SELECT *, count(*) OVER () AS total_count FROM workspaces WHERE organisation_id = ${organisationId}
-            ORDER BY created_at, id ${paged(request)}`,
-        request,
-        sql`SELECT count(*) AS n FROM workspaces WHERE organisation_id = ${organisationId}`
-      )
+      listing(WorkspaceRow, "workspaces", sql`organisation_id = ${organisationId}`, request)
   })
 
-  const userById = SqlSchema.findOneOption({
-    Request: Schema.String,
-    Result: UserRow,
-    execute: (id) => sql`SELECT * FROM users WHERE id = ${id}`
-  })
   const users = UserStore.of({
     insert: (u) =>
       write(
@@ -92,15 +65,8 @@ export const makeAccessStores = Effect.gen(function*() {
             VALUES (${u.id}, ${u.organisation_id}, ${u.email.toLowerCase()}, ${u.name}, ${u.role}, ${u.created_at},
                     ${u.last_updated_at})`
       ),
-    get: (id) => read(userById(id)),
-    list: (organisationId, request) =>
-      pageOf(
-        UserRow,
-        sql`SELECT *, count(*) OVER () AS total_count FROM users WHERE organisation_id = ${organisationId}
-            ORDER BY created_at, id ${paged(request)}`,
-        request,
-        sql`SELECT count(*) AS n FROM users WHERE organisation_id = ${organisationId}`
-      )
+    get: byId("users", UserRow),
+    list: (organisationId, request) => listing(UserRow, "users", sql`organisation_id = ${organisationId}`, request)
   })
 
   const memberOf = SqlSchema.findOneOption({
@@ -118,13 +84,7 @@ export const makeAccessStores = Effect.gen(function*() {
       ).pipe(Effect.asVoid),
     get: (workspaceId, userId) => read(memberOf({ workspaceId, userId })),
     list: (workspaceId, request) =>
-      pageOf(
-        MemberRow,
-        sql`SELECT *, count(*) OVER () AS total_count FROM workspace_members WHERE workspace_id = ${workspaceId}
-            ORDER BY created_at, user_id ${paged(request)}`,
-        request,
-        sql`SELECT count(*) AS n FROM workspace_members WHERE workspace_id = ${workspaceId}`
-      ),
+      listing(MemberRow, "workspace_members", sql`workspace_id = ${workspaceId}`, request, "user_id"),
     remove: (workspaceId, userId) =>
       read(
         Effect.map(

@@ -5,8 +5,9 @@ import { ApiKey, ApiKeyStore, type StoredApiKey } from "@gateway-control/domain"
 import { Effect, Schema, SchemaGetter } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlSchema from "effect/sql/SqlSchema"
+import { queriesOn } from "./internal/queries.ts"
 import { Jsonb, Timestamp, timestamps, toJson } from "./internal/rows.ts"
-import { pageOf, read, write } from "./internal/statements.ts"
+import { read, write } from "./internal/statements.ts"
 
 const columns = ApiKey.mapFields((f) => ({
   ...f,
@@ -33,11 +34,7 @@ export const makeApiKeyStore = Effect.gen(function*() {
     Result: StoredApiKeyRow,
     execute: (digest) => sql`SELECT * FROM api_keys WHERE digest = ${digest}`
   })
-  const byId = SqlSchema.findOneOption({
-    Request: Schema.String,
-    Result: ApiKeyRow,
-    execute: (id) => sql`SELECT * FROM api_keys WHERE id = ${id}`
-  })
+  const { byId, inScope, listing } = queriesOn(sql)
 
   return ApiKeyStore.of({
     insert: ({ digest, key: k }: StoredApiKey) =>
@@ -51,19 +48,9 @@ export const makeApiKeyStore = Effect.gen(function*() {
                     ${k.expires_at})`
       ),
     findByDigest: (digest) => read(byDigest(digest)),
-    get: (id) => read(byId(id)),
-    list: (organisationId, workspaceId, request) => {
-      const where = workspaceId === null
-        ? sql`organisation_id = ${organisationId}`
-        : sql`organisation_id = ${organisationId} AND workspace_id = ${workspaceId}`
-      return pageOf(
-        ApiKeyRow,
-        sql`SELECT *, count(*) OVER () AS total_count FROM api_keys WHERE ${where}
-            ORDER BY created_at, id LIMIT ${request.limit} OFFSET ${request.offset}`,
-        request,
-        sql`SELECT count(*) AS n FROM api_keys WHERE ${where}`
-      )
-    },
+    get: byId("api_keys", ApiKeyRow),
+    list: (organisationId, workspaceId, request) =>
+      listing(ApiKeyRow, "api_keys", inScope(organisationId, workspaceId), request),
     revoke: (id, at) =>
       read(
         Effect.map(

@@ -2,12 +2,19 @@
  * Virtual keys and configs on `effect/sql`. Provider keys arrive encrypted and leave encrypted: the store
  * never sees a plaintext key.
  */
-import { ConfigStore, GatewayConfig, type StoredSecret, VirtualKey, VirtualKeyStore } from "@gateway-control/domain"
+import {
+  ConfigStore,
+  GatewayConfig,
+  type PageRequest,
+  type StoredSecret,
+  VirtualKey,
+  VirtualKeyStore
+} from "@gateway-control/domain"
 import { Context, Effect, Schema, SchemaGetter } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
-import * as SqlSchema from "effect/sql/SqlSchema"
+import { queriesOn } from "./internal/queries.ts"
 import { Jsonb, timestamps, toJson } from "./internal/rows.ts"
-import { pageOf, read, write } from "./internal/statements.ts"
+import { read, write } from "./internal/statements.ts"
 
 const EncryptedKey = Schema.NullOr(Schema.String)
 
@@ -35,37 +42,17 @@ const ConfigRow = Schema.Struct({
 
 export const makeCredentialStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const { byId, bySlug, inScope, listing } = queriesOn(sql)
 
   const queriesOf = <A>(table: string, Row: Schema.Decoder<StoredSecret<A>>) => {
-    const byId = SqlSchema.findOneOption({
-      Request: Schema.String,
-      Result: Row,
-      execute: (id) => sql`SELECT * FROM ${sql(table)} WHERE id = ${id}`
-    })
-    const bySlug = SqlSchema.findOneOption({
-      Request: Schema.Struct({ workspaceId: Schema.String, slug: Schema.String }),
-      Result: Row,
-      execute: ({ slug, workspaceId }) =>
-        sql`SELECT * FROM ${sql(table)} WHERE workspace_id = ${workspaceId} AND slug = ${slug}`
-    })
     return {
-      get: (id: string) => read(byId(id)),
-      findBySlug: (workspaceId: string, slug: string) => read(bySlug({ workspaceId, slug })),
-      list: (organisationId: string, workspaceId: string | null, page: { limit: number; offset: number }) => {
-        const where = workspaceId === null
-          ? sql`organisation_id = ${organisationId}`
-          : sql`organisation_id = ${organisationId} AND workspace_id = ${workspaceId}`
-        return Effect.map(
-          pageOf(
-            Row,
-            sql`SELECT *, count(*) OVER () AS total_count FROM ${sql(table)} WHERE ${where}
-                ORDER BY created_at, id LIMIT ${page.limit} OFFSET ${page.offset}`,
-            page,
-            sql`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
-          ),
+      get: byId(table, Row),
+      findBySlug: bySlug(table, "workspace_id", Row),
+      list: (organisationId: string, workspaceId: string | null, page: PageRequest) =>
+        Effect.map(
+          listing(Row, table, inScope(organisationId, workspaceId), page),
           ({ items, total }) => ({ items: items.map((stored) => stored.record), total })
-        )
-      },
+        ),
       delete: (id: string) =>
         read(Effect.map(sql`DELETE FROM ${sql(table)} WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0))
     }

@@ -13,6 +13,7 @@ import { Context, Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as SqlSchema from "effect/sql/SqlSchema"
+import { queriesOn } from "./internal/queries.ts"
 import { Jsonb, Timestamp, timestamps, toJson } from "./internal/rows.ts"
 import { countOf, read, write } from "./internal/statements.ts"
 
@@ -31,6 +32,7 @@ const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\
 
 export const makeMcpStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const { byId, bySlug } = queriesOn(sql)
 
   // The page and the total are two queries: the page walks the (organisation, status, created_at, id) index
   // and stops at LIMIT; a window count over the same query would have to read every matching row first.
@@ -69,17 +71,6 @@ export const makeMcpStores = Effect.gen(function*() {
         : sql`AND organisation_level = ${query.level === "organisation"}`
     }`
 
-  const integrationById = SqlSchema.findOneOption({
-    Request: Schema.String,
-    Result: IntegrationRow,
-    execute: (id) => sql`SELECT * FROM mcp_integrations WHERE id = ${id}`
-  })
-  const integrationBySlug = SqlSchema.findOneOption({
-    Request: Schema.Struct({ organisationId: Schema.String, slug: Schema.String }),
-    Result: IntegrationRow,
-    execute: ({ organisationId, slug }) =>
-      sql`SELECT * FROM mcp_integrations WHERE organisation_id = ${organisationId} AND slug = ${slug}`
-  })
   const integrations = McpIntegrationStore.of({
     insert: (i) =>
       write(sql`INSERT INTO mcp_integrations (id, organisation_id, name, slug, owner_id, status, url, description,
@@ -97,8 +88,8 @@ export const makeMcpStores = Effect.gen(function*() {
                   workspace_ids = ${toJson(i.workspace_ids)}::jsonb,
                   secret_mappings = ${toJson(i.secret_mappings)}::jsonb, last_updated_at = ${i.last_updated_at}
                 WHERE id = ${i.id}`)),
-    get: (id) => read(integrationById(id)),
-    findBySlug: (organisationId, slug) => read(integrationBySlug({ organisationId, slug })),
+    get: byId("mcp_integrations", IntegrationRow),
+    findBySlug: bySlug("mcp_integrations", "organisation_id", IntegrationRow),
     list: (query, page) => {
       const clauses = [sql`organisation_id = ${query.organisationId}`, sql`status = ${query.status}`]
       if (query.level === "workspace") clauses.push(sql`workspace_id IS NOT NULL`)
@@ -122,25 +113,14 @@ export const makeMcpStores = Effect.gen(function*() {
     }
   })
 
-  const serverById = SqlSchema.findOneOption({
-    Request: Schema.String,
-    Result: ServerRow,
-    execute: (id) => sql`SELECT * FROM mcp_servers WHERE id = ${id}`
-  })
-  const serverBySlug = SqlSchema.findOneOption({
-    Request: Schema.Struct({ workspaceId: Schema.String, slug: Schema.String }),
-    Result: ServerRow,
-    execute: ({ slug, workspaceId }) =>
-      sql`SELECT * FROM mcp_servers WHERE workspace_id = ${workspaceId} AND slug = ${slug}`
-  })
   const servers = McpServerStore.of({
     insert: (s) =>
       write(sql`INSERT INTO mcp_servers (id, organisation_id, workspace_id, slug, name, status, description,
                   mcp_integration_id, created_at)
                 VALUES (${s.id}, ${s.organisation_id}, ${s.workspace_id}, ${s.slug}, ${s.name}, ${s.status},
                   ${s.description}, ${s.mcp_integration_id}, ${s.created_at})`),
-    get: (id) => read(serverById(id)),
-    findBySlug: (workspaceId, slug) => read(serverBySlug({ workspaceId, slug })),
+    get: byId("mcp_servers", ServerRow),
+    findBySlug: bySlug("mcp_servers", "workspace_id", ServerRow),
     list: (organisationId, workspaceId, search, page) => {
       const clauses = [sql`organisation_id = ${organisationId}`]
       if (workspaceId !== null) clauses.push(sql`workspace_id = ${workspaceId}`)

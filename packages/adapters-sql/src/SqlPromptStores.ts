@@ -14,8 +14,9 @@ import { Context, Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as SqlSchema from "effect/sql/SqlSchema"
+import { queriesOn } from "./internal/queries.ts"
 import { Int, Jsonb, Timestamp, timestamps, toJson } from "./internal/rows.ts"
-import { pageOf, read, write } from "./internal/statements.ts"
+import { read, write } from "./internal/statements.ts"
 
 const PromptRow = Prompt.mapFields((f) => ({ ...f, ...timestamps, published_version: Int })).pipe(
   Schema.decodeTo(Prompt)
@@ -52,33 +53,8 @@ export const makePromptStores = Effect.gen(function*() {
                 ${v.type}, ${v.is_raw_template}, ${v.version_description}, ${toJson(v.template_metadata)}::jsonb,
                 ${v.created_at})`
 
-  const scoped = (organisationId: string, workspaceId: string | null) =>
-    workspaceId === null
-      ? sql`organisation_id = ${organisationId}`
-      : sql`organisation_id = ${organisationId} AND workspace_id = ${workspaceId}`
+  const { byId, bySlug, inScope, listing } = queriesOn(sql)
 
-  const listOf = <A>(
-    Result: Schema.Decoder<A>,
-    table: string,
-    organisationId: string,
-    workspaceId: string | null,
-    page: { readonly limit: number; readonly offset: number }
-  ) => {
-    const where = scoped(organisationId, workspaceId)
-    return pageOf(
-      Result,
-      sql`SELECT *, count(*) OVER () AS total_count FROM ${sql(table)} WHERE ${where}
-          ORDER BY created_at, id LIMIT ${page.limit} OFFSET ${page.offset}`,
-      page,
-      sql`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
-    )
-  }
-
-  const promptById = SqlSchema.findOneOption({
-    Request: ById,
-    Result: PromptRow,
-    execute: (id) => sql`SELECT * FROM prompts WHERE id = ${id}`
-  })
   // Slugs are unique per workspace, so an organisation may hold several prompts with one slug.
   const promptsBySlug = SqlSchema.findAll({
     Request: Schema.Struct({ organisationId: Schema.String, slug: Schema.String }),
@@ -117,9 +93,10 @@ export const makePromptStores = Effect.gen(function*() {
         insertVersion(firstVersion)
       ))),
     addVersion: (v) => write(Effect.asVoid(insertVersion(v))),
-    get: (id) => read(promptById(id)),
+    get: byId("prompts", PromptRow),
     findBySlug: (organisationId, slug) => read(promptsBySlug({ organisationId, slug })),
-    list: (organisationId, workspaceId, page) => listOf(PromptRow, "prompts", organisationId, workspaceId, page),
+    list: (organisationId, workspaceId, page) =>
+      listing(PromptRow, "prompts", inScope(organisationId, workspaceId), page),
     getVersion: (promptId, version) => read(promptVersion({ id: promptId, version })),
     latestVersion: (promptId) => read(latestVersion(promptId)),
     versions: (promptId) => read(versions(promptId)),
@@ -142,17 +119,6 @@ export const makePromptStores = Effect.gen(function*() {
     sql`INSERT INTO prompt_partial_versions (id, partial_id, version, string, version_description, created_at)
         VALUES (${v.id}, ${v.partial_id}, ${v.version}, ${v.string}, ${v.version_description}, ${v.created_at})`
 
-  const partialById = SqlSchema.findOneOption({
-    Request: ById,
-    Result: PartialRow,
-    execute: (id) => sql`SELECT * FROM prompt_partials WHERE id = ${id}`
-  })
-  const partialBySlug = SqlSchema.findOneOption({
-    Request: Schema.Struct({ workspaceId: Schema.String, slug: Schema.String }),
-    Result: PartialRow,
-    execute: ({ slug, workspaceId }) =>
-      sql`SELECT * FROM prompt_partials WHERE workspace_id = ${workspaceId} AND slug = ${slug}`
-  })
   const partialVersion = SqlSchema.findOneOption({
     Request: VersionOf,
     Result: PartialVersionRow,
@@ -170,10 +136,10 @@ export const makePromptStores = Effect.gen(function*() {
         insertPartialVersion(firstVersion)
       ))),
     addVersion: (v) => write(Effect.asVoid(insertPartialVersion(v))),
-    get: (id) => read(partialById(id)),
-    findBySlug: (workspaceId, slug) => read(partialBySlug({ workspaceId, slug })),
+    get: byId("prompt_partials", PartialRow),
+    findBySlug: bySlug("prompt_partials", "workspace_id", PartialRow),
     list: (organisationId, workspaceId, page) =>
-      listOf(PartialRow, "prompt_partials", organisationId, workspaceId, page),
+      listing(PartialRow, "prompt_partials", inScope(organisationId, workspaceId), page),
     getVersion: (partialId, version) => read(partialVersion({ id: partialId, version })),
     setPublished: (partialId, version, at) =>
       read(Effect.asVoid(

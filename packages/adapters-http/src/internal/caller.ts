@@ -6,6 +6,7 @@ import { CurrentPrincipal, type Page, type PageRequest, type Principal } from "@
 import { Effect } from "effect"
 import { type DomainError, fromDomain } from "../ApiErrors.ts"
 import { audited, type AuditSpec } from "./audited.ts"
+import type { AuditedEndpointName } from "./auditedEndpoints.ts"
 import { listBody, pageOf, type PageQuery } from "./listing.ts"
 
 const currentPrincipal = Effect.service(CurrentPrincipal)
@@ -26,4 +27,24 @@ export const pageAsCaller = <A, E extends DomainError, R>(
   asCaller((principal) => {
     const request = pageOf(query)
     return Effect.map(list(principal, request), (page) => listBody(page, request))
+  })
+
+/**
+ * A change to a resource that lives in a workspace, audited under the resource's id and workspace. A request
+ * that names the resource (`id`) records that id even when the change fails.
+ */
+export const auditedResourceChange = <
+  A extends { readonly id: string; readonly workspace_id: string | null },
+  E extends DomainError,
+  R
+>(
+  endpoint: AuditedEndpointName,
+  request: { readonly id?: string; readonly body: unknown },
+  use: (principal: Principal) => Effect.Effect<A, E, R>
+) =>
+  auditedAsCaller(use, {
+    endpoint,
+    resourceId: request.id ?? ((resource) => resource.id),
+    workspaceId: (resource) => resource.workspace_id,
+    body: request.body
   })

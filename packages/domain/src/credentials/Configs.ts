@@ -3,14 +3,10 @@
  * (A config given inline with a call is parsed by `resolveInlineConfig`, Config.ts.)
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { slugify } from "../access/AccessModel.ts"
 import type { Principal } from "../access/Principal.ts"
 import { knownProvider, ProviderRegistry } from "../fine-tuning/Providers.ts"
 import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
-import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
-import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
-import { checkName, checkSlug } from "../shared/Rules.ts"
 import { maskKey } from "./ApiKey.ts"
 import { type ConfigInput, GatewayConfig, parseConfig, type ResolvedConfig } from "./Config.ts"
 import { makeProviderKeyRecords } from "./internal/providerKeyRecords.ts"
@@ -43,15 +39,16 @@ export class Configs extends Context.Service<
     Configs,
     Effect.gen(function*() {
       const configs = yield* ConfigStore
-      const crypto = yield* PlatformCrypto
       const registry = yield* ProviderRegistry
       const records = yield* makeProviderKeyRecords
+      const managed = records.management(configs, "config", "Configs", {
+        list: "configs.list",
+        read: "configs.read",
+        delete: "configs.delete"
+      })
 
       const createConfig = Effect.fn("Configs.create")(function*(principal: Principal, input: ConfigInput) {
-        const workspace = yield* records.targetWorkspace(principal, input.workspace_id, "configs.create")
-        yield* checkName(input.name)
-        const slug = input.slug ?? slugify(input.name)
-        yield* checkSlug(slug)
+        const fields = yield* records.newRecordFields(principal, input, "configs.create")
         const parsed = parseConfig(input.config)
         if (parsed instanceof InvalidRequest) return yield* parsed
         if (parsed.target.provider !== undefined) {
@@ -60,17 +57,10 @@ export class Configs extends Context.Service<
         if (parsed.target.custom_host !== undefined) {
           yield* records.checkHost(parsed.target.custom_host, "config.custom_host")
         }
-        const now = yield* nowIso
         const record = new GatewayConfig({
-          id: crypto.uuid(),
-          organisation_id: workspace.organisation_id,
-          workspace_id: workspace.id,
-          name: input.name.trim(),
-          slug,
+          ...fields,
           config: parsed.target,
-          masked_api_key: parsed.apiKey === undefined ? null : maskKey(parsed.apiKey),
-          created_at: now,
-          last_updated_at: now
+          masked_api_key: parsed.apiKey === undefined ? null : maskKey(parsed.apiKey)
         })
         yield* configs.insert({
           record,
@@ -93,21 +83,9 @@ export class Configs extends Context.Service<
 
       return Configs.of({
         createConfig,
-        listConfigs: Effect.fn("Configs.list")(function*(principal, workspaceId, page) {
-          return yield* configs.list(
-            principal.organisationId,
-            yield* records.listScope(principal, workspaceId, "configs.list"),
-            page
-          )
-        }),
-        getConfig: Effect.fn("Configs.get")(function*(principal, id) {
-          return yield* records.owned(principal, yield* configs.get(id), id, "config", "configs.read")
-        }),
-        deleteConfig: Effect.fn("Configs.delete")(function*(principal, id) {
-          const record = yield* records.owned(principal, yield* configs.get(id), id, "config", "configs.delete")
-          yield* configs.delete(id)
-          return record
-        }),
+        listConfigs: managed.list,
+        getConfig: managed.get,
+        deleteConfig: managed.delete,
         resolveConfig
       })
     })

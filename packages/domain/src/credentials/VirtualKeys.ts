@@ -2,14 +2,10 @@
  * The virtual keys of a workspace as a principal manages them, and as a provider call resolves them.
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { slugify } from "../access/AccessModel.ts"
 import type { Principal } from "../access/Principal.ts"
 import { knownProvider, ProviderRegistry } from "../fine-tuning/Providers.ts"
 import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
-import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
-import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
-import { checkName, checkSlug } from "../shared/Rules.ts"
 import { maskKey } from "./ApiKey.ts"
 import { makeProviderKeyRecords } from "./internal/providerKeyRecords.ts"
 import { VirtualKeyStore } from "./ProviderKeyStores.ts"
@@ -42,30 +38,24 @@ export class VirtualKeys extends Context.Service<
     VirtualKeys,
     Effect.gen(function*() {
       const keys = yield* VirtualKeyStore
-      const crypto = yield* PlatformCrypto
       const registry = yield* ProviderRegistry
       const records = yield* makeProviderKeyRecords
+      const managed = records.management(keys, "virtual key", "VirtualKeys", {
+        list: "virtual_keys.list",
+        read: "virtual_keys.read",
+        delete: "virtual_keys.delete"
+      })
 
       const createVirtualKey = Effect.fn("VirtualKeys.create")(function*(principal: Principal, input: VirtualKeyInput) {
-        const workspace = yield* records.targetWorkspace(principal, input.workspace_id, "virtual_keys.create")
-        yield* checkName(input.name)
-        const slug = input.slug ?? slugify(input.name)
-        yield* checkSlug(slug)
+        const fields = yield* records.newRecordFields(principal, input, "virtual_keys.create")
         yield* knownProvider(registry, input.provider, "provider")
         if (input.key.length === 0) return yield* InvalidRequest.of("key must be the provider's API key.", "key")
         if (input.custom_host !== undefined) yield* records.checkHost(input.custom_host, "custom_host")
-        const now = yield* nowIso
         const record = new VirtualKey({
-          id: crypto.uuid(),
-          organisation_id: workspace.organisation_id,
-          workspace_id: workspace.id,
-          name: input.name.trim(),
-          slug,
+          ...fields,
           provider: input.provider,
           masked_key: maskKey(input.key),
-          custom_host: input.custom_host ?? null,
-          created_at: now,
-          last_updated_at: now
+          custom_host: input.custom_host ?? null
         })
         yield* keys.insert({ record, encryptedKey: records.encrypt(input.key) })
         return record
@@ -89,21 +79,9 @@ export class VirtualKeys extends Context.Service<
 
       return VirtualKeys.of({
         createVirtualKey,
-        listVirtualKeys: Effect.fn("VirtualKeys.list")(function*(principal, workspaceId, page) {
-          return yield* keys.list(
-            principal.organisationId,
-            yield* records.listScope(principal, workspaceId, "virtual_keys.list"),
-            page
-          )
-        }),
-        getVirtualKey: Effect.fn("VirtualKeys.get")(function*(principal, id) {
-          return yield* records.owned(principal, yield* keys.get(id), id, "virtual key", "virtual_keys.read")
-        }),
-        deleteVirtualKey: Effect.fn("VirtualKeys.delete")(function*(principal, id) {
-          const record = yield* records.owned(principal, yield* keys.get(id), id, "virtual key", "virtual_keys.delete")
-          yield* keys.delete(id)
-          return record
-        }),
+        listVirtualKeys: managed.list,
+        getVirtualKey: managed.get,
+        deleteVirtualKey: managed.delete,
         resolveVirtualKey
       })
     })

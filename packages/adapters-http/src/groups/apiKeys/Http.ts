@@ -2,7 +2,8 @@ import { ApiKeys, type ApiKeyType, InvalidRequest } from "@gateway-control/domai
 import { Effect, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
+import { asCaller, auditedAsCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 const KEY_TYPES: Record<string, ApiKeyType> = {
   "organisation/service": "organisation-service",
@@ -13,52 +14,53 @@ const KEY_TYPES: Record<string, ApiKeyType> = {
 export const ApiKeysHandlers = HttpApiBuilder.group(
   GatewayApi,
   "apiKeys",
-  (handlers) =>
-    Effect.map(Effect.service(ApiKeys), (apiKeys) =>
-      handlers.handleAll({
-        create: ({ params, payload }) => {
-          const type = KEY_TYPES[`${params.type}/${params.subType}`]
-          return auditedAsCaller((principal) =>
-            type === undefined
-              ? Effect.fail(InvalidRequest.of(
-                `Unknown key type '${params.type}/${params.subType}': use organisation/service, workspace/service or workspace/user.`,
-                "type"
-              ))
-              : apiKeys.create(principal, {
-                type,
-                name: payload.name,
-                description: payload.description,
-                scopes: payload.scopes,
-                workspaceId: payload.workspace_id,
-                userId: payload.user_id,
-                expiresAt: payload.expires_at
-              }).pipe(Effect.catchTag("UnknownScopes", (e) =>
-                Effect.fail(InvalidRequest.of(`${e.message} GET /v1/scopes lists the known ones.`, "scopes")))), {
-            endpoint: "apiKeys.create",
-            resourceId: (issued) =>
-              issued.key.id,
-            workspaceId: (issued) => issued.key.workspace_id,
-            body: payload,
-            successBody: ({ key }) => ({
-              ...payload,
-              created_by_user_id: key.created_by_user_id,
-              created_by_api_key_id: key.created_by_api_key_id
-            })
-          }).pipe(
-            Effect.map(({ key, plaintext }) => ({ ...key, key: Redacted.value(plaintext), object: "api-key" as const }))
-          )
-        },
-        list: ({ query }) =>
-          pageAsCaller(query, (principal, request) => apiKeys.list(principal, query.workspace_id, request)),
-        get: ({ params }) => asCaller((principal) => apiKeys.get(principal, params.id)),
-        revoke: ({ params }) =>
-          auditedAsCaller((principal) => apiKeys.revoke(principal, params.id), {
-            endpoint: "apiKeys.revoke",
-            resourceId: params.id,
-            workspaceId: (key) => key.workspace_id,
-            body: null
-          }).pipe(
-            Effect.map((key) => ({ ...key, object: "api-key" as const, status: "revoked" as const }))
-          )
-      }))
+  withService(ApiKeys, (handlers, apiKeys) =>
+    handlers.handleAll({
+      create: ({ params, payload }) => {
+        const type = KEY_TYPES[`${params.type}/${params.subType}`]
+        return auditedAsCaller((principal) =>
+          type === undefined
+            ? Effect.fail(InvalidRequest.of(
+              `Unknown key type '${params.type}/${params.subType}': use organisation/service, workspace/service or workspace/user.`,
+              "type"
+            ))
+            : apiKeys.create(principal, {
+              type,
+              name: payload.name,
+              description: payload.description,
+              scopes: payload.scopes,
+              workspaceId: payload.workspace_id,
+              userId: payload.user_id,
+              expiresAt: payload.expires_at
+            }).pipe(
+              Effect.catchTag(
+                "UnknownScopes",
+                (e) => Effect.fail(InvalidRequest.of(`${e.message} GET /v1/scopes lists the known ones.`, "scopes"))
+              )
+            ), {
+          endpoint: "apiKeys.create",
+          resourceId: (issued) => issued.key.id,
+          workspaceId: (issued) => issued.key.workspace_id,
+          body: payload,
+          successBody: ({ key }) => ({
+            ...payload,
+            created_by_user_id: key.created_by_user_id,
+            created_by_api_key_id: key.created_by_api_key_id
+          })
+        }).pipe(
+          Effect.map(({ key, plaintext }) => ({ ...key, key: Redacted.value(plaintext), object: "api-key" as const }))
+        )
+      },
+      list: ({ query }) =>
+        pageAsCaller(query, (principal, request) => apiKeys.list(principal, query.workspace_id, request)),
+      get: ({ params }) => asCaller((principal) => apiKeys.get(principal, params.id)),
+      revoke: ({ params }) =>
+        auditedResourceChange(
+          "apiKeys.revoke",
+          { id: params.id, body: null },
+          (principal) => apiKeys.revoke(principal, params.id)
+        ).pipe(
+          Effect.map((key) => ({ ...key, object: "api-key" as const, status: "revoked" as const }))
+        )
+    }))
 )

@@ -3,7 +3,8 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { audited } from "../../internal/audited.ts"
-import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
+import { asCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 /** The view as `McpIntegrationView` encodes it. */
 const integrationView = ({ integration, workspacesCount }: IntegrationView) => ({
@@ -18,64 +19,61 @@ const serverView = ({ integration, server, showIntegrationDetails }: ServerView)
 export const McpHandlers = HttpApiBuilder.group(
   GatewayApi,
   "mcp",
-  (handlers) =>
-    Effect.map(Effect.service(McpRegistry), (registry) =>
-      handlers.handleAll({
-        createIntegration: ({ payload }) =>
-          auditedAsCaller((principal) => registry.createIntegration(principal, payload), {
-            endpoint: "mcp.createIntegration",
+  withService(McpRegistry, (handlers, registry) =>
+    handlers.handleAll({
+      createIntegration: ({ payload }) =>
+        auditedResourceChange(
+          "mcp.createIntegration",
+          { body: payload },
+          (principal) => registry.createIntegration(principal, payload)
+        ),
+      listIntegrations: ({ query }) =>
+        pageAsCaller(query, (principal, request) =>
+          registry.listIntegrations(principal, {
+            organisationId: query.organisation_id,
+            workspaceId: query.workspace_id,
+            type: query.type ?? "all",
+            status: query.status ?? "active",
+            search: query.search
+          }, request)).pipe(Effect.map((page) => ({ ...page, data: page.data.map(integrationView) }))),
+      getIntegration: ({ params }) =>
+        asCaller((principal) => registry.getIntegration(principal, params.id)).pipe(Effect.map(integrationView)),
+      updateIntegration: ({ params, payload }) =>
+        asCaller((principal) =>
+          audited({
+            endpoint: "mcp.updateIntegration",
             resourceId: (resource) => resource.id,
             workspaceId: (resource) => resource.workspace_id,
             body: payload
-          }),
-        listIntegrations: ({ query }) =>
-          pageAsCaller(query, (principal, request) =>
-            registry.listIntegrations(principal, {
-              organisationId: query.organisation_id,
-              workspaceId: query.workspace_id,
-              type: query.type ?? "all",
-              status: query.status ?? "active",
-              search: query.search
-            }, request)).pipe(Effect.map((page) => ({ ...page, data: page.data.map(integrationView) }))),
-        getIntegration: ({ params }) =>
-          asCaller((principal) => registry.getIntegration(principal, params.id)).pipe(Effect.map(integrationView)),
-        updateIntegration: ({ params, payload }) =>
-          asCaller((principal) =>
-            audited({
-              endpoint: "mcp.updateIntegration",
-              resourceId: (resource) => resource.id,
-              workspaceId: (resource) => resource.workspace_id,
-              body: payload
-            }, registry.updateIntegration(principal, params.id, payload)).pipe(
-              Effect.flatMap((i) => registry.getIntegration(principal, i.id))
-            )
-          ).pipe(Effect.map(integrationView)),
-        archiveIntegration: ({ params }) =>
-          asCaller((principal) =>
-            audited({
-              endpoint: "mcp.archiveIntegration",
-              resourceId: (resource) => resource.id,
-              workspaceId: (resource) => resource.workspace_id,
-              body: null
-            }, registry.archiveIntegration(principal, params.id)).pipe(
-              Effect.flatMap((i) => registry.getIntegration(principal, i.id))
-            )
-          ).pipe(Effect.map(integrationView)),
-        createServer: ({ payload }) =>
-          auditedAsCaller((principal) => registry.createServer(principal, payload), {
-            endpoint: "mcp.createServer",
-            resourceId: (resource) => resource.id,
-            workspaceId: (resource) => resource.workspace_id,
-            body: payload
-          }),
-        getServer: ({ params, query }) =>
-          asCaller((principal) => registry.getServer(principal, params.mcpServerId, query.workspace_id)).pipe(
-            Effect.map(serverView)
-          ),
-        listServers: ({ query }) =>
-          pageAsCaller(
-            query,
-            (principal, request) => registry.listServers(principal, query.workspace_id, query.search, request)
+          }, registry.updateIntegration(principal, params.id, payload)).pipe(
+            Effect.flatMap((i) => registry.getIntegration(principal, i.id))
           )
-      }))
+        ).pipe(Effect.map(integrationView)),
+      archiveIntegration: ({ params }) =>
+        asCaller((principal) =>
+          audited({
+            endpoint: "mcp.archiveIntegration",
+            resourceId: (resource) => resource.id,
+            workspaceId: (resource) => resource.workspace_id,
+            body: null
+          }, registry.archiveIntegration(principal, params.id)).pipe(
+            Effect.flatMap((i) => registry.getIntegration(principal, i.id))
+          )
+        ).pipe(Effect.map(integrationView)),
+      createServer: ({ payload }) =>
+        auditedResourceChange(
+          "mcp.createServer",
+          { body: payload },
+          (principal) => registry.createServer(principal, payload)
+        ),
+      getServer: ({ params, query }) =>
+        asCaller((principal) => registry.getServer(principal, params.mcpServerId, query.workspace_id)).pipe(
+          Effect.map(serverView)
+        ),
+      listServers: ({ query }) =>
+        pageAsCaller(
+          query,
+          (principal, request) => registry.listServers(principal, query.workspace_id, query.search, request)
+        )
+    }))
 )

@@ -4,7 +4,8 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { BadRequest, badRequest, upstreamError, upstreamTimeout } from "../../ApiErrors.ts"
-import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
+import { asCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
+import { withServices } from "../../internal/groupHandlers.ts"
 import { listingRefusal, selectionFromHeaders } from "./ProviderHeaders.ts"
 
 const principal = Effect.service(CurrentPrincipal)
@@ -13,88 +14,81 @@ const QUERY_PARAMETERS = new Set(["limit", "after"])
 export const ProvidersHandlers = HttpApiBuilder.group(
   GatewayApi,
   "providers",
-  Effect.fnUntraced(function*(handlers) {
-    const fineTuning = yield* FineTuning
-    const virtualKeys = yield* VirtualKeys
-    const configs = yield* Configs
-    return handlers.handleAll({
-      listFineTuningJobs: ({ query, request }) =>
-        Effect.gen(function*() {
-          const search = new URL(request.url, "http://gateway").searchParams
-          const unknown = [...search.keys()].find((key) => !QUERY_PARAMETERS.has(key))
-          if (unknown !== undefined) {
-            return yield* Effect.fail(
-              badRequest(`Unknown query parameter '${unknown}': only limit and after are accepted.`, unknown)
+  withServices(
+    Effect.all({
+      fineTuning: Effect.service(FineTuning),
+      virtualKeys: Effect.service(VirtualKeys),
+      configs: Effect.service(Configs)
+    }),
+    (handlers, { configs, fineTuning, virtualKeys }) =>
+      handlers.handleAll({
+        listFineTuningJobs: ({ query, request }) =>
+          Effect.gen(function*() {
+            const search = new URL(request.url, "http://gateway").searchParams
+            const unknown = [...search.keys()].find((key) => !QUERY_PARAMETERS.has(key))
+            if (unknown !== undefined) {
+              return yield* Effect.fail(
+                badRequest(`Unknown query parameter '${unknown}': only limit and after are accepted.`, unknown)
+              )
+            }
+            const selection = selectionFromHeaders(request.headers)
+            if (selection instanceof BadRequest) return yield* Effect.fail(selection)
+            const answer = yield* fineTuning.listJobs(yield* principal, selection, {
+              limit: query.limit ?? 20,
+              after: query.after
+            })
+            if (answer._tag === "Listed") return answer.body
+            // A provider's refusal (401, 429, …) reaches the client as the provider gave it.
+            return HttpServerResponse.text(answer.answer.body, {
+              status: answer.answer.status,
+              contentType: answer.answer.contentType ?? "application/json"
+            })
+          }).pipe(
+            Effect.catchTags({
+              UpstreamUnreachable: (e) => Effect.fail(upstreamError(e.message)),
+              UpstreamInvalid: (e) => Effect.fail(upstreamError(e.message)),
+              UpstreamTimedOut: (e) => Effect.fail(upstreamTimeout(e.message)),
+              InvalidRequest: (e) => Effect.fail(listingRefusal(e)),
+              NoProviderSelected: (e) => Effect.fail(listingRefusal(e)),
+              ProviderKeyMissing: (e) => Effect.fail(listingRefusal(e)),
+              StoredKeyElsewhere: (e) => Effect.fail(listingRefusal(e)),
+              Forbidden: (e) => Effect.fail(listingRefusal(e)),
+              NotFound: (e) => Effect.fail(listingRefusal(e))
+            })
+          ),
+        createVirtualKey: ({ payload }) =>
+          auditedResourceChange("providers.createVirtualKey", { body: payload }, (principal) =>
+            virtualKeys.createVirtualKey(principal, payload)).pipe(
+              Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
+            ),
+        listVirtualKeys: ({ query }) =>
+          pageAsCaller(
+            query,
+            (principal, request) =>
+              virtualKeys.listVirtualKeys(principal, query.workspace_id, request)
+          ),
+        getVirtualKey: ({ params }) =>
+          asCaller((principal) => virtualKeys.getVirtualKey(principal, params.id)),
+        deleteVirtualKey: ({ params }) =>
+          auditedResourceChange("providers.deleteVirtualKey", { id: params.id, body: null }, (principal) =>
+            virtualKeys.deleteVirtualKey(principal, params.id)).pipe(
+              Effect.map((k) => ({ ...k, object: "virtual-key" as const, deleted: true as const }))
+            ),
+        createConfig: ({ payload }) =>
+          auditedResourceChange("providers.createConfig", { body: payload }, (principal) =>
+            configs.createConfig(principal, payload)),
+        listConfigs: ({ query }) =>
+          pageAsCaller(query, (principal, request) =>
+            configs.listConfigs(principal, query.workspace_id, request)),
+        getConfig: ({ params }) =>
+          asCaller((principal) =>
+            configs.getConfig(principal, params.id)
+          ),
+        deleteConfig: ({ params }) =>
+          auditedResourceChange("providers.deleteConfig", { id: params.id, body: null }, (principal) =>
+            configs.deleteConfig(principal, params.id)).pipe(
+              Effect.map((c) => ({ ...c, object: "config" as const, deleted: true as const }))
             )
-          }
-          const selection = selectionFromHeaders(request.headers)
-          if (selection instanceof BadRequest) return yield* Effect.fail(selection)
-          const answer = yield* fineTuning.listJobs(yield* principal, selection, {
-            limit: query.limit ?? 20,
-            after: query.after
-          })
-          if (answer._tag === "Listed") return answer.body
-          // A provider's refusal (401, 429, …) reaches the client as the provider gave it.
-          return HttpServerResponse.text(answer.answer.body, {
-            status: answer.answer.status,
-            contentType: answer.answer.contentType ?? "application/json"
-          })
-        }).pipe(
-          Effect.catchTags({
-            UpstreamUnreachable: (e) => Effect.fail(upstreamError(e.message)),
-            UpstreamInvalid: (e) => Effect.fail(upstreamError(e.message)),
-            UpstreamTimedOut: (e) => Effect.fail(upstreamTimeout(e.message)),
-            InvalidRequest: (e) => Effect.fail(listingRefusal(e)),
-            NoProviderSelected: (e) => Effect.fail(listingRefusal(e)),
-            ProviderKeyMissing: (e) => Effect.fail(listingRefusal(e)),
-            StoredKeyElsewhere: (e) => Effect.fail(listingRefusal(e)),
-            Forbidden: (e) => Effect.fail(listingRefusal(e)),
-            NotFound: (e) => Effect.fail(listingRefusal(e))
-          })
-        ),
-      createVirtualKey: ({ payload }) =>
-        auditedAsCaller((principal) => virtualKeys.createVirtualKey(principal, payload), {
-          endpoint: "providers.createVirtualKey",
-          resourceId: (resource) => resource.id,
-          workspaceId: (resource) => resource.workspace_id,
-          body: payload
-        }).pipe(
-          Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
-        ),
-      listVirtualKeys: ({ query }) =>
-        pageAsCaller(
-          query,
-          (principal, request) => virtualKeys.listVirtualKeys(principal, query.workspace_id, request)
-        ),
-      getVirtualKey: ({ params }) => asCaller((principal) => virtualKeys.getVirtualKey(principal, params.id)),
-      deleteVirtualKey: ({ params }) =>
-        auditedAsCaller((principal) => virtualKeys.deleteVirtualKey(principal, params.id), {
-          endpoint: "providers.deleteVirtualKey",
-          resourceId: params.id,
-          workspaceId: (k) => k.workspace_id,
-          body: null
-        }).pipe(
-          Effect.map((k) => ({ ...k, object: "virtual-key" as const, deleted: true as const }))
-        ),
-      createConfig: ({ payload }) =>
-        auditedAsCaller((principal) => configs.createConfig(principal, payload), {
-          endpoint: "providers.createConfig",
-          resourceId: (resource) => resource.id,
-          workspaceId: (resource) => resource.workspace_id,
-          body: payload
-        }),
-      listConfigs: ({ query }) =>
-        pageAsCaller(query, (principal, request) => configs.listConfigs(principal, query.workspace_id, request)),
-      getConfig: ({ params }) => asCaller((principal) => configs.getConfig(principal, params.id)),
-      deleteConfig: ({ params }) =>
-        auditedAsCaller((principal) => configs.deleteConfig(principal, params.id), {
-          endpoint: "providers.deleteConfig",
-          resourceId: params.id,
-          workspaceId: (c) => c.workspace_id,
-          body: null
-        }).pipe(
-          Effect.map((c) => ({ ...c, object: "config" as const, deleted: true as const }))
-        )
-    })
-  })
+      })
+  )
 )

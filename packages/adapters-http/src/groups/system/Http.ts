@@ -3,21 +3,21 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { serviceUnavailable } from "../../ApiErrors.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 const ok = { status: "ok" } as const
 
 export const SystemHandlers = HttpApiBuilder.group(
   GatewayApi,
   "system",
-  (handlers) =>
-    Effect.map(Effect.service(StoreTransaction), (store) =>
-      handlers.handleAll({
-        healthz: () => Effect.succeed(ok),
-        readyz: () =>
-          store.ping.pipe(
-            Effect.timeout("2 seconds"),
-            Effect.as(ok),
-            Effect.catchCause(() => Effect.fail(serviceUnavailable("The store does not answer.")))
-          )
-      }))
+  withService(StoreTransaction, (handlers, store) =>
+    handlers.handleAll({
+      healthz: () => Effect.succeed(ok),
+      readyz: () =>
+        store.ping.pipe(
+          Effect.timeout("2 seconds"),
+          Effect.as(ok),
+          Effect.catchCause(() => Effect.fail(serviceUnavailable("The store does not answer.")))
+        )
+    }))
 )

@@ -3,23 +3,23 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
+import { withService } from "../../internal/groupHandlers.ts"
 
 export const WorkspacesHandlers = HttpApiBuilder.group(
   GatewayApi,
   "workspaces",
-  (handlers) =>
-    Effect.map(Effect.service(Workspaces), (workspaces) =>
-      handlers.handleAll({
-        create: ({ payload }) =>
-          auditedAsCaller((principal) => workspaces.create(principal, payload), {
-            endpoint: "workspaces.create",
-            resourceId: (workspace) => workspace.id,
-            workspaceId: (workspace) => workspace.id,
-            body: payload
-          }).pipe(
-            Effect.map((workspace) => ({ ...workspace, object: "workspace" as const }))
-          ),
-        list: ({ query }) => pageAsCaller(query, workspaces.list),
-        get: ({ params }) => asCaller((principal) => workspaces.get(principal, params.workspaceId))
-      }))
+  withService(Workspaces, (handlers, workspaces) =>
+    handlers.handleAll({
+      create: ({ payload }) =>
+        auditedAsCaller((principal) => workspaces.create(principal, payload), {
+          endpoint: "workspaces.create",
+          resourceId: (workspace) => workspace.id,
+          workspaceId: (workspace) => workspace.id,
+          body: payload
+        }).pipe(
+          Effect.map((workspace) => ({ ...workspace, object: "workspace" as const }))
+        ),
+      list: ({ query }) => pageAsCaller(query, workspaces.list),
+      get: ({ params }) => asCaller((principal) => workspaces.get(principal, params.workspaceId))
+    }))
 )

@@ -4,17 +4,36 @@
  */
 import type { Option } from "effect"
 import { Effect, Redacted } from "effect"
+import { slugify } from "../../access/AccessModel.ts"
 import { WorkspaceStore } from "../../access/AccessStores.ts"
 import { type Action, ensureAllowed, ensureListScope, Target } from "../../access/Policy.ts"
 import type { Principal } from "../../access/Principal.ts"
 import { parseCustomHost } from "../../fine-tuning/CustomHosts.ts"
 import { SecretCipher } from "../../fine-tuning/Providers.ts"
 import { InvalidRequest, requireRow } from "../../shared/Errors.ts"
+import { nowIso } from "../../shared/internal/time.ts"
+import type { Page, PageRequest } from "../../shared/Paging.ts"
+import { PlatformCrypto } from "../../shared/PlatformCrypto.ts"
+import { checkName, checkSlug } from "../../shared/Rules.ts"
 import type { StoredSecret } from "../ProviderKeyStores.ts"
+
+/** A record in a workspace, as both kinds are. */
+interface WorkspaceRecord {
+  readonly organisation_id: string
+  readonly workspace_id: string
+}
+
+/** What listing, reading and deleting need of a record's store. */
+interface RecordStore<A> {
+  readonly get: (id: string) => Effect.Effect<Option.Option<StoredSecret<A>>>
+  readonly list: (organisationId: string, workspaceId: string | null, page: PageRequest) => Effect.Effect<Page<A>>
+  readonly delete: (id: string) => Effect.Effect<boolean>
+}
 
 export const makeProviderKeyRecords = Effect.gen(function*() {
   const workspaces = yield* WorkspaceStore
   const cipher = yield* SecretCipher
+  const crypto = yield* PlatformCrypto
 
   const targetWorkspace = Effect.fnUntraced(
     function*(principal: Principal, workspaceId: string | undefined, action: Action) {
@@ -37,8 +56,33 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
     return parsed instanceof InvalidRequest ? Effect.fail(parsed) : Effect.void
   }
 
+  /**
+   * The fields every new record starts with: a new id, the workspace it is created in (the caller's unless
+   * named, and where the caller may create), its checked name and slug (from the name unless given), now.
+   */
+  const newRecordFields = Effect.fnUntraced(function*(
+    principal: Principal,
+    input: { readonly workspace_id?: string | undefined; readonly name: string; readonly slug?: string | undefined },
+    action: Action
+  ) {
+    const workspace = yield* targetWorkspace(principal, input.workspace_id, action)
+    yield* checkName(input.name)
+    const slug = input.slug ?? slugify(input.name)
+    yield* checkSlug(slug)
+    const now = yield* nowIso
+    return {
+      id: crypto.uuid(),
+      organisation_id: workspace.organisation_id,
+      workspace_id: workspace.id,
+      name: input.name.trim(),
+      slug,
+      created_at: now,
+      last_updated_at: now
+    }
+  })
+
   const owned = Effect.fnUntraced(
-    function*<A extends { readonly organisation_id: string; readonly workspace_id: string }>(
+    function*<A extends WorkspaceRecord>(
       principal: Principal,
       found: Option.Option<StoredSecret<A>>,
       id: string,
@@ -54,7 +98,34 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
     }
   )
 
-  const listScope = ensureListScope
+  /**
+   * Listing, reading and deleting one kind of record (`resource`, as refusals name it), each under its own
+   * action; `span` names the traces (`VirtualKeys` gives `VirtualKeys.list`, …).
+   */
+  const management = <A extends WorkspaceRecord>(
+    store: RecordStore<A>,
+    resource: string,
+    span: string,
+    actions: { readonly list: Action; readonly read: Action; readonly delete: Action }
+  ) => ({
+    list: Effect.fn(`${span}.list`)(
+      function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
+        return yield* store.list(
+          principal.organisationId,
+          yield* ensureListScope(principal, workspaceId, actions.list),
+          page
+        )
+      }
+    ),
+    get: Effect.fn(`${span}.get`)(function*(principal: Principal, id: string) {
+      return yield* owned(principal, yield* store.get(id), id, resource, actions.read)
+    }),
+    delete: Effect.fn(`${span}.delete`)(function*(principal: Principal, id: string) {
+      const record = yield* owned(principal, yield* store.get(id), id, resource, actions.delete)
+      yield* store.delete(id)
+      return record
+    })
+  })
 
   const encrypt = (plaintext: string) => cipher.encrypt(plaintext)
 
@@ -66,5 +137,5 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
       : Effect.succeed(Redacted.make(plaintext))
   }
 
-  return { targetWorkspace, checkHost, owned, listScope, encrypt, decrypt }
+  return { newRecordFields, checkHost, management, encrypt, decrypt }
 })

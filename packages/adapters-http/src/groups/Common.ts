@@ -66,6 +66,16 @@ export const createEndpoint = <
 >(name: Name, path: Path, payload: P, success: S) =>
   HttpApiEndpoint.post(name, path, { payload, success: created(success), error: CommonErrors })
 
+/** `PUT path`: changes the resource `params` name from `payload`, answers 200 with `success`. */
+export const updateEndpoint = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  const Params extends Schema.Struct.Fields,
+  P extends Schema.Top,
+  S extends Schema.Top
+>(name: Name, path: Path, params: Params, payload: P, success: S) =>
+  HttpApiEndpoint.put(name, path, { params, payload, success, error: CommonErrors })
+
 /** `GET path` of a workspace-scoped list: one page of `item`s in the list envelope. */
 export const listEndpoint = <const Name extends string, const Path extends HttpRouter.PathInput, S extends Schema.Top>(
   name: Name,

@@ -9,6 +9,7 @@ import {
   getByIdEndpoint,
   pagedList,
   PagingQuery,
+  updateEndpoint,
   v1Group
 } from "../Common.ts"
 
@@ -83,12 +84,7 @@ export class McpGroup extends v1Group(
         "MCP integrations of the organisation or workspace. organisation_id is required with an admin key."
       ),
       getByIdEndpoint("getIntegration", "/mcp-integrations/:id", McpIntegrationView),
-      HttpApiEndpoint.put("updateIntegration", "/mcp-integrations/:id", {
-        params: ById,
-        payload: UpdateMcpIntegration,
-        success: McpIntegrationView,
-        error: CommonErrors
-      }),
+      updateEndpoint("updateIntegration", "/mcp-integrations/:id", ById, UpdateMcpIntegration, McpIntegrationView),
       deleteByIdEndpoint("archiveIntegration", "/mcp-integrations/:id", McpIntegrationView).annotate(
         OpenApi.Description,
         "Archives the integration: hidden from lists unless status=archived is asked."

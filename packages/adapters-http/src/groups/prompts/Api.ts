@@ -2,7 +2,7 @@ import { JsonObject, Partial, PartialVersion, Prompt, PromptLabel, PromptVersion
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { createEndpoint, deletedOf, Description, listEndpoint, v1Group } from "../Common.ts"
+import { createEndpoint, deletedOf, Description, listEndpoint, updateEndpoint, v1Group } from "../Common.ts"
 
 /** What a new version may say about itself. */
 const versionFields = { version_description: Schema.optionalKey(Description) }
@@ -70,12 +70,8 @@ export class PromptsGroup extends v1Group(
   HttpApiGroup.make("prompts")
     .add(
       createEndpoint("createPartial", "/prompts/partials", CreatePartial, VersionCreated),
-      HttpApiEndpoint.put("updatePartial", "/prompts/partials/:partialId", {
-        params: PartialRef,
-        payload: UpdatePartial,
-        success: VersionCreated,
-        error: CommonErrors
-      }).annotate(OpenApi.Description, "Adds a version to the partial and publishes it."),
+      updateEndpoint("updatePartial", "/prompts/partials/:partialId", PartialRef, UpdatePartial, VersionCreated)
+        .annotate(OpenApi.Description, "Adds a version to the partial and publishes it."),
       HttpApiEndpoint.get("getPartial", "/prompts/partials/:partialId", {
         params: PartialRef,
         success: PartialDetails,
@@ -88,24 +84,24 @@ export class PromptsGroup extends v1Group(
         CreatePrompt,
         Schema.Struct({ ...VersionCreated.fields, object: Schema.Literal("prompt") })
       ),
-      HttpApiEndpoint.put("update", "/prompts/:promptId", {
-        params: PromptRef,
-        payload: UpdatePrompt,
-        success: VersionCreated,
-        error: CommonErrors
-      }).annotate(OpenApi.Description, "Creates a new immutable version; it does not publish it."),
-      HttpApiEndpoint.put("makeDefault", "/prompts/:promptId/makeDefault", {
-        params: PromptRef,
-        payload: VersionRef,
-        success: Schema.Struct(Struct.pick(Prompt.fields, ["id", "published_version"])),
-        error: CommonErrors
-      }),
-      HttpApiEndpoint.put("setLabel", "/prompts/:promptId/labels/:label", {
-        params: { ...PromptRef, label: Schema.String },
-        payload: VersionRef,
-        success: PromptLabel,
-        error: CommonErrors
-      }),
+      updateEndpoint("update", "/prompts/:promptId", PromptRef, UpdatePrompt, VersionCreated).annotate(
+        OpenApi.Description,
+        "Creates a new immutable version; it does not publish it."
+      ),
+      updateEndpoint(
+        "makeDefault",
+        "/prompts/:promptId/makeDefault",
+        PromptRef,
+        VersionRef,
+        Schema.Struct(Struct.pick(Prompt.fields, ["id", "published_version"]))
+      ),
+      updateEndpoint(
+        "setLabel",
+        "/prompts/:promptId/labels/:label",
+        { ...PromptRef, label: Schema.String },
+        VersionRef,
+        PromptLabel
+      ),
       HttpApiEndpoint.get("get", "/prompts/:promptId", {
         params: PromptRef,
         success: PromptDetails,

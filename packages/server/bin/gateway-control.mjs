@@ -7,4 +7,6 @@ if (major < 22 || (major === 22 && minor < 19)) {
   )
   process.exit(1)
 }
-await import("../src/main.ts")
+// Installed, this resolves to the built `dist/main.js`; in the repository `npm start` runs Node with
+// `--conditions=@gateway-control/source`, which resolves it to `src/main.ts` with no build step.
+await import("@gateway-control/server/cli")

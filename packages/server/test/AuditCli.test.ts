@@ -12,7 +12,7 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, describe, expect, it } from "vitest"
 import { freshDatabase, postgresUrl, query } from "./support/Databases.ts"
-import { bin, startServerProcess } from "./support/ServerProcess.ts"
+import { cli as cliArgs, startServerProcess } from "./support/ServerProcess.ts"
 
 const exec = promisify(execFile)
 const cleanups: Array<() => Promise<void> | void> = []
@@ -28,7 +28,7 @@ const tempDir = () => {
 
 /** Runs the CLI; a non-zero exit is returned, not thrown. */
 const cli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  exec(process.execPath, [bin, ...args], { env: { ...process.env, ...env } }).then(
+  exec(process.execPath, [...cliArgs, ...args], { env: { ...process.env, ...env } }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => error
   )

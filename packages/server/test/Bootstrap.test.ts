@@ -3,12 +3,12 @@ import { layerMemory } from "@gateway-control/adapters-memory"
 import { ApiKeys, Bootstrap, OrganisationStore, UserStore, WorkspaceStore } from "@gateway-control/domain"
 import { Effect, Option } from "effect"
 import { execFile } from "node:child_process"
-import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 import { layerDomain } from "../src/App.ts"
 
-const bin = fileURLToPath(new URL("../bin/gateway-control.mjs", import.meta.url))
+import { cli } from "./support/ServerProcess.ts"
+
 const exec = promisify(execFile)
 
 describe("bootstrap", () => {
@@ -60,7 +60,7 @@ describe("bootstrap", () => {
   it("the CLI prints one JSON line with the ids and the key", async () => {
     const { stdout } = await exec(
       process.execPath,
-      [bin, "bootstrap", "--organisation-name", "Cli Org", "--owner-email", "cli@example.com"],
+      [...cli, "bootstrap", "--organisation-name", "Cli Org", "--owner-email", "cli@example.com"],
       { env: { ...process.env, GATEWAY_STORE: "memory" } }
     )
     const lines = stdout.trim().split("\n")
@@ -73,7 +73,7 @@ describe("bootstrap", () => {
   it("the CLI exits non-zero with a clear message for bad input", async () => {
     const failure = await exec(
       process.execPath,
-      [bin, "bootstrap", "--organisation-name", "X", "--owner-email", "nope"],
+      [...cli, "bootstrap", "--organisation-name", "X", "--owner-email", "nope"],
       {
         env: { ...process.env, GATEWAY_STORE: "memory" }
       }

@@ -9,7 +9,7 @@ import { execFile } from "node:child_process"
 import { promisify } from "node:util"
 import { afterAll, describe, expect, it } from "vitest"
 import { loadConfig } from "../src/AppConfig.ts"
-import { bin, freePort } from "./support/ServerProcess.ts"
+import { cli, freePort } from "./support/ServerProcess.ts"
 import { jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 const exec = promisify(execFile)
@@ -104,7 +104,7 @@ describe("TRUST_PROXY", () => {
   )
 
   it("stops the server from starting when invalid", async () => {
-    const failure = await exec(process.execPath, [bin, "serve"], {
+    const failure = await exec(process.execPath, [...cli, "serve"], {
       env: { ...process.env, GATEWAY_STORE: "memory", PORT: String(await freePort()), TRUST_PROXY: "10.0.0.300" },
       timeout: 20_000 // a server that started anyway is killed, and fails the test
     }).then(() => undefined, (error: { code: number | null; stderr: string }) => error)

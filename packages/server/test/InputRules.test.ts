@@ -6,7 +6,7 @@
  * leave no trace: no audit record, hence no change.
  */
 import { ApiKeyAuth, ServedApi } from "@gateway-control/adapters-http"
-import { RequestInputRules } from "@gateway-control/adapters-http/InputRules"
+import { RequestInputRules } from "../../adapters-http/src/InputRules.ts"
 import { MAX_JSON_DEPTH } from "@gateway-control/domain"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"

@@ -6,7 +6,7 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, describe, expect, it } from "vitest"
 import { freshDatabase, postgresUrl } from "./support/Databases.ts"
-import { bin, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
+import { cli, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 const exec = promisify(execFile)
 const cleanups: Array<() => Promise<void> | void> = []
@@ -81,7 +81,7 @@ describe("the embedded PGlite store", () => {
     expect(listed.data.map((w) => w.slug)).toEqual(["default", "kept"])
 
     // The data directory is one process's: a second process is refused while the server runs.
-    const refused = await exec(process.execPath, [bin, "migrate"], { env: { ...process.env, DATA_DIR: dataDir } }).then(
+    const refused = await exec(process.execPath, [...cli, "migrate"], { env: { ...process.env, DATA_DIR: dataDir } }).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error
     )
@@ -92,7 +92,7 @@ describe("the embedded PGlite store", () => {
     // Once it stopped, bootstrap is refused because the store is not empty.
     const again = await exec(
       process.execPath,
-      [bin, "bootstrap", "--organisation-name", "X", "--owner-email", "x@y.z"],
+      [...cli, "bootstrap", "--organisation-name", "X", "--owner-email", "x@y.z"],
       {
         env: { ...process.env, DATA_DIR: dataDir }
       }
@@ -105,12 +105,12 @@ describe("the embedded PGlite store", () => {
 
     // The audit chain is intact, then an altered record breaks it where it was altered.
     const env = { ...process.env, DATA_DIR: dataDir }
-    const verified = await exec(process.execPath, [bin, "audit", "verify"], { env })
+    const verified = await exec(process.execPath, [...cli, "audit", "verify"], { env })
     expect(verified.stdout).toMatch(/^ok: 1 audit record, chain intact/)
     const db = await PGlite.create(join(dataDir, "pglite"))
     await db.query("UPDATE audit_logs SET response_status_code = 200 WHERE seq = 1")
     await db.close()
-    const tampered = await exec(process.execPath, [bin, "audit", "verify"], { env }).then(
+    const tampered = await exec(process.execPath, [...cli, "audit", "verify"], { env }).then(
       () => undefined,
       (error: { code: number; stdout: string }) => error
     )
@@ -126,7 +126,7 @@ describe("the embedded PGlite store", () => {
     expect(created).toBeGreaterThan(0)
     await server.exited
 
-    const migrated = await exec(process.execPath, [bin, "migrate"], { env: { ...process.env, DATA_DIR: dataDir } })
+    const migrated = await exec(process.execPath, [...cli, "migrate"], { env: { ...process.env, DATA_DIR: dataDir } })
     expect(JSON.parse(migrated.stdout)).toMatchObject({ store: "pglite" })
 
     const reopened = await startServerProcess({ GATEWAY_STORE: "pglite", DATA_DIR: dataDir })

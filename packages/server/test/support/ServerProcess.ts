@@ -5,7 +5,9 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 
-export const bin = fileURLToPath(new URL("../../bin/gateway-control.mjs", import.meta.url))
+const binPath = fileURLToPath(new URL("../../bin/gateway-control.mjs", import.meta.url))
+/** The CLI as `node` arguments: the condition makes the workspace packages resolve to their `.ts` sources. */
+export const cli = ["--conditions=@gateway-control/source", binPath]
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -30,7 +32,7 @@ export interface ServerProcess {
 /** Starts `serve` with the given environment; the in-memory store unless `env` says otherwise. */
 export const startServerProcess = async (env: Record<string, string> = {}): Promise<ServerProcess> => {
   const port = await freePort()
-  const child = spawn(process.execPath, [bin, "serve"], {
+  const child = spawn(process.execPath, [...cli, "serve"], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", GATEWAY_STORE: "memory", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })

@@ -1,0 +1,2 @@
+export * from "./App.ts"
+export * from "./AppConfig.ts"

@@ -81,10 +81,11 @@ describe("the embedded PGlite store", () => {
     expect(listed.data.map((w) => w.slug)).toEqual(["default", "kept"])
 
     // The data directory is one process's: a second process is refused while the server runs.
-    const refused = await exec(process.execPath, [...cli, "migrate"], { env: { ...process.env, DATA_DIR: dataDir } }).then(
-      () => undefined,
-      (error: { code: number; stderr: string }) => error
-    )
+    const refused = await exec(process.execPath, [...cli, "migrate"], { env: { ...process.env, DATA_DIR: dataDir } })
+      .then(
+        () => undefined,
+        (error: { code: number; stderr: string }) => error
+      )
     expect(refused?.code).toBe(1)
     expect(refused?.stderr).toContain("is in use by process")
     expect(await stop(second)).toBe(0)

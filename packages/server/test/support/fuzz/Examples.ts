@@ -46,7 +46,10 @@ const WORKSPACE_KEY_SCOPES = ["completions.write", "virtual_keys.read", "configs
 export const makeFixture = async (server: TestServer, tag: string): Promise<Fixture> => {
   const create = creator(server)
   const workspace_id = server.workspaceId
-  const otherWorkspace = await create("/v1/workspaces", { name: `Fuzz other team ${tag}`, slug: `fuzz-other-team-${tag}` })
+  const otherWorkspace = await create("/v1/workspaces", {
+    name: `Fuzz other team ${tag}`,
+    slug: `fuzz-other-team-${tag}`
+  })
   const member = await create("/v1/users", { email: `fuzz-member-${tag}@example.com`, name: "Member", role: "member" })
   const leaver = await create("/v1/users", { email: `fuzz-leaver-${tag}@example.com`, name: "Leaver", role: "member" })
   await create(`/v1/workspaces/${workspace_id}/members`, { user_id: leaver.id, role: "member" })
@@ -66,7 +69,10 @@ export const makeFixture = async (server: TestServer, tag: string): Promise<Fixt
     string: "Be {{tone}}.",
     workspace_id
   })
-  const chat = JSON.stringify([{ role: "system", content: `{{> fuzz-tone-${tag}}}` }, { role: "user", content: "{{q}}" }])
+  const chat = JSON.stringify([{ role: "system", content: `{{> fuzz-tone-${tag}}}` }, {
+    role: "user",
+    content: "{{q}}"
+  }])
   const prompt = await create("/v1/prompts", { name: `Fuzz prompt ${tag}`, workspace_id, string: chat, model: "m" })
   const doomedPrompt = await create("/v1/prompts", { name: `Fuzz doomed prompt ${tag}`, workspace_id, string: "x" })
   const integration = (name: string) => ({
@@ -77,7 +83,11 @@ export const makeFixture = async (server: TestServer, tag: string): Promise<Fixt
   })
   const mcp = await create("/v1/mcp-integrations", integration(`Fuzz MCP ${tag}`))
   const doomedMcp = await create("/v1/mcp-integrations", integration(`Fuzz doomed MCP ${tag}`))
-  const mcpServer = await create("/v1/mcp-servers", { name: `Fuzz server ${tag}`, mcp_integration_id: mcp.id, workspace_id })
+  const mcpServer = await create("/v1/mcp-servers", {
+    name: `Fuzz server ${tag}`,
+    mcp_integration_id: mcp.id,
+    workspace_id
+  })
   const virtualKey = (slug: string) => ({ name: slug, slug, provider: "openai", key: "sk-good", workspace_id })
   const mainKey = await create("/v1/virtual-keys", virtualKey(`fuzz-main-${tag}`))
   const doomedKey = await create("/v1/virtual-keys", virtualKey(`fuzz-doomed-${tag}`))

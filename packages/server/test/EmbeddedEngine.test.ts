@@ -209,3 +209,48 @@ describe("close", () => {
     await expect(closing.run(Effect.void)).rejects.toThrow(/closed/)
   })
 })
+
+describe("close with a request in flight", () => {
+  /** A workspace create whose body arrives only when `finish` is called. */
+  const slowCreate = (engineOf: GatewayControlEngine, key: string) => {
+    const body = JSON.stringify({ name: "Slow" })
+    let controller!: ReadableStreamDefaultController<Uint8Array>
+    const stream = new ReadableStream<Uint8Array>({
+      start: (c) => {
+        controller = c
+        c.enqueue(new TextEncoder().encode(body.slice(0, 5)))
+      }
+    })
+    const answer = engineOf.fetch(
+      new Request("http://engine.local/v1/workspaces", {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-service-api-key": key },
+        body: stream,
+        duplex: "half"
+      })
+    )
+    const finish = () => {
+      controller.enqueue(new TextEncoder().encode(body.slice(5)))
+      controller.close()
+    }
+    return { answer, finish }
+  }
+
+  it("lets it finish before releasing the store", async () => {
+    const draining = await createGatewayControl({ store: "memory", logLevel: "none" })
+    const { api_key } = await draining.bootstrap({ organisationName: "Draining", ownerEmail: "d@r.test" })
+    const { answer, finish } = slowCreate(draining, api_key)
+    const closed = draining.close()
+    finish()
+    expect((await answer).status).toBe(201)
+    await closed
+  })
+
+  it("cancels it once shutdownTimeoutMs has passed", async () => {
+    const impatient = await createGatewayControl({ store: "memory", logLevel: "none", shutdownTimeoutMs: 0 })
+    const { api_key } = await impatient.bootstrap({ organisationName: "Impatient", ownerEmail: "i@p.test" })
+    const { answer } = slowCreate(impatient, api_key)
+    await impatient.close()
+    expect(await errorOf(await answer)).toMatchObject({ status: 503, code: "service_unavailable" })
+  })
+})

@@ -40,7 +40,7 @@ describe("an embedded engine on PGlite", () => {
 
     const second = await open().then(() => undefined, (error: unknown) => error)
     expect(second).toBeInstanceOf(InvalidConfiguration)
-    expect((second as InvalidConfiguration).message).toMatch(/in use by another engine in this process/)
+    expect(second).toMatchObject({ message: expect.stringMatching(/in use by another engine in this process/) })
 
     await first.close()
     await first.close()

@@ -4,20 +4,56 @@
  * declared status and shape, and a failure arrives as its error class (`NotFoundError`, ...), which stands for
  * the status it is declared with.
  */
-import { GatewayControlClient, type GatewayControlClientShape } from "@gateway-control/client"
-import { Effect, Exit } from "effect"
+import {
+  BadGateway,
+  BadRequest,
+  ConflictError,
+  ForbiddenError,
+  GatewayControlClient,
+  type GatewayControlClientShape,
+  GatewayTimeout,
+  NotFoundError,
+  ServiceUnavailable,
+  Unauthorized
+} from "@gateway-control/client"
+import { Cause, Effect, Exit } from "effect"
 import { FetchHttpClient } from "effect/http"
 
 /** One call of the typed client: a method of one of its groups applied to its request. */
 export type ApiCall<A, E> = (client: GatewayControlClientShape) => Effect.Effect<A, E>
+
+/** A refusal in the error envelope, flat: its class's tag (which stands for its status) and the envelope's fields. */
+export interface Refusal {
+  readonly _tag: string
+  readonly code: string
+  readonly message: string
+  readonly param: string | null
+}
+
+const envelopeErrors = [
+  BadRequest,
+  Unauthorized,
+  ForbiddenError,
+  NotFoundError,
+  ConflictError,
+  ServiceUnavailable,
+  BadGateway,
+  GatewayTimeout
+]
+type EnvelopeError = InstanceType<(typeof envelopeErrors)[number]>
+const isEnvelopeError = (error: unknown): error is EnvelopeError =>
+  envelopeErrors.some((errorClass) => error instanceof errorClass)
 
 export interface TypedCalls {
   /** The client calling with `key`. */
   readonly clientFor: (key: string) => GatewayControlClientShape
   /** Runs `call` with the admin key, or with `key`: its decoded success, or a rejection with its error. */
   readonly api: <A, E>(call: ApiCall<A, E>, key?: string) => Promise<A>
-  /** Runs `call`, which must fail, with the admin key or `key`: its error; a rejection if it succeeded. */
-  readonly apiError: <A, E>(call: ApiCall<A, E>, key?: string) => Promise<E>
+  /**
+   * Runs `call`, which must be refused, with the admin key or `key`: the refusal. Rejects when the call succeeded
+   * or failed otherwise (an undeclared status, an answer that does not decode).
+   */
+  readonly refusal: <A, E>(call: ApiCall<A, E>, key?: string) => Promise<Refusal>
 }
 
 export const typedCalls = (baseUrl: string, adminKey: string): TypedCalls => {
@@ -33,10 +69,12 @@ export const typedCalls = (baseUrl: string, adminKey: string): TypedCalls => {
     return client
   }
   const api: TypedCalls["api"] = (call, key) => Effect.runPromise(call(clientFor(key ?? adminKey)))
-  const apiError: TypedCalls["apiError"] = async (call, key) => {
+  const refusal: TypedCalls["refusal"] = async (call, key) => {
     const exit = await Effect.runPromiseExit(call(clientFor(key ?? adminKey)))
-    if (Exit.isSuccess(exit)) throw new Error(`expected the call to fail; it answered ${JSON.stringify(exit.value)}`)
-    return Effect.runPromise(Effect.flip(Effect.failCause(exit.cause)))
+    if (Exit.isSuccess(exit)) throw new Error(`expected a refusal; the call answered ${JSON.stringify(exit.value)}`)
+    const error = Cause.squash(exit.cause)
+    if (!isEnvelopeError(error)) throw error
+    return { _tag: error._tag, ...error.error }
   }
-  return { clientFor, api, apiError }
+  return { clientFor, api, refusal }
 }

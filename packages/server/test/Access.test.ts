@@ -160,6 +160,7 @@ describe("API keys", () => {
     expect(read.status).toBe("revoked")
   })
 
+  // Raw HTTP: bad input, some of which (an empty name) the client's schemas would refuse before sending.
   it.each([
     ["an unknown key type", "team/service", { name: "x", scopes: ["logs.view"] }, "type"],
     ["an unknown scope", "organisation/service", { name: "x", scopes: ["logs.view", "logs.eat"] }, "scopes"],
@@ -172,7 +173,6 @@ describe("API keys", () => {
       "expires_at"
     ],
     ["a workspace key without workspace_id", "workspace/service", { name: "x", scopes: ["logs.view"] }, "workspace_id"]
-    // Raw HTTP: bad input, some of which (an empty name) the client's schemas would refuse before sending.
   ])("answers %s with 400 naming the field", async (_, path, body, param) => {
     const error = await errorOf(await post(`/v1/api-keys/${path}`, body))
     expect(error).toMatchObject({ status: 400, code: "invalid_request", param })

@@ -1,10 +1,9 @@
-import type { CreateConfig, CreateVirtualKey } from "@gateway-control/adapters-http/api"
-import type { GatewayControlClientShape } from "@gateway-control/client"
 import { randomBytes } from "node:crypto"
 import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { providerRegistry } from "../src/App.ts"
 import { type FakeProvider, startFakeProvider } from "./support/FakeProvider.ts"
+import { createConfig, createVirtualKey } from "./support/FineTuningGateway.ts"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer
@@ -19,10 +18,6 @@ let workspaceKey: string
 const jobs = (headers: Record<string, string>, query = "", key = workspaceKey) =>
   server.request(`/v1/fine_tuning/jobs${query}`, { key, headers })
 
-const createVirtualKey = (body: typeof CreateVirtualKey.Type) => (client: GatewayControlClientShape) =>
-  client.providers.createVirtualKey({ payload: body })
-const createConfig = (body: typeof CreateConfig.Type) => (client: GatewayControlClientShape) =>
-  client.providers.createConfig({ payload: body })
 /** A workspace service key of the server's workspace with `scopes`. */
 const createWorkspaceKey = (name: string, scopes: Array<string>) =>
   server.api((client) =>

@@ -1,13 +1,6 @@
 export * from "./GatewayControlClient.ts"
-/** The error classes of the client's error channel, and the envelope they carry. */
-export {
-  BadGateway,
-  BadRequest,
-  ConflictError,
-  ErrorDetail,
-  ForbiddenError,
-  GatewayTimeout,
-  NotFoundError,
-  ServiceUnavailable,
-  Unauthorized
-} from "@gateway-control/adapters-http/api"
+/**
+ * The contract the client is derived from: the error classes of its error channel (`NotFoundError`, ...), and the
+ * request and response schemas (`CreatePrompt`, ...) whose types its methods take and answer.
+ */
+export * from "@gateway-control/adapters-http/api"

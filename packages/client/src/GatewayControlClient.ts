@@ -32,8 +32,8 @@ type DerivedClient = HttpApiClient.ForApi<typeof GatewayApi>
  * takes `{ params, query, payload }` as its endpoint declares them and answers an `Effect` whose success is
  * the decoded response and whose errors are the endpoint's error classes (`BadRequest`, `Unauthorized`,
  * `ForbiddenError`, `NotFoundError`, `ConflictError`, ..., each with the envelope's `error.code`, `message`
- * and `param`, and a `_tag` to `catchTag` on), plus `HttpClientError` and `SchemaError` for a call that did not
- * get a declared answer.
+ * and `param`, and a `_tag` to `catchTag` on), plus `HttpClientError` (no answer, or a status the endpoint does
+ * not declare) and `SchemaError` (a request that does not encode, or an answer that does not decode).
  *
  * Rendering (`prompts.render`) is served outside HttpApi, by a lean route, but the definition describes it in
  * a group of its own; the client puts it back among the prompts.

@@ -3,7 +3,7 @@
  * errors, and the envelope's errors decoded into classes a caller catches by tag.
  */
 import { Effect, Layer, Redacted } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { FetchHttpClient, HttpClient, HttpClientResponse } from "effect/http"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../../server/test/support/TestServer.ts"
 import { BadRequest, ForbiddenError, GatewayControlClient, NotFoundError, Unauthorized } from "../src/index.ts"
@@ -168,5 +168,39 @@ describe("errors a caller catches by tag", () => {
       Effect.flip(Effect.flatMap(client, (api) => api.workspaces.list({ query: { page_size: 0 } })))
     )
     expect(error._tag).toBe("SchemaError")
+  })
+})
+
+describe("the requests it sends", () => {
+  /** A client over an HttpClient that records each request and answers `body` with 200. */
+  const recording = (baseUrl: string, body: unknown) => {
+    const sent: Array<{ readonly url: string; readonly key: string | undefined }> = []
+    const httpClient = HttpClient.make((request, url) => {
+      sent.push({ url: url.toString(), key: request.headers["x-service-api-key"] })
+      return Effect.succeed(HttpClientResponse.fromWeb(request, Response.json(body)))
+    })
+    const client = Effect.runSync(
+      Effect.provideService(
+        GatewayControlClient.make({ baseUrl, apiKey: Redacted.make("gwc_secret") }),
+        HttpClient.HttpClient,
+        httpClient
+      )
+    )
+    return { client, sent }
+  }
+
+  it("puts the key on the endpoints the security scheme covers only, not on the health checks", async () => {
+    const { client, sent } = recording("http://gateway.test", { status: "ok" })
+    await Effect.runPromise(client.healthz())
+    const scopes = recording("http://gateway.test", { object: "list", data: [] })
+    await Effect.runPromise(scopes.client.scopes.list())
+    expect(sent).toEqual([{ url: "http://gateway.test/healthz", key: undefined }])
+    expect(scopes.sent).toEqual([{ url: "http://gateway.test/v1/scopes", key: "gwc_secret" }])
+  })
+
+  it("appends the endpoint's path to a base URL with a prefix", async () => {
+    const { client, sent } = recording("http://example.test/gateway", { object: "list", data: [] })
+    await Effect.runPromise(client.scopes.list())
+    expect(sent.map((request) => request.url)).toEqual(["http://example.test/gateway/v1/scopes"])
   })
 })

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { GatewayControlOptions } from "@gateway-control/server"
 import { createApp } from "./app.ts"
+import { renderGreeting } from "./client.ts"
 
 const listen = async (handler: RequestListener) => {
   const server = createServer(handler).listen(0, "127.0.0.1")
@@ -59,6 +60,10 @@ const firstRun = async (options: GatewayControlOptions) => {
   const rendered = await render(http.url("/gateway/v1/prompts/greeting/render"), boot.api_key)
   assert.equal(rendered.status, 200, JSON.stringify(rendered.body))
   assert.deepEqual(rendered.body.data, { model: "gpt-4o-mini", prompt: "Hello Ada!" })
+
+  // The typed client, as another service would call the gateway.
+  const viaClient = await renderGreeting(http.url("/gateway"), boot.api_key, "Grace")
+  assert.deepEqual(viaClient, { model: "gpt-4o-mini", prompt: "Hello Grace!" })
 
   // The same engine on a bare node:http server, and as a web-standard handler with no server at all.
   const bare = await listen(gateway.nodeHandler)

@@ -3,6 +3,7 @@
  * data directory (closed and reopened), bootstrap, create and render a prompt over HTTP through the Express
  * app, mount the handler on a bare node:http server, answer a web-standard Request directly, and close.
  */
+import type { GatewayControlOptions } from "@gateway-control/server"
 import assert from "node:assert/strict"
 import { once } from "node:events"
 import { mkdtemp, rm } from "node:fs/promises"
@@ -10,7 +11,6 @@ import { createServer, type RequestListener } from "node:http"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { GatewayControlOptions } from "@gateway-control/server"
 import { createApp } from "./app.ts"
 import { renderGreeting } from "./client.ts"
 
@@ -49,7 +49,7 @@ const firstRun = async (options: GatewayControlOptions) => {
   const boot = await gateway.bootstrap({ organisationName: "Acme", ownerEmail: "owner@acme.test" })
   const http = await listen(app)
 
-  assert.deepEqual((await (await fetch(http.url("/hello"))).json()), { hello: "from the host app" })
+  assert.deepEqual(await (await fetch(http.url("/hello"))).json(), { hello: "from the host app" })
   const created = await call(http.url("/gateway/v1/prompts"), boot.api_key, {
     name: "Greeting",
     workspace_id: boot.workspace_id,

@@ -25,7 +25,9 @@ const regions = [join(root, "examples"), join(root, "packages")].flatMap(sources
 
 describe("README snippets", () => {
   it("finds the embedding examples' regions", () => {
-    expect(regions.map((region) => region.name)).toEqual(expect.arrayContaining(["embed-effect", "embed-express", "client"]))
+    expect(regions.map((region) => region.name)).toEqual(
+      expect.arrayContaining(["embed-effect", "embed-express", "client"])
+    )
   })
 
   it.each(regions.map((region) => [region.name, region] as const))(

@@ -11,13 +11,28 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { SqlError, UniqueViolation, UnknownError } from "effect/sql/SqlError"
+import { migrate } from "./Migrations.ts"
+import { defaultTemplateCacheDirs, initialiseDataDir } from "./PgliteTemplate.ts"
 
 export interface PgliteClientOptions {
   /** A directory for the data files; in memory when absent. */
   readonly dataDir?: string | undefined
   /** A `dumpDataDir()` snapshot to start from, instead of running initdb. */
   readonly loadDataDir?: Blob | undefined
+  /**
+   * Where a new `dataDir` finds its template (PgliteTemplate.ts), in order; the installation's cache folders
+   * when absent; none (initdb in place) when empty.
+   */
+  readonly templateCacheDirs?: ReadonlyArray<string> | undefined
 }
+
+/**
+ * PostgreSQL's settings for a control plane's database, not an analytics one. PGlite starts with
+ * PostgreSQL's default of 128 MB of shared buffers, which it touches whole as it starts: ~100 MB of resident
+ * memory. The whole database of a control plane is a few megabytes; PGlite reads its files through the
+ * operating system's page cache anyway.
+ */
+const CONTROL_PLANE_SETTINGS = ["-c", "shared_buffers=16MB", "-c", "temp_buffers=2MB"]
 
 export class Pglite extends Context.Service<Pglite, PGlite>()("@gateway-control/adapters-sql/Pglite") {}
 
@@ -64,9 +79,16 @@ const makeConnection = (db: PGlite): Connection => {
 }
 
 export const make = Effect.fnUntraced(function*(options: PgliteClientOptions = {}) {
+  if (options.dataDir !== undefined && options.loadDataDir === undefined) {
+    yield* initialiseDataDir(options.dataDir, options.templateCacheDirs ?? defaultTemplateCacheDirs(), buildTemplate)
+  }
   const db = yield* Effect.acquireRelease(
     Effect.tryPromise({
-      try: () => PGlite.create(options.dataDir, options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+      try: () =>
+        PGlite.create(options.dataDir, {
+          startParams: [...PGlite.defaultStartParams, ...CONTROL_PLANE_SETTINGS],
+          ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {})
+        }),
       catch: toSqlError("open")
     }),
     (db) => Effect.promise(() => db.close())
@@ -83,6 +105,15 @@ export const make = Effect.fnUntraced(function*(options: PgliteClientOptions = {
   })
   return { client, db }
 })
+
+/** A template for new data directories: initdb and every migration, at `dataDir`, closed again. */
+function buildTemplate(dataDir: string): Effect.Effect<void, unknown> {
+  return make({ dataDir, templateCacheDirs: [] }).pipe(
+    Effect.flatMap(({ client }) => Effect.provideService(migrate, SqlClient.SqlClient, client)),
+    Effect.scoped,
+    Effect.provide(Reactivity.layer)
+  )
+}
 
 /** `SqlClient` on PGlite, and the PGlite instance itself (for snapshots). */
 export const layer = (options: PgliteClientOptions = {}): Layer.Layer<SqlClient.SqlClient | Pglite, SqlError> =>

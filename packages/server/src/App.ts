@@ -2,10 +2,9 @@
  * The composition root: the one place that chooses a store and wires ports, domain services, the HTTP
  * routes and the Node server together.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
-import { layerFromClient, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
 import {
   ApiKeys,
   Audit,
@@ -41,25 +40,35 @@ import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher
 import { type ConnectorFactory, layerProviderHttpClients } from "./ProviderConnections.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
 
+/**
+ * The SQL adapters, loaded when a SQL store is chosen: on the memory store, PGlite and the PostgreSQL driver
+ * are never loaded (their modules held ~10 MB of every process's memory).
+ */
+export const loadSqlAdapters = Effect.promise(() => import("@gateway-control/adapters-sql"))
+
+type SqlStoreConfig = Exclude<StoreConfig, { readonly kind: "memory" }>
+
 /** The SQL client of a SQL store. */
-export const layerSqlClient = (store: Exclude<StoreConfig, { readonly kind: "memory" }>) => {
-  switch (store.kind) {
-    case "pglite": {
-      const dataDir = resolve(store.dataDir)
-      return Layer.unwrap(Effect.gen(function*() {
+export const layerSqlClient = (store: SqlStoreConfig) =>
+  Layer.unwrap(Effect.gen(function*() {
+    const { layerPostgresClient, PgliteClient } = yield* loadSqlAdapters
+    switch (store.kind) {
+      case "pglite": {
+        const dataDir = resolve(store.dataDir)
         mkdirSync(dataDir, { recursive: true, mode: 0o700 })
         yield* lockDataDir(dataDir)
         return PgliteClient.layer({ dataDir: join(dataDir, "pglite") })
-      }))
+      }
+      case "postgres":
+        return layerPostgresClient({ url: store.url, poolSize: store.poolSize })
     }
-    case "postgres":
-      return layerPostgresClient({ url: store.url, poolSize: store.poolSize })
-  }
-}
+  }))
 
 /** Every store port, as chosen by the configuration; SQL stores run their pending migrations as they open. */
 export const layerStore = (store: StoreConfig): Layer.Layer<StorePorts, SqlError | InvalidConfiguration> =>
-  store.kind === "memory" ? layerMemory : layerFromClient(layerSqlClient(store))
+  store.kind === "memory"
+    ? layerMemory
+    : Layer.unwrap(Effect.map(loadSqlAdapters, (sql) => sql.layerFromClient(layerSqlClient(store))))
 
 export interface ProviderSettings {
   readonly registry: ProviderRegistry["Service"]

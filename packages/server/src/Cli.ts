@@ -1,11 +1,17 @@
 /**
  * The `gateway-control` command-line program.
  */
-import { migrate } from "@gateway-control/adapters-sql"
 import { AlreadyBootstrapped, Audit, AuditChainBroken, AuditCheckpoint, InvalidRequest } from "@gateway-control/domain"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
-import { bootstrapStore, layerConfiguredDomain, layerLogging, layerServe, layerSqlClient } from "./App.ts"
+import {
+  bootstrapStore,
+  layerConfiguredDomain,
+  layerLogging,
+  layerServe,
+  layerSqlClient,
+  loadSqlAdapters
+} from "./App.ts"
 import { type AppConfig, loadConfig } from "./AppConfig.ts"
 import { InvalidConfiguration } from "./Settings.ts"
 
@@ -58,7 +64,7 @@ const migrateCommand = Command.make("migrate", {}, () =>
     if (config.store.kind === "memory") {
       return yield* new InvalidConfiguration({ message: "GATEWAY_STORE=memory has no schema to migrate." })
     }
-    const applied = yield* migrate.pipe(
+    const applied = yield* Effect.flatMap(loadSqlAdapters, (sql) => sql.migrate).pipe(
       Effect.provide(layerSqlClient(config.store)),
       // A locked data directory is the user's to resolve; SQL and migration failures are faults.
       Effect.catchIf((error) => !(error instanceof InvalidConfiguration), Effect.die)

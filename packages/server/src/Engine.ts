@@ -4,7 +4,7 @@
  * domain directly and `close` to release the store. The HTTP app is the server's own (App.ts `makeHttpApp`),
  * so every edge behaviour (error envelope, input rules, request ids, audit, client address) is the same.
  */
-import { NodeHttpServer } from "@effect/platform-node"
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { errorResponse } from "@gateway-control/adapters-http"
 import type { BootstrapInput } from "@gateway-control/domain"
 import { Context, Effect, Layer, ManagedRuntime, Option, Result, type Scope } from "effect"

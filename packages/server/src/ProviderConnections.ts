@@ -3,13 +3,15 @@
  * look its host name up in the list of checked addresses only, so a DNS answer that changes after the
  * check cannot move the connection. The URL keeps its host name, so the Host header, TLS SNI and the
  * certificate check are on the name the caller gave. undici follows no redirects unless told to.
+ *
+ * undici and the client on it are loaded on the first provider call, not at start: most processes never
+ * make one, and the modules held ~5 MB of each process's memory.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { ProviderHttpClients } from "@gateway-control/adapters-http"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Scope } from "effect"
 import type { LookupAddress } from "node:dns"
 import { isIP, type LookupFunction } from "node:net"
-import { buildConnector } from "undici"
+import type { buildConnector } from "undici"
 
 /** Makes the function that opens a connection's socket; undici's own, unless a test watches it. */
 export type ConnectorFactory = (options: buildConnector.BuildOptions) => buildConnector.connector
@@ -28,28 +30,37 @@ export const pinnedLookup = (addresses: ReadonlyArray<string>): LookupFunction =
   callback(null, all[0].address, all[0].family)
 }
 
-const clientOn = (options: Parameters<typeof NodeHttpClient.makeDispatcherOptions>[0]) =>
-  Effect.flatMap(
-    NodeHttpClient.makeDispatcherOptions(options),
-    (dispatcher) => Effect.provideService(NodeHttpClient.makeUndici, NodeHttpClient.Dispatcher, dispatcher)
-  )
+const loadUndici = Effect.promise(() =>
+  Promise.all([import("undici"), import("@effect/platform-node/NodeHttpClient")]).then((
+    [undici, NodeHttpClient]
+  ) => ({ buildConnector: undici.buildConnector, NodeHttpClient }))
+)
+
+/** A client on an agent of its own, released with the current scope, connecting through `connect`. */
+const clientOn = (connect: (undici: typeof buildConnector) => buildConnector.connector) =>
+  Effect.flatMap(loadUndici, ({ buildConnector, NodeHttpClient }) =>
+    Effect.flatMap(
+      NodeHttpClient.makeDispatcherOptions({ connect: connect(buildConnector) }),
+      (dispatcher) => Effect.provideService(NodeHttpClient.makeUndici, NodeHttpClient.Dispatcher, dispatcher)
+    ))
 
 /**
  * One shared agent for provider base URLs and trusted hosts; an agent per call for pinned ones (a fine-tuning
  * listing is rare enough that the lost keep-alive does not matter, and no pool can mix pins).
  */
-export const layerProviderHttpClients = (
-  connector: ConnectorFactory = buildConnector
-): Layer.Layer<ProviderHttpClients> =>
+export const layerProviderHttpClients = (connector?: ConnectorFactory): Layer.Layer<ProviderHttpClients> =>
   Layer.effect(
     ProviderHttpClients,
     Effect.gen(function*() {
-      const shared = yield* clientOn({ connect: connector({}) })
+      // Made on the first call, and kept until the layer is released (not the first call's scope).
+      const shared = yield* Effect.cached(
+        Scope.provide(clientOn((undici) => (connector ?? undici)({})), yield* Effect.scope)
+      )
       return ProviderHttpClients.of({
         clientFor: (pinnedAddresses) =>
           pinnedAddresses === undefined
-            ? Effect.succeed(shared)
-            : clientOn({ connect: connector({ lookup: pinnedLookup(pinnedAddresses) }) })
+            ? shared
+            : clientOn((undici) => (connector ?? undici)({ lookup: pinnedLookup(pinnedAddresses) }))
       })
     })
   )

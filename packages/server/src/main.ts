@@ -1,7 +1,9 @@
 /**
  * Process entry point. Started through `bin/gateway-control.mjs`, which checks the Node version first.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// Each module by its own path: the package's index loads all of them (Redis, cluster, workers: ~20 MB).
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Exit } from "effect"
 import { cli } from "./Cli.ts"
 

@@ -6,7 +6,8 @@
  * The page is made on the first request, not at start: Scalar's bundle is ~3 MB of JavaScript, which held
  * ~12 MB of heap in every process, most of which never serves the page.
  */
-import { Effect, Layer } from "effect"
+import type { Layer } from "effect"
+import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import * as HttpApiScalar from "effect/http-api/HttpApiScalar"
 import { createHash } from "node:crypto"
@@ -44,23 +45,27 @@ const makePage = Effect.scoped(
 export const layerDocs: Layer.Layer<never, never, HttpRouter.HttpRouter> = HttpRouter.use((router) =>
   Effect.gen(function*() {
     const page = yield* Effect.cached(Effect.map(makePage, (response) => prepare(response) ?? response))
-    yield* router.add("GET", "/docs", Effect.gen(function*() {
-      const entry = yield* page
-      if (HttpServerResponse.isHttpServerResponse(entry)) return entry
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const headers = {
-        etag: entry.etag,
-        "cache-control": "public, max-age=3600",
-        vary: "accept-encoding"
-      }
-      if (request.headers["if-none-match"] === entry.etag) {
-        return HttpServerResponse.empty({ status: 304, headers })
-      }
-      const gzip = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
-      return HttpServerResponse.uint8Array(gzip ? entry.gzip : entry.plain, {
-        contentType: entry.contentType,
-        headers: gzip ? { ...headers, "content-encoding": "gzip" } : headers
+    yield* router.add(
+      "GET",
+      "/docs",
+      Effect.gen(function*() {
+        const entry = yield* page
+        if (HttpServerResponse.isHttpServerResponse(entry)) return entry
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const headers = {
+          etag: entry.etag,
+          "cache-control": "public, max-age=3600",
+          vary: "accept-encoding"
+        }
+        if (request.headers["if-none-match"] === entry.etag) {
+          return HttpServerResponse.empty({ status: 304, headers })
+        }
+        const gzip = /\bgzip\b/.test(request.headers["accept-encoding"] ?? "")
+        return HttpServerResponse.uint8Array(gzip ? entry.gzip : entry.plain, {
+          contentType: entry.contentType,
+          headers: gzip ? { ...headers, "content-encoding": "gzip" } : headers
+        })
       })
-    }))
+    )
   })
 )

@@ -28,11 +28,14 @@ export interface PgliteClientOptions {
 
 /**
  * PostgreSQL's settings for a control plane's database, not an analytics one. PGlite starts with
- * PostgreSQL's default of 128 MB of shared buffers, which it touches whole as it starts: ~100 MB of resident
- * memory. The whole database of a control plane is a few megabytes; PGlite reads its files through the
- * operating system's page cache anyway.
+ * PostgreSQL's defaults (128 MB of shared buffers, 100 connections), whose shared memory it touches whole
+ * as it starts: ~100 MB of resident memory. A control plane's whole database is a few megabytes, PGlite
+ * reads its files through the operating system's page cache anyway, and it has one session.
  */
-const CONTROL_PLANE_SETTINGS = ["-c", "shared_buffers=16MB", "-c", "temp_buffers=2MB"]
+const CONTROL_PLANE_SETTINGS = [
+  ...["-c", "shared_buffers=8MB", "-c", "temp_buffers=2MB"],
+  ...["-c", "max_connections=5", "-c", "superuser_reserved_connections=0"]
+]
 
 export class Pglite extends Context.Service<Pglite, PGlite>()("@gateway-control/adapters-sql/Pglite") {}
 

@@ -116,7 +116,7 @@ describe("the PGlite template", () => {
       const [buffers] = yield* sql<{ readonly shared_buffers: string }>`SHOW shared_buffers`
       return { ran, buffers: buffers!.shared_buffers }
     }))
-    expect(ranOnOpen).toEqual({ ran: [], buffers: "16MB" })
+    expect(ranOnOpen).toEqual({ ran: [], buffers: "8MB" })
     expect(existsSync(join(cache, templateName(), "PG_VERSION"))).toBe(true)
     const names = await open(Effect.flatMap(
       Effect.service(SqlClient.SqlClient),

@@ -14,6 +14,7 @@ import {
   McpIntegrationStore,
   type McpServer,
   McpServerStore,
+  newestFirst,
   type Organisation,
   OrganisationStore,
   Partial,
@@ -262,12 +263,13 @@ const make = Effect.sync(() => {
   const virtualKeyStore = VirtualKeyStore.of(secretsIn(virtualKeys, "virtual key"))
   const configStore = ConfigStore.of(secretsIn(configs, "config"))
 
+  // Units of work are serialised in memory: nothing waits for a chain's end, so one chain (0) holds it all.
   const audit: Array<AuditRecord> = []
   const auditLogStore = AuditLogStore.of({
     append: (build) =>
       state.write(() => {
         const last = audit[audit.length - 1]
-        const record = build(last?.hash ?? GENESIS_HASH, audit.length + 1)
+        const record = build({ chain: 0, seq: audit.length + 1, previousHash: last?.hash ?? GENESIS_HASH })
         audit.push(record)
         return [record, () => void audit.pop()] as const
       }),
@@ -282,10 +284,14 @@ const make = Effect.sync(() => {
           (filters.action === undefined || r.action === filters.action) &&
           (filters.resourceType === undefined || r.resource_type === filters.resourceType) &&
           (filters.responseStatusCode === undefined || r.response_status_code === filters.responseStatusCode)
-        ).reverse()
+        ).sort(newestFirst)
         return { items: matching.slice(page.offset, page.offset + page.limit), total: matching.length }
       }),
-    scan: (afterSeq, limit) => Effect.sync(() => audit.slice(afterSeq, afterSeq + limit))
+    scan: (after, limit) =>
+      Effect.sync(() => {
+        const start = after.chain > 0 ? audit.length : after.seq
+        return audit.slice(start, start + limit)
+      })
   })
 
   const transaction = StoreTransaction.of({

@@ -281,6 +281,28 @@ export const migrations = {
     ALTER TABLE audit_logs ALTER COLUMN sanitized DROP DEFAULT;
     ALTER TABLE audit_logs ALTER COLUMN organisation_id DROP NOT NULL;
     CREATE INDEX audit_logs_unauthenticated_seq ON audit_logs (seq DESC) WHERE organisation_id IS NULL
+  `),
+  // Audit chains: a record's position is in its chain, and every record so far is in chain 0. Listings go
+  // newest first by time (then chain and position), as positions of different chains do not compare. Each
+  // chain's end is a row that appends lock; 16 chains, chain 0 ending where the one chain ended.
+  "0009_audit_chains": migration(`
+    ALTER TABLE audit_logs ADD COLUMN chain integer NOT NULL DEFAULT 0 CHECK (chain >= 0);
+    ALTER TABLE audit_logs ALTER COLUMN chain DROP DEFAULT;
+    ALTER TABLE audit_logs DROP CONSTRAINT audit_logs_pkey;
+    ALTER TABLE audit_logs ADD PRIMARY KEY (chain, seq);
+    DROP INDEX audit_logs_organisation_seq;
+    DROP INDEX audit_logs_unauthenticated_seq;
+    CREATE INDEX audit_logs_organisation_time ON audit_logs (organisation_id, timestamp DESC, chain DESC, seq DESC);
+    CREATE INDEX audit_logs_unauthenticated_time ON audit_logs (timestamp DESC, chain DESC, seq DESC)
+      WHERE organisation_id IS NULL;
+    CREATE TABLE audit_chain_heads (
+      chain integer PRIMARY KEY CHECK (chain >= 0),
+      seq bigint NOT NULL,
+      hash text NOT NULL
+    );
+    INSERT INTO audit_chain_heads (chain, seq, hash) SELECT c, 0, repeat('0', 64) FROM generate_series(0, 15) AS c;
+    UPDATE audit_chain_heads SET seq = last.seq, hash = last.hash
+      FROM (SELECT seq, hash FROM audit_logs ORDER BY seq DESC LIMIT 1) AS last WHERE chain = 0
   `)
 }
 

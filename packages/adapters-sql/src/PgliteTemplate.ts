@@ -2,7 +2,7 @@
  * A new PGlite data directory starts as a copy of a template: a data directory that `initdb` created and the
  * migrations brought up to date once per installation, kept in a cache folder. `initdb` takes 3–6 s and
  * ~850 MB at its peak; copying the template takes ~0.1–0.2 s. The template is never committed: its name
- * holds the PGlite version and the migrations it carries, so an upgrade of either makes a new one.
+ * holds the PGlite version and a digest of the migrations it carries, so a change of either makes a new one.
  *
  * The cache folder is `node_modules/.cache/gateway-control` beside the installation (the convention of
  * build tools), else `$XDG_CACHE_HOME/gateway-control` or `~/.cache/gateway-control`. Where none is
@@ -13,7 +13,18 @@
  * directory is copied the same way, to a temporary sibling first, so a crash never leaves half a database.
  */
 import { Effect } from "effect"
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs"
+import { createHash } from "node:crypto"
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync
+} from "node:fs"
 import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import { basename, dirname, join } from "node:path"
@@ -28,11 +39,19 @@ const pgliteVersion = (): string => {
   return (require(join(dir, "package.json")) as { readonly version: string }).version
 }
 
-/** The template's name: what a data directory made from it contains. */
-export const templateName = (): string => {
-  const names = Object.keys(migrations)
-  return `pglite-${pgliteVersion()}-migrations-${names.length}-${names.at(-1) ?? "none"}`
+/**
+ * A digest of the migrations' source (`Migrations.ts`, or `Migrations.js` when built): a migration edited
+ * during development makes a new template too, not only a new one.
+ */
+const migrationsDigest = (): string => {
+  const here = dirname(fileURLToPath(import.meta.url))
+  const source = ["Migrations.ts", "Migrations.js"].map((name) => join(here, name)).find((path) => existsSync(path))
+  return source === undefined ? "unknown" : createHash("sha256").update(readFileSync(source)).digest("hex").slice(0, 12)
 }
+
+/** The template's name: what a data directory made from it contains. */
+export const templateName = (): string =>
+  `pglite-${pgliteVersion()}-migrations-${Object.keys(migrations).length}-${migrationsDigest()}`
 
 /** The nearest `node_modules` above this module's file: the installation this copy of the code belongs to. */
 const installationNodeModules = (): string | undefined => {
@@ -70,6 +89,15 @@ const removeStaleTemporaries = (dir: string, prefix: string) => {
   }
 }
 
+/** Templates of other versions or migrations: each is ~40 MB, and a new one replaces them. */
+const removeOtherTemplates = (cacheDir: string, name: string) => {
+  for (const other of readdirSync(cacheDir)) {
+    if (other.startsWith("pglite-") && other !== name && !other.includes(".building-")) {
+      rmSync(join(cacheDir, other), { recursive: true, force: true })
+    }
+  }
+}
+
 /** Moves a finished directory into place; false when another process put one there first. */
 const moveIntoPlace = (from: string, to: string): boolean => {
   try {
@@ -99,7 +127,7 @@ const ensureTemplate = (cacheDir: string, name: string, build: BuildTemplate): E
     yield* build(join(building, "pgdata")).pipe(
       Effect.tapCause(() => Effect.sync(() => rmSync(building, { recursive: true, force: true })))
     )
-    moveIntoPlace(join(building, "pgdata"), template)
+    if (moveIntoPlace(join(building, "pgdata"), template)) removeOtherTemplates(cacheDir, name)
     rmSync(building, { recursive: true, force: true })
     return template
   })

@@ -1,9 +1,16 @@
 /**
- * The hash-chained audit log on `effect/sql`. Appends are serialised across processes by an advisory lock
- * held to the end of the appending transaction, so positions run 1, 2, 3… without gaps and each record
- * links to the one before it.
+ * The hash-chained audit log on `effect/sql`. `audit_chain_heads` holds each chain's end (its last position
+ * and hash); an append locks a chain's row to the end of its transaction, across processes, so each chain's
+ * positions run 1, 2, 3… without gaps and each record links to the one before it. The heads are a
+ * convenience for appending: verification reads the records alone.
+ *
+ * An append takes the first chain whose row no other transaction holds, chain 0 first: a lone writer, and
+ * PGlite (one session), keep one chain; concurrent writers spread over the chains (16, made by migration
+ * 0009) instead of waiting for each other's commits (see `AuditChain.ts` in the domain). When every chain
+ * is held, it waits for one. A row lock, unlike an advisory lock taken in the same statement, gives the
+ * row as the previous holder committed it (PostgreSQL re-reads a row it waited for).
  */
-import { AuditLogStore, AuditRecord, GENESIS_HASH } from "@gateway-control/domain"
+import { AuditLogStore, AuditRecord } from "@gateway-control/domain"
 import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlSchema from "effect/sql/SqlSchema"
@@ -16,6 +23,7 @@ import { pageOf, read } from "./internal/statements.ts"
  */
 const AuditRow = Schema.Struct({
   ...AuditRecord.fields,
+  chain: Int,
   seq: Int,
   timestamp: Timestamp,
   response_status_code: Int,
@@ -23,46 +31,69 @@ const AuditRow = Schema.Struct({
 }).pipe(Schema.decodeTo(AuditRecord))
 
 /** Every column, the body as its JSON text. */
-const auditColumns = `seq, id, timestamp, organisation_id, workspace_id, user_id, user_type, api_key_id, action,
+const auditColumns = `chain, seq, id, timestamp, organisation_id, workspace_id, user_id, user_type, api_key_id, action,
   resource_type, resource_id, method, uri, request_id, request_body::text AS request_body, response_status_code,
   client_ip, sanitized, hash_algorithm, previous_hash, hash`
 
-const ChainEnd = Schema.Struct({ seq: Int, hash: Schema.String })
-
-/** An arbitrary constant: the advisory lock that serialises audit appends across processes. */
-const AUDIT_CHAIN_LOCK = 7_321_004_212
+/** A chain held by this transaction: its last record's position (0 when empty) and hash. */
+const ChainTail = Schema.Struct({ chain: Int, seq: Int, hash: Schema.String })
 
 export const makeAuditLogStore = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const columns = sql.literal(auditColumns)
 
-  const chainEnd = SqlSchema.findOneOption({
+  /** The first chain no other transaction holds, now held by this one; none when every chain is held. */
+  const takeFreeChain = SqlSchema.findOneOption({
     Request: Schema.Void,
-    Result: ChainEnd,
-    execute: () => sql`SELECT seq, hash FROM audit_logs ORDER BY seq DESC LIMIT 1`
+    Result: ChainTail,
+    execute: () => sql`SELECT chain, seq, hash FROM audit_chain_heads ORDER BY chain LIMIT 1 FOR UPDATE SKIP LOCKED`
   })
+  /** Some chain, once its holder commits. */
+  const waitForAnyChain = SqlSchema.findOneOption({
+    Request: Schema.Void,
+    Result: ChainTail,
+    execute: () => sql`SELECT chain, seq, hash FROM audit_chain_heads ORDER BY random() LIMIT 1 FOR UPDATE`
+  })
+  const takeChain = Effect.flatMap(takeFreeChain(undefined), (free) =>
+    Effect.flatMap(
+      free._tag === "Some" ? Effect.succeed(free) : waitForAnyChain(undefined),
+      (held) => held._tag === "Some" ? Effect.succeed(held.value) : Effect.die("audit_chain_heads has no chains")
+    ))
+
   const scan = SqlSchema.findAll({
-    Request: Schema.Struct({ afterSeq: Schema.Int, limit: Schema.Int }),
+    Request: Schema.Struct({ chain: Schema.Int, seq: Schema.Int, limit: Schema.Int }),
     Result: AuditRow,
-    execute: ({ afterSeq, limit }) =>
-      sql`SELECT ${columns} FROM audit_logs WHERE seq > ${afterSeq} ORDER BY seq LIMIT ${limit}`
+    execute: ({ chain, limit, seq }) =>
+      sql`SELECT ${columns} FROM audit_logs WHERE (chain, seq) > (${chain}, ${seq})
+          ORDER BY chain, seq LIMIT ${limit}`
   })
+
+  /**
+   * Joins the current transaction with no savepoint, or runs in one of its own. The chain is held until
+   * the commit, so every round trip in between counts: an append is two statements.
+   */
+  const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.flatMap(
+      Effect.serviceOption(sql.transactionService),
+      (current) => current._tag === "Some" ? effect : Effect.orDie(sql.withTransaction(effect))
+    )
 
   return AuditLogStore.of({
     append: (build) =>
-      read(Effect.gen(function*() {
-        yield* sql`SELECT pg_advisory_xact_lock(${AUDIT_CHAIN_LOCK})`
-        const last = yield* chainEnd(undefined)
-        const r = last._tag === "None" ? build(GENESIS_HASH, 1) : build(last.value.hash, last.value.seq + 1)
-        yield* sql`INSERT INTO audit_logs (seq, id, timestamp, organisation_id, workspace_id, user_id, user_type,
-                     api_key_id, action, resource_type, resource_id, method, uri, request_id, request_body,
-                     response_status_code, client_ip, sanitized, hash_algorithm, previous_hash, hash)
-                   VALUES (${r.seq}, ${r.id}, ${r.timestamp}, ${r.organisation_id}, ${r.workspace_id}, ${r.user_id},
-                     ${r.user_type}, ${r.api_key_id}, ${r.action}, ${r.resource_type}, ${r.resource_id}, ${r.method},
-                     ${r.uri}, ${r.request_id}, ${toJson(r.request_body)}::jsonb, ${r.response_status_code},
+      inTransaction(read(Effect.gen(function*() {
+        const tail = yield* takeChain
+        const r = build({ chain: tail.chain, seq: tail.seq + 1, previousHash: tail.hash })
+        const body = toJson(r.request_body)
+        yield* sql`WITH moved AS (UPDATE audit_chain_heads SET seq = ${r.seq}, hash = ${r.hash} WHERE chain = ${r.chain})
+                   INSERT INTO audit_logs (chain, seq, id, timestamp, organisation_id, workspace_id, user_id,
+                     user_type, api_key_id, action, resource_type, resource_id, method, uri, request_id,
+                     request_body, response_status_code, client_ip, sanitized, hash_algorithm, previous_hash, hash)
+                   VALUES (${r.chain}, ${r.seq}, ${r.id}, ${r.timestamp}, ${r.organisation_id}, ${r.workspace_id},
+                     ${r.user_id}, ${r.user_type}, ${r.api_key_id}, ${r.action}, ${r.resource_type}, ${r.resource_id},
+                     ${r.method}, ${r.uri}, ${r.request_id}, ${body}::jsonb, ${r.response_status_code},
                      ${r.client_ip}, ${r.sanitized}, ${r.hash_algorithm}, ${r.previous_hash}, ${r.hash})`
         return r
-      })),
+      }))),
     list: (organisationId, filters, request) => {
       const clauses = [
         organisationId === null ? sql`organisation_id IS NULL` : sql`organisation_id = ${organisationId}`
@@ -80,11 +111,11 @@ export const makeAuditLogStore = Effect.gen(function*() {
       return pageOf(
         AuditRow,
         sql`SELECT ${columns}, count(*) OVER () AS total_count FROM audit_logs WHERE ${where}
-            ORDER BY seq DESC LIMIT ${request.limit} OFFSET ${request.offset}`,
+            ORDER BY timestamp DESC, chain DESC, seq DESC LIMIT ${request.limit} OFFSET ${request.offset}`,
         request,
         sql`SELECT count(*) AS n FROM audit_logs WHERE ${where}`
       )
     },
-    scan: (afterSeq, limit) => read(scan({ afterSeq, limit }))
+    scan: (after, limit) => read(scan({ chain: after.chain, seq: after.seq, limit }))
   })
 })

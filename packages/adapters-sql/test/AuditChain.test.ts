@@ -2,7 +2,14 @@
  * Someone with write access to the database, but not the gateway's master key, edits the audit log.
  * Every edit must fail `verify`; records of before the keyed chain must still verify.
  */
-import { Audit, AuditLogStore, type AuditRecord, chainHash, type StorePorts } from "@gateway-control/domain"
+import {
+  Audit,
+  AuditLogStore,
+  type AuditRecord,
+  chainHash,
+  GENESIS_HASH,
+  type StorePorts
+} from "@gateway-control/domain"
 import { Effect, type Layer, ManagedRuntime } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { describe, expect, it } from "vitest"
@@ -29,7 +36,7 @@ const withStore = async <E>(
   }
 }
 
-const records = Effect.flatMap(Effect.service(AuditLogStore), (store) => store.scan(0, 1000))
+const records = Effect.flatMap(Effect.service(AuditLogStore), (store) => store.scan({ chain: 0, seq: 0 }, 1000))
 const verify = Effect.flatMap(Effect.service(Audit), (audit) => audit.verify())
 const appendRecords = (n: number) =>
   Effect.flatMap(
@@ -46,7 +53,7 @@ const overwrite = (r: AuditRecord) =>
     (sql) =>
       Effect.orDie(sql`UPDATE audit_logs SET request_body = ${JSON.stringify(r.request_body)}::jsonb,
                    hash_algorithm = ${r.hash_algorithm}, previous_hash = ${r.previous_hash}, hash = ${r.hash}
-                   WHERE seq = ${r.seq}`)
+                   WHERE chain = ${r.chain} AND seq = ${r.seq}`)
   )
 
 /** Edits record `seq`'s body, then re-links it and every later record with `rehash`, as a forger would. */
@@ -73,7 +80,7 @@ const editAndRelink = (
 
 /** The hash of the old rule: plain SHA-256 over what a record held before the keyed chain. */
 const legacyHash = (content: Omit<AuditRecord, "hash">) => {
-  const { previous_hash, sanitized: _s, hash_algorithm: _a, ...legacy } = content
+  const { previous_hash, sanitized: _s, hash_algorithm: _a, chain: _c, ...legacy } = content
   return sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
 }
 
@@ -129,7 +136,10 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
           yield* appendRecords(5)
           const audit = yield* Audit
           const checkpoint = yield* Effect.orDie(audit.checkpoint)
-          expect(checkpoint).toMatchObject({ count: 5, last_hash: (yield* records)[4].hash })
+          expect(checkpoint).toMatchObject({
+            count: 5,
+            heads: [{ chain: 0, count: 5, last_hash: (yield* records)[4].hash }]
+          })
           const sql = yield* SqlClient.SqlClient
           yield* Effect.orDie(sql`DELETE FROM audit_logs WHERE seq > 3`)
           expect(yield* audit.verify()).toMatchObject({ ok: true, count: 3 })
@@ -138,9 +148,14 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
             count: 3,
             reason: expect.stringContaining("records were removed")
           })
-          // Writing new records in their place does not help: the record at the checkpoint's position differs.
+          // Writing new records does not help: they follow the deleted ones, which are missing.
           yield* appendRecords(3)
-          expect(yield* audit.verify(checkpoint)).toMatchObject({ ok: false, record: { seq: 5 } })
+          expect(yield* audit.verify(checkpoint)).toMatchObject({
+            ok: false,
+            count: 3,
+            record: { chain: 0, seq: 6 },
+            reason: "expected record 4 of chain 0 here, found record 6"
+          })
         })
       ))
 
@@ -149,20 +164,27 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
         makeStore,
         Effect.gen(function*() {
           const sql = yield* SqlClient.SqlClient
-          // The schema of before 0008, with two records written by the old rule.
+          // The schema of before 0008 (and 0009), with two records written by the old rule.
           for (
             const statement of [
-              "DROP INDEX audit_logs_unauthenticated_seq",
+              "DROP TABLE audit_chain_heads",
+              "DROP INDEX audit_logs_organisation_time",
+              "DROP INDEX audit_logs_unauthenticated_time",
+              "ALTER TABLE audit_logs DROP CONSTRAINT audit_logs_pkey",
+              "ALTER TABLE audit_logs DROP COLUMN chain",
+              "ALTER TABLE audit_logs ADD PRIMARY KEY (seq)",
+              "CREATE INDEX audit_logs_organisation_seq ON audit_logs (organisation_id, seq DESC)",
               "ALTER TABLE audit_logs DROP COLUMN hash_algorithm",
               "ALTER TABLE audit_logs DROP COLUMN sanitized",
               "ALTER TABLE audit_logs ALTER COLUMN organisation_id SET NOT NULL",
-              "DELETE FROM effect_sql_migrations WHERE migration_id = 8"
+              "DELETE FROM effect_sql_migrations WHERE migration_id IN (8, 9)"
             ]
           ) yield* Effect.orDie(sql.unsafe(statement))
           let previous = "0".repeat(64)
           for (const seq of [1, 2]) {
             const content = {
               id: `old-${seq}`,
+              chain: 0,
               seq,
               timestamp: `2025-06-0${seq}T10:00:00.000Z`,
               organisation_id: actor.organisationId,
@@ -192,8 +214,13 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
             ${JSON.stringify(content.request_body)}::jsonb, 201, '127.0.0.1', ${previous}, ${hash})`)
             previous = hash
           }
-          expect(yield* Effect.orDie(migrate)).toEqual([[8, "audit_keyed_chain"]])
-          expect(yield* verify).toEqual({ ok: true, count: 2, lastHash: previous, legacy: 2 })
+          expect(yield* Effect.orDie(migrate)).toEqual([[8, "audit_keyed_chain"], [9, "audit_chains"]])
+          expect(yield* verify).toEqual({
+            ok: true,
+            count: 2,
+            heads: [{ chain: 0, count: 2, last_hash: previous }],
+            legacy: 2
+          })
 
           yield* appendRecords(2)
           expect(yield* verify).toMatchObject({ ok: true, count: 4, legacy: 2 })
@@ -210,8 +237,56 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
           expect(yield* verify).toMatchObject({ ok: false, record: { seq: 3 } })
         })
       ))
+
+    it("a record moved to another chain, as the first of its own, fails verification there", () =>
+      withStore(
+        makeStore,
+        Effect.gen(function*() {
+          yield* appendRecords(3)
+          const sql = yield* SqlClient.SqlClient
+          yield* Effect.orDie(sql`UPDATE audit_logs SET chain = 1, seq = 1, previous_hash = ${GENESIS_HASH}
+                                  WHERE chain = 0 AND seq = 3`)
+          expect(yield* verify).toMatchObject({
+            ok: false,
+            count: 2,
+            record: { chain: 1, seq: 1 },
+            reason: "its content does not match its hash"
+          })
+        })
+      ))
+
+    it("a chain made up with plain SHA-256 hashes fails verification", () =>
+      withStore(
+        makeStore,
+        Effect.gen(function*() {
+          const [first] = yield* appendRecords(2).pipe(Effect.andThen(records))
+          const { hash: _hash, ...content } = first!
+          const madeUp = { ...content, id: "made-up", chain: 2, seq: 1, hash_algorithm: "sha256" as const }
+          yield* insertForged(madeUp, legacyHash({ ...madeUp, previous_hash: GENESIS_HASH }))
+          expect(yield* verify).toMatchObject({
+            ok: false,
+            record: { chain: 2, seq: 1 },
+            reason: expect.stringContaining("plain SHA-256 hash after keyed records or chains")
+          })
+        })
+      ))
   })
 }
+
+/** Inserts `content` with the given hash as a record of its own (a forger's insert). */
+const insertForged = (content: Omit<AuditRecord, "hash">, hash: string) =>
+  Effect.flatMap(
+    Effect.service(SqlClient.SqlClient),
+    (sql) =>
+      Effect.orDie(sql`INSERT INTO audit_logs (chain, seq, id, timestamp, organisation_id, workspace_id, user_id,
+        user_type, api_key_id, action, resource_type, resource_id, method, uri, request_id, request_body,
+        response_status_code, client_ip, sanitized, hash_algorithm, previous_hash, hash)
+        VALUES (${content.chain}, ${content.seq}, ${content.id}, ${content.timestamp}, ${content.organisation_id},
+        ${content.workspace_id}, ${content.user_id}, ${content.user_type}, ${content.api_key_id}, ${content.action},
+        ${content.resource_type}, ${content.resource_id}, ${content.method}, ${content.uri}, ${content.request_id},
+        ${JSON.stringify(content.request_body)}::jsonb, ${content.response_status_code}, ${content.client_ip},
+        ${content.sanitized}, ${content.hash_algorithm}, ${GENESIS_HASH}, ${hash})`)
+  )
 
 tamperSuite("PGlite", pgliteFromSnapshot)
 if (postgresUrl !== undefined) {

@@ -5,6 +5,7 @@
 import { Effect } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
+import { createHash } from "node:crypto"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -30,10 +31,10 @@ const fakeBuild = (builds: Array<string>): BuildTemplate => (dataDir) =>
   })
 
 describe("the PGlite template", () => {
-  it("is named after PGlite's version and the migrations it holds", () => {
+  it("is named after PGlite's version and the migrations it holds, their source included", () => {
     const version = JSON.parse(readFileSync("node_modules/@electric-sql/pglite/package.json", "utf8")).version
-    const names = Object.keys(migrations)
-    expect(templateName()).toBe(`pglite-${version}-migrations-${names.length}-${names.at(-1)}`)
+    const digest = createHash("sha256").update(readFileSync("packages/adapters-sql/src/Migrations.ts")).digest("hex")
+    expect(templateName()).toBe(`pglite-${version}-migrations-${Object.keys(migrations).length}-${digest.slice(0, 12)}`)
   })
 
   it("is kept beside the installation first, then in the user's cache folder", () => {
@@ -44,6 +45,8 @@ describe("the PGlite template", () => {
 
   it("is built once, copied into new data directories, and leaves an existing one alone", async () => {
     const cache = freshDir()
+    // A template of earlier migrations goes when the new one is built.
+    mkdirSync(join(cache, "pglite-0.5.16-migrations-8-0123456789ab"), { recursive: true })
     const builds: Array<string> = []
     const first = freshDir()
     const second = freshDir()

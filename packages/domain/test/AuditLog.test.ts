@@ -1,6 +1,6 @@
 import { createHash, createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { chainHash, GENESIS_HASH } from "../src/audit/AuditChain.ts"
+import { chainHash, checkpointText, GENESIS_HASH, headsOf } from "../src/audit/AuditChain.ts"
 import { AuditRecord } from "../src/audit/AuditRecord.ts"
 import { isSecretName, REDACTED, SECRET_FIELDS } from "../src/audit/AuditRedaction.ts"
 import { canonicalJson } from "../src/audit/internal/canonicalJson.ts"
@@ -172,6 +172,7 @@ describe("storable audit bodies", () => {
 describe("the audit chain's hashes", () => {
   const content = {
     id: "a",
+    chain: 0,
     seq: 1,
     timestamp: "2026-01-01T00:00:00.000Z",
     organisation_id: "o",
@@ -220,8 +221,28 @@ describe("the audit chain's hashes", () => {
   })
 
   it("records of before the keyed chain keep their plain SHA-256 over the fields they had", () => {
-    const { sanitized: _s, hash_algorithm: _a, previous_hash, ...legacy } = content
+    const { sanitized: _s, hash_algorithm: _a, previous_hash, chain: _c, ...legacy } = content
     const oldHash = sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
     expect(chainHash(hashers, { ...content, hash_algorithm: "sha256" })).toBe(oldHash)
+  })
+
+  it("chain 0 hashes as records did before chains; every other chain's number is hashed too", () => {
+    const { previous_hash, chain: _chain, ...beforeChains } = content
+    expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeChains)}`))
+    const inChain3 = chainHash(hashers, { ...content, chain: 3 })
+    expect(inChain3).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson({ ...beforeChains, chain: 3 })}`))
+    // So a record cannot be moved between chains, chain 0 included.
+    expect(new Set([chainHash(hashers, content), inChain3, chainHash(hashers, { ...content, chain: 4 })]).size).toBe(3)
+  })
+})
+
+describe("checkpoint texts", () => {
+  it("cover every field but the signature, so checkpoints of before chains sign what they signed then", () => {
+    const old = { count: 2, last_hash: "h", at: "2026-01-01T00:00:00.000Z" }
+    expect(checkpointText(old)).toBe(`{"at":"2026-01-01T00:00:00.000Z","count":2,"last_hash":"h"}`)
+    const heads = [{ chain: 0, count: 2, last_hash: "h" }, { chain: 1, count: 1, last_hash: "i" }]
+    expect(checkpointText({ count: 3, heads, at: old.at })).toBe(canonicalJson({ at: old.at, count: 3, heads }))
+    expect(headsOf({ ...old, signature: "s" })).toEqual([{ chain: 0, count: 2, last_hash: "h" }])
+    expect(headsOf({ count: 3, heads, at: old.at, signature: "s" })).toEqual(heads)
   })
 })

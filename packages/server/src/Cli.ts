@@ -87,6 +87,7 @@ const parseCheckpoint = (text: string) =>
   )
 
 const plural = (n: number) => `${n} audit record${n === 1 ? "" : "s"}`
+const chains = (n: number) => `${n} chain${n === 1 ? "" : "s"}`
 
 const auditVerify = Command.make(
   "verify",
@@ -106,8 +107,8 @@ const auditVerify = Command.make(
       if (verdict.ok) {
         const reached = pinned === undefined
           ? ""
-          : `; it reaches the checkpoint of ${pinned.at} (record ${pinned.count})`
-        yield* Console.log(`ok: ${plural(verdict.count)}, chain intact${reached}`)
+          : `; it reaches the checkpoint of ${pinned.at} (${plural(pinned.count)})`
+        yield* Console.log(`ok: ${plural(verdict.count)} in ${chains(verdict.heads.length)}, all intact${reached}`)
         if (verdict.legacy > 0) {
           yield* Console.error(
             `gateway-control: note: the first ${plural(verdict.legacy)} predate the keyed chain (plain SHA-256)` +
@@ -122,14 +123,14 @@ const auditVerify = Command.make(
       yield* Console.log(
         verdict.record === undefined
           ? `broken: ${verdict.reason}`
-          : `broken: record ${verdict.record.seq} (${verdict.record.id}): ${verdict.reason}; ` +
-            `the ${verdict.count} records before it are intact`
+          : `broken: record ${verdict.record.seq} of chain ${verdict.record.chain} (${verdict.record.id}): ` +
+            `${verdict.reason}; the ${verdict.count} records walked before it are intact`
       )
       process.exitCode = 1
     }))
 ).pipe(
   Command.withDescription(
-    "Walk the audit log's hash chain and report the first broken link; with --checkpoint, also records removed since."
+    "Walk the audit log's hash chains and report the first broken link; with --checkpoint, also records removed since."
   )
 )
 
@@ -142,7 +143,7 @@ const auditCheckpoint = Command.make("checkpoint", {}, () =>
     yield* Console.log(JSON.stringify(checkpoint))
   }))).pipe(
     Command.withDescription(
-      "Verify the chain, then print a signed {count, last_hash, at}: keep it away from the database, and pass it " +
+      "Verify the chains, then print a signed {count, heads, at}: keep it away from the database, and pass it " +
         "to `audit verify --checkpoint` later."
     )
   )

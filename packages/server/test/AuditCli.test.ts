@@ -56,13 +56,18 @@ const checkpointThenCut = async (env: Record<string, string>, deleteNewest: () =
   expect(taken.code).toBe(0)
   const checkpoint = JSON.parse(taken.stdout)
   // Three creates and one refusal.
-  expect(checkpoint).toMatchObject({ count: 4, last_hash: expect.stringMatching(/^[0-9a-f]{64}$/) })
+  expect(checkpoint).toMatchObject({
+    count: 4,
+    heads: [{ chain: 0, count: 4, last_hash: expect.stringMatching(/^[0-9a-f]{64}$/) }]
+  })
   const file = join(dir, "checkpoint.json")
   writeFileSync(file, taken.stdout)
 
   const reached = await cli(["audit", "verify", "--checkpoint", file], env)
   expect(reached).toMatchObject({ code: 0 })
-  expect(reached.stdout).toMatch(/^ok: 4 audit records, chain intact; it reaches the checkpoint of .* \(record 4\)/)
+  expect(reached.stdout).toMatch(
+    /^ok: 4 audit records in 1 chain, all intact; it reaches the checkpoint of .* \(4 audit records\)/
+  )
 
   const unauthenticated = await cli(["audit", "unauthenticated"], env)
   expect(unauthenticated.stdout.trim().split("\n").map((line) => JSON.parse(line))).toEqual([
@@ -71,10 +76,10 @@ const checkpointThenCut = async (env: Record<string, string>, deleteNewest: () =
 
   await deleteNewest()
   // Without the checkpoint, a shorter chain is a valid chain.
-  expect((await cli(["audit", "verify"], env)).stdout).toMatch(/^ok: 3 audit records, chain intact/)
+  expect((await cli(["audit", "verify"], env)).stdout).toMatch(/^ok: 3 audit records in 1 chain, all intact/)
   const cut = await cli(["audit", "verify", "--checkpoint", file], env)
   expect(cut.code).toBe(1)
-  expect(cut.stdout).toContain("broken: the chain ends at record 3, but the checkpoint")
+  expect(cut.stdout).toContain("broken: chain 0 ends at record 3, but the checkpoint")
   expect(cut.stdout).toContain("records were removed")
 
   const forgedFile = join(dir, "forged.json")

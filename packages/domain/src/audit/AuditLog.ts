@@ -11,7 +11,6 @@ import type { Forbidden, NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
-import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import type { AuditCheckpoint } from "./AuditChain.ts"
 import { chainHash, type ChainVerdict, checkpointText, CURRENT_HASH_ALGORITHM, walkChain } from "./AuditChain.ts"
 import { AuditLogStore, AuditSigner } from "./AuditLogStore.ts"
@@ -39,9 +38,9 @@ export class Audit extends Context.Service<
     ) => Effect.Effect<Page<AuditRecord>, Forbidden | NotFound>
     /** Records of calls with no known key, newest first: the operator's, as they belong to no organisation. */
     readonly listUnauthenticated: (page: PageRequest) => Effect.Effect<Page<AuditRecord>>
-    /** Walks the whole chain in order and reports the first broken link, or a chain that lost its checkpoint. */
+    /** Walks every chain in order and reports the first broken link, or a log that lost its checkpoint. */
     readonly verify: (checkpoint?: AuditCheckpoint) => Effect.Effect<ChainVerdict>
-    /** A signed statement of the chain's current head; refused when the chain is broken. */
+    /** A signed statement of every chain's current head; refused when a chain is broken. */
     readonly checkpoint: Effect.Effect<AuditCheckpoint, AuditChainBroken>
   }
 >()("@gateway-control/Audit") {
@@ -51,7 +50,6 @@ export class Audit extends Context.Service<
       const store = yield* AuditLogStore
       const crypto = yield* PlatformCrypto
       const signer = yield* AuditSigner
-      const transaction = yield* StoreTransaction
       const hashers = { sha256Hex: crypto.sha256Hex, chainMac: signer.chainMac }
 
       const record = Effect.fnUntraced(function*(entry: AuditEntry) {
@@ -87,10 +85,11 @@ export class Audit extends Context.Service<
           sanitized,
           hash_algorithm: CURRENT_HASH_ALGORITHM
         }
-        return yield* transaction.withTransaction(store.append((previousHash, seq) => {
-          const content = { ...fields, seq, previous_hash: previousHash }
+        // The store joins the caller's unit of work, or makes one for the append alone.
+        return yield* store.append((tail) => {
+          const content = { ...fields, chain: tail.chain, seq: tail.seq, previous_hash: tail.previousHash }
           return new AuditRecord({ ...content, hash: chainHash(hashers, content) })
-        }))
+        })
       })
 
       const list = Effect.fn("Audit.list")(function*(principal: Principal, filters: AuditFilters, page: PageRequest) {
@@ -119,11 +118,12 @@ export class Audit extends Context.Service<
         const verdict = yield* walkChain(store, hashers, undefined)
         if (!verdict.ok) {
           return yield* new AuditChainBroken({
-            message: `The audit chain is broken at record ${verdict.record?.seq}: ${verdict.reason}. ` +
-              "No checkpoint is signed for a broken chain."
+            message: `The audit log is broken at ${
+              verdict.record === undefined ? "its end" : `record ${verdict.record.seq} of chain ${verdict.record.chain}`
+            }: ${verdict.reason}. No checkpoint is signed for a broken log.`
           })
         }
-        const head = { count: verdict.count, last_hash: verdict.lastHash, at: yield* nowIso }
+        const head = { count: verdict.count, heads: verdict.heads, at: yield* nowIso }
         return { ...head, signature: signatureOf(head) }
       }).pipe(Effect.withSpan("Audit.checkpoint"))
 

@@ -6,24 +6,29 @@
  */
 import { Context, type Effect } from "effect"
 import type { Page, PageRequest } from "../shared/Paging.ts"
-import type { AuditFilters, AuditRecord } from "./AuditRecord.ts"
+import type { AuditFilters, AuditRecord, ChainPosition, ChainTail } from "./AuditRecord.ts"
 
 export class AuditLogStore extends Context.Service<
   AuditLogStore,
   {
     /**
-     * Appends the record that `build` makes from the chain's last hash and the next position. The store
-     * serialises appends (across processes too), so the chain never forks. Runs inside a unit of work.
+     * Appends the record that `build` makes for the end of a chain. The store holds that chain's end for the
+     * unit of work it runs in, or for one of its own when it runs in none (across processes too), so no
+     * chain forks or skips a position. It may pick any chain; one whose end no other unit of work holds, so
+     * that writers do not wait for each other.
      */
-    readonly append: (build: (previousHash: string, seq: number) => AuditRecord) => Effect.Effect<AuditRecord>
-    /** Records of an organisation matching the filters, newest first; null: records of no organisation. */
+    readonly append: (build: (tail: ChainTail) => AuditRecord) => Effect.Effect<AuditRecord>
+    /**
+     * Records of an organisation matching the filters, in `newestFirst` order; null: records of no
+     * organisation.
+     */
     readonly list: (
       organisationId: string | null,
       filters: AuditFilters,
       page: PageRequest
     ) => Effect.Effect<Page<AuditRecord>>
-    /** `limit` records of the whole chain after position `afterSeq`, in chain order. */
-    readonly scan: (afterSeq: number, limit: number) => Effect.Effect<ReadonlyArray<AuditRecord>>
+    /** `limit` records after `after`, by chain, then by position in it. */
+    readonly scan: (after: ChainPosition, limit: number) => Effect.Effect<ReadonlyArray<AuditRecord>>
   }
 >()("@gateway-control/AuditLogStore") {}
 

@@ -11,7 +11,12 @@ export type HashAlgorithm = typeof HashAlgorithm.Type
 
 export class AuditRecord extends Schema.Class<AuditRecord>("AuditRecord")({
   id: Schema.String,
-  /** Position in the chain, from 1. */
+  /**
+   * The chain the record is linked into, from 0. A store keeps one chain until concurrent writers would wait
+   * for each other, and then as many as it takes (see `AuditChain.ts`).
+   */
+  chain: Schema.Int,
+  /** Position in its chain, from 1. */
   seq: Schema.Int,
   timestamp: Schema.String,
   /** null for a call made with no key this gateway knows (`user_type` `unauthenticated`). */
@@ -65,6 +70,25 @@ export interface AuditEntry {
   readonly responseStatusCode: number
   readonly clientIp: string | null
 }
+
+/** Where a record goes: the end of a chain, which the store holds for the record's unit of work. */
+export interface ChainTail {
+  readonly chain: number
+  /** The position of the record to append. */
+  readonly seq: number
+  /** The hash of the chain's last record; the genesis hash for an empty chain. */
+  readonly previousHash: string
+}
+
+/** A position in the log: a chain and a position in it. `{ chain: 0, seq: 0 }` comes before every record. */
+export interface ChainPosition {
+  readonly chain: number
+  readonly seq: number
+}
+
+/** The order of listings: newest first by time, then by chain and position, so that pages are stable. */
+export const newestFirst = (a: AuditRecord, b: AuditRecord): number =>
+  a.timestamp !== b.timestamp ? (a.timestamp < b.timestamp ? 1 : -1) : b.chain - a.chain || b.seq - a.seq
 
 export interface AuditFilters {
   readonly startTime?: string | undefined

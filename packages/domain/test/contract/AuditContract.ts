@@ -6,15 +6,15 @@ import { Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WorkspaceStore } from "../../src/access/AccessStores.ts"
 import { OrganisationStore } from "../../src/access/AccessStores.ts"
-import { GENESIS_HASH } from "../../src/audit/AuditChain.ts"
+import { checkpointText, GENESIS_HASH } from "../../src/audit/AuditChain.ts"
 import { Audit } from "../../src/audit/AuditLog.ts"
 import { AuditLogStore } from "../../src/audit/AuditLogStore.ts"
-import type { AuditActor, AuditEntry, AuditRecord } from "../../src/audit/AuditRecord.ts"
+import { type AuditActor, type AuditEntry, type AuditRecord, newestFirst } from "../../src/audit/AuditRecord.ts"
 import { MAX_DEPTH } from "../../src/audit/internal/storable.ts"
 import { Organisation, Prompt, PromptStore, PromptVersion, Workspace } from "../../src/index.ts"
 import { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { StorePorts } from "../../src/StorePorts.ts"
-import { layerAuditTestCrypto } from "./TestCrypto.ts"
+import { hmacHex, layerAuditTestCrypto } from "./TestCrypto.ts"
 
 let counter = 0
 const uid = () => `${Date.now().toString(36)}-${(counter++).toString(36)}`
@@ -139,7 +139,7 @@ export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<Stor
       await expectIntactChain()
     })
 
-    it("numbers concurrent appends 1, 2, 3… without gaps, each linked to the record before it", async () => {
+    it("numbers concurrent appends 1, 2, 3… in each chain without gaps, each linked to the one before", async () => {
       const actor = actorOf()
       const n = 24
       const written = await audit((a) =>
@@ -147,14 +147,29 @@ export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<Stor
           concurrency: "unbounded"
         })
       )
-      // The whole chain, whatever earlier tests of the suite appended to it.
-      const chain = await run(Effect.flatMap(Effect.service(AuditLogStore), (store) => store.scan(0, 100_000)))
-      expect(chain.map((r) => r.seq)).toEqual(chain.map((_, i) => i + 1))
-      chain.forEach((r, i) => expect(r.previous_hash).toBe(i === 0 ? GENESIS_HASH : chain[i - 1].hash))
-      const ours = chain.filter((r) => r.organisation_id === actor.organisationId)
+      // The whole log, whatever earlier tests of the suite appended to it, chain by chain.
+      const log = await run(
+        Effect.flatMap(Effect.service(AuditLogStore), (store) => store.scan({ chain: 0, seq: 0 }, 100_000))
+      )
+      const chains = new Map<number, Array<AuditRecord>>()
+      for (const r of log) chains.set(r.chain, [...(chains.get(r.chain) ?? []), r])
+      expect([...chains.keys()]).toEqual([...chains.keys()].sort((a, b) => a - b))
+      for (const chain of chains.values()) {
+        expect(chain.map((r) => r.seq)).toEqual(chain.map((_, i) => i + 1))
+        chain.forEach((r, i) => expect(r.previous_hash).toBe(i === 0 ? GENESIS_HASH : chain[i - 1].hash))
+      }
+      const ours = log.filter((r) => r.organisation_id === actor.organisationId)
       expect(ours.map((r) => r.id).sort()).toEqual(written.map((r) => r.id).sort())
-      expect(new Set(written.map((r) => r.seq)).size).toBe(n)
+      expect(new Set(written.map((r) => `${r.chain}/${r.seq}`)).size).toBe(n)
       await expectIntactChain()
+    })
+
+    it("lists newest first by time, then by chain and position", async () => {
+      const actor = actorOf()
+      for (let i = 0; i < 3; i++) await audit((a) => a.record(entry(actor, { resourceId: `t${i}` })))
+      const listed = await stored(actor.organisationId!)
+      expect(listed.map((r) => r.resource_id)).toEqual(["t2", "t1", "t0"])
+      expect([...listed].sort(newestFirst)).toEqual(listed)
     })
 
     it("keeps neither the change nor its audit record when a unit of work fails after writing both", async () => {
@@ -218,11 +233,34 @@ export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<Stor
       await expectIntactChain()
     })
 
+    it("still verifies a checkpoint signed before chains: the head of chain 0 in count and last_hash", async () => {
+      const actor = actorOf()
+      await audit((a) => a.record(entry(actor)))
+      const verdict = await audit((a) => a.verify())
+      if (!verdict.ok) throw new Error(verdict.reason)
+      const chain0 = verdict.heads.find((head) => head.chain === 0)!
+      const old = { count: chain0.count, last_hash: chain0.last_hash, at: new Date().toISOString() }
+      const signed = { ...old, signature: hmacHex(`checkpoint:the gateway's audit key`, checkpointText(old)) }
+      await audit((a) => a.record(entry(actor)))
+      expect(await audit((a) => a.verify(signed))).toMatchObject({ ok: true })
+      const otherHead = { ...old, last_hash: "f".repeat(64) }
+      const forgedHead = {
+        ...otherHead,
+        signature: hmacHex(`checkpoint:the gateway's audit key`, checkpointText(otherHead))
+      }
+      expect(await audit((a) => a.verify(forgedHead))).toMatchObject({
+        ok: false,
+        record: { chain: 0, seq: chain0.count },
+        reason: expect.stringContaining("is not the record the checkpoint")
+      })
+    })
+
     it("signs checkpoints that later verifications check, and refuses a forged one", async () => {
       const actor = actorOf()
       await audit((a) => a.record(entry(actor)))
       const checkpoint = await audit((a) => a.checkpoint)
       expect(checkpoint.signature).toMatch(/^[0-9a-f]{64}$/)
+      expect(checkpoint.count).toBe(checkpoint.heads?.reduce((sum, head) => sum + head.count, 0))
       await audit((a) => a.record(entry(actor)))
       // The chain grew past the checkpoint: it still reaches it.
       expect(await audit((a) => a.verify(checkpoint))).toMatchObject({ ok: true })

@@ -15,8 +15,9 @@ const migration = (script: string): Effect.Effect<void, unknown, SqlClient.SqlCl
       { discard: true }
     ))
 
-export const migrations = {
-  "0001_access_model": migration(`
+/** Each migration's script, by name: statements separated by `;` at the end of a line. */
+export const migrationScripts = {
+  "0001_access_model": `
     CREATE TABLE organisations (
       id text PRIMARY KEY,
       name text NOT NULL,
@@ -78,9 +79,9 @@ export const migrations = {
     );
     CREATE INDEX api_keys_organisation_created ON api_keys (organisation_id, created_at, id);
     CREATE INDEX api_keys_workspace_created ON api_keys (workspace_id, created_at, id);
-  `),
+  `,
   // No foreign keys: audit records outlive what they describe.
-  "0002_audit_logs": migration(`
+  "0002_audit_logs": `
     CREATE TABLE audit_logs (
       seq bigint PRIMARY KEY,
       id text NOT NULL UNIQUE,
@@ -103,8 +104,8 @@ export const migrations = {
       hash text NOT NULL
     );
     CREATE INDEX audit_logs_organisation_seq ON audit_logs (organisation_id, seq DESC);
-  `),
-  "0003_prompts": migration(`
+  `,
+  "0003_prompts": `
     CREATE TABLE prompts (
       id text PRIMARY KEY,
       organisation_id text NOT NULL REFERENCES organisations (id),
@@ -166,8 +167,8 @@ export const migrations = {
       created_at timestamptz NOT NULL,
       CONSTRAINT prompt_partial_versions_number_unique UNIQUE (partial_id, version)
     );
-  `),
-  "0004_mcp_registry": migration(`
+  `,
+  "0004_mcp_registry": `
     CREATE TABLE mcp_integrations (
       id text PRIMARY KEY,
       organisation_id text NOT NULL REFERENCES organisations (id),
@@ -207,9 +208,9 @@ export const migrations = {
     );
     CREATE INDEX mcp_servers_organisation_created ON mcp_servers (organisation_id, created_at, id);
     CREATE INDEX mcp_servers_workspace_created ON mcp_servers (workspace_id, created_at, id);
-  `),
+  `,
   // Provider keys are stored encrypted (AES-256-GCM with the gateway's master key), never in the clear.
-  "0005_provider_credentials": migration(`
+  "0005_provider_credentials": `
     CREATE TABLE virtual_keys (
       id text PRIMARY KEY,
       organisation_id text NOT NULL REFERENCES organisations (id),
@@ -242,11 +243,11 @@ export const migrations = {
     );
     CREATE INDEX configs_organisation_created ON configs (organisation_id, created_at, id);
     CREATE INDEX configs_workspace_created ON configs (workspace_id, created_at, id);
-  `),
+  `,
   // Exact list totals without counting rows: per organisation, status and level, kept in the writing
   // transaction by statement-level triggers (a bulk insert updates each count once, not once a row).
   // The function body stays on one line: scripts are split at ";" + newline.
-  "0006_mcp_integration_counts": migration(`
+  "0006_mcp_integration_counts": `
     CREATE TABLE mcp_integration_counts (
       organisation_id text NOT NULL,
       status text NOT NULL,
@@ -263,17 +264,17 @@ export const migrations = {
       REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mcp_integration_counts_track();
     CREATE TRIGGER mcp_integration_counts_delete AFTER DELETE ON mcp_integrations
       REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mcp_integration_counts_track()
-  `),
+  `,
   // Who created each key. Keys made before this migration keep null: their creator was not recorded.
   // No foreign keys: like the audit log, a key's provenance outlives the user or key it names.
-  "0007_api_key_creator": migration(`
+  "0007_api_key_creator": `
     ALTER TABLE api_keys ADD COLUMN created_by_user_id text;
     ALTER TABLE api_keys ADD COLUMN created_by_api_key_id text
-  `),
+  `,
   // The keyed audit chain: each record names its hash algorithm. Existing records keep plain SHA-256 (the
   // default fills them in, then goes, so every new record must say); calls with no known key belong to no
   // organisation; records say whether their content had to be made storable.
-  "0008_audit_keyed_chain": migration(`
+  "0008_audit_keyed_chain": `
     ALTER TABLE audit_logs ADD COLUMN hash_algorithm text NOT NULL DEFAULT 'sha256'
       CHECK (hash_algorithm IN ('sha256', 'hmac-sha256'));
     ALTER TABLE audit_logs ALTER COLUMN hash_algorithm DROP DEFAULT;
@@ -281,11 +282,11 @@ export const migrations = {
     ALTER TABLE audit_logs ALTER COLUMN sanitized DROP DEFAULT;
     ALTER TABLE audit_logs ALTER COLUMN organisation_id DROP NOT NULL;
     CREATE INDEX audit_logs_unauthenticated_seq ON audit_logs (seq DESC) WHERE organisation_id IS NULL
-  `),
+  `,
   // Audit chains: a record's position is in its chain, and every record so far is in chain 0. Listings go
   // newest first by time (then chain and position), as positions of different chains do not compare. Each
   // chain's end is a row that appends lock; 16 chains, chain 0 ending where the one chain ended.
-  "0009_audit_chains": migration(`
+  "0009_audit_chains": `
     ALTER TABLE audit_logs ADD COLUMN chain integer NOT NULL DEFAULT 0 CHECK (chain >= 0);
     ALTER TABLE audit_logs ALTER COLUMN chain DROP DEFAULT;
     ALTER TABLE audit_logs DROP CONSTRAINT audit_logs_pkey;
@@ -303,8 +304,12 @@ export const migrations = {
     INSERT INTO audit_chain_heads (chain, seq, hash) SELECT c, 0, repeat('0', 64) FROM generate_series(0, 15) AS c;
     UPDATE audit_chain_heads SET seq = last.seq, hash = last.hash
       FROM (SELECT seq, hash FROM audit_logs ORDER BY seq DESC LIMIT 1) AS last WHERE chain = 0
-  `)
+  `
 }
+
+export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = Object.fromEntries(
+  Object.entries(migrationScripts).map(([name, script]) => [name, migration(script)])
+)
 
 /** An arbitrary constant: the advisory lock that serialises migration runs across processes. */
 const MIGRATION_LOCK = 7_321_004_211

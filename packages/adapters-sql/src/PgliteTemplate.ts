@@ -14,22 +14,12 @@
  */
 import { Effect } from "effect"
 import { createHash } from "node:crypto"
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync
-} from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs"
 import { createRequire } from "node:module"
 import { homedir } from "node:os"
 import { basename, dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { migrations } from "./Migrations.ts"
+import { migrationScripts } from "./Migrations.ts"
 
 /** PGlite's version, from its package.json next to its entry point. */
 const pgliteVersion = (): string => {
@@ -39,19 +29,11 @@ const pgliteVersion = (): string => {
   return (require(join(dir, "package.json")) as { readonly version: string }).version
 }
 
-/**
- * A digest of the migrations' source (`Migrations.ts`, or `Migrations.js` when built): a migration edited
- * during development makes a new template too, not only a new one.
- */
-const migrationsDigest = (): string => {
-  const here = dirname(fileURLToPath(import.meta.url))
-  const source = ["Migrations.ts", "Migrations.js"].map((name) => join(here, name)).find((path) => existsSync(path))
-  return source === undefined ? "unknown" : createHash("sha256").update(readFileSync(source)).digest("hex").slice(0, 12)
+/** The template's name: PGlite's version and a digest of the migrations' scripts, edits included. */
+export const templateName = (): string => {
+  const digest = createHash("sha256").update(JSON.stringify(migrationScripts)).digest("hex").slice(0, 12)
+  return `pglite-${pgliteVersion()}-migrations-${Object.keys(migrationScripts).length}-${digest}`
 }
-
-/** The template's name: what a data directory made from it contains. */
-export const templateName = (): string =>
-  `pglite-${pgliteVersion()}-migrations-${Object.keys(migrations).length}-${migrationsDigest()}`
 
 /** The nearest `node_modules` above this module's file: the installation this copy of the code belongs to. */
 const installationNodeModules = (): string | undefined => {

@@ -1,0 +1,272 @@
+/**
+ * The bench's printout: one table of every figure beside its baseline and its target, then the details.
+ */
+import type { benchAuditChainCeiling, benchAuditedWrites } from "./legs/auditedWrites.ts"
+import type { benchFirstStart, benchIdleFootprint } from "./legs/footprint.ts"
+import type { benchListing } from "./legs/listing.ts"
+import type { benchRenderEfficiency, benchRenderLatency } from "./legs/renderEfficiency.ts"
+import type { benchRenderer } from "./legs/renderer.ts"
+import { type LoadResult, round } from "./support.ts"
+
+export interface BenchResults {
+  readonly date: string
+  readonly machine: { readonly cpus: number; readonly cpu: string | undefined; readonly node: string }
+  readonly render: {
+    readonly gateway_control: LoadResult
+    readonly bare_node_http: LoadResult
+    readonly hono: LoadResult
+    readonly ours_over_bare: number
+    readonly ours_over_hono: number
+  }
+  readonly render_efficiency: Awaited<ReturnType<typeof benchRenderEfficiency>>
+  readonly render_latency_at_fixed_rate: Awaited<ReturnType<typeof benchRenderLatency>>
+  readonly authenticated_read: {
+    readonly gateway_control: LoadResult
+    readonly bare_trivial_get: LoadResult
+    readonly ours_over_bare: number
+  }
+  readonly renderer: Record<
+    string,
+    ReturnType<typeof benchRenderer>[string] & { ours_over_wontache: number; ours_over_mustache: number }
+  >
+  readonly listing: ReadonlyArray<Awaited<ReturnType<typeof benchListing>>>
+  readonly memory: { rss_mb_after_render_load: number; rss_mb_after_second_run: number; growth_mb: number }
+  readonly idle_memory: Awaited<ReturnType<typeof benchIdleFootprint>>
+  readonly first_start: Awaited<ReturnType<typeof benchFirstStart>>
+  readonly audited_writes: Awaited<ReturnType<typeof benchAuditedWrites>> | undefined
+  readonly audit_chain_ceiling: ReturnType<typeof benchAuditChainCeiling>
+}
+
+const verdict = (met: boolean) => (met ? "met" : "missed")
+
+/** One row: figure, ours, baseline, ours against the baseline, target, whether it is met. */
+type Row = readonly [string, string | number, string | number, string, string, string]
+
+const summaryRows = (r: BenchResults): Array<Row> => {
+  const idle = (store: string, code: string, nodeArgs = "") =>
+    r.idle_memory.gateway_control.find((l) => l.store === store && l.code === code && l.node_args === nodeArgs)!
+  const start = (store: string, code: string) =>
+    r.first_start.gateway_control.find((l) => l.store === store && l.code === code)!
+  const latency = r.render_latency_at_fixed_rate
+  const lastRound = latency.rounds.at(-1)!
+  const rows: Array<Row> = [
+    [
+      "render, 50 connections (req/s)",
+      r.render.gateway_control.requestsPerSecond,
+      r.render.bare_node_http.requestsPerSecond,
+      `${r.render.ours_over_bare}×`,
+      "≥ 0.5×",
+      verdict(r.render.ours_over_bare >= 0.5)
+    ],
+    [
+      "render, server CPU per request (µs)",
+      r.render_efficiency.gateway_control_us,
+      r.render_efficiency.bare_node_http_us,
+      `${r.render_efficiency.ours_over_bare}×`,
+      "≤ 2×",
+      verdict(r.render_efficiency.ours_over_bare <= 2)
+    ],
+    [
+      "render p99 at 1,000 req/s, 10 connections (ms)",
+      lastRound.gateway_control.p99,
+      lastRound.bare_node_http.p99,
+      `+${latency.added_p99_ms} ms (median of rounds)`,
+      "≤ +3 ms",
+      verdict(latency.added_p99_ms <= 3)
+    ],
+    [
+      "render p99, 50 connections (ms; queueing)",
+      r.render.gateway_control.p99,
+      r.render.bare_node_http.p99,
+      `+${r.render.gateway_control.p99 - r.render.bare_node_http.p99} ms`,
+      "report",
+      "—"
+    ],
+    [
+      "idle RSS, memory store, built (MB)",
+      idle("memory", "built").rss,
+      r.idle_memory.bare_node_http.rss,
+      `+${round(idle("memory", "built").rss - r.idle_memory.bare_node_http.rss, 1)} MB`,
+      "≤ 100 MB",
+      verdict(idle("memory", "built").rss <= 100)
+    ],
+    [
+      "idle RSS, PGlite, built (MB)",
+      idle("pglite", "built").rss,
+      r.idle_memory.bare_node_http.rss,
+      `+${round(idle("pglite", "built").rss - r.idle_memory.bare_node_http.rss, 1)} MB`,
+      "≤ 200 MB",
+      verdict(idle("pglite", "built").rss <= 200)
+    ],
+    [
+      "idle RSS, PGlite, built, --v8-pool-size=1 (MB)",
+      idle("pglite", "built", "--v8-pool-size=1").rss,
+      r.idle_memory.bare_node_http.rss,
+      `+${round(idle("pglite", "built", "--v8-pool-size=1").rss - r.idle_memory.bare_node_http.rss, 1)} MB`,
+      "≤ 200 MB",
+      verdict(idle("pglite", "built", "--v8-pool-size=1").rss <= 200)
+    ],
+    [
+      "first start, PGlite, npm start (ms to /readyz)",
+      start("pglite", "sources").ready_ms,
+      r.first_start.bare_node_http.ready_ms,
+      `CPU ${start("pglite", "sources").cpu_ms} ms`,
+      "≤ 2,000 ms",
+      verdict(start("pglite", "sources").ready_ms <= 2000)
+    ],
+    [
+      "first start, PGlite, built (ms to /readyz)",
+      start("pglite", "built").ready_ms,
+      r.first_start.bare_node_http.ready_ms,
+      `CPU ${start("pglite", "built").cpu_ms} ms`,
+      "≤ 2,000 ms",
+      verdict(start("pglite", "built").ready_ms <= 2000)
+    ]
+  ]
+  const writes = r.audited_writes
+  if (writes !== undefined) {
+    for (const kind of ["prompts", "api_keys"] as const) {
+      const one = (writes.runs[0] as Record<string, any>)[kind]
+      const four = (writes.runs[2] as Record<string, any>)[kind]
+      const ratio = writes.four_over_one[kind]
+      rows.push([
+        `audited writes, ${kind}, 4 processes (writes/s; p99 ms)`,
+        `${four.writes_per_second}; ${four.p99}`,
+        `1 process: ${one.writes_per_second}; ${one.p99}`,
+        `${ratio}×`,
+        "≥ 2× and ≥ 1,000/s",
+        verdict(ratio >= 2 && four.writes_per_second >= 1000)
+      ])
+    }
+  }
+  const ceiling = r.audit_chain_ceiling
+  if (ceiling !== undefined) {
+    rows.push([
+      "audit appends, SQL alone, 8 clients (appends/s)",
+      ceiling.chains.clients_8,
+      `one chain: ${ceiling.one_chain.clients_8}`,
+      `${ceiling.chains_over_one_chain_8_clients}×`,
+      "report",
+      "—"
+    ])
+  }
+  return rows
+}
+
+const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string | number>>) => [
+  `| ${head.join(" | ")} |`,
+  `|${head.map(() => "---").join("|")}|`,
+  ...rows.map((row) => `| ${row.join(" | ")} |`)
+]
+
+export const printReport = (r: BenchResults) => {
+  const load = (name: string, l: LoadResult) => [name, l.requestsPerSecond, l.p50, l.p99, l.errors]
+  const lines = [
+    `gateway-control benchmarks, ${r.date}, ${r.machine.cpus} × ${r.machine.cpu}, Node ${r.machine.node}`,
+    "",
+    ...table(["figure", "gateway-control", "baseline", "against it", "target", ""], summaryRows(r)),
+    "",
+    ...table(["HTTP (50 connections)", "req/s", "p50 ms", "p99 ms", "errors"], [
+      load("render: gateway-control (PGlite)", r.render.gateway_control),
+      load("render: bare node:http", r.render.bare_node_http),
+      load("render: Hono", r.render.hono),
+      load("authenticated read: GET /v1/mcp-servers/{id}", r.authenticated_read.gateway_control),
+      load("trivial GET: bare node:http", r.authenticated_read.bare_trivial_get)
+    ]),
+    "",
+    `render ours/bare ${r.render.ours_over_bare}, ours/Hono ${r.render.ours_over_hono}; ` +
+    `read ours/bare ${r.authenticated_read.ours_over_bare}`,
+    "",
+    ...table(
+      [
+        "render at 1,000 req/s, 10 connections",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "event loop delay p99/max ms",
+        "GC pauses"
+      ],
+      r.render_latency_at_fixed_rate.rounds.flatMap((round, i) => [
+        [
+          `round ${i + 1}: gateway-control`,
+          round.gateway_control.p50,
+          round.gateway_control.p99,
+          round.gateway_control.max,
+          `${round.gateway_control.event_loop?.delay_p99_ms}/${round.gateway_control.event_loop?.delay_max_ms}`,
+          `${round.gateway_control.event_loop?.gc_pauses}, ${round.gateway_control.event_loop?.gc_total_ms} ms, ` +
+          `max ${round.gateway_control.event_loop?.gc_max_ms} ms`
+        ],
+        [
+          `round ${i + 1}: bare node:http`,
+          round.bare_node_http.p50,
+          round.bare_node_http.p99,
+          round.bare_node_http.max,
+          "",
+          ""
+        ]
+      ])
+    ),
+    "",
+    ...table(["idle RSS 5 s after start", "RSS MB", "anonymous MB", "file-backed MB"], [
+      [
+        "bare node:http",
+        r.idle_memory.bare_node_http.rss,
+        r.idle_memory.bare_node_http.anonymous,
+        r.idle_memory.bare_node_http.file
+      ],
+      ...r.idle_memory.gateway_control.map((l) => [
+        `${l.store}, ${l.code}${l.node_args === "" ? "" : `, ${l.node_args}`}`,
+        l.rss,
+        l.anonymous,
+        l.file
+      ])
+    ]),
+    "",
+    ...table(["first start on a new DATA_DIR", "ready ms", "CPU ms"], [
+      ["bare node:http", r.first_start.bare_node_http.ready_ms, r.first_start.bare_node_http.cpu_ms],
+      ...r.first_start.gateway_control.map((l) => [`${l.store}, ${l.code}`, l.ready_ms, l.cpu_ms])
+    ]),
+    "",
+    ...(r.audited_writes === undefined ? [] : table(
+      ["audited writes (32 connections)", "writes/s", "p50 ms", "p99 ms", "server CPU ms/write", "lock-wait share"],
+      r.audited_writes.runs.flatMap((run) =>
+        (["prompts", "api_keys"] as const).map((kind) => {
+          const w = (run as Record<string, any>)[kind]
+          return [
+            `${run.processes} process(es), ${kind}`,
+            w.writes_per_second,
+            w.p50,
+            w.p99,
+            w.server_cpu_ms_per_write,
+            w.lock_wait_share
+          ]
+        })
+      )
+    )),
+    "",
+    ...table(
+      ["renderer (renders/s)", "ours", "mustache", "wontache", "ours/wontache", "ours/mustache"],
+      Object.entries(r.renderer).map(([name, x]) => [
+        name,
+        x.ours,
+        x.mustache,
+        x.wontache,
+        x.ours_over_wontache,
+        x.ours_over_mustache
+      ])
+    ),
+    "",
+    ...table(
+      ["listing (4 connections)", "p50 ms first page", "p50 ms deep page"],
+      r.listing.flatMap((leg) => [
+        [`${leg.store}, 1,000 integrations`, leg.small.first.p50, leg.small.deep.p50],
+        [`${leg.store}, 100,000 integrations`, leg.large.first.p50, leg.large.deep.p50],
+        [`${leg.store}, 100,000 / 1,000`, leg.first_page_large_over_small, leg.deep_page_large_over_small]
+      ])
+    ),
+    "",
+    `memory: RSS ${r.memory.rss_mb_after_render_load} MB after the render load, ${r.memory.rss_mb_after_second_run} MB ` +
+    `after a second run (growth ${r.memory.growth_mb} MB)`
+  ]
+  console.log(lines.join("\n"))
+}

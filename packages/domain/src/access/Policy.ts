@@ -48,6 +48,11 @@ export const Actions = {
   "api_keys.create.workspace_user": { scope: "workspace_user_api_keys.create", reach: "any", manager: true },
   "api_keys.list": { scope: "api_keys.list", reach: "any" },
   "api_keys.read": { scope: "api_keys.list", reach: "any" },
+  "api_keys.update": { scope: "api_keys.update", reach: "any", manager: true },
+  /** Rotating a key issues a secret with its powers: as creating such a key, with the kind's rotate scope. */
+  "api_keys.rotate.organisation_service": { scope: "organisation_service_api_keys.rotate", reach: "admin" },
+  "api_keys.rotate.workspace_service": { scope: "workspace_service_api_keys.rotate", reach: "any", manager: true },
+  "api_keys.rotate.workspace_user": { scope: "workspace_user_api_keys.rotate", reach: "any", manager: true },
   "api_keys.delete": { scope: "api_keys.delete", reach: "any", manager: true },
   "audit_logs.list": { scope: "audit_logs.list", reach: "admin" },
   "prompts.create": { scope: "prompts.create", reach: "any" },

@@ -6,7 +6,15 @@
  * tag is a class field rather than a schema field: decoding constructs the class and so sets it, while
  * encoding writes the schema's fields only, so neither the wire nor the OpenAPI document shows it.
  */
-import type { Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "@gateway-control/domain"
+import type {
+  Conflict,
+  Forbidden,
+  InvalidRequest,
+  NotFound,
+  RateLimited,
+  RateLimitStatus,
+  Unauthenticated
+} from "@gateway-control/domain"
 import { Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 
@@ -52,6 +60,15 @@ export class ConflictError extends Schema.Error<ConflictError>("ConflictError")(
   description: "conflict: a uniqueness rule would be broken (duplicate slug, name or email)."
 }) {
   readonly _tag = "ConflictError"
+}
+
+export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyRequests")(Envelope, {
+  httpApiStatus: 429,
+  description: "rate_limited: the key made more requests than one of its rate limits allows; the retry-after " +
+    "header says in how many seconds to try again, x-ratelimit-limit, x-ratelimit-remaining and " +
+    "x-ratelimit-reset describe the limit."
+}) {
+  readonly _tag = "TooManyRequests"
 }
 
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(Envelope, {
@@ -171,3 +188,31 @@ export const domainErrorResponse = (error: DomainError) => {
   const { error: detail } = fromDomain(error)
   return errorResponse(statusOf(error), detail.code, detail.message, detail.param)
 }
+
+const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)))
+
+/**
+ * What a limited key's answers say of its tightest rate limit: `x-ratelimit-limit` (requests per window),
+ * `x-ratelimit-remaining`, and `x-ratelimit-reset` (seconds until the window starts over).
+ */
+export const rateLimitHeaders = (status: RateLimitStatus): Record<string, string> => ({
+  "x-ratelimit-limit": String(status.limit),
+  "x-ratelimit-remaining": String(status.remaining),
+  "x-ratelimit-reset": seconds(status.resetAfterMs)
+})
+
+/** The 429 for a call over a rate limit, with `retry-after` (seconds) and the limit's headers. */
+export const rateLimitedResponse = (error: RateLimited) =>
+  HttpServerResponse.setHeaders(
+    errorResponse(429, "rate_limited", error.message),
+    {
+      "retry-after": seconds(error.retryAfterMs),
+      ...rateLimitHeaders({ limit: error.limit, unit: error.unit, remaining: 0, resetAfterMs: error.retryAfterMs })
+    }
+  )
+
+/** A response of a limited key's call, with its limit's headers; any other call's as it is. */
+export const withRateLimitHeaders = (
+  response: HttpServerResponse.HttpServerResponse,
+  status: RateLimitStatus | undefined
+) => status === undefined ? response : HttpServerResponse.setHeaders(response, rateLimitHeaders(status))

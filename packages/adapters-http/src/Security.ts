@@ -5,14 +5,14 @@
  */
 import type { CurrentPrincipal } from "@gateway-control/domain"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { Unauthorized } from "./ApiErrors.ts"
+import { TooManyRequests, Unauthorized } from "./ApiErrors.ts"
 
 export const API_KEY_HEADER = "x-service-api-key"
 
 export class ApiKeyAuth extends HttpApiMiddleware.Service<ApiKeyAuth, { provides: CurrentPrincipal }>()(
   "@gateway-control/http/ApiKeyAuth",
   {
-    error: Unauthorized,
+    error: [Unauthorized, TooManyRequests],
     security: { serviceApiKey: HttpApiSecurity.apiKey({ key: API_KEY_HEADER, in: "header" }) }
   }
 ) {}

@@ -3,10 +3,10 @@
  * Nothing survives the process.
  */
 import {
-  ApiKey,
   ApiKeyStore,
   AuditLogStore,
   type AuditRecord,
+  ChangeFeed,
   ConfigStore,
   type GatewayConfig,
   GENESIS_HASH,
@@ -23,7 +23,6 @@ import {
   type PromptLabel,
   PromptStore,
   type PromptVersion,
-  type StoredApiKey,
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
@@ -38,6 +37,7 @@ import {
   WorkspaceStore
 } from "@gateway-control/domain"
 import { Context, Effect, Layer, Option } from "effect"
+import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
 import { versionedTables } from "./internal/VersionedTables.ts"
@@ -48,9 +48,6 @@ const make = Effect.sync(() => {
   const workspaces = new Table<Workspace>(state, (w) => [`${w.organisation_id}/${w.slug}`])
   const users = new Table<User>(state, (u) => [`${u.organisation_id}/${u.email.toLowerCase()}`])
   const members = new Table<WorkspaceMember>(state)
-  const apiKeys = new Table<StoredApiKey & { readonly id: string; readonly created_at: string }>(state, (k) => [
-    `digest/${k.digest}`
-  ])
 
   const organisationStore = OrganisationStore.of({
     insert: (organisation) =>
@@ -108,28 +105,7 @@ const make = Effect.sync(() => {
     remove: (workspaceId, userId) => members.delete(memberId(workspaceId, userId))
   })
 
-  const apiKeyStore = ApiKeyStore.of({
-    insert: (stored) =>
-      Effect.flatMap(
-        apiKeys.insert(stored.key.id, { ...stored, id: stored.key.id, created_at: stored.key.created_at }),
-        (taken) => conflictOn(taken, "An API key with this id or digest already exists.", null)
-      ),
-    findByDigest: (digest) =>
-      Effect.sync(() =>
-        Option.map(apiKeys.byUnique(`digest/${digest}`), (row) => ({ key: row.key, digest: row.digest }))
-      ),
-    get: (id) => Effect.sync(() => Option.map(apiKeys.get(id), (row) => row.key)),
-    list: (organisationId, workspaceId, page) =>
-      Effect.sync(() => {
-        const result = apiKeys.page((row) => inScope(row.key, organisationId, workspaceId), page)
-        return { items: result.items.map((row) => row.key), total: result.total }
-      }),
-    revoke: (id, at) =>
-      apiKeys.replace(id, (row) => ({
-        ...row,
-        key: new ApiKey({ ...row.key, status: "revoked", last_updated_at: at })
-      }))
-  })
+  const apiKeyStore = makeMemoryApiKeyStore(state)
 
   const prompts = versionedTables(state, {
     what: "prompt",
@@ -308,7 +284,9 @@ const make = Effect.sync(() => {
     Context.add(McpIntegrationStore, integrationStore),
     Context.add(McpServerStore, serverStore),
     Context.add(PartialStore, partialStore),
-    Context.add(StoreTransaction, transaction)
+    Context.add(StoreTransaction, transaction),
+    // Nothing outside this process shares the store: nobody to tell.
+    Context.add(ChangeFeed, ChangeFeed.inProcess)
   )
 })
 

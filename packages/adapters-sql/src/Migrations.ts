@@ -281,6 +281,18 @@ export const migrations = {
     ALTER TABLE audit_logs ALTER COLUMN sanitized DROP DEFAULT;
     ALTER TABLE audit_logs ALTER COLUMN organisation_id DROP NOT NULL;
     CREATE INDEX audit_logs_unauthenticated_seq ON audit_logs (seq DESC) WHERE organisation_id IS NULL
+  `),
+  // Keys in production: rotation (the replaced secret's digest, kept until its transition ends), when each key
+  // was last used, and its request limits (existing keys have none: the default fills them in, then goes).
+  "0011_api_key_rotation_usage_limits": migration(`
+    ALTER TABLE api_keys ADD COLUMN previous_digest text;
+    ALTER TABLE api_keys ADD COLUMN rotated_at timestamptz;
+    ALTER TABLE api_keys ADD COLUMN transition_ends_at timestamptz;
+    ALTER TABLE api_keys ADD COLUMN last_used_at timestamptz;
+    ALTER TABLE api_keys ADD COLUMN rate_limits jsonb NOT NULL DEFAULT '[]';
+    ALTER TABLE api_keys ALTER COLUMN rate_limits DROP DEFAULT;
+    CREATE UNIQUE INDEX api_keys_previous_digest_unique ON api_keys (previous_digest) WHERE previous_digest IS NOT NULL;
+    CREATE INDEX api_keys_transitions ON api_keys (transition_ends_at) WHERE previous_digest IS NOT NULL
   `)
 }
 

@@ -40,7 +40,12 @@ const expectUpgraded = (result: Effect.Success<typeof upgradeWithAKey>) => {
     name: "old",
     scopes: ["workspaces.list"],
     created_by_user_id: null,
-    created_by_api_key_id: null
+    created_by_api_key_id: null,
+    // And from 0011: no limits, never used or rotated.
+    rate_limits: [],
+    last_used_at: null,
+    rotated_at: null,
+    transition_ends_at: null
   })
 }
 

@@ -8,6 +8,7 @@ import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
+import type { ChangeFeed } from "./shared/ChangeFeed.ts"
 import type { StoreTransaction } from "./shared/StoreTransaction.ts"
 
 /** Every store port: what a store adapter (`layerMemory`, `layerSql`) provides, each the same set. */
@@ -25,3 +26,4 @@ export type StorePorts =
   | VirtualKeyStore
   | ConfigStore
   | StoreTransaction
+  | ChangeFeed

@@ -5,7 +5,7 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
-import { layerFromClient, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
+import { layerFromClient, layerPostgres, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
 import {
   ApiKeys,
   Audit,
@@ -14,6 +14,7 @@ import {
   Configs,
   FineTuning,
   HostResolver,
+  layerTransitionSweep,
   McpRegistry,
   Prompts,
   ProviderRegistry,
@@ -26,6 +27,7 @@ import {
 } from "@gateway-control/domain"
 import { Console, Context, Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import type { RateLimiter } from "effect/persistence"
 import type { SqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
 import { mkdirSync } from "node:fs"
@@ -39,6 +41,7 @@ import { loadMasterKey } from "./internal/MasterKey.ts"
 import { layerMount } from "./internal/Mount.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerProviderHttpClients } from "./ProviderConnections.ts"
+import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
 
 /** The SQL client of a SQL store. */
@@ -57,9 +60,20 @@ export const layerSqlClient = (store: Exclude<StoreConfig, { readonly kind: "mem
   }
 }
 
-/** Every store port, as chosen by the configuration; SQL stores run their pending migrations as they open. */
-export const layerStore = (store: StoreConfig): Layer.Layer<StorePorts, SqlError | InvalidConfiguration> =>
-  store.kind === "memory" ? layerMemory : layerFromClient(layerSqlClient(store))
+/**
+ * Every store port, as chosen by the configuration; SQL stores run their pending migrations as they open.
+ * On PostgreSQL, processes sharing the database tell each other of changes (its change feed).
+ */
+export const layerStore = (store: StoreConfig): Layer.Layer<StorePorts, SqlError | InvalidConfiguration> => {
+  switch (store.kind) {
+    case "memory":
+      return layerMemory
+    case "pglite":
+      return layerFromClient(layerSqlClient(store))
+    case "postgres":
+      return layerPostgres({ url: store.url, poolSize: store.poolSize })
+  }
+}
 
 export interface ProviderSettings {
   readonly registry: ProviderRegistry["Service"]
@@ -88,25 +102,29 @@ const defaultProviders: () => ProviderSettings = () => ({
 
 /**
  * The domain services over a store, with the store's ports exposed too (the CLI and tests use them).
- * `renderLimits` defaults to the domain's own.
+ * `renderLimits` defaults to the domain's own; keys' rate limits are counted in memory unless `rateLimiter`
+ * says where else.
  */
-export const layerDomain = <ROut, E>(
+export const layerDomain = <ROut, E, E2 = never>(
   store: Layer.Layer<ROut, E>,
   providers: ProviderSettings = defaultProviders(),
-  renderLimits: RenderLimitsShape = RenderLimits.defaultValue()
+  renderLimits: RenderLimitsShape = RenderLimits.defaultValue(),
+  rateLimiter: Layer.Layer<RateLimiter.RateLimiter, E2> = layerRateLimiterInMemory
 ) =>
   Layer.mergeAll(
     Bootstrap.layer,
     Workspaces.layer,
     Users.layer,
-    Audit.layer,
     Prompts.layer,
     McpRegistry.layer,
-    FineTuning.layer
+    FineTuning.layer,
+    layerTransitionSweep
   ).pipe(
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.merge(VirtualKeys.layer, Configs.layer)),
     Layer.provideMerge(ApiKeys.layer),
+    Layer.provideMerge(Audit.layer),
+    Layer.provideMerge(rateLimiter),
     Layer.provideMerge(store),
     Layer.provideMerge(layerNodeCrypto),
     Layer.provideMerge(layerSecretCipher(providers.masterKey)),
@@ -123,9 +141,12 @@ export const layerDomain = <ROut, E>(
 export const layerConfiguredDomain = (config: AppConfig) =>
   Layer.unwrap(
     Effect.map(loadMasterKey(config), (masterKey) =>
-      layerDomain(layerStore(config.store), { registry: providerRegistry(config), masterKey }, {
-        maxRenderBytes: config.maxRenderBytes
-      }))
+      layerDomain(
+        layerStore(config.store),
+        { registry: providerRegistry(config), masterKey },
+        { maxRenderBytes: config.maxRenderBytes },
+        layerRateLimiter(config.redisUrl)
+      ))
   )
 
 /** One JSON object a line on stderr, so that stdout stays free for command output. */

@@ -212,7 +212,18 @@ export const settings = {
   }),
   trustedCustomHosts: setting({ env: "TRUSTED_CUSTOM_HOSTS", defaultValue: [], fromText: commaList, decode: hostList }),
   providerBaseUrls: setting({ env: "PROVIDER_BASE_URLS", defaultValue: [], fromText: providerPairs, decode: baseUrls }),
-  basePath: setting<Option.Option<string>>({ defaultValue: Option.none(), fromText: asIs, decode: basePath })
+  basePath: setting<Option.Option<string>>({ defaultValue: Option.none(), fromText: asIs, decode: basePath }),
+  redisUrl: setting<Option.Option<Redacted.Redacted<string>>>({
+    env: "REDIS_URL",
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: (input, name) => {
+      const url = secretText(input)?.trim()
+      return url === undefined || !/^rediss?:\/\/./.test(url)
+        ? Result.fail(`${name} must be a Redis URL (redis://host:6379 or rediss://...).`)
+        : Result.succeed(Option.some(Redacted.make(url)))
+    }
+  })
 }
 
 export type SettingName = keyof typeof settings

@@ -12,6 +12,8 @@ const ENDPOINTS = {
   "workspaces.create": { action: "create", resourceType: "workspace" },
   "apiKeys.create": { action: "create", resourceType: "api_key" },
   "apiKeys.revoke": { action: "revoke", resourceType: "api_key" },
+  "apiKeys.update": { action: "update", resourceType: "api_key" },
+  "apiKeys.rotate": { action: "rotate", resourceType: "api_key" },
   "users.create": { action: "create", resourceType: "user" },
   "users.addMember": { action: "create", resourceType: "workspace_member" },
   "users.removeMember": { action: "delete", resourceType: "workspace_member" },

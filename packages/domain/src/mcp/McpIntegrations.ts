@@ -82,8 +82,8 @@ export const checkLength = (value: string | undefined, param: string, min: numbe
     ? Effect.fail(InvalidRequest.of(`${param} must be ${min} to ${max} characters.`, param))
     : Effect.void
 
-/** The integration operations; `serversChanged` clears what server reads cached of integrations. */
-export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
+/** The integration operations; `integrationChanged` clears what server reads cached of an integration. */
+export const makeIntegrations = (integrationChanged: (integrationId: string) => Effect.Effect<void>) =>
   Effect.gen(function*() {
     const integrations = grantedWrites(yield* McpIntegrationStore, {
       insert: ["mcp_integrations.create.organisation", "mcp_integrations.create.workspace"],
@@ -94,7 +94,7 @@ export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
 
     /** An update, which server reads may have cached. */
     const save: typeof integrations.update = (allowed, integration) =>
-      Effect.andThen(integrations.update(allowed, integration), serversChanged)
+      Effect.andThen(integrations.update(allowed, integration), integrationChanged(integration.id))
 
     const organisationWorkspaces = (organisationId: string) =>
       Effect.map(workspaces.list(organisationId, { limit: 1, offset: 0 }), (page) => page.total)

@@ -46,6 +46,7 @@ export const makePartialResolver = (cache: RenderCache) =>
       variables: Record<string, unknown>,
       useCache: boolean
     ) {
+      const startedAt = cache.generation
       const resolved = new Map<string, Template>()
       const missing = new Set<string>()
       const missingVariables = new Set<string>()
@@ -88,7 +89,7 @@ export const makePartialResolver = (cache: RenderCache) =>
             compiledPartials.set(partialVersion.value.id, template, 0)
           }
           resolved.set(name, template)
-          resolvedPartials.set(cacheKey, template, now)
+          if (cache.generation === startedAt) resolvedPartials.set(cacheKey, template, now)
           next.push(...template.partials)
         }
         frontier = next

@@ -20,7 +20,7 @@ import {
 
 export type PartialInput = TemplateResourceInput
 
-export const makePromptPartials = (resources: TemplateResources, { changed }: RenderCache) =>
+export const makePromptPartials = (resources: TemplateResources, { partialChanged }: RenderCache) =>
   Effect.gen(function*() {
     // A partial's newest version is its published one: updating one publishes it.
     const partials = grantedWrites(yield* PartialStore, {
@@ -48,7 +48,7 @@ export const makePromptPartials = (resources: TemplateResources, { changed }: Re
       yield* compilePartial(partial.slug, input.string!)
       const version = newVersion(partial, 1, input, partial.created_at)
       yield* partials.insert(creating, partial, version)
-      yield* changed
+      yield* partialChanged(partial.workspace_id, partial.slug)
       return { partial, version }
     })
 
@@ -70,7 +70,7 @@ export const makePromptPartials = (resources: TemplateResources, { changed }: Re
         const version = newVersion(partial, next, input, now)
         yield* partials.addVersion(updating, version)
         yield* partials.setPublished(updating, partial.id, next, now)
-        yield* changed
+        yield* partialChanged(partial.workspace_id, partial.slug)
         return { partial: new Partial({ ...partial, published_version: next, last_updated_at: now }), version }
       }
     )

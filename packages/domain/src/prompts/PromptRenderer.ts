@@ -227,11 +227,16 @@ export const makePromptRenderer = (resources: TemplateResources, cache: RenderCa
           const now = clock.currentTimeMillisUnsafe()
           const cacheKey = `${principal.organisationId}/${principal.workspaceId ?? "*"}/${promptRef}`
           const cached = resolvedTargets.get(cacheKey, now)
+          const startedAt = cache.generation
           const target = cached !== undefined
             ? Effect.as(allowed(principal, "prompts.render", cached.prompt), cached)
             : Effect.tap(
               resolveTarget(principal, promptRef),
-              (resolved) => Effect.sync(() => resolvedTargets.set(cacheKey, resolved, now))
+              (resolved) =>
+                Effect.sync(() => {
+                  // A change heard while resolving may have come after the store was read.
+                  if (cache.generation === startedAt) resolvedTargets.set(cacheKey, resolved, now)
+                })
             )
           return Effect.flatMap(target, (resolved) => renderWith(resolved, body))
         })

@@ -66,7 +66,7 @@ const checkSaved = Effect.fnUntraced(function*(
 const detectType = (input: PromptInput): PromptType =>
   input.type ?? (input.string !== undefined && parseMessages(input.string) !== undefined ? "chat" : "completion")
 
-export const makePromptTemplates = (resources: TemplateResources, { changed }: RenderCache) =>
+export const makePromptTemplates = (resources: TemplateResources, { promptChanged }: RenderCache) =>
   Effect.gen(function*() {
     const prompts = grantedWrites(yield* PromptStore, {
       insert: "prompts.create",
@@ -98,7 +98,7 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
       })
       yield* checkSaved(`prompt '${prompt.slug}'`, version)
       yield* prompts.insert(creating, prompt, version)
-      yield* changed
+      yield* promptChanged(prompt.id)
       for (const label of BUILT_IN_LABELS) {
         yield* prompts.setLabel(
           creating,
@@ -135,7 +135,7 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
       })
       yield* checkSaved(`prompt '${prompt.slug}'`, version)
       yield* prompts.addVersion(updating, version)
-      yield* changed
+      yield* promptChanged(prompt.id)
       return { prompt, version }
     })
 
@@ -145,7 +145,7 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
       yield* existingVersion(prompt, version)
       const now = yield* nowIso
       yield* prompts.setPublished(publishing, prompt.id, version, now)
-      yield* changed
+      yield* promptChanged(prompt.id)
       return new Prompt({ ...prompt, published_version: version, last_updated_at: now })
     })
 
@@ -162,7 +162,7 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
         yield* existingVersion(prompt, version)
         const record = new PromptLabel({ prompt_id: prompt.id, label, version, last_updated_at: yield* nowIso })
         yield* prompts.setLabel(publishing, record)
-        yield* changed
+        yield* promptChanged(prompt.id)
         return record
       }
     )
@@ -189,7 +189,7 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
       const prompt = yield* findPrompt(principal, promptId)
       const deleting = yield* allowed(principal, "prompts.delete", prompt)
       yield* prompts.delete(deleting, prompt.id)
-      yield* changed
+      yield* promptChanged(prompt.id)
       return prompt
     })
 

@@ -5,10 +5,11 @@
  * The service is put together from its parts: the prompt templates (PromptTemplates.ts), their partials
  * (PromptPartials.ts) and rendering (PromptRenderer.ts, with PartialResolver.ts). They share what prompts
  * and partials have in common (TemplateResources.ts), the compiled templates (TemplateCompiler.ts) and
- * the render cache (RenderCache.ts), which every change clears.
+ * the render cache (RenderCache.ts), from which every change, here or in another process, clears what it touches.
  */
 import { Context, Effect, Layer } from "effect"
 import type { Principal } from "../access/Principal.ts"
+import { ChangeFeed } from "../shared/ChangeFeed.ts"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import type { Partial, PartialVersion, Prompt, PromptLabel, PromptVersion } from "./Prompt.ts"
@@ -80,7 +81,9 @@ export class Prompts extends Context.Service<
   static readonly layer = Layer.effect(
     Prompts,
     Effect.gen(function*() {
-      const cache = new RenderCache()
+      const feed = yield* ChangeFeed
+      const cache = new RenderCache(feed.publish)
+      yield* feed.subscribe(cache.forget)
       const resources = yield* makeTemplateResources
       return Prompts.of({
         ...(yield* makePromptTemplates(resources, cache)),

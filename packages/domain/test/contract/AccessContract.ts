@@ -110,7 +110,7 @@ export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
       yield* keys.insert({ key: scoped, digest: `d-${scoped.id}` })
     }))
     const found = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.findByDigest(`d-${scoped.id}`)))
-    expect(Option.getOrThrow(found)).toEqual({ key: scoped, digest: `d-${scoped.id}` })
+    expect(Option.getOrThrow(found)).toEqual({ key: scoped, digest: `d-${scoped.id}`, previousDigest: null })
     const duplicate = await exit(
       Effect.flatMap(
         Effect.service(ApiKeyStore),

@@ -95,7 +95,11 @@ export const apiKey = (
     created_by_user_id: createdBy?.userId ?? null,
     created_by_api_key_id: createdBy?.keyId ?? null,
     last_updated_at: now,
-    expires_at: "2030-01-01T00:00:00.000Z"
+    expires_at: "2030-01-01T00:00:00.000Z",
+    rate_limits: [],
+    last_used_at: null,
+    rotated_at: null,
+    transition_ends_at: null
   })
 }
 

@@ -6,6 +6,7 @@
 import type { Layer } from "effect"
 import { describe } from "vitest"
 import { accessContract } from "./AccessContract.ts"
+import { apiKeyContract } from "./ApiKeyContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
 import { mcpContract } from "./McpContract.ts"
@@ -19,6 +20,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     const harness = useStore(makeLayer)
     transactionContract(harness)
     accessContract(harness)
+    apiKeyContract(harness)
     promptContract(harness)
     mcpContract(harness)
     credentialContract(harness)

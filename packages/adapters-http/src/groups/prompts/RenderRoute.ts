@@ -9,7 +9,13 @@ import { ApiKeys, jsonProblem, Prompts, type Rendered } from "@gateway-control/d
 import { Effect, Redacted } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { domainErrorResponse, errorResponse, isDomainError } from "../../ApiErrors.ts"
+import {
+  domainErrorResponse,
+  errorResponse,
+  isDomainError,
+  rateLimitedResponse,
+  withRateLimitHeaders
+} from "../../ApiErrors.ts"
 import { readBodyText } from "../../internal/bodyText.ts"
 import { API_KEY_HEADER } from "../../Security.ts"
 
@@ -53,9 +59,9 @@ export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
     const prompts = yield* Prompts
     // Plain combinators rather than a generator: this runs on every render.
     const handler = (request: HttpServerRequest.HttpServerRequest) =>
-      apiKeys.authenticate(Redacted.make(request.headers[API_KEY_HEADER] ?? "")).pipe(
-        Effect.flatMap((principal) =>
-          Effect.flatMap(readBodyText(request, options.maxBodyBytes), (text) => {
+      apiKeys.admit(Redacted.make(request.headers[API_KEY_HEADER] ?? "")).pipe(
+        Effect.flatMap(({ principal, rateLimit }) => {
+          const rendered = Effect.flatMap(readBodyText(request, options.maxBodyBytes), (text) => {
             if (typeof text !== "string") return Effect.succeed(text)
             const body = parseBody(text)
             if (HttpServerResponse.isHttpServerResponse(body)) return Effect.succeed(body)
@@ -64,8 +70,14 @@ export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
               (params) => Effect.map(prompts.render(principal, params.promptId ?? "", body), respond)
             )
           })
-        ),
-        Effect.catchIf(isDomainError, (error) => Effect.succeed(domainErrorResponse(error)))
+          // A limited key's answers, refusals included, say what is left of its limit.
+          return rateLimit === undefined ? rendered : rendered.pipe(
+            Effect.catchIf(isDomainError, (error) => Effect.succeed(domainErrorResponse(error))),
+            Effect.map((response) => withRateLimitHeaders(response, rateLimit))
+          )
+        }),
+        Effect.catchIf(isDomainError, (error) => Effect.succeed(domainErrorResponse(error))),
+        Effect.catchTag("RateLimited", (error) => Effect.succeed(rateLimitedResponse(error)))
       )
     yield* router.add("POST", RENDER_PATH, handler)
   }))

@@ -29,7 +29,7 @@ const workspaceKey = async (scopes: ReadonlyArray<string>, extra: Record<string,
 }
 
 const status = async (key: string) => (await server.request("/v1/workspaces?page_size=1", { key })).status
-const read = async (id: string): Promise<ApiKey> => (await (await server.request(`/v1/api-keys/${id}`)).json())
+const read = async (id: string) => (await (await server.request(`/v1/api-keys/${id}`)).json()) as ApiKey
 
 /** Polls `check` until it holds, for at most `withinMs`; the elapsed time, or a failure. */
 const eventually = async (check: () => Promise<boolean>, withinMs: number) => {

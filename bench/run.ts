@@ -319,6 +319,25 @@ const main = async () => {
   await load(renderOptions(ours.url, small.key))
   const rssAfterSecond = rssMb(ours.child.pid!)
 
+  // The same render with a key that has rate limits (never reached): what counting each request costs, here in
+  // this process's memory (no REDIS_URL).
+  const limited = await json(`${ours.url}/v1/api-keys/workspace/service`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({
+      name: "bench limited",
+      workspace_id: small.workspaceId,
+      scopes: ["prompts.render"],
+      rate_limits: [{ type: "requests", unit: "rps", value: 1_000_000_000 }, {
+        type: "requests",
+        unit: "rpd",
+        value: 1_000_000_000
+      }]
+    })
+  })
+  log("render: gateway-control, a key with rate limits")
+  const renderLimited = await load(renderOptions(ours.url, String(limited.key)))
+
   const integration = await json(`${ours.url}/v1/mcp-integrations`, {
     method: "POST",
     headers: auth,
@@ -406,7 +425,9 @@ const main = async () => {
       bare_node_http: renderBare,
       hono: renderHono,
       ours_over_bare: round(renderOurs.requestsPerSecond / renderBare.requestsPerSecond, 3),
-      ours_over_hono: round(renderOurs.requestsPerSecond / renderHono.requestsPerSecond, 3)
+      ours_over_hono: round(renderOurs.requestsPerSecond / renderHono.requestsPerSecond, 3),
+      key_with_limits: renderLimited,
+      limited_over_unlimited: round(renderLimited.requestsPerSecond / renderOurs.requestsPerSecond, 3)
     },
     authenticated_read: {
       gateway_control: readOurs,
@@ -431,13 +452,14 @@ const main = async () => {
       "",
       "| HTTP (50 connections) | req/s | p50 ms | p99 ms | errors |",
       "|---|---|---|---|---|",
-      row("render: gateway-control (PGlite)", renderOurs),
+      row("render: gateway-control (PGlite), key without limits", renderOurs),
+      row("render: gateway-control (PGlite), key with 2 limits (in-memory counters)", renderLimited),
       row("render: bare node:http", renderBare),
       row("render: Hono", renderHono),
       row("authenticated read: GET /v1/mcp-servers/{id}", readOurs),
       row("trivial GET: bare node:http", readBare),
       "",
-      `render ours/bare ${results.render.ours_over_bare}, ours/Hono ${results.render.ours_over_hono}; read ours/bare ${results.authenticated_read.ours_over_bare}`,
+      `render ours/bare ${results.render.ours_over_bare}, ours/Hono ${results.render.ours_over_hono}; read ours/bare ${results.authenticated_read.ours_over_bare}; render with limits/without ${results.render.limited_over_unlimited}`,
       "",
       "| renderer (renders/s) | ours | mustache | wontache | ours/wontache | ours/mustache |",
       "|---|---|---|---|---|---|",

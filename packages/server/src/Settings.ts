@@ -53,6 +53,16 @@ const secretText = (input: unknown): string | undefined => {
   return typeof value === "string" ? value : undefined
 }
 
+/** A URL that may hold a password, given as text or `Redacted` text, kept redacted. */
+const secretUrl =
+  (accepts: (url: string) => boolean, expected: string): Decode<Option.Option<Redacted.Redacted<string>>> =>
+  (input, name) => {
+    const url = secretText(input)?.trim()
+    return url === undefined || !accepts(url)
+      ? Result.fail(`${name} must be ${expected}.`)
+      : Result.succeed(Option.some(Redacted.make(url)))
+  }
+
 /** The master key's one rule, for the setting and for the key file alike; the message never shows the key. */
 export const decodeMasterKey = (input: unknown, name: string): Result.Result<Redacted.Redacted<Uint8Array>, string> => {
   const bytes = Buffer.from(secretText(input)?.trim() ?? "", "base64")
@@ -161,12 +171,7 @@ export const settings = {
     env: "DATABASE_URL",
     defaultValue: Option.none(),
     fromText: asIs,
-    decode: (input, name) => {
-      const url = secretText(input)?.trim()
-      return url === undefined || url.length === 0
-        ? Result.fail(`${name} must be a PostgreSQL connection URL (postgres://user@host:5432/db).`)
-        : Result.succeed(Option.some(Redacted.make(url)))
-    }
+    decode: secretUrl((url) => url.length > 0, "a PostgreSQL connection URL (postgres://user@host:5432/db)")
   }),
   poolSize: setting({ env: "DATABASE_POOL_SIZE", defaultValue: 10, fromText: numberText, decode: wholeNumber(1) }),
   dataDir: setting({ env: "DATA_DIR", defaultValue: "./.gateway-data", fromText: asIs, decode: nonEmptyText }),
@@ -217,12 +222,7 @@ export const settings = {
     env: "REDIS_URL",
     defaultValue: Option.none(),
     fromText: asIs,
-    decode: (input, name) => {
-      const url = secretText(input)?.trim()
-      return url === undefined || !/^rediss?:\/\/./.test(url)
-        ? Result.fail(`${name} must be a Redis URL (redis://host:6379 or rediss://...).`)
-        : Result.succeed(Option.some(Redacted.make(url)))
-    }
+    decode: secretUrl((url) => /^rediss?:\/\/./.test(url), "a Redis URL (redis://host:6379 or rediss://...)")
   })
 }
 

@@ -32,21 +32,21 @@ export interface KeyCreation {
   readonly scopes: ReadonlyArray<Scope>
 }
 
+/** The action that doing `verb` to a key of each kind is. */
+const keyActions = <const Verb extends "create" | "rotate">(verb: Verb) =>
+  ({
+    "organisation-service": `api_keys.${verb}.organisation_service`,
+    "workspace-service": `api_keys.${verb}.workspace_service`,
+    "workspace-user": `api_keys.${verb}.workspace_user`
+  }) as const satisfies Record<ApiKeyType, string>
+
 /** The action that creating a key of each kind is. */
-export const KeyCreationActions = {
-  "organisation-service": "api_keys.create.organisation_service",
-  "workspace-service": "api_keys.create.workspace_service",
-  "workspace-user": "api_keys.create.workspace_user"
-} as const satisfies Record<ApiKeyType, string>
+export const KeyCreationActions = keyActions("create")
 
 export type KeyCreationAction = (typeof KeyCreationActions)[ApiKeyType]
 
 /** The action that rotating a key of each kind is: issuing a new secret with the key's powers. */
-export const KeyRotationActions = {
-  "organisation-service": "api_keys.rotate.organisation_service",
-  "workspace-service": "api_keys.rotate.workspace_service",
-  "workspace-user": "api_keys.rotate.workspace_user"
-} as const satisfies Record<ApiKeyType, string>
+export const KeyRotationActions = keyActions("rotate")
 
 export type KeyRotationAction = (typeof KeyRotationActions)[ApiKeyType]
 

@@ -47,6 +47,11 @@ export interface DomainOptions {
   readonly trustedCustomHosts?: ReadonlyArray<string> | undefined
   /** Provider base URL overrides, e.g. `{ openai: "https://proxy.internal/v1" }` (`PROVIDER_BASE_URLS`). */
   readonly providerBaseUrls?: Readonly<Record<string, string>> | undefined
+  /**
+   * Where keys' rate limits are counted (`REDIS_URL`): `redis://host:6379`, shared by every engine or server
+   * using it. When absent, this engine counts alone, in memory.
+   */
+  readonly redisUrl?: string | Redacted.Redacted<string> | undefined
 }
 
 /** What `GatewayControl.layer` takes: a store, and the domain's settings. */

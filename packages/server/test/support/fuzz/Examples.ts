@@ -138,8 +138,28 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     params: { type: "workspace", subType: "service" },
     body: { name: "fuzz example key", scopes: ["prompts.read"], workspace_id: f.workspaceId, description: "d" }
   }),
-  "apiKeys.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "apiKeys.list": (f) => ({
+    query: {
+      workspace_id: f.workspaceId,
+      status: "active",
+      type: "workspace-service",
+      name: "fuzz",
+      last_used_before: "2100-01-01T00:00:00Z",
+      ...PAGE
+    }
+  }),
   "apiKeys.get": (f) => ({ params: { id: f.apiKeyId } }),
+  "apiKeys.update": (f) => ({
+    params: { id: f.apiKeyId },
+    body: {
+      name: "fuzz renamed key",
+      description: null,
+      scopes: ["prompts.render"],
+      expires_at: "2099-01-01T00:00:00Z",
+      rate_limits: [{ type: "requests", unit: "rpm", value: 1000 }]
+    }
+  }),
+  "apiKeys.rotate": (f) => ({ params: { id: f.apiKeyId }, body: { transition_period_ms: 60_000 } }),
   "apiKeys.revoke": (f) => ({ params: { id: f.doomedApiKeyId } }),
   "users.create": () => ({ body: { email: "fuzz-example@example.com", name: "Example", role: "member" } }),
   "users.list": () => ({ query: PAGE }),

@@ -103,6 +103,9 @@ describe("rotation", () => {
     expect(JSON.stringify(await escalation.json())).toContain("prompts.render")
     const bad = await server.send("POST", `/v1/api-keys/${target.id}/rotate`, { transition_period_ms: -1 })
     expect(bad.status).toBe(400)
+    // No body at all is the default transition.
+    const bare = await server.request(`/v1/api-keys/${target.id}/rotate`, { method: "POST" })
+    expect(bare.status, await bare.clone().text()).toBe(200)
   })
 })
 

@@ -94,7 +94,8 @@ export class ApiKeysGroup extends v1Group(
       ),
       HttpApiEndpoint.post("rotate", "/api-keys/:id/rotate", {
         params: ById,
-        payload: RotateApiKey,
+        // The body may be left out: the default transition.
+        payload: [RotateApiKey, Schema.Null],
         success: RotatedApiKey,
         error: CommonErrors
       }).annotate(

@@ -76,12 +76,12 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
       // The record keeps the request, which holds no secret; the new secret is in the answer only.
       rotate: ({ params, payload }) =>
         auditedAsCaller(
-          (principal) => apiKeys.rotate(principal, params.id, { transitionPeriodMs: payload.transition_period_ms }),
+          (principal) => apiKeys.rotate(principal, params.id, { transitionPeriodMs: payload?.transition_period_ms }),
           {
             endpoint: "apiKeys.rotate",
             resourceId: params.id,
             workspaceId: ({ key }) => key.workspace_id,
-            body: payload,
+            body: payload ?? null,
             successBody: ({ key }) => ({ ...payload, transition_ends_at: key.transition_ends_at })
           }
         ).pipe(

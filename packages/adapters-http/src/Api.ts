@@ -13,6 +13,7 @@ import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
 import { UsersGroup } from "./groups/users/Api.ts"
 import { WorkspacesGroup } from "./groups/workspaces/Api.ts"
+import { documentApiKeyAlias } from "./Security.ts"
 
 export * from "./groups/apiKeys/Api.ts"
 export * from "./groups/auditLogs/Api.ts"
@@ -47,7 +48,8 @@ export class GatewayApi extends HttpApi.make("gateway-control")
       title: "gateway-control",
       version: "2.0.0",
       description:
-        "Control plane of an LLM API gateway: prompt rendering, MCP registry, fine-tuning job listing and API-key administration."
+        "Control plane of an LLM API gateway: prompt rendering, MCP registry, fine-tuning job listing and API-key administration.",
+      transform: documentApiKeyAlias
     })
   )
 {}

@@ -46,7 +46,7 @@ export class ProvidersGroup extends v1Group(
         error: [...CommonErrors, BadGateway, GatewayTimeout]
       }).annotate(
         OpenApi.Description,
-        "Lists fine-tuning jobs at the provider chosen by x-service-virtual-key, x-service-provider with Authorization, x-service-config, or those with x-service-custom-host. A non-2xx answer of the provider is passed through."
+        "Lists fine-tuning jobs at the provider chosen by x-service-virtual-key, x-service-provider with Authorization, x-service-config, or those with x-service-custom-host (each also accepted as x-portkey-…). A non-2xx answer of the provider is passed through."
       ),
       createEndpoint(
         "createVirtualKey",

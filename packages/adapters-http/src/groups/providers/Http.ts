@@ -48,12 +48,12 @@ export const ProvidersHandlers = HttpApiBuilder.group(
               UpstreamUnreachable: (e) => Effect.fail(upstreamError(e.message)),
               UpstreamInvalid: (e) => Effect.fail(upstreamError(e.message)),
               UpstreamTimedOut: (e) => Effect.fail(upstreamTimeout(e.message)),
-              InvalidRequest: (e) => Effect.fail(listingRefusal(e)),
-              NoProviderSelected: (e) => Effect.fail(listingRefusal(e)),
-              ProviderKeyMissing: (e) => Effect.fail(listingRefusal(e)),
-              StoredKeyElsewhere: (e) => Effect.fail(listingRefusal(e)),
-              Forbidden: (e) => Effect.fail(listingRefusal(e)),
-              NotFound: (e) => Effect.fail(listingRefusal(e))
+              InvalidRequest: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              NoProviderSelected: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              ProviderKeyMissing: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              StoredKeyElsewhere: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              Forbidden: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              NotFound: (e) => Effect.fail(listingRefusal(e, request.headers))
             })
           ),
         createVirtualKey: ({ payload }) =>

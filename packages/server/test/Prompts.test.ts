@@ -175,6 +175,20 @@ describe("rendering", () => {
     expect(saved.data).not.toHaveProperty("stream")
   })
 
+  it("keeps the fields that address the render (prompt_id, promptId) out of data", async () => {
+    const rendered = await jsonOf(
+      await render(promptId, {
+        variables: { persona: "p", question: "q" },
+        prompt_id: `${promptId}@latest`,
+        promptId,
+        user: "u-1"
+      })
+    )
+    expect(rendered.data).not.toHaveProperty("prompt_id")
+    expect(rendered.data).not.toHaveProperty("promptId")
+    expect(rendered.data.user).toBe("u-1")
+  })
+
   it("renders missing variables as empty and names them in x-service-missing-variables", async () => {
     const response = await render(promptId, { variables: { persona: "x" } })
     expect(response.status).toBe(200)

@@ -57,6 +57,44 @@ export const v1Group = <Id extends string, Endpoints extends HttpApiEndpoint.Con
 /** The path parameter of a resource addressed by id. */
 export const ById = { id: Schema.String }
 
+/**
+ * Where a slug in the path is looked up: the named workspace, else the key's own (the policy's `slugScope`); an
+ * id finds the resource wherever it is.
+ */
+export const SlugQuery = {
+  workspace_id: Schema.optionalKey(
+    Schema.String.annotate({ description: "The workspace a slug in the path names a resource of; default the key's." })
+  )
+}
+
+/** `GET path` of one workspace resource, named in `params` by id or slug. */
+export const getByRefEndpoint = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  const Params extends Schema.Struct.Fields,
+  S extends Schema.Top
+>(name: Name, path: Path, params: Params, success: S) =>
+  HttpApiEndpoint.get(name, path, { params, query: SlugQuery, success, error: CommonErrors })
+
+/** `PUT path`: changes the workspace resource `params` names (by id or slug) from `payload`. */
+export const updateByRefEndpoint = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  const Params extends Schema.Struct.Fields,
+  P extends Schema.Top,
+  S extends Schema.Top
+>(name: Name, path: Path, params: Params, payload: P, success: S) =>
+  HttpApiEndpoint.put(name, path, { params, query: SlugQuery, payload, success, error: CommonErrors })
+
+/** `DELETE path`: deletes the workspace resource `params` names (by id or slug). */
+export const deleteByRefEndpoint = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  const Params extends Schema.Struct.Fields,
+  S extends Schema.Top
+>(name: Name, path: Path, params: Params, success: S) =>
+  HttpApiEndpoint.delete(name, path, { params, query: SlugQuery, success, error: CommonErrors })
+
 /** `POST path`: creates from `payload`, answers 201 with `success`. */
 export const createEndpoint = <
   const Name extends string,

@@ -27,8 +27,10 @@ const ENDPOINTS = {
   "mcp.archiveIntegration": { action: "archive", resourceType: "mcp_integration" },
   "mcp.createServer": { action: "create", resourceType: "mcp_server" },
   "providers.createVirtualKey": { action: "create", resourceType: "virtual_key" },
+  "providers.updateVirtualKey": { action: "update", resourceType: "virtual_key" },
   "providers.deleteVirtualKey": { action: "delete", resourceType: "virtual_key" },
   "providers.createConfig": { action: "create", resourceType: "config" },
+  "providers.updateConfig": { action: "update", resourceType: "config" },
   "providers.deleteConfig": { action: "delete", resourceType: "config" }
 } as const satisfies Readonly<Record<string, AuditedEndpoint>>
 

@@ -14,6 +14,7 @@ import type { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
 import {
   ApiKey,
   type ConfigStore,
+  type LabelStore,
   type McpIntegrationStore,
   type McpServerStore,
   Organisation,
@@ -30,6 +31,7 @@ export type Stores =
   | McpServerStore
   | PromptStore
   | PartialStore
+  | LabelStore
   | OrganisationStore
   | WorkspaceStore
   | UserStore

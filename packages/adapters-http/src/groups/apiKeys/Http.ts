@@ -57,7 +57,7 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
       revoke: ({ params }) =>
         auditedResourceChange(
           "apiKeys.revoke",
-          { id: params.id, body: null },
+          { ref: params.id, body: null },
           (principal) => apiKeys.revoke(principal, params.id)
         ).pipe(
           Effect.map((key) => ({ ...key, object: "api-key" as const, status: "revoked" as const }))

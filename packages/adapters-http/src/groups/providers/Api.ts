@@ -2,7 +2,16 @@ import { GatewayConfig, JsonObject, VirtualKey } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadGateway, CommonErrors, GatewayTimeout } from "../../ApiErrors.ts"
-import { createEndpoint, deleteByIdEndpoint, deletedOf, getByIdEndpoint, listEndpoint, v1Group } from "../Common.ts"
+import {
+  ById,
+  createEndpoint,
+  deleteByRefEndpoint,
+  deletedOf,
+  getByRefEndpoint,
+  listEndpoint,
+  updateByRefEndpoint,
+  v1Group
+} from "../Common.ts"
 
 export const FineTuningJobList = Schema.Struct({
   object: Schema.Literal("list"),
@@ -32,6 +41,17 @@ export const CreateConfig = Schema.Struct({
   })
 })
 
+/** A new name, provider key, or custom host (null: the provider's base URL again). */
+export const UpdateVirtualKey = Schema.Struct({
+  ...Struct.map(Struct.pick(CreateVirtualKey.fields, ["name", "key"]), Schema.optionalKey),
+  custom_host: Schema.optionalKey(Schema.NullOr(Schema.String))
+})
+
+/** A new name, or a new config replacing the stored one whole (its api_key included). */
+export const UpdateConfig = Schema.Struct(
+  Struct.map(Struct.pick(CreateConfig.fields, ["name", "config"]), Schema.optionalKey)
+)
+
 const createdFields = Struct.pick(VirtualKey.fields, ["id", "slug"])
 
 export class ProvidersGroup extends v1Group(
@@ -55,11 +75,28 @@ export class ProvidersGroup extends v1Group(
         Schema.Struct({ ...createdFields, object: Schema.Literal("virtual-key") })
       ),
       listEndpoint("listVirtualKeys", "/virtual-keys", VirtualKey),
-      getByIdEndpoint("getVirtualKey", "/virtual-keys/:id", VirtualKey),
-      deleteByIdEndpoint("deleteVirtualKey", "/virtual-keys/:id", deletedOf("virtual-key")),
+      getByRefEndpoint("getVirtualKey", "/virtual-keys/:id", ById, VirtualKey),
+      updateByRefEndpoint(
+        "updateVirtualKey",
+        "/virtual-keys/:id",
+        ById,
+        UpdateVirtualKey,
+        Schema.Struct({ ...VirtualKey.fields, object: Schema.Literal("virtual-key") })
+      ).annotate(
+        OpenApi.Description,
+        "Changes the name, the provider key (stored encrypted) or the custom host. A new custom_host needs the key in the same request: a stored key only goes to the host it was stored with."
+      ),
+      deleteByRefEndpoint("deleteVirtualKey", "/virtual-keys/:id", ById, deletedOf("virtual-key")),
       createEndpoint("createConfig", "/configs", CreateConfig, Schema.Struct(createdFields)),
       listEndpoint("listConfigs", "/configs", GatewayConfig),
-      getByIdEndpoint("getConfig", "/configs/:id", GatewayConfig),
-      deleteByIdEndpoint("deleteConfig", "/configs/:id", deletedOf("config"))
+      getByRefEndpoint("getConfig", "/configs/:id", ById, GatewayConfig),
+      updateByRefEndpoint(
+        "updateConfig",
+        "/configs/:id",
+        ById,
+        UpdateConfig,
+        Schema.Struct({ ...GatewayConfig.fields, object: Schema.Literal("config") })
+      ),
+      deleteByRefEndpoint("deleteConfig", "/configs/:id", ById, deletedOf("config"))
     )
 ) {}

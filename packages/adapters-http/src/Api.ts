@@ -6,6 +6,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./groups/apiKeys/Api.ts"
 import { AuditLogsGroup } from "./groups/auditLogs/Api.ts"
+import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpGroup } from "./groups/mcp/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
 import { ProvidersGroup } from "./groups/providers/Api.ts"
@@ -18,6 +19,7 @@ import { documentApiKeyAlias } from "./Security.ts"
 export * from "./groups/apiKeys/Api.ts"
 export * from "./groups/auditLogs/Api.ts"
 export * from "./groups/Common.ts"
+export * from "./groups/labels/Api.ts"
 export * from "./groups/mcp/Api.ts"
 export * from "./groups/prompts/Api.ts"
 export * from "./groups/providers/Api.ts"
@@ -35,6 +37,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(ScopesGroup)
   .add(AuditLogsGroup)
   .add(PromptsGroup)
+  .add(LabelsGroup)
   .add(McpGroup)
   .add(ProvidersGroup)
 {}

@@ -126,6 +126,7 @@ const make = Effect.sync(() => {
         const result = apiKeys.page((row) => inScope(row.key, organisationId, workspaceId), page)
         return { items: result.items.map((row) => row.key), total: result.total }
       }),
+    update: (key) => apiKeys.replace(key.id, (row) => ({ ...row, key })),
     revoke: (id, at) =>
       apiKeys.replace(id, (row) => ({
         ...row,

@@ -55,7 +55,9 @@ export const makeApiKeyStore = Effect.gen(function*() {
       read(
         Effect.map(
           sql`UPDATE api_keys SET name = ${k.name}, description = ${k.description},
-                scopes = ${toJson(k.scopes)}::jsonb, expires_at = ${k.expires_at}, last_updated_at = ${k.last_updated_at}
+                scopes = ${
+            toJson(k.scopes)
+          }::jsonb, expires_at = ${k.expires_at}, last_updated_at = ${k.last_updated_at}
               WHERE id = ${k.id} RETURNING id`,
           (rows) => rows.length > 0
         )

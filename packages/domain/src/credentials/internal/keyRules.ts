@@ -14,10 +14,14 @@ export class UnknownScopes extends Schema.TaggedError<UnknownScopes>()("UnknownS
 }
 
 /** At least one scope, every one known. */
-export const checkScopes = (scopes: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Scope>, InvalidRequest | UnknownScopes> => {
+export const checkScopes = (
+  scopes: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<Scope>, InvalidRequest | UnknownScopes> => {
   if (scopes.length === 0) return Effect.fail(InvalidRequest.of("scopes must name at least one scope.", "scopes"))
   const unknown = unknownScopes(scopes)
-  return unknown.length > 0 ? Effect.fail(new UnknownScopes({ scopes: unknown })) : Effect.succeed(scopes.filter(isScope))
+  return unknown.length > 0
+    ? Effect.fail(new UnknownScopes({ scopes: unknown }))
+    : Effect.succeed(scopes.filter(isScope))
 }
 
 /** An ISO 8601 date-time in the future, in UTC with milliseconds. */

@@ -4,6 +4,7 @@
  * the SDK's types declare (where we have them) with the JSON types they declare. The README's "Clients"
  * section quotes the regions marked `readme-…` here verbatim (ReadmeExamples.test.ts checks it).
  */
+import { ScopeNames } from "@gateway-control/domain"
 import { randomBytes } from "node:crypto"
 import { Portkey } from "portkey-ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -19,26 +20,10 @@ let admin: Portkey
 let sdk: Portkey
 let workspaceKey: string
 
-const WORKSPACE_SCOPES = [
-  "prompts.create",
-  "prompts.read",
-  "prompts.list",
-  "prompts.update",
-  "prompts.delete",
-  "prompts.publish",
-  "prompts.render",
-  "virtual_keys.create",
-  "virtual_keys.read",
-  "virtual_keys.list",
-  "virtual_keys.update",
-  "virtual_keys.delete",
-  "configs.create",
-  "configs.read",
-  "configs.list",
-  "configs.update",
-  "configs.delete",
-  "completions.write"
-]
+/** Every scope on prompts, virtual keys and configs, and model calls. */
+const WORKSPACE_SCOPES = ScopeNames.filter((scope) =>
+  /^(prompts|virtual_keys|configs)\./.test(scope) || scope === "completions.write"
+)
 
 /** A client at the SDK's defaults: nothing but the key and where the gateway is. */
 const client = (apiKey: string) => new Portkey({ apiKey, baseURL: `${server.baseUrl}/v1` })

@@ -67,33 +67,16 @@ export const SlugQuery = {
   )
 }
 
-/** `GET path` of one workspace resource, named in `params` by id or slug. */
-export const getByRefEndpoint = <
-  const Name extends string,
-  const Path extends HttpRouter.PathInput,
-  const Params extends Schema.Struct.Fields,
-  S extends Schema.Top
->(name: Name, path: Path, params: Params, success: S) =>
-  HttpApiEndpoint.get(name, path, { params, query: SlugQuery, success, error: CommonErrors })
-
-/** `PUT path`: changes the workspace resource `params` names (by id or slug) from `payload`. */
-export const updateByRefEndpoint = <
-  const Name extends string,
-  const Path extends HttpRouter.PathInput,
-  const Params extends Schema.Struct.Fields,
-  P extends Schema.Top,
-  S extends Schema.Top
->(name: Name, path: Path, params: Params, payload: P, success: S) =>
-  HttpApiEndpoint.put(name, path, { params, query: SlugQuery, payload, success, error: CommonErrors })
-
-/** `DELETE path`: deletes the workspace resource `params` names (by id or slug). */
-export const deleteByRefEndpoint = <
-  const Name extends string,
-  const Path extends HttpRouter.PathInput,
-  const Params extends Schema.Struct.Fields,
-  S extends Schema.Top
->(name: Name, path: Path, params: Params, success: S) =>
-  HttpApiEndpoint.delete(name, path, { params, query: SlugQuery, success, error: CommonErrors })
+/**
+ * The options of an endpoint on one workspace resource that `params` names by id or slug: with the slug's
+ * workspace in the query, and the common errors. A `PUT` adds its `payload`.
+ */
+export const byRef = <const Params extends Schema.Struct.Fields, S extends Schema.Top>(params: Params, success: S) => ({
+  params,
+  query: SlugQuery,
+  success,
+  error: CommonErrors
+})
 
 /** `POST path`: creates from `payload`, answers 201 with `success`. */
 export const createEndpoint = <

@@ -19,7 +19,9 @@ import {
   type McpServerStore,
   Organisation,
   type PartialStore,
+  Prompt,
   type PromptStore,
+  PromptVersion,
   User,
   type VirtualKeyStore,
   Workspace
@@ -100,6 +102,35 @@ export const apiKey = (
     expires_at: "2030-01-01T00:00:00.000Z"
   })
 }
+
+export const prompt = (organisationId: string, workspaceId: string, slug = "p") => {
+  const now = at()
+  return new Prompt({
+    id: uid(),
+    organisation_id: organisationId,
+    workspace_id: workspaceId,
+    name: slug.toUpperCase(),
+    slug,
+    published_version: 1,
+    created_at: now,
+    last_updated_at: now
+  })
+}
+export const promptVersion = (promptId: string, version: number, fields: Partial<PromptVersion> = {}) =>
+  new PromptVersion({
+    id: uid(),
+    prompt_id: promptId,
+    version,
+    string: `v${version} {{x}}`,
+    parameters: {},
+    model: null,
+    type: "completion",
+    is_raw_template: false,
+    version_description: null,
+    template_metadata: {},
+    created_at: at(),
+    ...fields
+  })
 
 export interface Harness {
   readonly run: <A, E>(effect: Effect.Effect<A, E, Stores>) => Promise<A>

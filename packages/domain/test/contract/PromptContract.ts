@@ -13,37 +13,18 @@ import {
   PromptStore,
   PromptVersion
 } from "../../src/index.ts"
-import { at, type Harness, uid, workspace } from "./ContractHarness.ts"
+import { at, type Harness, prompt as promptIn, promptVersion, uid, workspace } from "./ContractHarness.ts"
 
 export const promptContract = ({ exit, freshOrganisation, run }: Harness) => {
   it("stores prompts with numbered versions and labels, and deletes them whole", async () => {
     const org = await freshOrganisation()
     const w = workspace(org.id)
     await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(w)))
-    const now = at()
-    const prompt = new Prompt({
-      id: uid(),
-      organisation_id: org.id,
-      workspace_id: w.id,
-      name: "P",
-      slug: "p",
-      published_version: 1,
-      created_at: now,
-      last_updated_at: now
-    })
+    const prompt = promptIn(org.id, w.id)
     const version = (n: number) =>
-      new PromptVersion({
-        id: uid(),
-        prompt_id: prompt.id,
-        version: n,
-        string: `v${n} {{x}}`,
+      promptVersion(prompt.id, n, {
         parameters: { temperature: 0.5, nested: { a: [1, "b"] } },
-        model: n === 1 ? null : "gpt-4o",
-        type: "completion",
-        is_raw_template: false,
-        version_description: null,
-        template_metadata: {},
-        created_at: at()
+        model: n === 1 ? null : "gpt-4o"
       })
     const [v1, v2] = [version(1), version(2)]
     await run(Effect.gen(function*() {
@@ -192,41 +173,14 @@ export const promptContract = ({ exit, freshOrganisation, run }: Harness) => {
   it("renames and removes label pointers by name, within the organisation or one workspace", async () => {
     const org = await freshOrganisation()
     const [w1, w2] = [workspace(org.id), workspace(org.id)]
-    const prompt = (w: typeof w1) => {
-      const now = at()
-      return new Prompt({
-        id: uid(),
-        organisation_id: org.id,
-        workspace_id: w.id,
-        name: "P",
-        slug: "p",
-        published_version: 1,
-        created_at: now,
-        last_updated_at: now
-      })
-    }
-    const [p1, p2] = [prompt(w1), prompt(w2)]
+    const [p1, p2] = [promptIn(org.id, w1.id), promptIn(org.id, w2.id)]
     const pointer = (p: Prompt, label: string) =>
       new PromptLabel({ prompt_id: p.id, label, version: 1, last_updated_at: at() })
-    const first = (p: Prompt) =>
-      new PromptVersion({
-        id: uid(),
-        prompt_id: p.id,
-        version: 1,
-        string: "x",
-        parameters: {},
-        model: null,
-        type: "completion",
-        is_raw_template: false,
-        version_description: null,
-        template_metadata: {},
-        created_at: at()
-      })
     await run(Effect.gen(function*() {
       yield* Effect.forEach([w1, w2], (yield* WorkspaceStore).insert)
       const store = yield* PromptStore
       for (const p of [p1, p2]) {
-        yield* store.insert(p, first(p))
+        yield* store.insert(p, promptVersion(p.id, 1))
         yield* store.setLabel(pointer(p, "beta"))
         yield* store.setLabel(pointer(p, "production"))
       }

@@ -3,14 +3,12 @@ import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
 import {
+  byRef,
   createEndpoint,
-  deleteByRefEndpoint,
   deletedOf,
   Description,
-  getByRefEndpoint,
   listEndpoint,
   listOf,
-  updateByRefEndpoint,
   updateEndpoint,
   v1Group
 } from "../Common.ts"
@@ -110,26 +108,29 @@ export class PromptsGroup extends v1Group(
   HttpApiGroup.make("prompts")
     .add(
       createEndpoint("createPartial", "/prompts/partials", CreatePartial, VersionCreated),
-      updateByRefEndpoint("updatePartial", "/prompts/partials/:partialId", PartialRef, UpdatePartial, PartialChanged)
+      HttpApiEndpoint.put("updatePartial", "/prompts/partials/:partialId", {
+        ...byRef(PartialRef, PartialChanged),
+        payload: UpdatePartial
+      })
         .annotate(
           OpenApi.Description,
           "A new string adds a version to the partial and publishes it; name, description and status change the partial itself."
         ),
-      updateByRefEndpoint(
-        "publishPartial",
-        "/prompts/partials/:partialId/makeDefault",
-        PartialRef,
-        VersionRef,
-        PartialChanged
-      ),
-      getByRefEndpoint("getPartial", "/prompts/partials/:partialId", PartialRef, PartialDetails),
-      getByRefEndpoint(
+      HttpApiEndpoint.put("publishPartial", "/prompts/partials/:partialId/makeDefault", {
+        ...byRef(PartialRef, PartialChanged),
+        payload: VersionRef
+      }),
+      HttpApiEndpoint.get("getPartial", "/prompts/partials/:partialId", byRef(PartialRef, PartialDetails)),
+      HttpApiEndpoint.get(
         "listPartialVersions",
         "/prompts/partials/:partialId/versions",
-        PartialRef,
-        listOf(PartialVersionDetails)
+        byRef(PartialRef, listOf(PartialVersionDetails))
       ),
-      deleteByRefEndpoint("deletePartial", "/prompts/partials/:partialId", PartialRef, deletedOf("prompt-partial")),
+      HttpApiEndpoint.delete(
+        "deletePartial",
+        "/prompts/partials/:partialId",
+        byRef(PartialRef, deletedOf("prompt-partial"))
+      ),
       listEndpoint("listPartials", "/prompts/partials", Partial),
       createEndpoint(
         "create",

@@ -2,16 +2,7 @@ import { GatewayConfig, JsonObject, VirtualKey } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadGateway, CommonErrors, GatewayTimeout } from "../../ApiErrors.ts"
-import {
-  ById,
-  createEndpoint,
-  deleteByRefEndpoint,
-  deletedOf,
-  getByRefEndpoint,
-  listEndpoint,
-  updateByRefEndpoint,
-  v1Group
-} from "../Common.ts"
+import { ById, byRef, createEndpoint, deletedOf, listEndpoint, v1Group } from "../Common.ts"
 
 export const FineTuningJobList = Schema.Struct({
   object: Schema.Literal("list"),
@@ -75,28 +66,22 @@ export class ProvidersGroup extends v1Group(
         Schema.Struct({ ...createdFields, object: Schema.Literal("virtual-key") })
       ),
       listEndpoint("listVirtualKeys", "/virtual-keys", VirtualKey),
-      getByRefEndpoint("getVirtualKey", "/virtual-keys/:id", ById, VirtualKey),
-      updateByRefEndpoint(
-        "updateVirtualKey",
-        "/virtual-keys/:id",
-        ById,
-        UpdateVirtualKey,
-        Schema.Struct({ ...VirtualKey.fields, object: Schema.Literal("virtual-key") })
-      ).annotate(
+      HttpApiEndpoint.get("getVirtualKey", "/virtual-keys/:id", byRef(ById, VirtualKey)),
+      HttpApiEndpoint.put("updateVirtualKey", "/virtual-keys/:id", {
+        ...byRef(ById, Schema.Struct({ ...VirtualKey.fields, object: Schema.Literal("virtual-key") })),
+        payload: UpdateVirtualKey
+      }).annotate(
         OpenApi.Description,
         "Changes the name, the provider key (stored encrypted) or the custom host. A new custom_host needs the key in the same request: a stored key only goes to the host it was stored with."
       ),
-      deleteByRefEndpoint("deleteVirtualKey", "/virtual-keys/:id", ById, deletedOf("virtual-key")),
+      HttpApiEndpoint.delete("deleteVirtualKey", "/virtual-keys/:id", byRef(ById, deletedOf("virtual-key"))),
       createEndpoint("createConfig", "/configs", CreateConfig, Schema.Struct(createdFields)),
       listEndpoint("listConfigs", "/configs", GatewayConfig),
-      getByRefEndpoint("getConfig", "/configs/:id", ById, GatewayConfig),
-      updateByRefEndpoint(
-        "updateConfig",
-        "/configs/:id",
-        ById,
-        UpdateConfig,
-        Schema.Struct({ ...GatewayConfig.fields, object: Schema.Literal("config") })
-      ),
-      deleteByRefEndpoint("deleteConfig", "/configs/:id", ById, deletedOf("config"))
+      HttpApiEndpoint.get("getConfig", "/configs/:id", byRef(ById, GatewayConfig)),
+      HttpApiEndpoint.put("updateConfig", "/configs/:id", {
+        ...byRef(ById, Schema.Struct({ ...GatewayConfig.fields, object: Schema.Literal("config") })),
+        payload: UpdateConfig
+      }),
+      HttpApiEndpoint.delete("deleteConfig", "/configs/:id", byRef(ById, deletedOf("config")))
     )
 ) {}

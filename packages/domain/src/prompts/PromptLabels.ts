@@ -9,7 +9,7 @@
 import { Effect, Option, Schema } from "effect"
 import { OrganisationStore, WorkspaceStore } from "../access/AccessStores.ts"
 import { grantedWrites } from "../access/GrantedWrites.ts"
-import { type AccessGrant, ensureAllowed, ensureListScope, slugScope, Target } from "../access/Policy.ts"
+import { type AccessGrant, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
@@ -119,7 +119,7 @@ export const makePromptLabels = ({ changed }: RenderCache) =>
     /** Where a new label goes: the policy's grant to create it there, and its workspace (null: organisation). */
     const placement = Effect.fnUntraced(function*(principal: Principal, input: LabelInput) {
       if (input.workspace_id !== undefined || input.organisation_id === undefined) {
-        const id = input.workspace_id ?? slugScope(principal, undefined)
+        const id = input.workspace_id ?? principal.workspaceId
         if (id === null) {
           return yield* InvalidRequest.of(
             "workspace_id or organisation_id is required with an admin key.",

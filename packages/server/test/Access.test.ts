@@ -264,6 +264,26 @@ describe("users, members and scopes", () => {
     )
   })
 
+  it("names the calling key and its own scopes beside the catalogue", async () => {
+    const admin = await jsonOf(await server.request("/v1/scopes"))
+    expect(admin.key).toMatchObject({ type: "organisation-service", workspace_id: null, user_id: server.ownerId })
+    expect(admin.key.scopes).toEqual(admin.data)
+    const created = await createKey("workspace/service", {
+      name: "narrow",
+      workspace_id: server.workspaceId,
+      scopes: ["prompts.read", "prompts.list"]
+    })
+    const narrow = await jsonOf(await server.request("/v1/scopes", { key: created.body.key }))
+    expect(narrow.data).toEqual(admin.data)
+    expect(narrow.key).toMatchObject({
+      id: created.body.id,
+      type: "workspace-service",
+      organisation_id: server.organisationId,
+      workspace_id: server.workspaceId
+    })
+    expect([...narrow.key.scopes].sort()).toEqual(["prompts.list", "prompts.read"])
+  })
+
   it("refuses unknown scopes on a new key, naming them and where the catalogue is", async () => {
     const refused = await errorOf(await post("/v1/api-keys/organisation/service", { name: "x", scopes: ["nope"] }))
     expect(refused).toMatchObject({ status: 400, code: "invalid_request", param: "scopes" })

@@ -6,6 +6,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerFromClient, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
+import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
   Audit,
@@ -164,6 +165,10 @@ const layerBootstrapIfEmpty = Layer.effectDiscard(
  */
 const REQUEST_CONTEXT_DEPTH = 32
 
+/** The web console beside the API (its routes pass the same edge), unless `CONSOLE_ENABLED=false`. */
+export const layerConsoleRoutes = (config: Pick<AppConfig, "consoleEnabled">) =>
+  config.consoleEnabled ? layerConsole() : Layer.empty
+
 /**
  * The HTTP server, routes served with our own edge instead of the default request logger. `HttpRouter.serve`
  * does the same but serves from the layer-built context; see `REQUEST_CONTEXT_DEPTH`.
@@ -171,7 +176,10 @@ const REQUEST_CONTEXT_DEPTH = 32
 export const layerHttp = (config: AppConfig) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const httpApp = yield* HttpRouter.toHttpEffect(
-      layerRoutes({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy })
+      Layer.merge(
+        layerRoutes({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }),
+        layerConsoleRoutes(config)
+      )
     )
     const server = yield* HttpServer.HttpServer
     yield* Effect.updateContext(

@@ -47,6 +47,8 @@ export interface AppConfig {
   readonly trustedCustomHosts: ReadonlyArray<string>
   /** Overrides of provider base URLs: `name=url` pairs. */
   readonly providerBaseUrls: ReadonlyArray<readonly [string, string]>
+  /** Serve the web console at `/console` (and redirect `/` there). */
+  readonly consoleEnabled: boolean
 }
 
 function resolveStore(settings: {
@@ -106,7 +108,8 @@ const RawConfig = Config.all({
         return [pair.slice(0, at).trim(), pair.slice(at + 1).trim()] as const
       })
     )
-  )
+  ),
+  consoleEnabled: Config.Boolean("CONSOLE_ENABLED").pipe(Config.withDefault(true))
 })
 
 const isBaseUrl = Schema.is(BaseUrl)

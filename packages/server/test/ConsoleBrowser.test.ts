@@ -7,7 +7,7 @@
  */
 import type { Locator, Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { type BrowserSession, browserAvailable, openBrowser, SCREENSHOTS } from "./support/Browser.ts"
+import { browserAvailable, type BrowserSession, openBrowser, SCREENSHOTS } from "./support/Browser.ts"
 import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 const available = browserAvailable()
@@ -53,6 +53,14 @@ const errorOf = async (field: Locator) => {
 const api = async (path: string, key = server.adminKey!) =>
   fetch(`${server.baseUrl}${path}`, { headers: { "x-service-api-key": key } })
 
+/** The fields of the API's answers these tests read. */
+interface SavedPrompt {
+  readonly published_version: number
+  readonly versions: ReadonlyArray<{ readonly string: string }>
+  readonly labels: ReadonlyArray<{ readonly label: string; readonly version: number }>
+}
+const savedPrompt = async () => (await (await api(`/v1/prompts/${promptId}`)).json()) as SavedPrompt
+
 describe.skipIf(!available)("the console in a browser", () => {
   it("redirects / to the console, and signs in with the bootstrap key kept in sessionStorage only", async () => {
     await page.goto(`${server.baseUrl}/`)
@@ -68,11 +76,10 @@ describe.skipIf(!available)("the console in a browser", () => {
     expect(page.url()).not.toContain(server.adminKey!)
     const stored = await page.evaluate(() => ({
       session: Object.values(sessionStorage),
-      local: Object.values(localStorage),
-      cookies: document.cookie
+      local: Object.values(localStorage)
     }))
     expect(stored.session).toContain(server.adminKey!)
-    expect(JSON.stringify([stored.local, stored.cookies])).not.toContain(server.adminKey!)
+    expect(JSON.stringify([stored.local, await page.context().cookies()])).not.toContain(server.adminKey!)
     await browser.screenshot("prompts")
   }, STEP_TIMEOUT)
 
@@ -82,15 +89,19 @@ describe.skipIf(!available)("the console in a browser", () => {
     await page.getByLabel("Message 1 content").fill("You help {{company}} customers in {{language}}.")
     await page.getByLabel("Message 2 content").fill("{{question}}")
     const variables = page.getByRole("region", { name: "Detected variables" })
-    await expect.poll(() => variables.getByRole("listitem").allInnerTexts()).toEqual(["company", "language", "question"])
+    await expect.poll(() => variables.getByRole("listitem").allInnerTexts()).toEqual([
+      "company",
+      "language",
+      "question"
+    ])
     await page.getByLabel("Model").fill("gpt-4o")
     await browser.screenshot("prompt-editor")
     await page.getByRole("button", { name: "Create prompt" }).click()
     await page.getByRole("heading", { name: "Support bot" }).waitFor()
     promptId = new URL(page.url()).pathname.split("/").at(-1)!
 
-    const saved = await (await api(`/v1/prompts/${promptId}`)).json()
-    expect(JSON.parse(saved.versions[0].string)).toEqual([
+    const saved = await savedPrompt()
+    expect(JSON.parse(saved.versions[0]!.string)).toEqual([
       { role: "system", content: "You help {{company}} customers in {{language}}." },
       { role: "user", content: "{{question}}" }
     ])
@@ -135,7 +146,7 @@ describe.skipIf(!available)("the console in a browser", () => {
     await page.getByRole("button", { name: "Move label" }).click()
     await expect.poll(() => page.locator(".labels li").allInnerTexts()).toContain("staging → version 2")
 
-    const saved = await (await api(`/v1/prompts/${promptId}`)).json()
+    const saved = await savedPrompt()
     expect(saved.published_version).toBe(2)
     expect(saved.labels).toContainEqual(expect.objectContaining({ label: "staging", version: 2 }))
   }, STEP_TIMEOUT)
@@ -156,7 +167,7 @@ describe.skipIf(!available)("the console in a browser", () => {
     expect(secret).toMatch(/^gwc_/)
     await expect.poll(() => page.getByText("This is the only time the key is shown.").count()).toBe(1)
     await browser.screenshot("api-key-created")
-    const scopes = await (await api("/v1/scopes", secret)).json()
+    const scopes = (await (await api("/v1/scopes", secret)).json()) as { key: { scopes: Array<string> } }
     expect([...scopes.key.scopes].sort()).toEqual(["prompts.read", "prompts.render"])
 
     await page.getByRole("button", { name: "I have stored it" }).click()
@@ -199,12 +210,14 @@ describe.skipIf(!available)("the console in a browser", () => {
   }, STEP_TIMEOUT)
 
   it("shows the other pages", async () => {
-    for (const [link, heading, name] of [
-      ["Partials", "Partials", "partials"],
-      ["MCP registry", "MCP registry", "mcp"],
-      ["Virtual keys & configs", "Virtual keys & configs", "providers"],
-      ["Workspaces & members", "Workspaces & members", "workspaces"]
-    ] as const) {
+    for (
+      const [link, heading, name] of [
+        ["Partials", "Partials", "partials"],
+        ["MCP registry", "MCP registry", "mcp"],
+        ["Virtual keys & configs", "Virtual keys & configs", "providers"],
+        ["Workspaces & members", "Workspaces & members", "workspaces"]
+      ] as const
+    ) {
       await page.getByRole("link", { name: link }).click()
       await page.getByRole("heading", { name: heading, level: 1 }).waitFor()
       await page.getByText("Loading…").first().waitFor({ state: "detached" })

@@ -6,8 +6,27 @@ import { useState } from "preact/hooks"
 import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from "../api.ts"
 import { html } from "../html.ts"
 import { can, isAdminKey, session, workspaceId } from "../session.ts"
-import { ConfirmButton, CopyButton, LoadState, PageHeader, Pager, Table, useLoad, usePaging, when } from "../ui/common.ts"
-import { errorFor, type Form, FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
+import {
+  ConfirmButton,
+  CopyButton,
+  LoadState,
+  PageHeader,
+  Pager,
+  Table,
+  useLoad,
+  usePaging,
+  when
+} from "../ui/common.ts"
+import {
+  errorFor,
+  type Form,
+  FormAlert,
+  FormFrame,
+  SelectField,
+  SubmitButton,
+  TextField,
+  useForm
+} from "../ui/forms.ts"
 
 const KINDS = [
   ["organisation/service", "Admin key (organisation)", "organisation_service_api_keys.create"],
@@ -33,10 +52,12 @@ const ScopePicker = (
     <label>Filter scopes <input type="search" value=${filter}
       onInput=${(e: Event) => setFilter((e.currentTarget as HTMLInputElement).value)} /></label>
     <div class="scope-list">
-      ${shown.map((scope) =>
-    html`<label class="check"><input type="checkbox" name="scopes" value=${scope} checked=${props.chosen.has(scope)}
+      ${
+    shown.map((scope) =>
+      html`<label class="check"><input type="checkbox" name="scopes" value=${scope} checked=${props.chosen.has(scope)}
           onChange=${(e: Event) => toggle(scope, (e.currentTarget as HTMLInputElement).checked)} /> ${scope}</label>`
-  )}
+    )
+  }
     </div>
     ${error === undefined ? null : html`<p class="field-error" id="scopes-error" role="alert">${error}</p>`}
   </fieldset>`
@@ -50,7 +71,8 @@ const NewKey = ({ secret, onDone }: { readonly secret: string; readonly onDone: 
       gateway keeps only its digest and cannot show it again.</p>
     <div class="copy-row">
       <label for="new-key-value" class="visually-hidden">New API key</label>
-      <input id="new-key-value" readonly autoFocus value=${secret} onFocus=${(e: Event) => (e.currentTarget as HTMLInputElement).select()} />
+      <input id="new-key-value" readonly autoFocus value=${secret} onFocus=${(e: Event) =>
+    (e.currentTarget as HTMLInputElement).select()} />
       <${CopyButton} text=${secret} />
     </div>
     <button type="button" onClick=${onDone}>I have stored it</button>
@@ -61,7 +83,9 @@ const FIELDS = ["name", "type", "workspace_id", "user_id", "description", "expir
 const CreateKeyForm = ({ onCreated }: { readonly onCreated: (secret: string) => void }) => {
   const form = useForm()
   const kinds = KINDS.filter(([kind, , scope]) => can(scope) && (kind !== "organisation/service" || isAdminKey()))
-  const [kind, setKind] = useState<string>(kinds.find(([k]) => k !== "organisation/service")?.[0] ?? kinds[0]?.[0] ?? "")
+  const [kind, setKind] = useState<string>(
+    kinds.find(([k]) => k !== "organisation/service")?.[0] ?? kinds[0]?.[0] ?? ""
+  )
   const [name, setName] = useState("")
   const [userId, setUserId] = useState("")
   const [description, setDescription] = useState("")
@@ -91,17 +115,21 @@ const CreateKeyForm = ({ onCreated }: { readonly onCreated: (secret: string) => 
       <${TextField} form=${form} name="name" label="Name" value=${name} onInput=${setName} required=${true} />
       <${SelectField} form=${form} name="type" label="Kind" value=${kind} onChange=${setKind}
         options=${kinds.map(([k, label]) => [k, label] as const)} />
-      ${kind === "workspace/user"
-    ? html`<${TextField} form=${form} name="user_id" label="User id" value=${userId} onInput=${setUserId}
+      ${
+    kind === "workspace/user"
+      ? html`<${TextField} form=${form} name="user_id" label="User id" value=${userId} onInput=${setUserId}
             hint="The member the key acts as; your own user when empty." />`
-    : null}
+      : null
+  }
       <${TextField} form=${form} name="description" label="Description (optional)" value=${description} onInput=${setDescription} />
       <${TextField} form=${form} name="expires_at" label="Expires (optional)" type="datetime-local" value=${expires}
         onInput=${setExpires} />
     </div>
-    ${kind !== "organisation/service" && isAdminKey()
-    ? html`<p class="muted">For the workspace chosen at the top of the page.</p>`
-    : null}
+    ${
+    kind !== "organisation/service" && isAdminKey()
+      ? html`<p class="muted">For the workspace chosen at the top of the page.</p>`
+      : null
+  }
     <${ScopePicker} form=${form} chosen=${scopes} onChange=${setScopes} />
     <${SubmitButton} form=${form} label="Create key" />
   <//>`
@@ -124,8 +152,9 @@ export const ApiKeysPage = () => {
     ${secret === null ? null : html`<${NewKey} secret=${secret} onDone=${() => setSecret(null)} />`}
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listApiKeys>>) =>
     html`<${Table} caption="API keys" head=${["Name", "Key", "Kind", "Workspace", "Scopes", "Status", "Created", ""]}
-        empty=${page.data.length === 0} rows=${page.data.map((key) =>
-      html`<tr>
+        empty=${page.data.length === 0} rows=${
+      page.data.map((key) =>
+        html`<tr>
           <td>${key.name}${key.id === ownId ? html` <span class="badge">this session</span>` : null}</td>
           <td><code>${key.masked_key}</code></td>
           <td>${key.type}</td>
@@ -133,12 +162,15 @@ export const ApiKeysPage = () => {
           <td><span title=${key.scopes.join(", ")}>${key.scopes.length}</span></td>
           <td><span class=${`badge ${key.status}`}>${key.status}</span></td>
           <td>${when(key.created_at)}</td>
-          <td>${key.status === "active" && can("api_keys.delete") && key.id !== ownId
-        ? html`<${ConfirmButton} label="Revoke" question=${`Revoke ${key.name}? It stops working at once.`}
+          <td>${
+          key.status === "active" && can("api_keys.delete") && key.id !== ownId
+            ? html`<${ConfirmButton} label="Revoke" question=${`Revoke ${key.name}? It stops working at once.`}
                 onConfirm=${() => revoke(key)} />`
-        : null}</td>
+            : null
+        }</td>
         </tr>`
-    )} />
+      )
+    } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
     <${CreateKeyForm} onCreated=${(key: string) => {
     setSecret(key)

@@ -46,7 +46,9 @@ const Detail = ({ record, onClose }: { readonly record: AuditRecord; readonly on
       <dt>API key</dt><dd><code>${record.api_key_id ?? "—"}</code></dd>
       <dt>Workspace</dt><dd><code>${record.workspace_id ?? "—"}</code></dd>
       <dt>Client address</dt><dd>${record.client_ip ?? "—"}</dd>
-      ${record.sanitized ? html`<dt>Sanitized</dt><dd>The body was changed to be storable (see the README).</dd>` : null}
+      ${
+    record.sanitized ? html`<dt>Sanitized</dt><dd>The body was changed to be storable (see the README).</dd>` : null
+  }
     </dl>
     <h3>Request body (secrets redacted)</h3>
     <${Json} value=${record.request_body} label="Request body" />
@@ -112,16 +114,19 @@ export const AuditPage = () => {
     ${open === null ? null : html`<${Detail} record=${open} onClose=${() => setOpen(null)} />`}
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listAuditLogs>>) =>
     html`<${Table} caption="Audit records" head=${["#", "When", "Action", "Resource", "Status", "User", ""]}
-        empty=${page.data.length === 0} rows=${page.data.map((r) =>
-      html`<tr>
+        empty=${page.data.length === 0} rows=${
+      page.data.map((r) =>
+        html`<tr>
           <td>${r.seq}</td>
           <td>${when(r.timestamp)}</td>
           <td>${r.action}</td>
           <td>${r.resource_type}</td>
           <td><span class=${`status s${String(r.response_status_code)[0]}`}>${r.response_status_code}</span></td>
           <td><code>${r.user_id ?? r.user_type}</code></td>
-          <td><button type="button" onClick=${() => setOpen(r)}>Details<span class="visually-hidden"> of record ${r.seq}</span></button></td>
+          <td><button type="button" onClick=${() =>
+          setOpen(r)}>Details<span class="visually-hidden"> of record ${r.seq}</span></button></td>
         </tr>`
-    )} />
+      )
+    } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>`
 }

@@ -4,7 +4,14 @@
  * reads show them masked.
  */
 import { useState } from "preact/hooks"
-import { archiveIntegration, createIntegration, createServer, listIntegrations, listServers, type McpIntegration } from "../api.ts"
+import {
+  archiveIntegration,
+  createIntegration,
+  createServer,
+  listIntegrations,
+  listServers,
+  type McpIntegration
+} from "../api.ts"
 import { html } from "../html.ts"
 import { can, isAdminKey, session, workspaceId } from "../session.ts"
 import { ConfirmButton, LoadState, PageHeader, Pager, Table, useLoad, usePaging } from "../ui/common.ts"
@@ -20,7 +27,16 @@ const visibility = (i: McpIntegration) =>
     ? "every workspace"
     : `${i.workspaces_count} workspace${i.workspaces_count === 1 ? "" : "s"}`
 
-const INTEGRATION_FIELDS = ["name", "url", "transport", "auth_type", "configurations", "global_workspace_access", "workspace_ids", "workspace_id"]
+const INTEGRATION_FIELDS = [
+  "name",
+  "url",
+  "transport",
+  "auth_type",
+  "configurations",
+  "global_workspace_access",
+  "workspace_ids",
+  "workspace_id"
+]
 
 const IntegrationForm = ({ onCreated }: { readonly onCreated: () => void }) => {
   const form = useForm()
@@ -65,30 +81,40 @@ const IntegrationForm = ({ onCreated }: { readonly onCreated: () => void }) => {
         options=${[["http", "Streamable HTTP"], ["sse", "SSE"]]} />
       <${SelectField} form=${form} name="auth_type" label="Authentication" value=${auth} onChange=${setAuth}
         options=${[["none", "None"], ["headers", "Headers"], ["oauth_auto", "OAuth (automatic)"]]} />
-      ${mayOrganisation
-    ? html`<${SelectField} form=${form} name="level" label="Level" value=${level} onChange=${setLevel}
+      ${
+    mayOrganisation
+      ? html`<${SelectField} form=${form} name="level" label="Level" value=${level} onChange=${setLevel}
             options=${[["organisation", "Organisation"], ["workspace", "The chosen workspace"]]} />`
-    : null}
+      : null
+  }
     </div>
-    ${auth === "headers"
-    ? html`<div class="grid">
+    ${
+    auth === "headers"
+      ? html`<div class="grid">
           <${TextField} form=${form} name="header_name" label="Header name" value=${headerName} onInput=${setHeaderName} />
           <${TextField} form=${form} name="configurations" label="Header value (write-only)" type="password"
             value=${headerValue} onInput=${setHeaderValue} hint="Stored encrypted; reads show it masked." />
         </div>`
-    : null}
-    ${level === "organisation"
-    ? html`<${CheckboxField} form=${form} name="global_workspace_access" label="Open to every workspace"
+      : null
+  }
+    ${
+    level === "organisation"
+      ? html`<${CheckboxField} form=${form} name="global_workspace_access" label="Open to every workspace"
           checked=${everyWorkspace} onChange=${setEveryWorkspace} />
-        ${everyWorkspace ? null : html`<fieldset><legend>Open to these workspaces</legend>
-          ${workspaces.map((w) =>
-      html`<label class="check"><input type="checkbox" checked=${chosen.includes(w.id)} onChange=${(e: Event) =>
-        setChosen(
-          (e.currentTarget as HTMLInputElement).checked ? [...chosen, w.id] : chosen.filter((id) => id !== w.id)
-        )} /> ${w.name}</label>`
-    )}
-        </fieldset>`}`
-    : null}
+        ${
+        everyWorkspace ? null : html`<fieldset><legend>Open to these workspaces</legend>
+          ${
+          workspaces.map((w) =>
+            html`<label class="check"><input type="checkbox" checked=${chosen.includes(w.id)} onChange=${(e: Event) =>
+              setChosen(
+                (e.currentTarget as HTMLInputElement).checked ? [...chosen, w.id] : chosen.filter((id) => id !== w.id)
+              )} /> ${w.name}</label>`
+          )
+        }
+        </fieldset>`
+      }`
+      : null
+  }
     <${SubmitButton} form=${form} label="Create integration" />
   <//>`
 }
@@ -116,22 +142,26 @@ const Integrations = () => {
     </div>
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listIntegrations>>) =>
     html`<${Table} caption="Integrations" head=${["Name", "URL", "Level", "Open to", "Auth", "Status", ""]}
-        empty=${page.data.length === 0} rows=${page.data.map((i) =>
-      html`<tr>
+        empty=${page.data.length === 0} rows=${
+      page.data.map((i) =>
+        html`<tr>
           <td>${i.name} <code>${i.slug}</code></td>
           <td><code>${i.url}</code> (${i.transport})</td>
           <td>${i.workspace_id === null ? "organisation" : "workspace"}</td>
           <td>${visibility(i)}</td>
           <td>${i.auth_type}</td>
           <td><span class=${`badge ${i.status}`}>${i.status}</span></td>
-          <td>${i.status === "active" && mayCreate
-        ? html`<${ConfirmButton} label="Archive" question=${`Archive ${i.name}?`} onConfirm=${async () => {
-          await archiveIntegration(i.id)
-          loaded.reload()
-        }} />`
-        : null}</td>
+          <td>${
+          i.status === "active" && mayCreate
+            ? html`<${ConfirmButton} label="Archive" question=${`Archive ${i.name}?`} onConfirm=${async () => {
+              await archiveIntegration(i.id)
+              loaded.reload()
+            }} />`
+            : null
+        }</td>
         </tr>`
-    )} />
+      )
+    } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
     ${mayCreate ? html`<${IntegrationForm} onCreated=${loaded.reload} />` : null}
   </section>`
@@ -161,13 +191,16 @@ const Servers = () => {
     <h2 id="servers-title">Servers of the workspace</h2>
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listServers>>) =>
     html`<${Table} caption="Servers" head=${["Name", "Slug", "Integration", "Status"]} empty=${page.data.length === 0}
-        rows=${page.data.map((s) =>
-      html`<tr><td>${s.name}</td><td><code>${s.slug}</code></td><td><code>${s.mcp_integration_id}</code></td>
+        rows=${
+      page.data.map((s) =>
+        html`<tr><td>${s.name}</td><td><code>${s.slug}</code></td><td><code>${s.mcp_integration_id}</code></td>
           <td><span class=${`badge ${s.status}`}>${s.status}</span></td></tr>`
-    )} />
+      )
+    } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
-    ${can("mcp_servers.create")
-    ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New server">
+    ${
+    can("mcp_servers.create")
+      ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New server">
         <h3>New server</h3>
         <${FormAlert} form=${form} fields=${["name", "mcp_integration_id"]} />
         <div class="grid">
@@ -177,11 +210,16 @@ const Servers = () => {
         </div>
         <${SubmitButton} form=${form} label="Create server" />
       <//>`
-    : null}
+      : null
+  }
   </section>`
 }
 
 export const McpPage = () =>
   html`<${PageHeader} title="MCP registry" />
-    ${can("organisation_mcp_integrations.list") || can("workspace_mcp_integrations.list") ? html`<${Integrations} />` : null}
+    ${
+    can("organisation_mcp_integrations.list") || can("workspace_mcp_integrations.list")
+      ? html`<${Integrations} />`
+      : null
+  }
     ${can("mcp_servers.list") ? html`<${Servers} />` : null}`

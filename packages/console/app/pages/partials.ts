@@ -21,15 +21,19 @@ export const PartialsPage = () => {
       ${can("prompts.create") ? html`<a class="button primary" href=${href("/partials/new")}>New partial</a>` : null}
     <//>
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listPartials>>) =>
-    html`<${Table} caption="Partials" head=${["Name", "Include as", "Published", "Updated"]} empty=${page.data.length === 0}
-        rows=${page.data.map((p) =>
-      html`<tr>
+    html`<${Table} caption="Partials" head=${["Name", "Include as", "Published", "Updated"]} empty=${
+      page.data.length === 0
+    }
+        rows=${
+      page.data.map((p) =>
+        html`<tr>
           <td><a href=${href(`/partials/${p.id}`)}>${p.name}</a></td>
           <td><code>{{>${p.slug}}}</code></td>
           <td>v${p.published_version}</td>
           <td>${when(p.last_updated_at)}</td>
         </tr>`
-    )} />
+      )
+    } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>`
 }
 
@@ -80,24 +84,30 @@ export const PartialPage = ({ id }: { readonly id?: string }) => {
     <${PageHeader} title=${current === null ? "New partial" : current.name}>
       <a class="button" href=${href("/partials")}>All partials</a>
     <//>
-    ${current === null ? null : html`<p class="muted">Include as <code>{{>${current.slug}}}</code> · published: version
-      ${current.published_version} · updated ${when(current.last_updated_at)}</p>`}
+    ${
+    current === null ? null : html`<p class="muted">Include as <code>{{>${current.slug}}}</code> · published: version
+      ${current.published_version} · updated ${when(current.last_updated_at)}</p>`
+  }
     ${saved === null ? null : html`<p class="notice" role="status">Version ${saved} saved and published.</p>`}
     <${FormFrame} form=${form} onSubmit=${submit} label=${current === null ? "New partial" : "New version"}>
       <${FormAlert} form=${form} fields=${FIELDS} />
       <div class="editor">
         <div class="editor-main">
-          ${current === null
-    ? html`<div class="grid">
+          ${
+    current === null
+      ? html`<div class="grid">
                 <${TextField} form=${form} name="name" label="Name" value=${name} onInput=${setName} required=${true} />
                 <${TextField} form=${form} name="slug" label="Slug (optional)" value=${slug} onInput=${setSlug}
                   hint="Made from the name when empty." />
               </div>`
-    : null}
+      : null
+  }
           <${TextArea} form=${form} name="string" label="Template" rows=${10} value=${text} onInput=${setText} />
           <${TextField} form=${form} name="version_description" label="Version description (optional)"
             value=${description} onInput=${setDescription} />
-          <${SubmitButton} form=${form} label=${current === null ? "Create partial" : "Save and publish a new version"} />
+          <${SubmitButton} form=${form} label=${
+    current === null ? "Create partial" : "Save and publish a new version"
+  } />
         </div>
         <aside class="editor-side"><${VariablesFound} variables=${variables} /></aside>
       </div>

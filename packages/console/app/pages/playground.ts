@@ -9,8 +9,17 @@ import { href, navigate } from "../router.ts"
 import { workspaceId } from "../session.ts"
 import { variablesOf } from "../template.ts"
 import { Json, LoadState, PageHeader, useLoad } from "../ui/common.ts"
-import { FormAlert, FormFrame, numberOrText, SelectField, SubmitButton, TextArea, TextField, useForm } from "../ui/forms.ts"
-import { HYPERPARAMETERS, HyperparameterFields, type Hyperparameters } from "../ui/templateFields.ts"
+import {
+  FormAlert,
+  FormFrame,
+  numberOrText,
+  SelectField,
+  SubmitButton,
+  TextArea,
+  TextField,
+  useForm
+} from "../ui/forms.ts"
+import { HyperparameterFields, HYPERPARAMETERS, type Hyperparameters } from "../ui/templateFields.ts"
 
 /** A value as typed: JSON when it reads as an object, a list or a flag (for sections), text otherwise. */
 const valueOf = (text: string): unknown => {
@@ -46,8 +55,12 @@ const PromptPicker = () => {
   return html`<${PageHeader} title="Playground" />
     <p>Choose a prompt to render.</p>
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listPrompts>>) =>
-    html`<ul class="links">${page.data.map((p) => html`<li><a href=${href(`/prompts/${p.id}/playground`)}>${p.name}</a></li>`)}</ul>
-      ${page.has_more ? html`<p class="muted">The first 100 prompts; open others from the Prompts page.</p>` : null}`}<//>`
+    html`<ul class="links">${
+      page.data.map((p) => html`<li><a href=${href(`/prompts/${p.id}/playground`)}>${p.name}</a></li>`)
+    }</ul>
+      ${
+      page.has_more ? html`<p class="muted">The first 100 prompts; open others from the Prompts page.</p>` : null
+    }`}<//>`
 }
 
 const FIELDS = ["version", "model", "extra", ...HYPERPARAMETERS.map(([name]) => name)]
@@ -61,7 +74,9 @@ const LoadedPlayground = ({ id }: { readonly id: string }) => {
 export const PlaygroundPage = ({ id }: { readonly id?: string }) =>
   id === undefined ? html`<${PromptPicker} />` : html`<${LoadedPlayground} id=${id} />`
 
-const Playground = ({ id, data }: { readonly id: string; readonly data: Awaited<ReturnType<typeof promptVersions>> }) => {
+const Playground = (
+  { id, data }: { readonly id: string; readonly data: Awaited<ReturnType<typeof promptVersions>> }
+) => {
   const form = useForm()
   const [version, setVersion] = useState(String(data.prompt.published_version))
   const [values, setValues] = useState<Record<string, string>>({})
@@ -103,34 +118,53 @@ const Playground = ({ id, data }: { readonly id: string; readonly data: Awaited<
     <${FormFrame} form=${form} onSubmit=${submit} label="Render">
       <${FormAlert} form=${form} fields=${[...FIELDS, ...variables.map((v) => `variables.${v.name}`)]} />
       <${SelectField} form=${form} name="version" label="Version" value=${version} onChange=${setVersion}
-        options=${data.versions.map((v) =>
-    [String(v.version), `Version ${v.version}${v.version === data.prompt.published_version ? " (published)" : ""}`] as const
-  )} />
+        options=${
+    data.versions.map((v) =>
+      [
+        String(v.version),
+        `Version ${v.version}${v.version === data.prompt.published_version ? " (published)" : ""}`
+      ] as const
+    )
+  } />
       <fieldset>
         <legend>Variables</legend>
         ${variables.length === 0 ? html`<p class="muted">This version names no variables.</p>` : null}
         <div class="grid">
-          ${variables.map((v) =>
-    html`<${TextField} form=${form} name=${`variables.${v.name}`} label=${v.name} value=${values[v.name] ?? ""}
+          ${
+    variables.map((v) =>
+      html`<${TextField} form=${form} name=${`variables.${v.name}`} label=${v.name} value=${values[v.name] ?? ""}
               hint=${v.section ? "A section: true, false, or a JSON list or object." : undefined}
               onInput=${(value: string) => setValues({ ...values, [v.name]: value })} />`
-  )}
+    )
+  }
         </div>
       </fieldset>
-      <${TextField} form=${form} name="model" label="Model" value=${model} placeholder=${chosen.model ?? "the saved model"}
+      <${TextField} form=${form} name="model" label="Model" value=${model} placeholder=${
+    chosen.model ?? "the saved model"
+  }
         onInput=${setModel} />
       <${HyperparameterFields} form=${form} prefix="" values=${hyperparameters} onChange=${setHyperparameters} />
       <${TextArea} form=${form} name="extra" label="Other request fields (JSON object)" rows=${3} value=${extra}
         onInput=${setExtra} />
       <${SubmitButton} form=${form} label="Render" />
     <//>
-    ${result === null ? null : html`<section class="result" aria-label="Rendered">
+    ${
+    result === null ? null : html`<section class="result" aria-label="Rendered">
       <h2>Rendered body</h2>
       <${Json} value=${result.data} label="Rendered body" />
       <h3>Missing variables</h3>
-      ${result.missingVariables.length === 0 ? html`<p>None.</p>` : html`<ul>${result.missingVariables.map((v) => html`<li><code>${v}</code></li>`)}</ul>`}
+      ${
+      result.missingVariables.length === 0
+        ? html`<p>None.</p>`
+        : html`<ul>${result.missingVariables.map((v) => html`<li><code>${v}</code></li>`)}</ul>`
+    }
       <h3>Deprecated fields</h3>
-      ${result.deprecatedFields.length === 0 ? html`<p>None.</p>` : html`<ul>${result.deprecatedFields.map((v) => html`<li><code>${v}</code></li>`)}</ul>`}
-    </section>`}
+      ${
+      result.deprecatedFields.length === 0
+        ? html`<p>None.</p>`
+        : html`<ul>${result.deprecatedFields.map((v) => html`<li><code>${v}</code></li>`)}</ul>`
+    }
+    </section>`
+  }
     <p><button type="button" class="link" onClick=${() => navigate("/playground")}>Choose another prompt</button></p>`
 }

@@ -8,17 +8,27 @@ import { createPrompt, type PromptVersion, promptVersions, updatePrompt } from "
 import { html } from "../html.ts"
 import { href, navigate } from "../router.ts"
 import { isAdminKey, workspaceId } from "../session.ts"
+import { type Message, parseMessages, serializeMessages, variablesOf } from "../template.ts"
 import { PageHeader } from "../ui/common.ts"
-import { CheckboxField, FormAlert, FormFrame, numberOrText, SelectField, SubmitButton, TextArea, TextField, useForm } from "../ui/forms.ts"
 import {
-  HYPERPARAMETERS,
+  CheckboxField,
+  FormAlert,
+  FormFrame,
+  numberOrText,
+  SelectField,
+  SubmitButton,
+  TextArea,
+  TextField,
+  useForm
+} from "../ui/forms.ts"
+import {
   HyperparameterFields,
+  HYPERPARAMETERS,
   type Hyperparameters,
   hyperparametersOf,
   MessagesEditor,
   VariablesFound
 } from "../ui/templateFields.ts"
-import { type Message, parseMessages, serializeMessages, variablesOf } from "../template.ts"
 
 interface Draft {
   readonly name: string
@@ -74,7 +84,17 @@ const parametersOf = (draft: Draft) => ({
   )
 })
 
-const FIELDS = ["name", "slug", "workspace_id", "string", "type", "is_raw_template", "model", "parameters", "version_description"]
+const FIELDS = [
+  "name",
+  "slug",
+  "workspace_id",
+  "string",
+  "type",
+  "is_raw_template",
+  "model",
+  "parameters",
+  "version_description"
+]
 
 export const PromptEditorPage = ({ id }: { readonly id?: string }) => {
   const form = useForm()
@@ -102,7 +122,9 @@ export const PromptEditorPage = ({ id }: { readonly id?: string }) => {
   const setType = (type: string) => {
     const chat = type === "chat" && !draft.raw
     // Switching to a chat template starts from its messages when the text is already a message list.
-    const messages = chat ? draft.messages ?? parseMessages(draft.text) ?? [{ role: "user", content: draft.text }] : undefined
+    const messages = chat
+      ? draft.messages ?? parseMessages(draft.text) ?? [{ role: "user", content: draft.text }]
+      : undefined
     change({ type: type as Draft["type"], messages, text: messages === undefined ? templateOf(draft) : draft.text })
   }
   const setRaw = (raw: boolean) => {
@@ -137,7 +159,11 @@ export const PromptEditorPage = ({ id }: { readonly id?: string }) => {
     <${PageHeader} title=${id === undefined ? "New prompt" : `New version of ${draft.name}`}>
       ${id === undefined ? null : html`<a class="button" href=${href(`/prompts/${id}`)}>Back to versions</a>`}
     <//>
-    ${baseVersion === null ? null : html`<p class="muted">Starts from version ${baseVersion}; saving adds a version and does not publish it.</p>`}
+    ${
+    baseVersion === null
+      ? null
+      : html`<p class="muted">Starts from version ${baseVersion}; saving adds a version and does not publish it.</p>`
+  }
     <${FormFrame} form=${form} onSubmit=${submit} label=${id === undefined ? "New prompt" : "New version"}>
       <${FormAlert} form=${form} fields=${FIELDS} />
       <div class="editor">
@@ -145,20 +171,29 @@ export const PromptEditorPage = ({ id }: { readonly id?: string }) => {
           <div class="grid">
             <${TextField} form=${form} name="name" label="Name" value=${draft.name} required=${true}
               onInput=${(name: string) => change({ name })} />
-            ${id === undefined
-    ? html`<${TextField} form=${form} name="slug" label="Slug (optional)" value=${draft.slug}
+            ${
+    id === undefined
+      ? html`<${TextField} form=${form} name="slug" label="Slug (optional)" value=${draft.slug}
                 hint="Made from the name when empty." onInput=${(slug: string) => change({ slug })} />`
-    : null}
+      : null
+  }
             <${SelectField} form=${form} name="type" label="Template type" value=${draft.type}
               options=${[["chat", "Chat"], ["completion", "Completion"]]} onChange=${setType} />
             <${CheckboxField} form=${form} name="is_raw_template" label="Raw template (the whole text is rendered, then parsed as JSON)"
               checked=${draft.raw} onChange=${setRaw} />
           </div>
-          ${draft.messages === undefined
-    ? html`<${TextArea} form=${form} name="string" label="Template" rows=${12} value=${draft.text}
-                hint=${draft.type === "chat" && !draft.raw ? "This template is not a plain list of text messages; edit it as JSON." : undefined}
+          ${
+    draft.messages === undefined
+      ? html`<${TextArea} form=${form} name="string" label="Template" rows=${12} value=${draft.text}
+                hint=${
+        draft.type === "chat" && !draft.raw
+          ? "This template is not a plain list of text messages; edit it as JSON."
+          : undefined
+      }
                 onInput=${(text: string) => change({ text })} />`
-    : html`<${MessagesEditor} form=${form} messages=${draft.messages} onChange=${(messages: Array<Message>) => change({ messages })} />`}
+      : html`<${MessagesEditor} form=${form} messages=${draft.messages} onChange=${(messages: Array<Message>) =>
+        change({ messages })} />`
+  }
           <${TextField} form=${form} name="model" label="Model" value=${draft.model} placeholder="gpt-4o"
             onInput=${(model: string) => change({ model })} />
           <${HyperparameterFields} form=${form} prefix="parameters." values=${draft.hyperparameters}

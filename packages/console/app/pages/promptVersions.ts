@@ -16,18 +16,22 @@ const DiffView = ({ left, right }: { readonly left: PromptVersion; readonly righ
   const rows = useMemo(() => diffLines(versionText(left), versionText(right)), [left, right])
   const changed = rows.filter((r) => r.kind === "changed").length
   return html`<section aria-label="Diff">
-    <p class="muted" role="status">${changed === 0 ? "The two versions are the same." : `${changed} changed line${changed === 1 ? "" : "s"}.`}</p>
+    <p class="muted" role="status">${
+    changed === 0 ? "The two versions are the same." : `${changed} changed line${changed === 1 ? "" : "s"}.`
+  }</p>
     <div class="table-wrap"><table class="diff">
       <caption class="visually-hidden">Version ${left.version} beside version ${right.version}</caption>
       <thead><tr><th scope="col">Version ${left.version}</th><th scope="col">Version ${right.version}</th></tr></thead>
-      <tbody>${rows.map((row) =>
-    row.kind === "same"
-      ? html`<tr><td><pre>${row.left}</pre></td><td><pre>${row.right}</pre></td></tr>`
-      : html`<tr class="changed">
+      <tbody>${
+    rows.map((row) =>
+      row.kind === "same"
+        ? html`<tr><td><pre>${row.left}</pre></td><td><pre>${row.right}</pre></td></tr>`
+        : html`<tr class="changed">
             <td class=${row.left === undefined ? "empty" : "removed"}><pre>${row.left ?? ""}</pre></td>
             <td class=${row.right === undefined ? "empty" : "added"}><pre>${row.right ?? ""}</pre></td>
           </tr>`
-  )}</tbody>
+    )
+  }</tbody>
     </table></div>
   </section>`
 }
@@ -70,21 +74,29 @@ export const PromptPage = ({ id }: { readonly id: string }) => {
     }
   }
 
-  return html`<${LoadState} loaded=${loaded}>${({ prompt, versions, labels }: Awaited<ReturnType<typeof promptVersions>>) => {
+  return html`<${LoadState} loaded=${loaded}>${(
+    { prompt, versions, labels }: Awaited<ReturnType<typeof promptVersions>>
+  ) => {
     const byNumber = new Map(versions.map((v) => [v.version, v]))
     const left = byNumber.get(compare.left ?? versions[1]?.version ?? -1)
     const right = byNumber.get(compare.right ?? versions[0]?.version ?? -1)
     return html`
       <${PageHeader} title=${prompt.name}>
-        ${can("prompts.update") ? html`<a class="button primary" href=${href(`/prompts/${id}/edit`)}>New version</a>` : null}
-        ${can("prompts.render") ? html`<a class="button" href=${href(`/prompts/${id}/playground`)}>Playground</a>` : null}
-        ${can("prompts.delete")
-      ? html`<${ConfirmButton} label="Delete" question=${`Delete the prompt ${prompt.name} with all its versions?`}
+        ${
+      can("prompts.update") ? html`<a class="button primary" href=${href(`/prompts/${id}/edit`)}>New version</a>` : null
+    }
+        ${
+      can("prompts.render") ? html`<a class="button" href=${href(`/prompts/${id}/playground`)}>Playground</a>` : null
+    }
+        ${
+      can("prompts.delete")
+        ? html`<${ConfirmButton} label="Delete" question=${`Delete the prompt ${prompt.name} with all its versions?`}
             onConfirm=${async () => {
-        await deletePrompt(id)
-        navigate("/prompts")
-      }} />`
-      : null}
+          await deletePrompt(id)
+          navigate("/prompts")
+        }} />`
+        : null
+    }
       <//>
       <p class="muted">Slug <code>${prompt.slug}</code> · id <code>${prompt.id}</code> · published: version ${prompt.published_version}</p>
       ${error === null ? null : html`<div class="alert" role="alert"><p>${error}</p></div>`}
@@ -96,31 +108,51 @@ export const PromptPage = ({ id }: { readonly id: string }) => {
           <th scope="col">Version</th><th scope="col">Created</th><th scope="col">Description</th>
           <th scope="col">Labels</th><th scope="col">Compare</th><th scope="col">Publish</th>
         </tr></thead>
-        <tbody>${versions.map((v) =>
-      html`<tr class=${v.version === highlighted ? "highlight" : ""}>
-            <td>v${v.version}${v.version === prompt.published_version ? html` <span class="badge">published</span>` : null}</td>
+        <tbody>${
+      versions.map((v) =>
+        html`<tr class=${v.version === highlighted ? "highlight" : ""}>
+            <td>v${v.version}${
+          v.version === prompt.published_version ? html` <span class="badge">published</span>` : null
+        }</td>
             <td>${when(v.created_at)}</td>
             <td>${v.version_description ?? ""}</td>
-            <td>${labels.filter((l) => l.version === v.version).map((l) => html`<span class="badge label">${l.label}</span> `)}</td>
+            <td>${
+          labels.filter((l) => l.version === v.version).map((l) => html`<span class="badge label">${l.label}</span> `)
+        }</td>
             <td class="compare">
               <label><input type="radio" name="left" checked=${left?.version === v.version}
-                onChange=${() => setCompare({ ...compare, left: v.version })} /> A<span class="visually-hidden"> version ${v.version}</span></label>
+                onChange=${() =>
+          setCompare({
+            ...compare,
+            left: v.version
+          })} /> A<span class="visually-hidden"> version ${v.version}</span></label>
               <label><input type="radio" name="right" checked=${right?.version === v.version}
-                onChange=${() => setCompare({ ...compare, right: v.version })} /> B<span class="visually-hidden"> version ${v.version}</span></label>
+                onChange=${() =>
+          setCompare({
+            ...compare,
+            right: v.version
+          })} /> B<span class="visually-hidden"> version ${v.version}</span></label>
             </td>
-            <td>${v.version === prompt.published_version || !can("prompts.publish")
-        ? null
-        : html`<button type="button" onClick=${() => publish(v.version)}>Publish v${v.version}</button>`}</td>
+            <td>${
+          v.version === prompt.published_version || !can("prompts.publish")
+            ? null
+            : html`<button type="button" onClick=${() => publish(v.version)}>Publish v${v.version}</button>`
+        }</td>
           </tr>`
-    )}</tbody>
+      )
+    }</tbody>
       </table></div>
 
-      ${left !== undefined && right !== undefined && left !== right
-      ? html`<h2>Diff: version ${left.version} → version ${right.version}</h2><${DiffView} left=${left} right=${right} />`
-      : html`<p class="muted">Choose two different versions (A and B) to compare.</p>`}
+      ${
+      left !== undefined && right !== undefined && left !== right
+        ? html`<h2>Diff: version ${left.version} → version ${right.version}</h2><${DiffView} left=${left} right=${right} />`
+        : html`<p class="muted">Choose two different versions (A and B) to compare.</p>`
+    }
 
       <h2>Labels</h2>
-      <ul class="labels">${labels.map((l) => html`<li><span class="badge label">${l.label}</span> → version ${l.version}</li>`)}</ul>
+      <ul class="labels">${
+      labels.map((l) => html`<li><span class="badge label">${l.label}</span> → version ${l.version}</li>`)
+    }</ul>
       ${can("prompts.publish") ? html`<${LabelForm} id=${id} versions=${versions} onMoved=${loaded.reload} />` : null}`
   }}<//>`
 }

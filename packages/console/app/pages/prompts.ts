@@ -51,14 +51,16 @@ export const PromptsPage = () => {
     )
     return html`
         <${Table} caption="Prompts" head=${["Name", "Slug", "Published", "Updated"]} empty=${rows.length === 0}
-          rows=${rows.map((p) =>
-      html`<tr>
+          rows=${
+      rows.map((p) =>
+        html`<tr>
             <td><a href=${href(`/prompts/${p.id}`)}>${p.name}</a></td>
             <td><code>${p.slug}</code></td>
             <td>v${p.published_version}</td>
             <td>${when(p.last_updated_at)}</td>
           </tr>`
-    )} />
+      )
+    } />
         <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`
   }}<//>`
 }

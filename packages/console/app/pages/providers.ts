@@ -30,7 +30,13 @@ const VirtualKeyForm = ({ onCreated }: { readonly onCreated: () => void }) => {
   const [key, setKey] = useState("")
   const [host, setHost] = useState("")
   const submit = async () => {
-    await createVirtualKey({ name, provider, key, ...(host.trim() === "" ? {} : { custom_host: host.trim() }), ...placement() })
+    await createVirtualKey({
+      name,
+      provider,
+      key,
+      ...(host.trim() === "" ? {} : { custom_host: host.trim() }),
+      ...placement()
+    })
     setName("")
     setKey("")
     onCreated()
@@ -82,16 +88,20 @@ const VirtualKeys = () => {
     <h2 id="vk-title">Virtual keys</h2>
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listVirtualKeys>>) =>
     html`<${Table} caption="Virtual keys" head=${["Name", "Slug", "Provider", "Key", "Custom host", "Created", ""]}
-        empty=${page.data.length === 0} rows=${page.data.map((v: VirtualKey) =>
-      html`<tr><td>${v.name}</td><td><code>${v.slug}</code></td><td>${v.provider}</td><td><code>${v.masked_key}</code></td>
+        empty=${page.data.length === 0} rows=${
+      page.data.map((v: VirtualKey) =>
+        html`<tr><td>${v.name}</td><td><code>${v.slug}</code></td><td>${v.provider}</td><td><code>${v.masked_key}</code></td>
           <td>${v.custom_host ?? "—"}</td><td>${when(v.created_at)}</td>
-          <td>${can("virtual_keys.delete")
-        ? html`<${ConfirmButton} label="Delete" question=${`Delete ${v.name}?`} onConfirm=${async () => {
-          await deleteVirtualKey(v.id)
-          loaded.reload()
-        }} />`
-        : null}</td></tr>`
-    )} />
+          <td>${
+          can("virtual_keys.delete")
+            ? html`<${ConfirmButton} label="Delete" question=${`Delete ${v.name}?`} onConfirm=${async () => {
+              await deleteVirtualKey(v.id)
+              loaded.reload()
+            }} />`
+            : null
+        }</td></tr>`
+      )
+    } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
     ${can("virtual_keys.create") ? html`<${VirtualKeyForm} onCreated=${loaded.reload} />` : null}
   </section>`
@@ -105,16 +115,20 @@ const Configs = () => {
     <h2 id="configs-title">Configs</h2>
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listConfigs>>) =>
     html`<${Table} caption="Configs" head=${["Name", "Slug", "Config", "API key", ""]} empty=${page.data.length === 0}
-        rows=${page.data.map((c: GatewayConfig) =>
-      html`<tr><td>${c.name}</td><td><code>${c.slug}</code></td><td><${Json} value=${c.config} label=${`Config ${c.name}`} /></td>
+        rows=${
+      page.data.map((c: GatewayConfig) =>
+        html`<tr><td>${c.name}</td><td><code>${c.slug}</code></td><td><${Json} value=${c.config} label=${`Config ${c.name}`} /></td>
           <td><code>${c.masked_api_key ?? "—"}</code></td>
-          <td>${can("configs.delete")
-        ? html`<${ConfirmButton} label="Delete" question=${`Delete ${c.name}?`} onConfirm=${async () => {
-          await deleteConfig(c.id)
-          loaded.reload()
-        }} />`
-        : null}</td></tr>`
-    )} />
+          <td>${
+          can("configs.delete")
+            ? html`<${ConfirmButton} label="Delete" question=${`Delete ${c.name}?`} onConfirm=${async () => {
+              await deleteConfig(c.id)
+              loaded.reload()
+            }} />`
+            : null
+        }</td></tr>`
+      )
+    } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
     ${can("configs.create") ? html`<${ConfigForm} onCreated=${loaded.reload} />` : null}
   </section>`

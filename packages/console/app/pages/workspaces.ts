@@ -22,20 +22,26 @@ const Workspaces = () => {
     <h2 id="ws-title">Workspaces</h2>
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listWorkspaces>>) =>
     html`<${Table} caption="Workspaces" head=${["Name", "Slug", "Created", ""]} empty=${page.data.length === 0}
-        rows=${page.data.map((w) =>
-      html`<tr><td>${w.name}</td><td><code>${w.slug}</code></td><td>${when(w.created_at)}</td>
-          <td>${w.id === workspaceId.value
-        ? html`<span class="badge">chosen</span>`
-        : html`<button type="button" onClick=${() => chooseWorkspace(w.id)}>Work here</button>`}</td></tr>`
-    )} />
+        rows=${
+      page.data.map((w) =>
+        html`<tr><td>${w.name}</td><td><code>${w.slug}</code></td><td>${when(w.created_at)}</td>
+          <td>${
+          w.id === workspaceId.value
+            ? html`<span class="badge">chosen</span>`
+            : html`<button type="button" onClick=${() => chooseWorkspace(w.id)}>Work here</button>`
+        }</td></tr>`
+      )
+    } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
-    ${can("workspaces.create")
-    ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New workspace">
+    ${
+    can("workspaces.create")
+      ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New workspace">
         <${FormAlert} form=${form} fields=${["name"]} />
         <${TextField} form=${form} name="name" label="Workspace name" value=${name} onInput=${setName} />
         <${SubmitButton} form=${form} label="Create workspace" />
       <//>`
-    : null}
+      : null
+  }
   </section>`
 }
 
@@ -55,12 +61,15 @@ const Users = ({ onChanged }: { readonly onChanged: () => void }) => {
     <h2 id="users-title">Users of the organisation</h2>
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listUsers>>) =>
     html`<${Table} caption="Users" head=${["Email", "Name", "Role", "Id"]} empty=${page.data.length === 0}
-        rows=${page.data.map((u) =>
-      html`<tr><td>${u.email}</td><td>${u.name ?? "—"}</td><td>${u.role}</td><td><code>${u.id}</code></td></tr>`
-    )} />
+        rows=${
+      page.data.map((u) =>
+        html`<tr><td>${u.email}</td><td>${u.name ?? "—"}</td><td>${u.role}</td><td><code>${u.id}</code></td></tr>`
+      )
+    } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
-    ${can("organisation_users.create")
-    ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New user">
+    ${
+    can("organisation_users.create")
+      ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New user">
         <${FormAlert} form=${form} fields=${["email", "role"]} />
         <div class="grid">
           <${TextField} form=${form} name="email" label="Email" type="email" value=${email} onInput=${setEmail} />
@@ -69,7 +78,8 @@ const Users = ({ onChanged }: { readonly onChanged: () => void }) => {
         </div>
         <${SubmitButton} form=${form} label="Create user" />
       <//>`
-    : null}
+      : null
+  }
   </section>`
 }
 
@@ -93,20 +103,27 @@ const Members = ({ version }: { readonly version: number }) => {
   return html`<section aria-labelledby="members-title">
     <h2 id="members-title">Members of ${name}</h2>
     <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listMembers>> | undefined) =>
-    page === undefined ? null : html`<${Table} caption="Members" head=${["User", "Role", ""]} empty=${page.data.length === 0}
-        rows=${page.data.map((m) =>
-      html`<tr><td><code>${m.user_id}</code></td><td>${m.role}</td>
-          <td>${can("workspace_users.delete")
-        ? html`<${ConfirmButton} label="Remove" question="Remove this member? Their workspace-user keys stop working."
+    page === undefined ?
+      null :
+      html`<${Table} caption="Members" head=${["User", "Role", ""]} empty=${page.data.length === 0}
+        rows=${
+        page.data.map((m) =>
+          html`<tr><td><code>${m.user_id}</code></td><td>${m.role}</td>
+          <td>${
+            can("workspace_users.delete")
+              ? html`<${ConfirmButton} label="Remove" question="Remove this member? Their workspace-user keys stop working."
                 onConfirm=${async () => {
-          await removeMember(workspace, m.user_id)
-          loaded.reload()
-        }} />`
-        : null}</td></tr>`
-    )} />
+                await removeMember(workspace, m.user_id)
+                loaded.reload()
+              }} />`
+              : null
+          }</td></tr>`
+        )
+      } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
-    ${can("workspace_users.create")
-    ? html`<${FormFrame} form=${form} onSubmit=${submit} label="Add a member">
+    ${
+    can("workspace_users.create")
+      ? html`<${FormFrame} form=${form} onSubmit=${submit} label="Add a member">
         <${FormAlert} form=${form} fields=${["user_id", "role"]} />
         <div class="grid">
           <${TextField} form=${form} name="user_id" label="User id" value=${userId} onInput=${setUserId} />
@@ -115,7 +132,8 @@ const Members = ({ version }: { readonly version: number }) => {
         </div>
         <${SubmitButton} form=${form} label="Add member" />
       <//>`
-    : null}
+      : null
+  }
   </section>`
 }
 

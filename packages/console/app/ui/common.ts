@@ -39,7 +39,12 @@ export const usePaging = (pageSize = PAGE_SIZE) => {
 
 /** Where a long list is: page n of m, and buttons to move. */
 export const Pager = (
-  props: { readonly paging: Paging; readonly total: number; readonly hasMore: boolean; readonly onPage: (n: number) => void }
+  props: {
+    readonly paging: Paging
+    readonly total: number
+    readonly hasMore: boolean
+    readonly onPage: (n: number) => void
+  }
 ) => {
   const pages = Math.max(1, Math.ceil(props.total / props.paging.page_size))
   const current = props.paging.current_page
@@ -114,7 +119,12 @@ export const PageHeader = ({ title, children }: { readonly title: string; readon
 
 /** A list's empty state, or its rows. */
 export const Table = (
-  props: { readonly caption: string; readonly head: ReadonlyArray<string>; readonly rows: ComponentChildren; readonly empty: boolean }
+  props: {
+    readonly caption: string
+    readonly head: ReadonlyArray<string>
+    readonly rows: ComponentChildren
+    readonly empty: boolean
+  }
 ) =>
   props.empty
     ? html`<p class="muted">Nothing here yet.</p>`

@@ -175,7 +175,9 @@ export const CheckboxField = (
 }
 
 export const SubmitButton = ({ form, label }: { readonly form: Form; readonly label: string }) =>
-  html`<button type="submit" class="primary" disabled=${form.busy.value}>${form.busy.value ? "Working…" : label}</button>`
+  html`<button type="submit" class="primary" disabled=${form.busy.value}>${
+    form.busy.value ? "Working…" : label
+  }</button>`
 
 /** `<form>` that never navigates: it runs `onSubmit` through the form's error handling. */
 export const FormFrame = (

@@ -58,9 +58,13 @@ export const Shell = ({ children }: { readonly children: ComponentChildren }) =>
     </header>
     <nav class="sidebar" aria-label="Sections">
       <ul>
-        ${allowedSections().map((s) =>
-    html`<li><a href=${href(s.path)} aria-current=${route.value.startsWith(s.path) ? "page" : undefined}>${s.label}</a></li>`
-  )}
+        ${
+    allowedSections().map((s) =>
+      html`<li><a href=${href(s.path)} aria-current=${
+        route.value.startsWith(s.path) ? "page" : undefined
+      }>${s.label}</a></li>`
+    )
+  }
       </ul>
     </nav>
     <main id="main" tabIndex="-1">${children}</main>

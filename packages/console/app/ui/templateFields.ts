@@ -26,16 +26,20 @@ export const MessagesEditor = (
   const error = errorFor(props.form, "string")
   return html`<fieldset class="messages">
     <legend>Messages</legend>
-    ${messages.map((m, i) =>
-    html`<div class="message">
+    ${
+    messages.map((m, i) =>
+      html`<div class="message">
         <div class="message-head">
           <label>Message ${i + 1} role
-            <select value=${m.role} onChange=${(e: Event) => set(i, { role: (e.currentTarget as HTMLSelectElement).value })}>
+            <select value=${m.role} onChange=${(e: Event) =>
+        set(i, { role: (e.currentTarget as HTMLSelectElement).value })}>
               ${[...new Set([...ROLES, m.role])].map((r) => html`<option value=${r}>${r}</option>`)}
             </select>
           </label>
           <span class="message-actions">
-            <button type="button" disabled=${i === 0} onClick=${() => move(i, -1)} aria-label=${`Move message ${i + 1} up`}>↑</button>
+            <button type="button" disabled=${i === 0} onClick=${() => move(i, -1)} aria-label=${`Move message ${
+        i + 1
+      } up`}>↑</button>
             <button type="button" disabled=${i === messages.length - 1} onClick=${() => move(i, 1)}
               aria-label=${`Move message ${i + 1} down`}>↓</button>
             <button type="button" onClick=${() => onChange(messages.filter((_, k) => k !== i))}
@@ -47,7 +51,8 @@ export const MessagesEditor = (
             onInput=${(e: Event) => set(i, { content: (e.currentTarget as HTMLTextAreaElement).value })}></textarea>
         </label>
       </div>`
-  )}
+    )
+  }
     <button type="button" onClick=${() =>
     onChange([...messages, { role: messages.length === 0 ? "system" : "user", content: "" }])}>Add message</button>
     ${error === undefined ? null : html`<p class="field-error" role="alert">${error}</p>`}
@@ -57,9 +62,11 @@ export const MessagesEditor = (
 export const VariablesFound = ({ variables }: { readonly variables: ReadonlyArray<Variable> }) =>
   html`<section class="variables" aria-live="polite" aria-label="Detected variables">
     <h2>Variables</h2>
-    ${variables.length === 0
-    ? html`<p class="muted">None yet: write <code>{{name}}</code> in a message.</p>`
-    : html`<ul>${variables.map((v) => html`<li><code>${v.name}</code>${v.section ? " (section)" : ""}</li>`)}</ul>`}
+    ${
+    variables.length === 0
+      ? html`<p class="muted">None yet: write <code>{{name}}</code> in a message.</p>`
+      : html`<ul>${variables.map((v) => html`<li><code>${v.name}</code>${v.section ? " (section)" : ""}</li>`)}</ul>`
+  }
   </section>`
 
 /** Request fields offered as a form; any other field can still be saved or sent as JSON. */
@@ -92,9 +99,12 @@ export const HyperparameterFields = (
   html`<fieldset class="hyperparameters">
     <legend>Hyperparameters</legend>
     <div class="grid">
-      ${HYPERPARAMETERS.map(([name, label]) =>
-    html`<${TextField} form=${props.form} name=${`${props.prefix}${name}`} label=${label}
-          value=${props.values[name] ?? ""} onInput=${(value: string) => props.onChange({ ...props.values, [name]: value })} />`
-  )}
+      ${
+    HYPERPARAMETERS.map(([name, label]) =>
+      html`<${TextField} form=${props.form} name=${`${props.prefix}${name}`} label=${label}
+          value=${props.values[name] ?? ""} onInput=${(value: string) =>
+        props.onChange({ ...props.values, [name]: value })} />`
+    )
+  }
     </div>
   </fieldset>`

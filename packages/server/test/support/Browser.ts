@@ -19,7 +19,9 @@ export const browserAvailable = (): boolean => {
   if (process.env.REQUIRE_BROWSER === "1") {
     throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing (apt-get install chromium)`)
   }
-  console.warn(`\n*** console browser tests SKIPPED: ${CHROMIUM} is missing (apt-get install chromium; REQUIRE_BROWSER=1 fails instead) ***\n`)
+  console.warn(
+    `\n*** console browser tests SKIPPED: ${CHROMIUM} is missing (apt-get install chromium; REQUIRE_BROWSER=1 fails instead) ***\n`
+  )
   return false
 }
 
@@ -85,7 +87,8 @@ export const openBrowser = async (baseUrl: string): Promise<BrowserSession> => {
   const screenshot = async (name: string) => {
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
-      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+      // Evaluated in the page, where the DOM is (the tests' own types have none).
+      const overflow = Number(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
       if (overflow > 0) overflows.push(`${name}@${width}: ${overflow}`)
       await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true })
     }

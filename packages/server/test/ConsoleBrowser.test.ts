@@ -36,7 +36,10 @@ afterAll(async () => {
 // A failed step leaves a picture of the page beside the others.
 afterEach(async (context) => {
   if (available && context.task.result?.state === "fail") {
-    await page.screenshot({ path: `${SCREENSHOTS}failed-${context.task.name.slice(0, 40)}.png`, fullPage: true })
+    await page.screenshot({
+      path: `${SCREENSHOTS}failed-${context.task.name.slice(0, 40).replace(/\W+/g, "-")}.png`,
+      fullPage: true
+    })
   }
 })
 
@@ -209,20 +212,70 @@ describe.skipIf(!available)("the console in a browser", () => {
     expect(await errorOf(page.getByLabel("Status"))).toMatch(/response_status_code|integer|number/i)
   }, STEP_TIMEOUT)
 
-  it("shows the other pages", async () => {
-    for (
-      const [link, heading, name] of [
-        ["Partials", "Partials", "partials"],
-        ["MCP registry", "MCP registry", "mcp"],
-        ["Virtual keys & configs", "Virtual keys & configs", "providers"],
-        ["Workspaces & members", "Workspaces & members", "workspaces"]
-      ] as const
-    ) {
-      await page.getByRole("link", { name: link }).click()
-      await page.getByRole("heading", { name: heading, level: 1 }).waitFor()
-      await page.getByText("Loading…").first().waitFor({ state: "detached" })
-      await browser.screenshot(name)
-    }
+  it("edits a partial: a new version is published at once", async () => {
+    await page.getByRole("link", { name: "Partials" }).click()
+    await page.getByRole("link", { name: "New partial" }).click()
+    await page.getByLabel("Name", { exact: true }).fill("Signature")
+    await page.getByLabel("Template").fill("Regards, {{agent}}")
+    await expect.poll(() => page.getByRole("region", { name: "Detected variables" }).innerText()).toContain("agent")
+    await page.getByRole("button", { name: "Create partial" }).click()
+    await page.getByRole("heading", { name: "Signature" }).waitFor()
+    await page.getByLabel("Template").fill("Kind regards, {{agent}}")
+    await page.getByRole("button", { name: "Save and publish a new version" }).click()
+    await expect.poll(() => page.getByRole("status").innerText()).toContain("Version 2 saved and published")
+    await browser.screenshot("partial")
+    await page.getByRole("link", { name: "All partials" }).click()
+    await expect.poll(() => page.getByRole("row").filter({ hasText: "Signature" }).innerText()).toContain("v2")
+    await browser.screenshot("partials")
+  }, STEP_TIMEOUT)
+
+  it("registers MCP integrations at both levels and a server, with their visibility and status", async () => {
+    await page.getByRole("link", { name: "MCP registry" }).click()
+    const form = page.getByRole("form", { name: "New integration" })
+    await form.getByLabel("Name", { exact: true }).fill("Docs search")
+    await form.getByLabel("URL").fill("https://mcp.example.com/mcp")
+    await form.getByLabel("Authentication").selectOption("headers")
+    await form.getByLabel("Header value (write-only)").fill("Bearer sk-secret-value-1234")
+    await form.getByRole("button", { name: "Create integration" }).click()
+    const integrations = page.getByRole("table", { name: "Integrations" })
+    await expect.poll(() => integrations.locator("tbody tr").allInnerTexts()).toHaveLength(1)
+    await form.getByLabel("Name", { exact: true }).fill("Team tools")
+    await form.getByLabel("URL").fill("https://tools.example.com/mcp")
+    await form.getByLabel("Authentication").selectOption("none")
+    await form.getByLabel("Level").selectOption("workspace")
+    await form.getByRole("button", { name: "Create integration" }).click()
+    await expect.poll(() => integrations.locator("tbody tr").allInnerTexts()).toHaveLength(2)
+    const rows = await integrations.locator("tbody tr").allInnerTexts()
+    expect(rows.find((r) => r.includes("Docs search"))).toMatch(/organisation\s+every workspace\s+headers\s+active/)
+    expect(rows.find((r) => r.includes("Team tools"))).toMatch(/workspace\s+this workspace\s+none\s+active/)
+    expect(await page.content()).not.toContain("sk-secret-value-1234")
+
+    const server = page.getByRole("form", { name: "New server" })
+    await server.getByLabel("Server name").fill("Docs")
+    await server.getByLabel("Integration").selectOption({ label: "Docs search" })
+    await server.getByRole("button", { name: "Create server" }).click()
+    await expect.poll(() => page.getByRole("table", { name: "Servers" }).innerText()).toMatch(
+      /Docs\s+docs\s+\S+\s+active/
+    )
+    await browser.screenshot("mcp")
+  }, STEP_TIMEOUT)
+
+  it("stores a virtual key write-only: the list shows it masked", async () => {
+    await page.getByRole("link", { name: "Virtual keys & configs" }).click()
+    const form = page.getByRole("form", { name: "New virtual key" })
+    await form.getByLabel("Name", { exact: true }).fill("OpenAI main")
+    await form.getByLabel("Provider key (write-only)").fill("sk-provider-abcdefghijklmnop")
+    await form.getByRole("button", { name: "Create virtual key" }).click()
+    await expect.poll(() => page.getByRole("table", { name: "Virtual keys" }).innerText()).toContain("sk-p****mnop")
+    expect(await page.content()).not.toContain("sk-provider-abcdefghijklmnop")
+    await browser.screenshot("providers")
+  }, STEP_TIMEOUT)
+
+  it("shows workspaces, members and users to the admin key", async () => {
+    await page.getByRole("link", { name: "Workspaces & members" }).click()
+    await expect.poll(() => page.getByRole("table", { name: "Users" }).innerText()).toContain("owner@localhost")
+    await expect.poll(() => page.getByRole("table", { name: "Workspaces" }).innerText()).toContain("default")
+    await browser.screenshot("workspaces")
   }, STEP_TIMEOUT)
 
   it("signs out and forgets the key", async () => {

@@ -156,7 +156,7 @@ export const ApiKeysPage = () => {
       page.data.map((key) =>
         html`<tr>
           <td>${key.name}${key.id === ownId ? html` <span class="badge">this session</span>` : null}</td>
-          <td><code>${key.masked_key}</code></td>
+          <td><code class="nowrap">${key.masked_key}</code></td>
           <td>${key.type}</td>
           <td>${key.workspace_id === null ? "—" : html`<code>${key.workspace_id}</code>`}</td>
           <td><span title=${key.scopes.join(", ")}>${key.scopes.length}</span></td>

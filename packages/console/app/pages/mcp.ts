@@ -119,7 +119,7 @@ const IntegrationForm = ({ onCreated }: { readonly onCreated: () => void }) => {
   <//>`
 }
 
-const Integrations = () => {
+const Integrations = ({ onChange }: { readonly onChange: () => void }) => {
   const { paging, setPage } = usePaging()
   const [type, setType] = useState("all")
   const [status, setStatus] = useState("active")
@@ -156,6 +156,7 @@ const Integrations = () => {
             ? html`<${ConfirmButton} label="Archive" question=${`Archive ${i.name}?`} onConfirm=${async () => {
               await archiveIntegration(i.id)
               loaded.reload()
+              onChange()
             }} />`
             : null
         }</td>
@@ -163,17 +164,25 @@ const Integrations = () => {
       )
     } />
       <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
-    ${mayCreate ? html`<${IntegrationForm} onCreated=${loaded.reload} />` : null}
+    ${
+    mayCreate
+      ? html`<${IntegrationForm} onCreated=${() => {
+        loaded.reload()
+        onChange()
+      }} />`
+      : null
+  }
   </section>`
 }
 
-const Servers = () => {
+/** `version` changes when an integration was added or archived, so the choice of integrations is read again. */
+const Servers = ({ version }: { readonly version: number }) => {
   const { paging, setPage } = usePaging()
   const workspace = workspaceId.value ?? undefined
   const loaded = useLoad(() => listServers({ workspace_id: workspace, ...paging }), [workspace, paging.current_page])
   const usable = useLoad(
     () => listIntegrations({ ...organisationQuery(), workspace_id: workspace, page_size: 100, current_page: 0 }),
-    [workspace]
+    [workspace, version]
   )
   const form = useForm()
   const [name, setName] = useState("")
@@ -215,11 +224,13 @@ const Servers = () => {
   </section>`
 }
 
-export const McpPage = () =>
-  html`<${PageHeader} title="MCP registry" />
+export const McpPage = () => {
+  const [version, setVersion] = useState(0)
+  return html`<${PageHeader} title="MCP registry" />
     ${
     can("organisation_mcp_integrations.list") || can("workspace_mcp_integrations.list")
-      ? html`<${Integrations} />`
+      ? html`<${Integrations} onChange=${() => setVersion((v) => v + 1)} />`
       : null
   }
-    ${can("mcp_servers.list") ? html`<${Servers} />` : null}`
+    ${can("mcp_servers.list") ? html`<${Servers} version=${version} />` : null}`
+}

@@ -90,7 +90,7 @@ const VirtualKeys = () => {
     html`<${Table} caption="Virtual keys" head=${["Name", "Slug", "Provider", "Key", "Custom host", "Created", ""]}
         empty=${page.data.length === 0} rows=${
       page.data.map((v: VirtualKey) =>
-        html`<tr><td>${v.name}</td><td><code>${v.slug}</code></td><td>${v.provider}</td><td><code>${v.masked_key}</code></td>
+        html`<tr><td>${v.name}</td><td><code>${v.slug}</code></td><td>${v.provider}</td><td><code class="nowrap">${v.masked_key}</code></td>
           <td>${v.custom_host ?? "—"}</td><td>${when(v.created_at)}</td>
           <td>${
           can("virtual_keys.delete")

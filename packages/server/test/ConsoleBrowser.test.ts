@@ -255,7 +255,7 @@ describe.skipIf(!available)("the console in a browser", () => {
     await server.getByLabel("Integration").selectOption({ label: "Docs search" })
     await server.getByRole("button", { name: "Create server" }).click()
     await expect.poll(() => page.getByRole("table", { name: "Servers" }).innerText()).toMatch(
-      /Docs\s+docs\s+\S+\s+active/
+      /Docs\s+docs\s+Docs search\s+active/
     )
     await browser.screenshot("mcp")
   }, STEP_TIMEOUT)

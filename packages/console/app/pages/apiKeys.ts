@@ -6,17 +6,7 @@ import { useState } from "preact/hooks"
 import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from "../api.ts"
 import { html } from "../html.ts"
 import { can, isAdminKey, session, workspaceId } from "../session.ts"
-import {
-  ConfirmButton,
-  CopyButton,
-  LoadState,
-  PageHeader,
-  Pager,
-  Table,
-  useLoad,
-  usePaging,
-  when
-} from "../ui/common.ts"
+import { ConfirmButton, CopyButton, PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import {
   errorFor,
   type Form,
@@ -136,44 +126,42 @@ const CreateKeyForm = ({ onCreated }: { readonly onCreated: (secret: string) => 
 }
 
 export const ApiKeysPage = () => {
-  const { paging, setPage } = usePaging()
   const workspace = isAdminKey() ? undefined : workspaceId.value ?? undefined
-  const loaded = useLoad(() => listApiKeys(workspace, paging), [workspace, paging.current_page])
+  const list = usePagedList((paging) => listApiKeys(workspace, paging), [workspace])
   const [secret, setSecret] = useState<string | null>(null)
   const ownId = session.value?.key.id
-
-  const revoke = async (key: ApiKey) => {
-    await revokeApiKey(key.id)
-    loaded.reload()
-  }
 
   return html`
     <${PageHeader} title="API keys" />
     ${secret === null ? null : html`<${NewKey} secret=${secret} onDone=${() => setSecret(null)} />`}
-    <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listApiKeys>>) =>
-    html`<${Table} caption="API keys" head=${["Name", "Key", "Kind", "Workspace", "Scopes", "Status", "Created", ""]}
-        empty=${page.data.length === 0} rows=${
-      page.data.map((key) =>
-        html`<tr>
-          <td>${key.name}${key.id === ownId ? html` <span class="badge">this session</span>` : null}</td>
-          <td><code class="nowrap">${key.masked_key}</code></td>
-          <td>${key.type}</td>
-          <td>${key.workspace_id === null ? "—" : html`<code>${key.workspace_id}</code>`}</td>
-          <td><span title=${key.scopes.join(", ")}>${key.scopes.length}</span></td>
-          <td><span class=${`badge ${key.status}`}>${key.status}</span></td>
-          <td>${when(key.created_at)}</td>
-          <td>${
-          key.status === "active" && can("api_keys.delete") && key.id !== ownId
-            ? html`<${ConfirmButton} label="Revoke" question=${`Revoke ${key.name}? It stops working at once.`}
-                onConfirm=${() => revoke(key)} />`
-            : null
-        }</td>
-        </tr>`
-      )
-    } />
-      <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
+    <${PagedTable} list=${list} caption="API keys" head=${[
+    "Name",
+    "Key",
+    "Kind",
+    "Workspace",
+    "Scopes",
+    "Status",
+    "Created",
+    ""
+  ]}
+      row=${(key: ApiKey) =>
+    html`<tr>
+        <td>${key.name}${key.id === ownId ? html` <span class="badge">this session</span>` : null}</td>
+        <td><code class="nowrap">${key.masked_key}</code></td>
+        <td>${key.type}</td>
+        <td>${key.workspace_id === null ? "—" : html`<code>${key.workspace_id}</code>`}</td>
+        <td><span title=${key.scopes.join(", ")}>${key.scopes.length}</span></td>
+        <td><span class=${`badge ${key.status}`}>${key.status}</span></td>
+        <td>${when(key.created_at)}</td>
+        <td>${
+      key.status === "active" && can("api_keys.delete") && key.id !== ownId
+        ? html`<${ConfirmButton} label="Revoke" question=${`Revoke ${key.name}? It stops working at once.`}
+              onConfirm=${() => revokeApiKey(key.id).then(list.loaded.reload)} />`
+        : null
+    }</td>
+      </tr>`} />
     <${CreateKeyForm} onCreated=${(key: string) => {
     setSecret(key)
-    loaded.reload()
+    list.loaded.reload()
   }} />`
 }

@@ -6,7 +6,7 @@ import { useEffect, useState } from "preact/hooks"
 import { type AuditRecord, listAuditLogs } from "../api.ts"
 import { html } from "../html.ts"
 import { session } from "../session.ts"
-import { Json, LoadState, PageHeader, Pager, Table, useLoad, usePaging, when } from "../ui/common.ts"
+import { Json, PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
 interface Filters {
@@ -58,12 +58,11 @@ const Detail = ({ record, onClose }: { readonly record: AuditRecord; readonly on
 
 export const AuditPage = () => {
   const form = useForm()
-  const { paging, setPage } = usePaging()
   const [draft, setDraft] = useState<Filters>(NO_FILTERS)
   const [applied, setApplied] = useState<Filters>(NO_FILTERS)
   const [open, setOpen] = useState<AuditRecord | null>(null)
-  const loaded = useLoad(
-    () =>
+  const list = usePagedList(
+    (paging) =>
       listAuditLogs({
         ...applied,
         start_time: instant(applied.start_time),
@@ -77,7 +76,7 @@ export const AuditPage = () => {
         form.report(error)
         return { data: [], total: 0, has_more: false }
       }),
-    [applied, paging.current_page]
+    [applied]
   )
   const set = (name: keyof Filters) => (value: string) => setDraft({ ...draft, [name]: value })
   const workspaces = session.value?.workspaces ?? []
@@ -85,7 +84,7 @@ export const AuditPage = () => {
   return html`
     <${PageHeader} title="Audit log" />
     <${FormFrame} form=${form} label="Filters" onSubmit=${async () => {
-    setPage(0)
+    list.setPage(0)
     setApplied(draft)
   }}>
       <${FormAlert} form=${form} fields=${Object.keys(NO_FILTERS)} />
@@ -108,25 +107,28 @@ export const AuditPage = () => {
       <button type="button" onClick=${() => {
     setDraft(NO_FILTERS)
     setApplied(NO_FILTERS)
-    setPage(0)
+    list.setPage(0)
   }}>Clear</button>
     <//>
     ${open === null ? null : html`<${Detail} record=${open} onClose=${() => setOpen(null)} />`}
-    <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listAuditLogs>>) =>
-    html`<${Table} caption="Audit records" head=${["#", "When", "Action", "Resource", "Status", "User", ""]}
-        empty=${page.data.length === 0} rows=${
-      page.data.map((r) =>
-        html`<tr>
-          <td>${r.seq}</td>
-          <td>${when(r.timestamp)}</td>
-          <td>${r.action}</td>
-          <td>${r.resource_type}</td>
-          <td><span class=${`status s${String(r.response_status_code)[0]}`}>${r.response_status_code}</span></td>
-          <td><code>${r.user_id ?? r.user_type}</code></td>
-          <td><button type="button" onClick=${() =>
-          setOpen(r)}>Details<span class="visually-hidden"> of record ${r.seq}</span></button></td>
-        </tr>`
-      )
-    } />
-      <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>`
+    <${PagedTable} list=${list} caption="Audit records" head=${[
+    "#",
+    "When",
+    "Action",
+    "Resource",
+    "Status",
+    "User",
+    ""
+  ]}
+      row=${(r: AuditRecord) =>
+    html`<tr>
+        <td>${r.seq}</td>
+        <td>${when(r.timestamp)}</td>
+        <td>${r.action}</td>
+        <td>${r.resource_type}</td>
+        <td><span class=${`status s${String(r.response_status_code)[0]}`}>${r.response_status_code}</span></td>
+        <td><code>${r.user_id ?? r.user_type}</code></td>
+        <td><button type="button" onClick=${() =>
+      setOpen(r)}>Details<span class="visually-hidden"> of record ${r.seq}</span></button></td>
+      </tr>`} />`
 }

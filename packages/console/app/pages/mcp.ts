@@ -10,11 +10,12 @@ import {
   createServer,
   listIntegrations,
   listServers,
-  type McpIntegration
+  type McpIntegration,
+  type McpServer
 } from "../api.ts"
 import { html } from "../html.ts"
 import { can, isAdminKey, session, workspaceId } from "../session.ts"
-import { ConfirmButton, LoadState, PageHeader, Pager, Table, useLoad, usePaging } from "../ui/common.ts"
+import { ConfirmButton, PagedTable, PageHeader, useLoad, usePagedList } from "../ui/common.ts"
 import { CheckboxField, FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
 /** An admin key must name its organisation when listing integrations. */
@@ -120,15 +121,18 @@ const IntegrationForm = ({ onCreated }: { readonly onCreated: () => void }) => {
 }
 
 const Integrations = ({ onChange }: { readonly onChange: () => void }) => {
-  const { paging, setPage } = usePaging()
   const [type, setType] = useState("all")
   const [status, setStatus] = useState("active")
   const [search, setSearch] = useState("")
   const workspace = workspaceId.value ?? undefined
-  const loaded = useLoad(
-    () => listIntegrations({ ...organisationQuery(), type, status, search, ...paging }),
-    [type, status, search, workspace, paging.current_page]
+  const list = usePagedList(
+    (paging) => listIntegrations({ ...organisationQuery(), type, status, search, ...paging }),
+    [type, status, search, workspace]
   )
+  const changed = () => {
+    list.loaded.reload()
+    onChange()
+  }
   const mayCreate = can("organisation_mcp_integrations.create") || can("workspace_mcp_integrations.create")
   const filter = useForm()
   return html`<section aria-labelledby="integrations-title">
@@ -140,73 +144,57 @@ const Integrations = ({ onChange }: { readonly onChange: () => void }) => {
         options=${[["active", "Active"], ["archived", "Archived"]]} />
       <${TextField} form=${filter} name="search" label="Search" type="search" value=${search} onInput=${setSearch} />
     </div>
-    <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listIntegrations>>) =>
-    html`<${Table} caption="Integrations" head=${["Name", "URL", "Level", "Open to", "Auth", "Status", ""]}
-        empty=${page.data.length === 0} rows=${
-      page.data.map((i) =>
-        html`<tr>
-          <td>${i.name} <code>${i.slug}</code></td>
-          <td><code>${i.url}</code> (${i.transport})</td>
-          <td>${i.workspace_id === null ? "organisation" : "workspace"}</td>
-          <td>${visibility(i)}</td>
-          <td>${i.auth_type}</td>
-          <td><span class=${`badge ${i.status}`}>${i.status}</span></td>
-          <td>${
-          i.status === "active" && mayCreate
-            ? html`<${ConfirmButton} label="Archive" question=${`Archive ${i.name}?`} onConfirm=${async () => {
-              await archiveIntegration(i.id)
-              loaded.reload()
-              onChange()
-            }} />`
-            : null
-        }</td>
-        </tr>`
-      )
-    } />
-      <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
-    ${
-    mayCreate
-      ? html`<${IntegrationForm} onCreated=${() => {
-        loaded.reload()
-        onChange()
-      }} />`
-      : null
-  }
+    <${PagedTable} list=${list} caption="Integrations" head=${["Name", "URL", "Level", "Open to", "Auth", "Status", ""]}
+      row=${(i: McpIntegration) =>
+    html`<tr>
+        <td>${i.name} <code>${i.slug}</code></td>
+        <td><code>${i.url}</code> (${i.transport})</td>
+        <td>${i.workspace_id === null ? "organisation" : "workspace"}</td>
+        <td>${visibility(i)}</td>
+        <td>${i.auth_type}</td>
+        <td><span class=${`badge ${i.status}`}>${i.status}</span></td>
+        <td>${
+      i.status === "active" && mayCreate
+        ? html`<${ConfirmButton} label="Archive" question=${`Archive ${i.name}?`}
+              onConfirm=${() => archiveIntegration(i.id).then(changed)} />`
+        : null
+    }</td>
+      </tr>`} />
+    ${mayCreate ? html`<${IntegrationForm} onCreated=${changed} />` : null}
   </section>`
 }
 
 /** `version` changes when an integration was added or archived, so the choice of integrations is read again. */
 const Servers = ({ version }: { readonly version: number }) => {
-  const { paging, setPage } = usePaging()
   const workspace = workspaceId.value ?? undefined
-  const loaded = useLoad(() => listServers({ workspace_id: workspace, ...paging }), [workspace, paging.current_page])
+  const list = usePagedList((paging) => listServers({ workspace_id: workspace, ...paging }), [workspace])
   const usable = useLoad(
     () => listIntegrations({ ...organisationQuery(), workspace_id: workspace, page_size: 100, current_page: 0 }),
     [workspace, version]
   )
+  const integrations = usable.data?.data ?? []
   const form = useForm()
   const [name, setName] = useState("")
   const [integration, setIntegration] = useState("")
   const submit = async () => {
     await createServer({
       name,
-      mcp_integration_id: integration || usable.data?.data[0]?.id || "",
+      mcp_integration_id: integration || integrations[0]?.id || "",
       ...(isAdminKey() && workspace !== undefined ? { workspace_id: workspace } : {})
     })
     setName("")
-    loaded.reload()
+    list.loaded.reload()
   }
   return html`<section aria-labelledby="servers-title">
     <h2 id="servers-title">Servers of the workspace</h2>
-    <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listServers>>) =>
-    html`<${Table} caption="Servers" head=${["Name", "Slug", "Integration", "Status"]} empty=${page.data.length === 0}
-        rows=${
-      page.data.map((s) =>
-        html`<tr><td>${s.name}</td><td><code>${s.slug}</code></td><td><code>${s.mcp_integration_id}</code></td>
-          <td><span class=${`badge ${s.status}`}>${s.status}</span></td></tr>`
-      )
-    } />
-      <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
+    <${PagedTable} list=${list} caption="Servers" head=${["Name", "Slug", "Integration", "Status"]} row=${(
+    s: McpServer
+  ) =>
+    html`<tr><td>${s.name}</td><td><code>${s.slug}</code></td>
+        <td>${
+      integrations.find((i) => i.id === s.mcp_integration_id)?.name ?? html`<code>${s.mcp_integration_id}</code>`
+    }</td>
+        <td><span class=${`badge ${s.status}`}>${s.status}</span></td></tr>`} />
     ${
     can("mcp_servers.create")
       ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New server">
@@ -215,7 +203,7 @@ const Servers = ({ version }: { readonly version: number }) => {
         <div class="grid">
           <${TextField} form=${form} name="name" label="Server name" value=${name} onInput=${setName} />
           <${SelectField} form=${form} name="mcp_integration_id" label="Integration" value=${integration}
-            onChange=${setIntegration} options=${(usable.data?.data ?? []).map((i) => [i.id, i.name] as const)} />
+            onChange=${setIntegration} options=${integrations.map((i) => [i.id, i.name] as const)} />
         </div>
         <${SubmitButton} form=${form} label="Create server" />
       <//>`

@@ -3,38 +3,31 @@
  * it at once (that is what the API does); the API shows a partial's published version only.
  */
 import { useEffect, useMemo, useState } from "preact/hooks"
-import { createPartial, getPartial, listPartials, type PartialDetails, updatePartial } from "../api.ts"
+import { createPartial, getPartial, listPartials, type PartialDetails, type Prompt, updatePartial } from "../api.ts"
 import { html } from "../html.ts"
 import { href, navigate } from "../router.ts"
 import { can, isAdminKey, workspaceId } from "../session.ts"
 import { variablesOf } from "../template.ts"
-import { LoadState, PageHeader, Pager, Table, useLoad, usePaging, when } from "../ui/common.ts"
+import { PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SubmitButton, TextArea, TextField, useForm } from "../ui/forms.ts"
 import { VariablesFound } from "../ui/templateFields.ts"
 
 export const PartialsPage = () => {
-  const { paging, setPage } = usePaging()
   const workspace = workspaceId.value ?? undefined
-  const loaded = useLoad(() => listPartials(workspace, paging), [workspace, paging.current_page])
+  const list = usePagedList((paging) => listPartials(workspace, paging), [workspace])
   return html`
     <${PageHeader} title="Partials">
       ${can("prompts.create") ? html`<a class="button primary" href=${href("/partials/new")}>New partial</a>` : null}
     <//>
-    <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listPartials>>) =>
-    html`<${Table} caption="Partials" head=${["Name", "Include as", "Published", "Updated"]} empty=${
-      page.data.length === 0
-    }
-        rows=${
-      page.data.map((p) =>
-        html`<tr>
-          <td><a href=${href(`/partials/${p.id}`)}>${p.name}</a></td>
-          <td><code>{{>${p.slug}}}</code></td>
-          <td>v${p.published_version}</td>
-          <td>${when(p.last_updated_at)}</td>
-        </tr>`
-      )
-    } />
-      <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>`
+    <${PagedTable} list=${list} caption="Partials" head=${["Name", "Include as", "Published", "Updated"]} row=${(
+    p: Prompt
+  ) =>
+    html`<tr>
+        <td><a href=${href(`/partials/${p.id}`)}>${p.name}</a></td>
+        <td><code>{{>${p.slug}}}</code></td>
+        <td>v${p.published_version}</td>
+        <td>${when(p.last_updated_at)}</td>
+      </tr>`} />`
 }
 
 const FIELDS = ["name", "slug", "workspace_id", "string", "version_description"]

@@ -9,17 +9,8 @@ import { href, navigate } from "../router.ts"
 import { workspaceId } from "../session.ts"
 import { variablesOf } from "../template.ts"
 import { Json, LoadState, PageHeader, useLoad } from "../ui/common.ts"
-import {
-  FormAlert,
-  FormFrame,
-  numberOrText,
-  SelectField,
-  SubmitButton,
-  TextArea,
-  TextField,
-  useForm
-} from "../ui/forms.ts"
-import { HyperparameterFields, HYPERPARAMETERS, type Hyperparameters } from "../ui/templateFields.ts"
+import { FormAlert, FormFrame, SelectField, SubmitButton, TextArea, TextField, useForm } from "../ui/forms.ts"
+import { HyperparameterFields, HYPERPARAMETERS, type Hyperparameters, requestFieldsOf } from "../ui/templateFields.ts"
 
 /** A value as typed: JSON when it reads as an object, a list or a flag (for sections), text otherwise. */
 const valueOf = (text: string): unknown => {
@@ -97,9 +88,7 @@ const Playground = (
         return form.fail("extra", "Other fields must be a JSON object, e.g. {\"stop\": [\"\\n\"]}.")
       }
     }
-    const fields = Object.fromEntries(
-      Object.entries(hyperparameters).filter(([, v]) => v.trim() !== "").map(([k, v]) => [k, numberOrText(v)])
-    )
+    const fields = requestFieldsOf(hyperparameters)
     setResult(null)
     setResult(
       await render(`${id}@${chosen.version}`, {

@@ -14,7 +14,6 @@ import {
   CheckboxField,
   FormAlert,
   FormFrame,
-  numberOrText,
   SelectField,
   SubmitButton,
   TextArea,
@@ -27,6 +26,7 @@ import {
   type Hyperparameters,
   hyperparametersOf,
   MessagesEditor,
+  requestFieldsOf,
   VariablesFound
 } from "../ui/templateFields.ts"
 
@@ -79,9 +79,7 @@ const templateOf = (draft: Draft) => (draft.messages === undefined ? draft.text 
 
 const parametersOf = (draft: Draft) => ({
   ...draft.otherParameters,
-  ...Object.fromEntries(
-    Object.entries(draft.hyperparameters).filter(([, v]) => v.trim() !== "").map(([k, v]) => [k, numberOrText(v)])
-  )
+  ...requestFieldsOf(draft.hyperparameters)
 })
 
 const FIELDS = [

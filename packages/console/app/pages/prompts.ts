@@ -3,16 +3,15 @@
  * the page shown by name and slug, and opens a prompt directly when it is an exact slug or id.
  */
 import { useState } from "preact/hooks"
-import { ApiError, getPrompt, listPrompts } from "../api.ts"
+import { ApiError, getPrompt, listPrompts, type Prompt } from "../api.ts"
 import { html } from "../html.ts"
 import { href, navigate } from "../router.ts"
 import { can, workspaceId } from "../session.ts"
-import { LoadState, PageHeader, Pager, Table, useLoad, usePaging, when } from "../ui/common.ts"
+import { PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 
 export const PromptsPage = () => {
-  const { paging, setPage } = usePaging()
   const workspace = workspaceId.value ?? undefined
-  const loaded = useLoad(() => listPrompts(workspace, paging), [workspace, paging.current_page])
+  const list = usePagedList((paging) => listPrompts(workspace, paging), [workspace])
   const [search, setSearch] = useState("")
   const [notFound, setNotFound] = useState<string | null>(null)
   const needle = search.trim().toLowerCase()
@@ -45,22 +44,14 @@ export const PromptsPage = () => {
   }} />
     </form>
     ${notFound === null ? null : html`<p class="field-error" role="alert">${notFound}</p>`}
-    <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listPrompts>>) => {
-    const rows = page.data.filter((p) =>
-      needle === "" || p.name.toLowerCase().includes(needle) || p.slug.toLowerCase().includes(needle)
-    )
-    return html`
-        <${Table} caption="Prompts" head=${["Name", "Slug", "Published", "Updated"]} empty=${rows.length === 0}
-          rows=${
-      rows.map((p) =>
-        html`<tr>
-            <td><a href=${href(`/prompts/${p.id}`)}>${p.name}</a></td>
-            <td><code>${p.slug}</code></td>
-            <td>v${p.published_version}</td>
-            <td>${when(p.last_updated_at)}</td>
-          </tr>`
-      )
-    } />
-        <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`
-  }}<//>`
+    <${PagedTable} list=${list} caption="Prompts" head=${["Name", "Slug", "Published", "Updated"]}
+      only=${(p: Prompt) =>
+    needle === "" || p.name.toLowerCase().includes(needle) || p.slug.toLowerCase().includes(needle)}
+      row=${(p: Prompt) =>
+    html`<tr>
+        <td><a href=${href(`/prompts/${p.id}`)}>${p.name}</a></td>
+        <td><code>${p.slug}</code></td>
+        <td>v${p.published_version}</td>
+        <td>${when(p.last_updated_at)}</td>
+      </tr>`} />`
 }

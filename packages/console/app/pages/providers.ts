@@ -15,7 +15,7 @@ import {
 } from "../api.ts"
 import { html } from "../html.ts"
 import { can, isAdminKey, workspaceId } from "../session.ts"
-import { ConfirmButton, Json, LoadState, PageHeader, Pager, Table, useLoad, usePaging, when } from "../ui/common.ts"
+import { ConfirmButton, Json, PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextArea, TextField, useForm } from "../ui/forms.ts"
 
 const PROVIDERS = [["openai", "OpenAI"], ["together-ai", "Together AI"], ["fireworks-ai", "Fireworks AI"]] as const
@@ -81,56 +81,54 @@ const ConfigForm = ({ onCreated }: { readonly onCreated: () => void }) => {
 }
 
 const VirtualKeys = () => {
-  const { paging, setPage } = usePaging()
   const workspace = workspaceId.value ?? undefined
-  const loaded = useLoad(() => listVirtualKeys(workspace, paging), [workspace, paging.current_page])
+  const list = usePagedList((paging) => listVirtualKeys(workspace, paging), [workspace])
+  const reload = list.loaded.reload
   return html`<section aria-labelledby="vk-title">
     <h2 id="vk-title">Virtual keys</h2>
-    <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listVirtualKeys>>) =>
-    html`<${Table} caption="Virtual keys" head=${["Name", "Slug", "Provider", "Key", "Custom host", "Created", ""]}
-        empty=${page.data.length === 0} rows=${
-      page.data.map((v: VirtualKey) =>
-        html`<tr><td>${v.name}</td><td><code>${v.slug}</code></td><td>${v.provider}</td><td><code class="nowrap">${v.masked_key}</code></td>
-          <td>${v.custom_host ?? "—"}</td><td>${when(v.created_at)}</td>
-          <td>${
-          can("virtual_keys.delete")
-            ? html`<${ConfirmButton} label="Delete" question=${`Delete ${v.name}?`} onConfirm=${async () => {
-              await deleteVirtualKey(v.id)
-              loaded.reload()
-            }} />`
-            : null
-        }</td></tr>`
-      )
-    } />
-      <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
-    ${can("virtual_keys.create") ? html`<${VirtualKeyForm} onCreated=${loaded.reload} />` : null}
+    <${PagedTable} list=${list} caption="Virtual keys" head=${[
+    "Name",
+    "Slug",
+    "Provider",
+    "Key",
+    "Custom host",
+    "Created",
+    ""
+  ]}
+      row=${(v: VirtualKey) =>
+    html`<tr><td>${v.name}</td><td><code>${v.slug}</code></td><td>${v.provider}</td>
+        <td><code class="nowrap">${v.masked_key}</code></td><td>${v.custom_host ?? "—"}</td><td>${
+      when(v.created_at)
+    }</td>
+        <td>${
+      can("virtual_keys.delete")
+        ? html`<${ConfirmButton} label="Delete" question=${`Delete ${v.name}?`}
+              onConfirm=${() => deleteVirtualKey(v.id).then(reload)} />`
+        : null
+    }</td></tr>`} />
+    ${can("virtual_keys.create") ? html`<${VirtualKeyForm} onCreated=${reload} />` : null}
   </section>`
 }
 
 const Configs = () => {
-  const { paging, setPage } = usePaging()
   const workspace = workspaceId.value ?? undefined
-  const loaded = useLoad(() => listConfigs(workspace, paging), [workspace, paging.current_page])
+  const list = usePagedList((paging) => listConfigs(workspace, paging), [workspace])
+  const reload = list.loaded.reload
   return html`<section aria-labelledby="configs-title">
     <h2 id="configs-title">Configs</h2>
-    <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listConfigs>>) =>
-    html`<${Table} caption="Configs" head=${["Name", "Slug", "Config", "API key", ""]} empty=${page.data.length === 0}
-        rows=${
-      page.data.map((c: GatewayConfig) =>
-        html`<tr><td>${c.name}</td><td><code>${c.slug}</code></td><td><${Json} value=${c.config} label=${`Config ${c.name}`} /></td>
-          <td><code>${c.masked_api_key ?? "—"}</code></td>
-          <td>${
-          can("configs.delete")
-            ? html`<${ConfirmButton} label="Delete" question=${`Delete ${c.name}?`} onConfirm=${async () => {
-              await deleteConfig(c.id)
-              loaded.reload()
-            }} />`
-            : null
-        }</td></tr>`
-      )
-    } />
-      <${Pager} paging=${paging} total=${page.total} hasMore=${page.has_more} onPage=${setPage} />`}<//>
-    ${can("configs.create") ? html`<${ConfigForm} onCreated=${loaded.reload} />` : null}
+    <${PagedTable} list=${list} caption="Configs" head=${["Name", "Slug", "Config", "API key", ""]}
+      row=${(c: GatewayConfig) =>
+    html`<tr><td>${c.name}</td><td><code>${c.slug}</code></td>
+        <td><${Json} value=${c.config} label=${`Config ${c.name}`} /></td><td><code>${
+      c.masked_api_key ?? "—"
+    }</code></td>
+        <td>${
+      can("configs.delete")
+        ? html`<${ConfirmButton} label="Delete" question=${`Delete ${c.name}?`}
+              onConfirm=${() => deleteConfig(c.id).then(reload)} />`
+        : null
+    }</td></tr>`} />
+    ${can("configs.create") ? html`<${ConfigForm} onCreated=${reload} />` : null}
   </section>`
 }
 

@@ -1,7 +1,7 @@
 /** Small pieces every page uses: loading data, paging, confirmation, copying, and showing values. */
 import type { ComponentChildren } from "preact"
 import { useCallback, useEffect, useRef, useState } from "preact/hooks"
-import type { Paging } from "../api.ts"
+import type { ListPage, Paging } from "../api.ts"
 import { html } from "../html.ts"
 
 export interface Loaded<A> {
@@ -35,6 +35,19 @@ export const usePaging = (pageSize = PAGE_SIZE) => {
   const [page, setPage] = useState(0)
   const paging: Paging = { page_size: pageSize, current_page: page }
   return { paging, setPage }
+}
+
+export interface PagedList<A> {
+  readonly loaded: Loaded<ListPage<A>>
+  readonly paging: Paging
+  readonly setPage: (n: number) => void
+}
+
+/** A list read a page at a time: again when the page or `deps` change. */
+export const usePagedList = <A>(load: (paging: Paging) => Promise<ListPage<A>>, deps: ReadonlyArray<unknown>) => {
+  const { paging, setPage } = usePaging()
+  const loaded = useLoad(() => load(paging), [...deps, paging.current_page])
+  return { loaded, paging, setPage }
 }
 
 /** Where a long list is: page n of m, and buttons to move. */
@@ -133,3 +146,22 @@ export const Table = (
         <thead><tr>${props.head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
         <tbody>${props.rows}</tbody>
       </table></div>`
+
+/** A page of a list as a table (`row` makes each row), with the pager under it. */
+export const PagedTable = <A>(
+  props: {
+    readonly list: PagedList<A>
+    readonly caption: string
+    readonly head: ReadonlyArray<string>
+    readonly row: (item: A) => ComponentChildren
+    /** Which items of the page to show; all of them unless given. */
+    readonly only?: (item: A) => boolean
+  }
+) =>
+  html`<${LoadState} loaded=${props.list.loaded}>${(page: ListPage<A>) => {
+    const items = props.only === undefined ? page.data : page.data.filter(props.only)
+    return html`<${Table} caption=${props.caption} head=${props.head} empty=${items.length === 0} rows=${
+      items.map(props.row)
+    } />
+      <${Pager} paging=${props.list.paging} total=${page.total} hasMore=${page.has_more} onPage=${props.list.setPage} />`
+  }}<//>`

@@ -192,9 +192,3 @@ export const FormFrame = (
     e.preventDefault()
     void props.form.run(props.onSubmit)
   }}>${props.children}</form>`
-
-/** Text to a number when it reads as one; otherwise the text itself, for the API to refuse with its `param`. */
-export const numberOrText = (text: string): number | string => {
-  const trimmed = text.trim()
-  return trimmed !== "" && Number.isFinite(Number(trimmed)) ? Number(trimmed) : trimmed
-}

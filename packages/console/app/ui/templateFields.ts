@@ -81,6 +81,18 @@ export const HYPERPARAMETERS = [
 
 export type Hyperparameters = Readonly<Record<string, string>>
 
+/** Text to a number when it reads as one; otherwise the text itself, for the API to refuse with its `param`. */
+const numberOrText = (text: string): number | string => {
+  const trimmed = text.trim()
+  return trimmed !== "" && Number.isFinite(Number(trimmed)) ? Number(trimmed) : trimmed
+}
+
+/** The fields filled in, as the request fields they are (empty ones left out). */
+export const requestFieldsOf = (values: Hyperparameters): Record<string, number | string> =>
+  Object.fromEntries(
+    Object.entries(values).filter(([, v]) => v.trim() !== "").map(([k, v]) => [k, numberOrText(v)])
+  )
+
 /** The fields as text, from saved parameters. */
 export const hyperparametersOf = (parameters: Readonly<Record<string, unknown>>): Hyperparameters =>
   Object.fromEntries(

@@ -62,9 +62,11 @@ export const Pager = (
   const pages = Math.max(1, Math.ceil(props.total / props.paging.page_size))
   const current = props.paging.current_page
   return html`<nav class="pager" aria-label="Pages">
+    <button type="button" disabled=${current === 0} onClick=${() => props.onPage(0)}>First</button>
     <button type="button" disabled=${current === 0} onClick=${() => props.onPage(current - 1)}>Previous</button>
     <span aria-live="polite">Page ${current + 1} of ${pages} · ${props.total} in all</span>
     <button type="button" disabled=${!props.hasMore} onClick=${() => props.onPage(current + 1)}>Next</button>
+    <button type="button" disabled=${!props.hasMore} onClick=${() => props.onPage(pages - 1)}>Last</button>
   </nav>`
 }
 

@@ -56,12 +56,16 @@ export interface BrowserSession {
   readonly screenshot: (name: string) => Promise<void>
   /** Pages that needed sideways scrolling at a width, as `<name>@<width>: <pixels>`. */
   readonly overflows: Array<string>
+  /** Form controls with no label, as `<name>: <control>`, found on each page screenshot() saw. */
+  readonly unlabelled: Array<string>
   readonly close: () => Promise<void>
 }
 
 export const openBrowser = async (baseUrl: string): Promise<BrowserSession> => {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
   const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } })
+  // A step waits at most this long for the page; a missing element fails it well before the test's own limit.
+  context.setDefaultTimeout(15_000)
   const page = await context.newPage()
   const requests: Array<string> = []
   const outside: Array<string> = []
@@ -84,7 +88,12 @@ export const openBrowser = async (baseUrl: string): Promise<BrowserSession> => {
   page.on("pageerror", (error) => errors.push(`uncaught: ${error.message}`))
   mkdirSync(SCREENSHOTS, { recursive: true })
   const overflows: Array<string> = []
+  const unlabelled: Array<string> = []
   const screenshot = async (name: string) => {
+    const controls = await page.evaluate(`[...document.querySelectorAll("input, select, textarea")]
+      .filter((c) => c.labels.length === 0 && !c.getAttribute("aria-label") && !c.getAttribute("aria-labelledby"))
+      .map((c) => c.outerHTML.slice(0, 80))`) as Array<string>
+    unlabelled.push(...controls.map((c) => `${name}: ${c}`))
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
       // Evaluated in the page, where the DOM is (the tests' own types have none).
@@ -94,5 +103,16 @@ export const openBrowser = async (baseUrl: string): Promise<BrowserSession> => {
     }
     await page.setViewportSize({ width: WIDTHS[0], height: 900 })
   }
-  return { browser, context, page, requests, outside, errors, overflows, screenshot, close: () => browser.close() }
+  return {
+    browser,
+    context,
+    page,
+    requests,
+    outside,
+    errors,
+    overflows,
+    unlabelled,
+    screenshot,
+    close: () => browser.close()
+  }
 }

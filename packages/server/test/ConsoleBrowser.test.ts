@@ -189,6 +189,23 @@ describe.skipIf(!available)("the console in a browser", () => {
     const scopes = (await (await api("/v1/scopes", secret)).json()) as { key: { scopes: Array<string> } }
     expect([...scopes.key.scopes].sort()).toEqual(["prompts.read", "prompts.render"])
 
+    // In a tab of its own, the new key is offered only what its two scopes allow: it renders, by slug.
+    const tab = await browser.context.newPage()
+    await tab.goto(`${server.baseUrl}/console/playground`)
+    await tab.getByLabel("API key").fill(secret)
+    await tab.getByRole("button", { name: "Sign in" }).click()
+    await tab.getByLabel("Prompt slug or id").fill("support-bot")
+    expect(await tab.getByRole("navigation", { name: "Sections" }).getByRole("link").allInnerTexts()).toEqual([
+      "Playground"
+    ])
+    await tab.getByRole("button", { name: "Open" }).click()
+    await tab.getByLabel("question").fill("Is it here?")
+    await tab.getByRole("button", { name: "Render" }).click()
+    await expect.poll(() => tab.getByLabel("Rendered body", { exact: true }).innerText()).toContain(
+      "Question: Is it here?"
+    )
+    await tab.close()
+
     await page.getByRole("button", { name: "I have stored it" }).click()
     await expect.poll(() => page.content()).not.toContain(secret)
     const row = page.getByRole("row").filter({ hasText: "ci-bot" })

@@ -3,10 +3,10 @@
  * the variables it lacked and the deprecated fields it used. Nothing is sent to a model.
  */
 import { useEffect, useMemo, useState } from "preact/hooks"
-import { listPrompts, promptVersions, render, type Rendered } from "../api.ts"
+import { getPrompt, listPrompts, promptVersions, render, type Rendered } from "../api.ts"
 import { html } from "../html.ts"
 import { href, navigate } from "../router.ts"
-import { workspaceId } from "../session.ts"
+import { can, workspaceId } from "../session.ts"
 import { variablesOf } from "../template.ts"
 import { Json, LoadState, PageHeader, useLoad } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextArea, TextField, useForm } from "../ui/forms.ts"
@@ -40,18 +40,32 @@ const nest = (values: Readonly<Record<string, string>>) => {
   return out
 }
 
-const PromptPicker = () => {
+/** The first prompts of the workspace, when the key may list them. */
+const PromptLinks = () => {
   const workspace = workspaceId.value ?? undefined
   const loaded = useLoad(() => listPrompts(workspace, { page_size: 100, current_page: 0 }), [workspace])
-  return html`<${PageHeader} title="Playground" />
-    <p>Choose a prompt to render.</p>
-    <${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listPrompts>>) =>
+  return html`<${LoadState} loaded=${loaded}>${(page: Awaited<ReturnType<typeof listPrompts>>) =>
     html`<ul class="links">${
       page.data.map((p) => html`<li><a href=${href(`/prompts/${p.id}/playground`)}>${p.name}</a></li>`)
     }</ul>
-      ${
-      page.has_more ? html`<p class="muted">The first 100 prompts; open others from the Prompts page.</p>` : null
-    }`}<//>`
+      ${page.has_more ? html`<p class="muted">The first 100 prompts; open others by slug.</p>` : null}`}<//>`
+}
+
+/** A prompt to render: by its slug or id (a key may render prompts it may not list), or from the list. */
+const PromptPicker = () => {
+  const form = useForm()
+  const [ref, setRef] = useState("")
+  const open = async () => {
+    const prompt = await getPrompt(ref.trim())
+    navigate(`/prompts/${prompt.id}/playground`)
+  }
+  return html`<${PageHeader} title="Playground" />
+    <${FormFrame} form=${form} onSubmit=${open} label="Open a prompt">
+      <${FormAlert} form=${form} fields=${[]} />
+      <${TextField} form=${form} name="prompt" label="Prompt slug or id" value=${ref} onInput=${setRef} />
+      <${SubmitButton} form=${form} label="Open" />
+    <//>
+    ${can("prompts.list") ? html`<${PromptLinks} />` : null}`
 }
 
 const FIELDS = ["version", "model", "extra", ...HYPERPARAMETERS.map(([name]) => name)]

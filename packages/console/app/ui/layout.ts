@@ -15,7 +15,7 @@ export interface Section {
 }
 
 export const SECTIONS: ReadonlyArray<Section> = [
-  { path: "/prompts", label: "Prompts", scopes: ["prompts.list", "prompts.read"] },
+  { path: "/prompts", label: "Prompts", scopes: ["prompts.list"] },
   { path: "/playground", label: "Playground", scopes: ["prompts.render"] },
   { path: "/partials", label: "Partials", scopes: ["prompts.list"] },
   {

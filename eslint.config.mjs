@@ -5,7 +5,9 @@ import js from "@eslint/js"
 import tseslint from "typescript-eslint"
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "**/dist/**", "examples/**/node_modules/**", "bench/results/**", ".gateway-data/**"] },
+  {
+    ignores: ["**/node_modules/**", "**/dist/**", "examples/**/node_modules/**", "bench/results/**", ".gateway-data/**"]
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,13 +1,11 @@
 /**
- * The security scheme of `/v1`: an API key in the `x-service-api-key` header, resolved into the
- * request's `CurrentPrincipal`. Mutating calls it refuses (401), and mutating calls whose request does not
- * decode (400), get their audit records here, as no handler runs for them.
+ * The security scheme of `/v1` as the HTTP contract declares it: an API key in the `x-service-api-key` header,
+ * resolved into the request's `CurrentPrincipal` by `ApiKeyAuth`. Its implementation is in SecurityLive.ts;
+ * clients import this with the API definition, so nothing here may pull in server code.
  */
-import { ApiKeys, Audit, CurrentPrincipal } from "@gateway-control/domain"
-import { Effect, Layer } from "effect"
+import type { CurrentPrincipal } from "@gateway-control/domain"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { unauthenticatedMessage, Unauthorized, unauthorized } from "./ApiErrors.ts"
-import { makeRefusalRecorder } from "./internal/auditRefusals.ts"
+import { Unauthorized } from "./ApiErrors.ts"
 
 export const API_KEY_HEADER = "x-service-api-key"
 
@@ -18,28 +16,3 @@ export class ApiKeyAuth extends HttpApiMiddleware.Service<ApiKeyAuth, { provides
     security: { serviceApiKey: HttpApiSecurity.apiKey({ key: API_KEY_HEADER, in: "header" }) }
   }
 ) {}
-
-export const ApiKeyAuthLive = Layer.effect(
-  ApiKeyAuth,
-  Effect.gen(function*() {
-    const apiKeys = yield* ApiKeys
-    const refusals = makeRefusalRecorder(yield* Audit)
-    return ApiKeyAuth.of({
-      // A missing header arrives as an empty credential; `authenticate` rejects it.
-      serviceApiKey: (httpEffect, { credential, endpoint, group }) =>
-        Effect.matchEffect(apiKeys.authenticate(credential), {
-          onFailure: (error) =>
-            Effect.andThen(
-              refusals.unauthenticated(error, { endpoint, group }),
-              Effect.fail(unauthorized(unauthenticatedMessage(error)))
-            ),
-          onSuccess: (principal) =>
-            Effect.provideService(
-              refusals.decodingRefusals(httpEffect, principal, { endpoint, group }),
-              CurrentPrincipal,
-              principal
-            )
-        })
-    })
-  })
-)

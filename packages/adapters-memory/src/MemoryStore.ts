@@ -8,7 +8,6 @@ import {
   AuditLogStore,
   type AuditRecord,
   ConfigStore,
-  Conflict,
   type GatewayConfig,
   GENESIS_HASH,
   type McpIntegration,
@@ -40,10 +39,8 @@ import {
 } from "@gateway-control/domain"
 import { Context, Effect, Layer, Option } from "effect"
 import { MemoryState } from "./internal/MemoryState.ts"
-import { byCreation, Table } from "./internal/Table.ts"
-
-const conflictOn = (taken: string | undefined, message: string, param: string | null) =>
-  taken === undefined ? Effect.void : Effect.fail(new Conflict({ message, param }))
+import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
+import { versionedTables } from "./internal/VersionedTables.ts"
 
 const make = Effect.sync(() => {
   const state = new MemoryState()
@@ -124,12 +121,7 @@ const make = Effect.sync(() => {
     get: (id) => Effect.sync(() => Option.map(apiKeys.get(id), (row) => row.key)),
     list: (organisationId, workspaceId, page) =>
       Effect.sync(() => {
-        const result = apiKeys.page(
-          (row) =>
-            row.key.organisation_id === organisationId &&
-            (workspaceId === null || row.key.workspace_id === workspaceId),
-          page
-        )
+        const result = apiKeys.page((row) => inScope(row.key, organisationId, workspaceId), page)
         return { items: result.items.map((row) => row.key), total: result.total }
       }),
     revoke: (id, at) =>
@@ -139,50 +131,29 @@ const make = Effect.sync(() => {
       }))
   })
 
-  const promptRows = new Table<Prompt>(state, (p) => [`${p.workspace_id}/${p.slug}`])
-  const promptVersions = new Table<PromptVersion>(state, (v) => [`${v.prompt_id}@${v.version}`])
+  const prompts = versionedTables(state, {
+    what: "prompt",
+    resourceOf: (v: PromptVersion) => v.prompt_id,
+    make: (fields: Prompt) => new Prompt(fields)
+  })
+  const partials = versionedTables(state, {
+    what: "partial",
+    resourceOf: (v: PartialVersion) => v.partial_id,
+    make: (fields: Partial) => new Partial(fields)
+  })
   const promptLabels = new Table<PromptLabel>(state)
-  const partialRows = new Table<Partial>(state, (p) => [`${p.workspace_id}/${p.slug}`])
-  const partialVersions = new Table<PartialVersion>(state, (v) => [`${v.partial_id}@${v.version}`])
   const versionsOf = (promptId: string) =>
-    [...promptVersions.rows.values()].filter((v) => v.prompt_id === promptId).sort((a, b) => a.version - b.version)
+    [...prompts.versions.rows.values()].filter((v) => v.prompt_id === promptId).sort((a, b) => a.version - b.version)
 
   const promptStore = PromptStore.of({
-    insert: (prompt, first) =>
-      state.withTransaction(Effect.gen(function*() {
-        const taken = yield* promptRows.insert(prompt.id, prompt)
-        yield* conflictOn(taken, `A prompt with slug '${prompt.slug}' already exists in this workspace.`, "slug")
-        yield* promptVersions.insert(first.id, first)
-      })),
-    addVersion: (version) =>
-      Effect.flatMap(
-        promptVersions.insert(version.id, version),
-        (taken) =>
-          conflictOn(
-            taken,
-            `Version ${version.version} of this prompt was just created by another request; retry.`,
-            null
-          )
-      ),
-    get: (id) => Effect.sync(() => promptRows.get(id)),
+    ...prompts.store,
+    // Slugs are unique per workspace, so an organisation may hold several prompts with one slug.
     findBySlug: (organisationId, slug) =>
       Effect.sync(() =>
-        [...promptRows.rows.values()].filter((p) => p.organisation_id === organisationId && p.slug === slug)
+        [...prompts.resources.rows.values()].filter((p) => p.organisation_id === organisationId && p.slug === slug)
       ),
-    list: (organisationId, workspaceId, page) =>
-      Effect.sync(() =>
-        promptRows.page(
-          (p) => p.organisation_id === organisationId && (workspaceId === null || p.workspace_id === workspaceId),
-          page
-        )
-      ),
-    getVersion: (promptId, version) => Effect.sync(() => promptVersions.byUnique(`${promptId}@${version}`)),
     latestVersion: (promptId) => Effect.sync(() => Option.fromUndefinedOr(versionsOf(promptId).at(-1))),
     versions: (promptId) => Effect.sync(() => versionsOf(promptId)),
-    setPublished: (promptId, version, at) =>
-      Effect.asVoid(
-        promptRows.replace(promptId, (p) => new Prompt({ ...p, published_version: version, last_updated_at: at }))
-      ),
     setLabel: (label) => {
       const id = `${label.prompt_id}/${label.label}`
       return Effect.flatMap(
@@ -198,43 +169,15 @@ const make = Effect.sync(() => {
       ),
     delete: (id) =>
       state.withTransaction(Effect.gen(function*() {
-        for (const v of versionsOf(id)) yield* promptVersions.delete(v.id)
+        for (const v of versionsOf(id)) yield* prompts.versions.delete(v.id)
         for (const [key, label] of promptLabels.rows) if (label.prompt_id === id) yield* promptLabels.delete(key)
-        return yield* promptRows.delete(id)
+        return yield* prompts.resources.delete(id)
       }))
   })
 
   const partialStore = PartialStore.of({
-    insert: (partial, first) =>
-      state.withTransaction(Effect.gen(function*() {
-        const taken = yield* partialRows.insert(partial.id, partial)
-        yield* conflictOn(taken, `A partial with slug '${partial.slug}' already exists in this workspace.`, "slug")
-        yield* partialVersions.insert(first.id, first)
-      })),
-    addVersion: (version) =>
-      Effect.flatMap(
-        partialVersions.insert(version.id, version),
-        (taken) =>
-          conflictOn(
-            taken,
-            `Version ${version.version} of this partial was just created by another request; retry.`,
-            null
-          )
-      ),
-    get: (id) => Effect.sync(() => partialRows.get(id)),
-    findBySlug: (workspaceId, slug) => Effect.sync(() => partialRows.byUnique(`${workspaceId}/${slug}`)),
-    list: (organisationId, workspaceId, page) =>
-      Effect.sync(() =>
-        partialRows.page(
-          (p) => p.organisation_id === organisationId && (workspaceId === null || p.workspace_id === workspaceId),
-          page
-        )
-      ),
-    getVersion: (partialId, version) => Effect.sync(() => partialVersions.byUnique(`${partialId}@${version}`)),
-    setPublished: (partialId, version, at) =>
-      Effect.asVoid(
-        partialRows.replace(partialId, (p) => new Partial({ ...p, published_version: version, last_updated_at: at }))
-      )
+    ...partials.store,
+    findBySlug: (workspaceId, slug) => Effect.sync(() => partials.resources.byUnique(`${workspaceId}/${slug}`))
   })
 
   const integrations = new Table<McpIntegration>(state, (i) => [`${i.organisation_id}/${i.slug}`])
@@ -279,9 +222,7 @@ const make = Effect.sync(() => {
     list: (organisationId, workspaceId, search, page) =>
       Effect.sync(() =>
         servers.page(
-          (s) =>
-            s.organisation_id === organisationId && (workspaceId === null || s.workspace_id === workspaceId) &&
-            matches(search, s.name, s.slug),
+          (s) => inScope(s, organisationId, workspaceId) && matches(search, s.name, s.slug),
           page
         )
       )
@@ -310,9 +251,7 @@ const make = Effect.sync(() => {
     list: (organisationId: string, workspaceId: string | null, page: { limit: number; offset: number }) =>
       Effect.sync(() => {
         const result = table.page(
-          (s) =>
-            s.record.organisation_id === organisationId &&
-            (workspaceId === null || s.record.workspace_id === workspaceId),
+          (s) => inScope(s.record, organisationId, workspaceId),
           page,
           (a, b) => byCreation(a.record, b.record)
         )

@@ -28,7 +28,7 @@ const MemberRow = WorkspaceMember.mapFields((f) => ({ ...f, created_at: Timestam
 
 export const makeAccessStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const { byId, bySlug, listing } = queriesOn(sql)
+  const { byId, byPair, bySlug, listing } = queriesOn(sql)
 
   const oldestOrganisation = SqlSchema.findOneOption({
     Request: Schema.Void,
@@ -69,12 +69,6 @@ export const makeAccessStores = Effect.gen(function*() {
     list: (organisationId, request) => listing(UserRow, "users", sql`organisation_id = ${organisationId}`, request)
   })
 
-  const memberOf = SqlSchema.findOneOption({
-    Request: Schema.Struct({ workspaceId: Schema.String, userId: Schema.String }),
-    Result: MemberRow,
-    execute: ({ userId, workspaceId }) =>
-      sql`SELECT * FROM workspace_members WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`
-  })
   const members = WorkspaceMemberStore.of({
     upsert: (m) =>
       read(
@@ -82,7 +76,7 @@ export const makeAccessStores = Effect.gen(function*() {
             VALUES (${m.workspace_id}, ${m.user_id}, ${m.role}, ${m.created_at})
             ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = EXCLUDED.role`
       ).pipe(Effect.asVoid),
-    get: (workspaceId, userId) => read(memberOf({ workspaceId, userId })),
+    get: byPair("workspace_members", "workspace_id", "user_id", MemberRow),
     list: (workspaceId, request) =>
       listing(MemberRow, "workspace_members", sql`workspace_id = ${workspaceId}`, request, "user_id"),
     remove: (workspaceId, userId) =>

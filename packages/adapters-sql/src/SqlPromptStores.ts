@@ -2,6 +2,7 @@
  * Prompts, their versions and labels, and partials, on `effect/sql`.
  */
 import {
+  type PageRequest,
   Partial,
   PartialStore,
   PartialVersion,
@@ -41,19 +42,63 @@ const PartialVersionRow = PartialVersion.mapFields((f) => ({ ...f, created_at: T
 const ById = Schema.String
 const VersionOf = Schema.Struct({ id: Schema.String, version: Schema.Int })
 
+/** The fields a prompt and a partial share: one row shape, in two tables. */
+interface TemplateResource {
+  readonly id: string
+  readonly organisation_id: string
+  readonly workspace_id: string
+  readonly name: string
+  readonly slug: string
+  readonly published_version: number
+  readonly created_at: string
+  readonly last_updated_at: string
+}
+
 export const makePromptStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const inTransaction = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
     sql.withTransaction(effect) as Effect.Effect<A, E | SqlError>
-
-  const insertVersion = (v: PromptVersion) =>
-    sql`INSERT INTO prompt_versions (id, prompt_id, version, string, parameters, model, type, is_raw_template,
-                                     version_description, template_metadata, created_at)
-        VALUES (${v.id}, ${v.prompt_id}, ${v.version}, ${v.string}, ${toJson(v.parameters)}::jsonb, ${v.model},
-                ${v.type}, ${v.is_raw_template}, ${v.version_description}, ${toJson(v.template_metadata)}::jsonb,
-                ${v.created_at})`
-
   const { byId, bySlug, inScope, listing } = queriesOn(sql)
+
+  /**
+   * What the prompt and partial stores do alike (the domain's versioned-resource port): `resources` holds the
+   * rows, `versions` their numbered versions, each naming its resource in `resourceColumn`.
+   */
+  const versionedResource = <R extends TemplateResource, V>(tables: {
+    readonly resources: string
+    readonly Row: Schema.Decoder<R>
+    readonly versions: string
+    readonly resourceColumn: string
+    readonly VersionRow: Schema.Decoder<V>
+    readonly insertVersion: (version: V) => Effect.Effect<unknown, SqlError>
+  }) => {
+    const { insertVersion, resourceColumn, resources, Row, versions } = tables
+    const version = SqlSchema.findOneOption({
+      Request: VersionOf,
+      Result: tables.VersionRow,
+      execute: ({ id, version }) =>
+        sql`SELECT * FROM ${sql(versions)} WHERE ${sql(resourceColumn)} = ${id} AND version = ${version}`
+    })
+    return {
+      insert: (r: R, firstVersion: V) =>
+        write(inTransaction(Effect.andThen(
+          sql`INSERT INTO ${sql(resources)} (id, organisation_id, workspace_id, name, slug, published_version,
+                                             created_at, last_updated_at)
+              VALUES (${r.id}, ${r.organisation_id}, ${r.workspace_id}, ${r.name}, ${r.slug}, ${r.published_version},
+                      ${r.created_at}, ${r.last_updated_at})`,
+          insertVersion(firstVersion)
+        ))),
+      addVersion: (v: V) => write(Effect.asVoid(insertVersion(v))),
+      get: byId(resources, Row),
+      list: (organisationId: string, workspaceId: string | null, page: PageRequest) =>
+        listing(Row, resources, inScope(organisationId, workspaceId), page),
+      getVersion: (id: string, number: number) => read(version({ id, version: number })),
+      setPublished: (id: string, number: number, at: string) =>
+        read(Effect.asVoid(
+          sql`UPDATE ${sql(resources)} SET published_version = ${number}, last_updated_at = ${at} WHERE id = ${id}`
+        ))
+    }
+  }
 
   // Slugs are unique per workspace, so an organisation may hold several prompts with one slug.
   const promptsBySlug = SqlSchema.findAll({
@@ -61,11 +106,6 @@ export const makePromptStores = Effect.gen(function*() {
     Result: PromptRow,
     execute: ({ organisationId, slug }) =>
       sql`SELECT * FROM prompts WHERE organisation_id = ${organisationId} AND slug = ${slug}`
-  })
-  const promptVersion = SqlSchema.findOneOption({
-    Request: VersionOf,
-    Result: VersionRow,
-    execute: ({ id, version }) => sql`SELECT * FROM prompt_versions WHERE prompt_id = ${id} AND version = ${version}`
   })
   const latestVersion = SqlSchema.findOneOption({
     Request: ById,
@@ -84,26 +124,22 @@ export const makePromptStores = Effect.gen(function*() {
   })
 
   const prompts = PromptStore.of({
-    insert: (p, firstVersion) =>
-      write(inTransaction(Effect.andThen(
-        sql`INSERT INTO prompts (id, organisation_id, workspace_id, name, slug, published_version, created_at,
-                                 last_updated_at)
-            VALUES (${p.id}, ${p.organisation_id}, ${p.workspace_id}, ${p.name}, ${p.slug}, ${p.published_version},
-                    ${p.created_at}, ${p.last_updated_at})`,
-        insertVersion(firstVersion)
-      ))),
-    addVersion: (v) => write(Effect.asVoid(insertVersion(v))),
-    get: byId("prompts", PromptRow),
+    ...versionedResource({
+      resources: "prompts",
+      Row: PromptRow,
+      versions: "prompt_versions",
+      resourceColumn: "prompt_id",
+      VersionRow,
+      insertVersion: (v: PromptVersion) =>
+        sql`INSERT INTO prompt_versions (id, prompt_id, version, string, parameters, model, type, is_raw_template,
+                                         version_description, template_metadata, created_at)
+            VALUES (${v.id}, ${v.prompt_id}, ${v.version}, ${v.string}, ${toJson(v.parameters)}::jsonb, ${v.model},
+                    ${v.type}, ${v.is_raw_template}, ${v.version_description}, ${toJson(v.template_metadata)}::jsonb,
+                    ${v.created_at})`
+    }),
     findBySlug: (organisationId, slug) => read(promptsBySlug({ organisationId, slug })),
-    list: (organisationId, workspaceId, page) =>
-      listing(PromptRow, "prompts", inScope(organisationId, workspaceId), page),
-    getVersion: (promptId, version) => read(promptVersion({ id: promptId, version })),
     latestVersion: (promptId) => read(latestVersion(promptId)),
     versions: (promptId) => read(versions(promptId)),
-    setPublished: (promptId, version, at) =>
-      read(Effect.asVoid(
-        sql`UPDATE prompts SET published_version = ${version}, last_updated_at = ${at} WHERE id = ${promptId}`
-      )),
     setLabel: (l) =>
       read(Effect.asVoid(
         sql`INSERT INTO prompt_labels (prompt_id, label, version, last_updated_at)
@@ -115,36 +151,18 @@ export const makePromptStores = Effect.gen(function*() {
     delete: (id) => read(Effect.map(sql`DELETE FROM prompts WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0))
   })
 
-  const insertPartialVersion = (v: PartialVersion) =>
-    sql`INSERT INTO prompt_partial_versions (id, partial_id, version, string, version_description, created_at)
-        VALUES (${v.id}, ${v.partial_id}, ${v.version}, ${v.string}, ${v.version_description}, ${v.created_at})`
-
-  const partialVersion = SqlSchema.findOneOption({
-    Request: VersionOf,
-    Result: PartialVersionRow,
-    execute: ({ id, version }) =>
-      sql`SELECT * FROM prompt_partial_versions WHERE partial_id = ${id} AND version = ${version}`
-  })
-
   const partials = PartialStore.of({
-    insert: (p, firstVersion) =>
-      write(inTransaction(Effect.andThen(
-        sql`INSERT INTO prompt_partials (id, organisation_id, workspace_id, name, slug, published_version, created_at,
-                                         last_updated_at)
-            VALUES (${p.id}, ${p.organisation_id}, ${p.workspace_id}, ${p.name}, ${p.slug}, ${p.published_version},
-                    ${p.created_at}, ${p.last_updated_at})`,
-        insertPartialVersion(firstVersion)
-      ))),
-    addVersion: (v) => write(Effect.asVoid(insertPartialVersion(v))),
-    get: byId("prompt_partials", PartialRow),
-    findBySlug: bySlug("prompt_partials", "workspace_id", PartialRow),
-    list: (organisationId, workspaceId, page) =>
-      listing(PartialRow, "prompt_partials", inScope(organisationId, workspaceId), page),
-    getVersion: (partialId, version) => read(partialVersion({ id: partialId, version })),
-    setPublished: (partialId, version, at) =>
-      read(Effect.asVoid(
-        sql`UPDATE prompt_partials SET published_version = ${version}, last_updated_at = ${at} WHERE id = ${partialId}`
-      ))
+    ...versionedResource({
+      resources: "prompt_partials",
+      Row: PartialRow,
+      versions: "prompt_partial_versions",
+      resourceColumn: "partial_id",
+      VersionRow: PartialVersionRow,
+      insertVersion: (v: PartialVersion) =>
+        sql`INSERT INTO prompt_partial_versions (id, partial_id, version, string, version_description, created_at)
+            VALUES (${v.id}, ${v.partial_id}, ${v.version}, ${v.string}, ${v.version_description}, ${v.created_at})`
+    }),
+    findBySlug: bySlug("prompt_partials", "workspace_id", PartialRow)
   })
 
   return Context.make(PromptStore, prompts).pipe(Context.add(PartialStore, partials))

@@ -9,7 +9,7 @@
  * user who is a member of its workspace, a workspace service key no user).
  */
 import { Arbitrary, Schema } from "effect"
-import type { OrganisationRole, WorkspaceRole } from "./access/AccessModel.ts"
+import { OrganisationRole, WorkspaceRole } from "./access/AccessModel.ts"
 import { type Action, ActionNames, type OpenTo, Target } from "./access/Policy.ts"
 import { type Principal, principalOf } from "./access/Principal.ts"
 import { type Scope, ScopeNames } from "./access/Scopes.ts"
@@ -24,8 +24,8 @@ export interface PrincipalShape {
   readonly membership: WorkspaceRole | null
 }
 
-const organisationRoles: ReadonlyArray<OrganisationRole> = ["owner", "admin", "member"]
-const workspaceRoles: ReadonlyArray<WorkspaceRole> = ["manager", "member"]
+const organisationRoles: ReadonlyArray<OrganisationRole> = OrganisationRole.literals
+const workspaceRoles: ReadonlyArray<WorkspaceRole> = WorkspaceRole.literals
 
 /** Every shape of principal the system can produce; finite, for exhaustive tests. */
 export const PrincipalShapes: ReadonlyArray<PrincipalShape> = [
@@ -89,18 +89,26 @@ export const actions: Arbitrary.Arbitrary<Action> = oneOf(ActionNames)
 
 export const shapes: Arbitrary.Arbitrary<PrincipalShape> = oneOf(PrincipalShapes)
 
-/** A principal the system can produce, in one of the given organisations and workspaces. */
-export const principals = (
+/** Values in one of the given organisations and, where they have one, one of the given workspaces. */
+export type Placed<A> = (
   organisationIds: ReadonlyArray<string>,
   workspaceIds: ReadonlyArray<string>
-): Arbitrary.Arbitrary<Principal> =>
+) => Arbitrary.Arbitrary<A>
+
+/** An organisation and a workspace drawn from the given ones, for `Arbitrary.all`. */
+const placeIn = (organisationIds: ReadonlyArray<string>, workspaceIds: ReadonlyArray<string>) => ({
+  organisationId: oneOf(organisationIds),
+  workspaceId: oneOf(workspaceIds)
+})
+
+/** A principal the system can produce, in one of the given organisations and workspaces. */
+export const principals: Placed<Principal> = (organisationIds, workspaceIds) =>
   Arbitrary.map(
     Arbitrary.all({
       shape: shapes,
       keyId: ids,
       userId: ids,
-      organisationId: oneOf(organisationIds),
-      workspaceId: oneOf(workspaceIds),
+      ...placeIn(organisationIds, workspaceIds),
       scopes: scopeSets
     }),
     ({ scopes, shape, ...place }) => principalFrom(shape, place, scopes)
@@ -114,15 +122,11 @@ export const openTos = (workspaceIds: ReadonlyArray<string>): Arbitrary.Arbitrar
   )
 
 /** A target in one of the given organisations: a workspace-level one, or an organisation-level one. */
-export const targets = (
-  organisationIds: ReadonlyArray<string>,
-  workspaceIds: ReadonlyArray<string>
-): Arbitrary.Arbitrary<Target> =>
+export const targets: Placed<Target> = (organisationIds, workspaceIds) =>
   Arbitrary.map(
     Arbitrary.all({
       workspaceLevel: oneOf([true, false]),
-      organisationId: oneOf(organisationIds),
-      workspaceId: oneOf(workspaceIds),
+      ...placeIn(organisationIds, workspaceIds),
       openTo: openTos(workspaceIds)
     }),
     ({ openTo, organisationId, workspaceId, workspaceLevel }) =>

@@ -13,7 +13,7 @@ import fc from "fast-check"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { providerRegistry } from "../src/App.ts"
-import { examples, type Fixture, makeFixture, startLocalProvider } from "./support/fuzz/Examples.ts"
+import { examples, makeFixture, startLocalProvider } from "./support/fuzz/Examples.ts"
 import {
   classicRequests,
   describeRequest,
@@ -54,7 +54,6 @@ describe.each(testStores)("fuzzing every endpoint on the $name store", (store) =
   let server: TestServer
   let provider: Awaited<ReturnType<typeof startLocalProvider>>
   let client: RawClient
-  let fixture: Fixture
 
   beforeAll(async () => {
     provider = await startLocalProvider()
@@ -71,7 +70,6 @@ describe.each(testStores)("fuzzing every endpoint on the $name store", (store) =
       }
     })
     client = rawClient(server.baseUrl)
-    fixture = await makeFixture(server)
   })
   afterAll(async () => {
     client?.close()
@@ -89,6 +87,7 @@ describe.each(testStores)("fuzzing every endpoint on the $name store", (store) =
     async (_, endpoint, index) => {
       const makeExample = examples[endpoint.operationId]
       if (makeExample === undefined) throw new Error(`no valid example for ${endpoint.operationId}`)
+      const fixture = await makeFixture(server, String(index))
       const example = makeExample(fixture)
 
       // The example must be valid, or mutations of it explore nothing beyond the first rejection.

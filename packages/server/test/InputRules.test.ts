@@ -6,10 +6,10 @@
  * leave no trace: no audit record, hence no change.
  */
 import { ApiKeyAuth, ServedApi } from "@gateway-control/adapters-http"
-import { RequestInputRules } from "../../adapters-http/src/InputRules.ts"
 import { MAX_JSON_DEPTH } from "@gateway-control/domain"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { RequestInputRules } from "../../adapters-http/src/InputRules.ts"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../adapters-sql/test/support/Stores.ts"
 import { providerRegistry } from "../src/App.ts"
 import { errorOf, jsonOf, startTestServer, type TestServer, type TestServerOptions } from "./support/TestServer.ts"

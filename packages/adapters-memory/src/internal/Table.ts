@@ -1,6 +1,5 @@
-import type { Page, PageRequest } from "@gateway-control/domain"
-import type { Effect } from "effect"
-import { Option } from "effect"
+import { Conflict, type Page, type PageRequest } from "@gateway-control/domain"
+import { Effect, Option } from "effect"
 import type { MemoryState } from "./MemoryState.ts"
 
 /** Rows keyed by id, with optional unique secondary keys; every write goes through `MemoryState.write`. */
@@ -81,6 +80,17 @@ export class Table<A> {
     return { items: matching.slice(request.offset, request.offset + request.limit), total: matching.length }
   }
 }
+
+/** What an insert that found `taken` (a unique key already in use) answers: `Conflict`, or nothing when none was. */
+export const conflictOn = (taken: string | undefined, message: string, param: string | null) =>
+  taken === undefined ? Effect.void : Effect.fail(new Conflict({ message, param }))
+
+/** Is the row the organisation's, and of the named workspace when one is named? */
+export const inScope = (
+  row: { readonly organisation_id: string; readonly workspace_id: string | null },
+  organisationId: string,
+  workspaceId: string | null
+): boolean => row.organisation_id === organisationId && (workspaceId === null || row.workspace_id === workspaceId)
 
 export const byCreation = (
   a: { readonly created_at: string; readonly id: string },

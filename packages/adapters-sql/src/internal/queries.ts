@@ -1,6 +1,7 @@
 /**
- * The query shapes every SQL store repeats: one row by id, one row by slug within its scope, and one page of a
- * table's rows with their total. Tables and columns come from the stores, never from a request.
+ * The query shapes every SQL store repeats: one row by id, one row by two columns unique together (a slug within
+ * its scope, a workspace's member), and one page of a table's rows with their total. Tables and columns come from
+ * the stores, never from a request.
  */
 import type { PageRequest } from "@gateway-control/domain"
 import type { Effect, Option } from "effect"
@@ -21,16 +22,19 @@ export const queriesOn = (sql: SqlClient.SqlClient) => {
     return (id: string): Effect.Effect<Option.Option<S["Type"]>> => read(find(id))
   }
 
-  /** One row by its slug, unique within `scope` (the column of the organisation or workspace holding it). */
-  const bySlug = <S extends Schema.Decoder<unknown>>(table: string, scope: string, Result: S) => {
+  /** One row by two columns that are unique together, such as a workspace and a user. */
+  const byPair = <S extends Schema.Decoder<unknown>>(table: string, first: string, second: string, Result: S) => {
     const find = SqlSchema.findOneOption({
-      Request: Schema.Struct({ scopeId: Schema.String, slug: Schema.String }),
+      Request: Schema.Struct({ a: Schema.String, b: Schema.String }),
       Result,
-      execute: ({ scopeId, slug }) =>
-        sql`SELECT * FROM ${sql(table)} WHERE ${sql(scope)} = ${scopeId} AND slug = ${slug}`
+      execute: ({ a, b }) => sql`SELECT * FROM ${sql(table)} WHERE ${sql(first)} = ${a} AND ${sql(second)} = ${b}`
     })
-    return (scopeId: string, slug: string): Effect.Effect<Option.Option<S["Type"]>> => read(find({ scopeId, slug }))
+    return (a: string, b: string): Effect.Effect<Option.Option<S["Type"]>> => read(find({ a, b }))
   }
+
+  /** One row by its slug, unique within `scope` (the column of the organisation or workspace holding it). */
+  const bySlug = <S extends Schema.Decoder<unknown>>(table: string, scope: string, Result: S) =>
+    byPair(table, scope, "slug", Result)
 
   /** An organisation's rows, or one workspace's when a workspace is named. */
   const inScope = (organisationId: string, workspaceId: string | null) =>
@@ -57,5 +61,5 @@ export const queriesOn = (sql: SqlClient.SqlClient) => {
       sql`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
     )
 
-  return { byId, bySlug, inScope, listing }
+  return { byId, byPair, bySlug, inScope, listing }
 }

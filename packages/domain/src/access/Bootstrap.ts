@@ -1,5 +1,10 @@
 /**
  * First start of an empty store: one organisation, its owner, a default workspace and an admin key.
+ *
+ * The one path that writes without the policy's grant (access/GrantedWrites.ts): grants are made for a
+ * principal, and a principal is an API key, of which an empty store has none. No grant is invented for it;
+ * what keeps it from being a way around the policy is that it writes only into an empty store, under the
+ * bootstrap lock, and that it is reached only from the server's start-up and CLI, never from a request.
  */
 import { Context, Effect, Layer, Option, type Redacted } from "effect"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
@@ -53,7 +58,8 @@ export class Bootstrap extends Context.Service<
         )
       }
 
-      const create = Effect.fnUntraced(function*(organisationName: string, ownerEmail: string) {
+      /** The first organisation and everything in it, written with the stores' own (ungranted) writes. */
+      const writeFirstOrganisation = Effect.fnUntraced(function*(organisationName: string, ownerEmail: string) {
         const now = yield* nowIso
         const organisation = new Organisation({
           id: crypto.uuid(),
@@ -115,7 +121,7 @@ export class Bootstrap extends Context.Service<
               yield* transaction.lock("bootstrap")
               const existing = yield* organisations.first
               if (Option.isSome(existing)) return Option.none<BootstrapResult>()
-              return Option.some(yield* create(organisationName, ownerEmail))
+              return Option.some(yield* writeFirstOrganisation(organisationName, ownerEmail))
             })
           )
           .pipe(Effect.catchTag("Conflict", raced))

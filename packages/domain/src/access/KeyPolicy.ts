@@ -8,7 +8,16 @@ import type { ApiKeyType } from "../credentials/ApiKey.ts"
 import type { Forbidden, NotFound } from "../shared/Errors.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import type { OrganisationRole, WorkspaceRole } from "./AccessModel.ts"
-import { type Action, authorize, decided, type Decision, isAdminKey, Target } from "./Policy.ts"
+import {
+  type AccessGrant,
+  authorize,
+  decided,
+  type Decision,
+  ensureAllowed,
+  isAdminKey,
+  type ResourceRef,
+  Target
+} from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
 import type { Scope } from "./Scopes.ts"
 
@@ -23,12 +32,20 @@ export interface KeyCreation {
   readonly scopes: ReadonlyArray<Scope>
 }
 
-export const keyCreationAction = (type: ApiKeyType): Action =>
-  type === "organisation-service"
-    ? "api_keys.create.organisation_service"
-    : type === "workspace-service"
-    ? "api_keys.create.workspace_service"
-    : "api_keys.create.workspace_user"
+/** The action that creating a key of each kind is. */
+export const KeyCreationActions = {
+  "organisation-service": "api_keys.create.organisation_service",
+  "workspace-service": "api_keys.create.workspace_service",
+  "workspace-user": "api_keys.create.workspace_user"
+} as const satisfies Record<ApiKeyType, string>
+
+export type KeyCreationAction = (typeof KeyCreationActions)[ApiKeyType]
+
+/** Where the new key is to live: its workspace, or its organisation for an admin key. */
+const keyTarget = (request: KeyCreation): Target =>
+  request.workspaceId === null
+    ? Target.organisation(request.organisationId)
+    : Target.workspace(request.organisationId, request.workspaceId)
 
 /**
  * May this principal create this key? On top of `authorize`: no escalation. The new key's scopes are a
@@ -39,13 +56,7 @@ export const authorizeKeyCreation = (principal: Principal, request: KeyCreation)
   if (wantsOrganisation !== (request.workspaceId === null)) {
     return denied(wantsOrganisation ? "Admin keys belong to no workspace." : "Workspace keys need a workspace.")
   }
-  const decision = authorize(
-    principal,
-    keyCreationAction(request.type),
-    request.workspaceId === null
-      ? Target.organisation(request.organisationId)
-      : Target.workspace(request.organisationId, request.workspaceId)
-  )
+  const decision = authorize(principal, KeyCreationActions[request.type], keyTarget(request))
   if (decision._tag !== "Allowed") return decision
   const missing = request.scopes.filter((scope) => !principal.scopes.has(scope))
   if (missing.length > 0) {
@@ -126,12 +137,21 @@ export const mayCreateKeyFor = (creator: Principal, target: KeyUser): KeyUserDec
   return allowed
 }
 
-/** `authorizeKeyCreation` as an effect; a workspace the creator cannot see answers not found. */
+/**
+ * `authorizeKeyCreation` as an effect, which on success hands back the grant of the creation action that the
+ * key's insert takes; a workspace the creator cannot see answers not found.
+ */
 export const ensureKeyCreation = (
   principal: Principal,
   request: KeyCreation
-): Effect.Effect<void, Forbidden | NotFound> =>
-  decided(authorizeKeyCreation(principal, request), { type: "workspace", id: request.workspaceId ?? "" })
+): Effect.Effect<AccessGrant<KeyCreationAction>, Forbidden | NotFound> => {
+  const resource: ResourceRef = { type: "workspace", id: request.workspaceId ?? "" }
+  // Allowed, the creation includes the creation action on the key's target: `ensureAllowed` grants it.
+  return Effect.andThen(
+    decided(authorizeKeyCreation(principal, request), resource),
+    ensureAllowed(principal, KeyCreationActions[request.type], keyTarget(request), resource)
+  )
+}
 
 /** `mayCreateKeyFor` as an effect: a non-member is a bad request, whoever asks. */
 export const ensureKeyUser = (

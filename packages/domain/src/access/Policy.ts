@@ -213,8 +213,9 @@ export const authorize = (principal: Principal, action: Action, target: Target):
 const issuedByPolicy: unique symbol = Symbol("issuedByPolicy")
 
 /**
- * Proof that `authorize` allowed an action: only `ensureAllowed` makes one, and the services' writes take one,
- * so a write cannot be reached by a path that skipped the policy (the shape of the Effect examples' `policyUse`).
+ * Proof that `authorize` allowed an action: only `ensureAllowed` makes one, and the services' store writes take
+ * one (`grantedWrites`, GrantedWrites.ts), so a write cannot be reached by a path that skipped the policy (the
+ * shape of the Effect examples' `policyUse`).
  */
 export class AccessGrant<out A extends Action> {
   readonly action: A

@@ -11,6 +11,7 @@ import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkEmail, checkName } from "../shared/Rules.ts"
 import { type OrganisationRole, User, WorkspaceMember, type WorkspaceRole } from "./AccessModel.ts"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
+import { grantedWrites } from "./GrantedWrites.ts"
 import { ensureAllowed, Target } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
 
@@ -48,8 +49,8 @@ export class Users extends Context.Service<
   static readonly layer = Layer.effect(
     Users,
     Effect.gen(function*() {
-      const users = yield* UserStore
-      const members = yield* WorkspaceMemberStore
+      const users = grantedWrites(yield* UserStore, { insert: ["users.create", "users.create.owner"] })
+      const members = grantedWrites(yield* WorkspaceMemberStore, { upsert: "members.create", remove: "members.delete" })
       const workspaces = yield* WorkspaceStore
       const crypto = yield* PlatformCrypto
       // The user's keys act with their memberships: a change must not wait for the key cache to lapse.
@@ -60,7 +61,7 @@ export class Users extends Context.Service<
       const create = Effect.fn("Users.create")(function*(principal: Principal, input: CreateUserInput) {
         // No escalation: only an owner makes owners.
         const action = input.role === "owner" ? "users.create.owner" : "users.create"
-        yield* ensureAllowed(principal, action, organisationTarget(principal), {
+        const creating = yield* ensureAllowed(principal, action, organisationTarget(principal), {
           type: "organisation",
           id: principal.organisationId
         })
@@ -79,7 +80,7 @@ export class Users extends Context.Service<
           created_at: now,
           last_updated_at: now
         })
-        yield* users.insert(user)
+        yield* users.insert(creating, user)
         return user
       })
 
@@ -91,19 +92,21 @@ export class Users extends Context.Service<
         return yield* users.list(principal.organisationId, page)
       })
 
-      /** The workspace, if it exists and the principal may do the action there. */
+      /** The workspace, if it exists, and the policy's grant of the action there. */
       const workspaceFor = Effect.fnUntraced(
-        function*(
+        function*<A extends "members.create" | "members.list" | "members.delete">(
           principal: Principal,
           workspaceId: string,
-          action: "members.create" | "members.list" | "members.delete"
+          action: A
         ) {
           const workspace = yield* requireRow(yield* workspaces.get(workspaceId), "workspace", workspaceId)
-          yield* ensureAllowed(principal, action, Target.workspace(workspace.organisation_id, workspace.id), {
-            type: "workspace",
-            id: workspaceId
-          })
-          return workspace
+          const allowed = yield* ensureAllowed(
+            principal,
+            action,
+            Target.workspace(workspace.organisation_id, workspace.id),
+            { type: "workspace", id: workspaceId }
+          )
+          return { allowed, workspace }
         }
       )
 
@@ -113,7 +116,7 @@ export class Users extends Context.Service<
           workspaceId: string,
           input: { readonly userId: string; readonly role: WorkspaceRole }
         ) {
-          const workspace = yield* workspaceFor(principal, workspaceId, "members.create")
+          const { allowed, workspace } = yield* workspaceFor(principal, workspaceId, "members.create")
           const user = yield* requireRow(yield* users.get(input.userId), "user", input.userId)
           // A user of another organisation cannot join: hidden, like everything of another organisation.
           yield* ensureAllowed(principal, "members.create", Target.organisation(user.organisation_id), {
@@ -126,7 +129,7 @@ export class Users extends Context.Service<
             role: input.role,
             created_at: yield* nowIso
           })
-          yield* members.upsert(member)
+          yield* members.upsert(allowed, member)
           yield* apiKeys.forgetUser(user.id)
           return Option.getOrElse(yield* members.get(workspace.id, user.id), () => member)
         }
@@ -134,15 +137,15 @@ export class Users extends Context.Service<
 
       const listMembers = Effect.fn("Users.listMembers")(
         function*(principal: Principal, workspaceId: string, page: PageRequest) {
-          const workspace = yield* workspaceFor(principal, workspaceId, "members.list")
+          const { workspace } = yield* workspaceFor(principal, workspaceId, "members.list")
           return yield* members.list(workspace.id, page)
         }
       )
 
       const removeMember = Effect.fn("Users.removeMember")(
         function*(principal: Principal, workspaceId: string, userId: string) {
-          const workspace = yield* workspaceFor(principal, workspaceId, "members.delete")
-          const removed = yield* members.remove(workspace.id, userId)
+          const { allowed, workspace } = yield* workspaceFor(principal, workspaceId, "members.delete")
+          const removed = yield* members.remove(allowed, workspace.id, userId)
           yield* requireRow(removed ? Option.some(userId) : Option.none(), "workspace member", userId)
           yield* apiKeys.forgetUser(userId)
         }

@@ -9,6 +9,7 @@ import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName, checkSlug } from "../shared/Rules.ts"
 import { slugify, Workspace } from "./AccessModel.ts"
 import { WorkspaceStore } from "./AccessStores.ts"
+import { grantedWrites } from "./GrantedWrites.ts"
 import { ensureAllowed, ensureListScope, Target } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
 
@@ -33,11 +34,11 @@ export class Workspaces extends Context.Service<
   static readonly layer = Layer.effect(
     Workspaces,
     Effect.gen(function*() {
-      const store = yield* WorkspaceStore
+      const store = grantedWrites(yield* WorkspaceStore, { insert: "workspaces.create" })
       const crypto = yield* PlatformCrypto
 
       const create = Effect.fn("Workspaces.create")(function*(principal: Principal, input: CreateWorkspaceInput) {
-        yield* ensureAllowed(
+        const creating = yield* ensureAllowed(
           principal,
           "workspaces.create",
           Target.organisation(principal.organisationId),
@@ -57,7 +58,7 @@ export class Workspaces extends Context.Service<
           created_at: now,
           last_updated_at: now
         })
-        yield* store.insert(workspace)
+        yield* store.insert(creating, workspace)
         return workspace
       })
 

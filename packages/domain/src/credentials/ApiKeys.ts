@@ -3,7 +3,8 @@
  */
 import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
-import { ensureKeyCreation, ensureKeyUser, newKeyUser } from "../access/KeyPolicy.ts"
+import { grantedWrites } from "../access/GrantedWrites.ts"
+import { ensureKeyCreation, ensureKeyUser, KeyCreationActions, newKeyUser } from "../access/KeyPolicy.ts"
 import { ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import { type Principal, principalOf } from "../access/Principal.ts"
 import { isScope, type Scope, unknownScopes } from "../access/Scopes.ts"
@@ -42,8 +43,6 @@ export interface IssueKeyInput {
   readonly userId: string | null
   readonly scopes: ReadonlyArray<Scope>
   readonly expiresAt: string | null
-  /** The principal creating the key; absent when there is none (bootstrap). */
-  readonly createdBy?: Principal | undefined
 }
 
 export interface IssuedKey {
@@ -75,7 +74,10 @@ export const KEY_CACHE_TTL_MS = 5_000
 export class ApiKeys extends Context.Service<
   ApiKeys,
   {
-    /** Issues a key without access checks: bootstrap and internal use. */
+    /**
+     * Issues a key that no principal asked for, so without access checks: bootstrap's path (and tests'
+     * setup), where no key exists yet that the policy could allow anything. `create` is the checked path.
+     */
     readonly issue: (input: IssueKeyInput) => Effect.Effect<IssuedKey, Conflict>
     /** Creates a key for a caller, under the access rules: no escalation, no wider reach. */
     readonly create: (
@@ -101,14 +103,19 @@ export class ApiKeys extends Context.Service<
   static readonly layer = Layer.effect(
     ApiKeys,
     Effect.gen(function*() {
-      const store = yield* ApiKeyStore
+      const unguarded = yield* ApiKeyStore
+      const store = grantedWrites(unguarded, {
+        insert: Object.values(KeyCreationActions),
+        revoke: "api_keys.delete"
+      })
       const crypto = yield* PlatformCrypto
       const users = yield* UserStore
       const members = yield* WorkspaceMemberStore
       const workspaces = yield* WorkspaceStore
       const transaction = yield* StoreTransaction
 
-      const issue = Effect.fn("ApiKeys.issue")(function*(input: IssueKeyInput) {
+      /** A new key, as stored and as handed to its holder; `createdBy` is null for bootstrap's. */
+      const mint = Effect.fnUntraced(function*(input: IssueKeyInput, createdBy: Principal | null) {
         const plaintext = `${KEY_PREFIX}${crypto.randomToken(KEY_RANDOM_BYTES)}`
         const now = yield* nowIso
         const key = new ApiKey({
@@ -123,13 +130,20 @@ export class ApiKeys extends Context.Service<
           status: "active",
           masked_key: maskKey(plaintext),
           created_at: now,
-          created_by_user_id: input.createdBy?.userId ?? null,
-          created_by_api_key_id: input.createdBy?.keyId ?? null,
+          created_by_user_id: createdBy?.userId ?? null,
+          created_by_api_key_id: createdBy?.keyId ?? null,
           last_updated_at: now,
           expires_at: input.expiresAt
         })
-        yield* store.insert({ key, digest: crypto.sha256Hex(plaintext) })
-        return { key, plaintext: Redacted.make(plaintext, { label: "api-key" }) }
+        const issued: IssuedKey = { key, plaintext: Redacted.make(plaintext, { label: "api-key" }) }
+        return { stored: { key, digest: crypto.sha256Hex(plaintext) }, issued }
+      })
+
+      // Bootstrap's insert takes no grant: there is no principal yet for the policy to grant one to.
+      const issue = Effect.fn("ApiKeys.issue")(function*(input: IssueKeyInput) {
+        const { issued, stored } = yield* mint(input, null)
+        yield* unguarded.insert(stored)
+        return issued
       })
 
       const rejected = (message: string, key?: ApiKey, credential?: Unauthenticated["credential"]) =>
@@ -259,7 +273,7 @@ export class ApiKeys extends Context.Service<
           return yield* InvalidRequest.of("Admin keys are organisation-wide: leave out workspace_id.", "workspace_id")
         }
         const workspaceId = place.workspaceId
-        yield* ensureKeyCreation(principal, { type: input.type, ...place, scopes: valid.scopes })
+        const creating = yield* ensureKeyCreation(principal, { type: input.type, ...place, scopes: valid.scopes })
 
         let named: string | null = null
         if (input.type === "workspace-user") {
@@ -280,7 +294,7 @@ export class ApiKeys extends Context.Service<
           return yield* InvalidRequest.of("user_id applies to workspace/user keys only.", "user_id")
         }
         const userId = newKeyUser(principal, input.type, named)
-        return yield* issue({
+        const { issued, stored } = yield* mint({
           type: input.type,
           name: valid.name,
           description: input.description ?? null,
@@ -288,18 +302,19 @@ export class ApiKeys extends Context.Service<
           workspaceId,
           userId,
           scopes: valid.scopes,
-          expiresAt: valid.expiresAt,
-          createdBy: principal
-        })
+          expiresAt: valid.expiresAt
+        }, principal)
+        yield* store.insert(creating, stored)
+        return issued
       })
 
-      /** The key, if the principal may see it: another organisation's answers not found. */
+      /** The key, if the principal may see it (another organisation's answers not found), and the grant of `action`. */
       const visible = Effect.fnUntraced(
-        function*(principal: Principal, id: string, action: "api_keys.read" | "api_keys.delete") {
+        function*<A extends "api_keys.read" | "api_keys.delete">(principal: Principal, id: string, action: A) {
           const key = yield* requireRow(yield* store.get(id), "API key", id)
           // An admin key is organisation-level and open to no workspace: workspace keys do not see it.
-          yield* ensureAllowed(principal, action, Target.of(key), { type: "API key", id })
-          return key
+          const allowed = yield* ensureAllowed(principal, action, Target.of(key), { type: "API key", id })
+          return { allowed, key }
         }
       )
 
@@ -310,13 +325,14 @@ export class ApiKeys extends Context.Service<
         }
       )
 
-      const get = (principal: Principal, id: string) => visible(principal, id, "api_keys.read")
+      const get = (principal: Principal, id: string) =>
+        Effect.map(visible(principal, id, "api_keys.read"), ({ key }) => key)
 
       const revoke = Effect.fn("ApiKeys.revoke")(function*(principal: Principal, id: string) {
-        const key = yield* visible(principal, id, "api_keys.delete")
+        const { allowed, key } = yield* visible(principal, id, "api_keys.delete")
         if (key.status === "revoked") return key
         const at = yield* nowIso
-        yield* store.revoke(id, at)
+        yield* store.revoke(allowed, id, at)
         yield* forget((cached) => cached.id === id)
         return new ApiKey({ ...key, status: "revoked", last_updated_at: at })
       })

@@ -3,6 +3,7 @@
  * (A config given inline with a call is parsed by `resolveInlineConfig`, Config.ts.)
  */
 import { Context, Effect, Layer, Option } from "effect"
+import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
 import { knownProvider, ProviderRegistry } from "../fine-tuning/Providers.ts"
 import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
@@ -38,7 +39,7 @@ export class Configs extends Context.Service<
   static readonly layer = Layer.effect(
     Configs,
     Effect.gen(function*() {
-      const configs = yield* ConfigStore
+      const configs = grantedWrites(yield* ConfigStore, { insert: "configs.create", delete: "configs.delete" })
       const registry = yield* ProviderRegistry
       const records = yield* makeProviderKeyRecords
       const managed = records.management(configs, "config", "Configs", {
@@ -48,7 +49,7 @@ export class Configs extends Context.Service<
       })
 
       const createConfig = Effect.fn("Configs.create")(function*(principal: Principal, input: ConfigInput) {
-        const fields = yield* records.newRecordFields(principal, input, "configs.create")
+        const { allowed, fields } = yield* records.newRecordFields(principal, input, "configs.create")
         const parsed = parseConfig(input.config)
         if (parsed instanceof InvalidRequest) return yield* parsed
         if (parsed.target.provider !== undefined) {
@@ -62,7 +63,7 @@ export class Configs extends Context.Service<
           config: parsed.target,
           masked_api_key: parsed.apiKey === undefined ? null : maskKey(parsed.apiKey)
         })
-        yield* configs.insert({
+        yield* configs.insert(allowed, {
           record,
           encryptedKey: parsed.apiKey === undefined ? null : records.encrypt(parsed.apiKey)
         })

@@ -2,6 +2,7 @@
  * The virtual keys of a workspace as a principal manages them, and as a provider call resolves them.
  */
 import { Context, Effect, Layer, Option } from "effect"
+import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
 import { knownProvider, ProviderRegistry } from "../fine-tuning/Providers.ts"
 import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
@@ -37,7 +38,10 @@ export class VirtualKeys extends Context.Service<
   static readonly layer = Layer.effect(
     VirtualKeys,
     Effect.gen(function*() {
-      const keys = yield* VirtualKeyStore
+      const keys = grantedWrites(yield* VirtualKeyStore, {
+        insert: "virtual_keys.create",
+        delete: "virtual_keys.delete"
+      })
       const registry = yield* ProviderRegistry
       const records = yield* makeProviderKeyRecords
       const managed = records.management(keys, "virtual key", "VirtualKeys", {
@@ -47,7 +51,7 @@ export class VirtualKeys extends Context.Service<
       })
 
       const createVirtualKey = Effect.fn("VirtualKeys.create")(function*(principal: Principal, input: VirtualKeyInput) {
-        const fields = yield* records.newRecordFields(principal, input, "virtual_keys.create")
+        const { allowed, fields } = yield* records.newRecordFields(principal, input, "virtual_keys.create")
         yield* knownProvider(registry, input.provider, "provider")
         if (input.key.length === 0) return yield* InvalidRequest.of("key must be the provider's API key.", "key")
         if (input.custom_host !== undefined) yield* records.checkHost(input.custom_host, "custom_host")
@@ -57,7 +61,7 @@ export class VirtualKeys extends Context.Service<
           masked_key: maskKey(input.key),
           custom_host: input.custom_host ?? null
         })
-        yield* keys.insert({ record, encryptedKey: records.encrypt(input.key) })
+        yield* keys.insert(allowed, { record, encryptedKey: records.encrypt(input.key) })
         return record
       })
 

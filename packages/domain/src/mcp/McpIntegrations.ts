@@ -6,7 +6,8 @@
 import { Effect, Option } from "effect"
 import { slugify } from "../access/AccessModel.ts"
 import { WorkspaceStore } from "../access/AccessStores.ts"
-import { type AccessGrant, canSee, ensureAllowed, isAdminKey, Target } from "../access/Policy.ts"
+import { grantedWrites } from "../access/GrantedWrites.ts"
+import { canSee, ensureAllowed, isAdminKey, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { HTTP_URL_PROBLEMS, parseHttpUrl } from "../shared/HttpUrl.ts"
@@ -81,24 +82,19 @@ export const checkLength = (value: string | undefined, param: string, min: numbe
     ? Effect.fail(InvalidRequest.of(`${param} must be ${min} to ${max} characters.`, param))
     : Effect.void
 
-type IntegrationWrite =
-  | "mcp_integrations.create.organisation"
-  | "mcp_integrations.create.workspace"
-  | "mcp_integrations.update.organisation"
-  | "mcp_integrations.update.workspace"
-
 /** The integration operations; `serversChanged` clears what server reads cached of integrations. */
 export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
   Effect.gen(function*() {
-    const integrations = yield* McpIntegrationStore
+    const integrations = grantedWrites(yield* McpIntegrationStore, {
+      insert: ["mcp_integrations.create.organisation", "mcp_integrations.create.workspace"],
+      update: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"]
+    })
     const workspaces = yield* WorkspaceStore
     const crypto = yield* PlatformCrypto
 
-    /** Writes take the policy's proof that the principal may make them. */
-    const insert = (_allowed: AccessGrant<IntegrationWrite>, integration: McpIntegration) =>
-      integrations.insert(integration)
-    const save = (_allowed: AccessGrant<IntegrationWrite>, integration: McpIntegration) =>
-      Effect.andThen(integrations.update(integration), serversChanged)
+    /** An update, which server reads may have cached. */
+    const save: typeof integrations.update = (allowed, integration) =>
+      Effect.andThen(integrations.update(allowed, integration), serversChanged)
 
     const organisationWorkspaces = (organisationId: string) =>
       Effect.map(workspaces.list(organisationId, { limit: 1, offset: 0 }), (page) => page.total)
@@ -180,7 +176,7 @@ export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
           created_at: now,
           last_updated_at: now
         })
-        yield* insert(allowed, integration)
+        yield* integrations.insert(allowed, integration)
         return integration
       }
     )

@@ -5,6 +5,7 @@
 import { Effect, Option } from "effect"
 import { slugify } from "../access/AccessModel.ts"
 import { WorkspaceStore } from "../access/AccessStores.ts"
+import { grantedWrites } from "../access/GrantedWrites.ts"
 import { ensureAllowed, ensureListScope, seesIntegrationDetails, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { InvalidRequest, requireRow } from "../shared/Errors.ts"
@@ -54,7 +55,7 @@ export interface ServerView {
 /** The server operations, and `serversChanged`, which any change a server read shows must run. */
 export const makeServers = Effect.gen(function*() {
   const integrations = yield* McpIntegrationStore
-  const servers = yield* McpServerStore
+  const servers = grantedWrites(yield* McpServerStore, { insert: "mcp_servers.create" })
   const workspaces = yield* WorkspaceStore
   const crypto = yield* PlatformCrypto
   const resolvedServers = new TtlCache<string, ResolvedServer>(SERVER_CACHE_TTL_MS, 5_000)
@@ -66,10 +67,12 @@ export const makeServers = Effect.gen(function*() {
       return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
     }
     const workspace = yield* requireRow(yield* workspaces.get(workspaceId), "workspace", workspaceId)
-    yield* ensureAllowed(principal, "mcp_servers.create", Target.workspace(workspace.organisation_id, workspace.id), {
-      type: "workspace",
-      id: workspace.id
-    })
+    const creating = yield* ensureAllowed(
+      principal,
+      "mcp_servers.create",
+      Target.workspace(workspace.organisation_id, workspace.id),
+      { type: "workspace", id: workspace.id }
+    )
     yield* checkName(input.name)
     yield* checkLength(input.description, "description", 0, 500)
     const slug = input.slug ?? slugify(input.name).slice(0, 50).padEnd(3, "-")
@@ -98,7 +101,7 @@ export const makeServers = Effect.gen(function*() {
       mcp_integration_id: found.value.id,
       created_at: yield* nowIso
     })
-    yield* servers.insert(server)
+    yield* servers.insert(creating, server)
     yield* serversChanged
     return server
   })

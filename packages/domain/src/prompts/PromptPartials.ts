@@ -3,6 +3,7 @@
  * A partial's newest version is always its published one.
  */
 import { Effect, Option } from "effect"
+import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { PageRequest } from "../shared/Paging.ts"
@@ -21,7 +22,12 @@ export type PartialInput = TemplateResourceInput
 
 export const makePromptPartials = (resources: TemplateResources, { changed }: RenderCache) =>
   Effect.gen(function*() {
-    const partials = yield* PartialStore
+    // A partial's newest version is its published one: updating one publishes it.
+    const partials = grantedWrites(yield* PartialStore, {
+      insert: "prompts.create",
+      addVersion: "prompts.update",
+      setPublished: "prompts.update"
+    })
     const crypto = yield* PlatformCrypto
     const { findPartial, listScope, newResource } = resources
 
@@ -37,10 +43,11 @@ export const makePromptPartials = (resources: TemplateResources, { changed }: Re
       })
 
     const createPartial = Effect.fn("Prompts.createPartial")(function*(principal: Principal, input: PartialInput) {
-      const partial = new Partial(yield* newResource(principal, input))
+      const { creating, fields } = yield* newResource(principal, input)
+      const partial = new Partial(fields)
       yield* compilePartial(partial.slug, input.string!)
       const version = newVersion(partial, 1, input, partial.created_at)
-      yield* partials.insert(partial, version)
+      yield* partials.insert(creating, partial, version)
       yield* changed
       return { partial, version }
     })
@@ -55,14 +62,14 @@ export const makePromptPartials = (resources: TemplateResources, { changed }: Re
     const updatePartial = Effect.fn("Prompts.updatePartial")(
       function*(principal: Principal, partialId: string, input: PartialInput) {
         const partial = yield* findPartial(principal, partialId)
-        yield* allowed(principal, "prompts.update", partial, "prompt partial")
+        const updating = yield* allowed(principal, "prompts.update", partial, "prompt partial")
         yield* validateTemplateText(input.string)
         yield* compilePartial(partial.slug, input.string!)
         const now = yield* nowIso
         const next = (yield* latestPartialVersion(partial)) + 1
         const version = newVersion(partial, next, input, now)
-        yield* partials.addVersion(version)
-        yield* partials.setPublished(partial.id, next, now)
+        yield* partials.addVersion(updating, version)
+        yield* partials.setPublished(updating, partial.id, next, now)
         yield* changed
         return { partial: new Partial({ ...partial, published_version: next, last_updated_at: now }), version }
       }

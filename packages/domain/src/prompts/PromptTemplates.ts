@@ -3,6 +3,7 @@
  * Every saved version is checked to render, so that a render fails only for what its request gives.
  */
 import { Effect, Option } from "effect"
+import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
@@ -67,12 +68,20 @@ const detectType = (input: PromptInput): PromptType =>
 
 export const makePromptTemplates = (resources: TemplateResources, { changed }: RenderCache) =>
   Effect.gen(function*() {
-    const prompts = yield* PromptStore
+    const prompts = grantedWrites(yield* PromptStore, {
+      insert: "prompts.create",
+      addVersion: "prompts.update",
+      setPublished: "prompts.publish",
+      // Creating a prompt sets its built-in labels; publishing moves a label.
+      setLabel: ["prompts.create", "prompts.publish"],
+      delete: "prompts.delete"
+    })
     const crypto = yield* PlatformCrypto
     const { existingVersion, findPrompt, listScope, newResource } = resources
 
     const create = Effect.fn("Prompts.create")(function*(principal: Principal, input: PromptInput) {
-      const prompt = new Prompt(yield* newResource(principal, input))
+      const { creating, fields } = yield* newResource(principal, input)
+      const prompt = new Prompt(fields)
       const now = prompt.created_at
       const version = new PromptVersion({
         id: crypto.uuid(),
@@ -88,17 +97,20 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
         created_at: now
       })
       yield* checkSaved(`prompt '${prompt.slug}'`, version)
-      yield* prompts.insert(prompt, version)
+      yield* prompts.insert(creating, prompt, version)
       yield* changed
       for (const label of BUILT_IN_LABELS) {
-        yield* prompts.setLabel(new PromptLabel({ prompt_id: prompt.id, label, version: 1, last_updated_at: now }))
+        yield* prompts.setLabel(
+          creating,
+          new PromptLabel({ prompt_id: prompt.id, label, version: 1, last_updated_at: now })
+        )
       }
       return Object.assign(version, { slug: prompt.slug })
     })
 
     const update = Effect.fn("Prompts.update")(function*(principal: Principal, promptId: string, input: PromptInput) {
       const prompt = yield* findPrompt(principal, promptId)
-      yield* allowed(principal, "prompts.update", prompt)
+      const updating = yield* allowed(principal, "prompts.update", prompt)
       if (input.workspace_id !== undefined && input.workspace_id !== prompt.workspace_id) {
         return yield* InvalidRequest.of("A prompt cannot move to another workspace.", "workspace_id")
       }
@@ -122,17 +134,17 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
         created_at: yield* nowIso
       })
       yield* checkSaved(`prompt '${prompt.slug}'`, version)
-      yield* prompts.addVersion(version)
+      yield* prompts.addVersion(updating, version)
       yield* changed
       return { prompt, version }
     })
 
     const publish = Effect.fn("Prompts.publish")(function*(principal: Principal, promptId: string, version: number) {
       const prompt = yield* findPrompt(principal, promptId)
-      yield* allowed(principal, "prompts.publish", prompt)
+      const publishing = yield* allowed(principal, "prompts.publish", prompt)
       yield* existingVersion(prompt, version)
       const now = yield* nowIso
-      yield* prompts.setPublished(prompt.id, version, now)
+      yield* prompts.setPublished(publishing, prompt.id, version, now)
       yield* changed
       return new Prompt({ ...prompt, published_version: version, last_updated_at: now })
     })
@@ -146,10 +158,10 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
           )
         }
         const prompt = yield* findPrompt(principal, promptId)
-        yield* allowed(principal, "prompts.publish", prompt)
+        const publishing = yield* allowed(principal, "prompts.publish", prompt)
         yield* existingVersion(prompt, version)
         const record = new PromptLabel({ prompt_id: prompt.id, label, version, last_updated_at: yield* nowIso })
-        yield* prompts.setLabel(record)
+        yield* prompts.setLabel(publishing, record)
         yield* changed
         return record
       }
@@ -175,8 +187,8 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
 
     const remove = Effect.fn("Prompts.remove")(function*(principal: Principal, promptId: string) {
       const prompt = yield* findPrompt(principal, promptId)
-      yield* allowed(principal, "prompts.delete", prompt)
-      yield* prompts.delete(prompt.id)
+      const deleting = yield* allowed(principal, "prompts.delete", prompt)
+      yield* prompts.delete(deleting, prompt.id)
       yield* changed
       return prompt
     })

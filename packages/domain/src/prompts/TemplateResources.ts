@@ -46,9 +46,10 @@ export const validateName = (name: string | undefined) =>
 
 export const validateTemplateText = (string: string | undefined) => validateText(string, "string", 1_000_000)
 
-export const allowed = (
+/** The policy's grant of `action` on a prompt or partial, which the store's writes take. */
+export const allowed = <A extends Action>(
   principal: Principal,
-  action: Action,
+  action: A,
   prompt: { organisation_id: string; workspace_id: string; id: string },
   type = "prompt"
 ) =>
@@ -128,20 +129,28 @@ export const makeTemplateResources = Effect.gen(function*() {
     yield* validateName(input.name)
     yield* validateTemplateText(input.string)
     const workspace = yield* targetWorkspace(principal, input.workspace_id)
-    yield* ensureAllowed(principal, "prompts.create", Target.workspace(workspace.organisation_id, workspace.id), {
-      type: "workspace",
-      id: workspace.id
-    })
+    const creating = yield* ensureAllowed(
+      principal,
+      "prompts.create",
+      Target.workspace(workspace.organisation_id, workspace.id),
+      {
+        type: "workspace",
+        id: workspace.id
+      }
+    )
     const slug = input.slug ?? slugify(input.name!)
     yield* checkSlug(slug)
-    return { slug, workspace }
+    return { creating, slug, workspace }
   })
 
-  /** A new prompt's or partial's own fields, once the principal may create it; version 1 is published. */
+  /**
+   * A new prompt's or partial's own fields, once the principal may create it (with the grant that its writes
+   * take); version 1 is published.
+   */
   const newResource = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {
-    const { slug, workspace } = yield* creationPlace(principal, input)
+    const { creating, slug, workspace } = yield* creationPlace(principal, input)
     const now = yield* nowIso
-    return {
+    const fields = {
       id: crypto.uuid(),
       organisation_id: workspace.organisation_id,
       workspace_id: workspace.id,
@@ -151,6 +160,7 @@ export const makeTemplateResources = Effect.gen(function*() {
       created_at: now,
       last_updated_at: now
     }
+    return { creating, fields }
   })
 
   const listScope = ensureListScope

@@ -2,7 +2,6 @@ import { type IntegrationView, McpRegistry, type ServerView } from "@gateway-con
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { audited } from "../../internal/audited.ts"
 import { asCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
@@ -19,8 +18,11 @@ const serverView = ({ integration, server, showIntegrationDetails }: ServerView)
 export const McpHandlers = HttpApiBuilder.group(
   GatewayApi,
   "mcp",
-  withService(McpRegistry, (handlers, registry) =>
-    handlers.handleAll({
+  withService(McpRegistry, (handlers, registry) => {
+    /** An integration as the caller reads it, with the number of workspaces it is open to. */
+    const integrationAsRead = (id: string) =>
+      asCaller((principal) => registry.getIntegration(principal, id)).pipe(Effect.map(integrationView))
+    return handlers.handleAll({
       createIntegration: ({ payload }) =>
         auditedResourceChange(
           "mcp.createIntegration",
@@ -36,30 +38,20 @@ export const McpHandlers = HttpApiBuilder.group(
             status: query.status ?? "active",
             search: query.search
           }, request)).pipe(Effect.map((page) => ({ ...page, data: page.data.map(integrationView) }))),
-      getIntegration: ({ params }) =>
-        asCaller((principal) => registry.getIntegration(principal, params.id)).pipe(Effect.map(integrationView)),
+      getIntegration: ({ params }) => integrationAsRead(params.id),
+      // A change answers the integration as read after it, with its workspaces count.
       updateIntegration: ({ params, payload }) =>
-        asCaller((principal) =>
-          audited({
-            endpoint: "mcp.updateIntegration",
-            resourceId: (resource) => resource.id,
-            workspaceId: (resource) => resource.workspace_id,
-            body: payload
-          }, registry.updateIntegration(principal, params.id, payload)).pipe(
-            Effect.flatMap((i) => registry.getIntegration(principal, i.id))
-          )
-        ).pipe(Effect.map(integrationView)),
+        auditedResourceChange(
+          "mcp.updateIntegration",
+          { body: payload },
+          (principal) => registry.updateIntegration(principal, params.id, payload)
+        ).pipe(Effect.flatMap((integration) => integrationAsRead(integration.id))),
       archiveIntegration: ({ params }) =>
-        asCaller((principal) =>
-          audited({
-            endpoint: "mcp.archiveIntegration",
-            resourceId: (resource) => resource.id,
-            workspaceId: (resource) => resource.workspace_id,
-            body: null
-          }, registry.archiveIntegration(principal, params.id)).pipe(
-            Effect.flatMap((i) => registry.getIntegration(principal, i.id))
-          )
-        ).pipe(Effect.map(integrationView)),
+        auditedResourceChange(
+          "mcp.archiveIntegration",
+          { body: null },
+          (principal) => registry.archiveIntegration(principal, params.id)
+        ).pipe(Effect.flatMap((integration) => integrationAsRead(integration.id))),
       createServer: ({ payload }) =>
         auditedResourceChange(
           "mcp.createServer",
@@ -75,5 +67,6 @@ export const McpHandlers = HttpApiBuilder.group(
           query,
           (principal, request) => registry.listServers(principal, query.workspace_id, query.search, request)
         )
-    }))
+    })
+  })
 )

@@ -1,17 +1,22 @@
-import { Prompts } from "@gateway-control/domain"
+import { type Partial, type PartialVersion, Prompts } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { asCaller, auditedAsCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
-/** A new version as its answer: the owner's id and slug, the version's id and number. */
-const versionCreated = (
-  { owner, version }: {
-    readonly owner: { readonly id: string; readonly slug: string }
-    readonly version: { readonly id: string; readonly version: number }
-  }
+/**
+ * A new version as its answer: the owner's fields (its id and slug; for an existing owner also its workspace,
+ * under which `auditedResourceChange` records the change), the version's id and number.
+ */
+const versionCreated = <Owner extends { readonly id: string; readonly slug: string }>(
+  owner: Owner,
+  version: { readonly id: string; readonly version: number }
 ) => ({ ...owner, version_id: version.id, version: version.version })
+
+/** A partial's new version as its answer. */
+const partialVersionCreated = ({ partial, version }: { readonly partial: Partial; readonly version: PartialVersion }) =>
+  versionCreated(partial, version)
 
 export const PromptsHandlers = HttpApiBuilder.group(
   GatewayApi,
@@ -25,18 +30,19 @@ export const PromptsHandlers = HttpApiBuilder.group(
           body: payload
         }).pipe(
           Effect.map((version) => ({
-            ...versionCreated({ owner: { id: version.prompt_id, slug: version.slug }, version }),
+            ...versionCreated({ id: version.prompt_id, slug: version.slug }, version),
             object: "prompt" as const
           }))
         ),
       update: ({ params, payload }) =>
-        auditedAsCaller((principal) => prompts.update(principal, params.promptId, payload), {
-          endpoint: "prompts.update",
-          resourceId: (r) => r.prompt.id,
-          workspaceId: (r) => r.prompt.workspace_id,
-          body: payload
-        }).pipe(
-          Effect.map(({ prompt, version }) => versionCreated({ owner: prompt, version }))
+        auditedResourceChange(
+          "prompts.update",
+          { body: payload },
+          (principal) =>
+            Effect.map(
+              prompts.update(principal, params.promptId, payload),
+              ({ prompt, version }) => versionCreated(prompt, version)
+            )
         ),
       makeDefault: ({ params, payload }) =>
         auditedResourceChange(
@@ -65,22 +71,16 @@ export const PromptsHandlers = HttpApiBuilder.group(
           Effect.map((prompt) => ({ ...prompt, object: "prompt" as const, deleted: true as const }))
         ),
       createPartial: ({ payload }) =>
-        auditedAsCaller((principal) => prompts.createPartial(principal, payload), {
-          endpoint: "prompts.createPartial",
-          resourceId: (r) => r.partial.id,
-          workspaceId: (r) => r.partial.workspace_id,
-          body: payload
-        }).pipe(
-          Effect.map(({ partial, version }) => versionCreated({ owner: partial, version }))
+        auditedResourceChange(
+          "prompts.createPartial",
+          { body: payload },
+          (principal) => Effect.map(prompts.createPartial(principal, payload), partialVersionCreated)
         ),
       updatePartial: ({ params, payload }) =>
-        auditedAsCaller((principal) => prompts.updatePartial(principal, params.partialId, payload), {
-          endpoint: "prompts.updatePartial",
-          resourceId: (r) => r.partial.id,
-          workspaceId: (r) => r.partial.workspace_id,
-          body: payload
-        }).pipe(
-          Effect.map(({ partial, version }) => versionCreated({ owner: partial, version }))
+        auditedResourceChange(
+          "prompts.updatePartial",
+          { body: payload },
+          (principal) => Effect.map(prompts.updatePartial(principal, params.partialId, payload), partialVersionCreated)
         ),
       getPartial: ({ params }) =>
         asCaller((principal) => prompts.getPartial(principal, params.partialId)).pipe(

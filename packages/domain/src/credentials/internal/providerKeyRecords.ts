@@ -6,6 +6,7 @@ import type { Option } from "effect"
 import { Effect, Redacted } from "effect"
 import { slugify } from "../../access/AccessModel.ts"
 import { WorkspaceStore } from "../../access/AccessStores.ts"
+import type { GrantedWrite } from "../../access/GrantedWrites.ts"
 import { type Action, ensureAllowed, ensureListScope, Target } from "../../access/Policy.ts"
 import type { Principal } from "../../access/Principal.ts"
 import { parseCustomHost } from "../../fine-tuning/CustomHosts.ts"
@@ -23,11 +24,11 @@ interface WorkspaceRecord {
   readonly workspace_id: string
 }
 
-/** What listing, reading and deleting need of a record's store. */
-interface RecordStore<A> {
+/** What listing, reading and deleting need of a record's store, whose deletes take a grant of `D`. */
+interface RecordStore<A, D extends Action> {
   readonly get: (id: string) => Effect.Effect<Option.Option<StoredSecret<A>>>
   readonly list: (organisationId: string, workspaceId: string | null, page: PageRequest) => Effect.Effect<Page<A>>
-  readonly delete: (id: string) => Effect.Effect<boolean>
+  readonly delete: GrantedWrite<D, (id: string) => Effect.Effect<boolean>>
 }
 
 export const makeProviderKeyRecords = Effect.gen(function*() {
@@ -35,18 +36,21 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
   const cipher = yield* SecretCipher
   const crypto = yield* PlatformCrypto
 
+  /** The workspace a new record goes to, and the policy's grant of `action` there. */
   const targetWorkspace = Effect.fnUntraced(
-    function*(principal: Principal, workspaceId: string | undefined, action: Action) {
+    function*<C extends Action>(principal: Principal, workspaceId: string | undefined, action: C) {
       const id = workspaceId ?? principal.workspaceId
       if (id === null) {
         return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
       }
       const workspace = yield* requireRow(yield* workspaces.get(id), "workspace", id)
-      yield* ensureAllowed(principal, action, Target.workspace(workspace.organisation_id, workspace.id), {
-        type: "workspace",
-        id
-      })
-      return workspace
+      const allowed = yield* ensureAllowed(
+        principal,
+        action,
+        Target.workspace(workspace.organisation_id, workspace.id),
+        { type: "workspace", id }
+      )
+      return { allowed, workspace }
     }
   )
 
@@ -58,19 +62,20 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
 
   /**
    * The fields every new record starts with: a new id, the workspace it is created in (the caller's unless
-   * named, and where the caller may create), its checked name and slug (from the name unless given), now.
+   * named, and where the caller may create), its checked name and slug (from the name unless given), now;
+   * with the grant of `action` that the store's insert takes.
    */
-  const newRecordFields = Effect.fnUntraced(function*(
+  const newRecordFields = Effect.fnUntraced(function*<C extends Action>(
     principal: Principal,
     input: { readonly workspace_id?: string | undefined; readonly name: string; readonly slug?: string | undefined },
-    action: Action
+    action: C
   ) {
-    const workspace = yield* targetWorkspace(principal, input.workspace_id, action)
+    const { allowed, workspace } = yield* targetWorkspace(principal, input.workspace_id, action)
     yield* checkName(input.name)
     const slug = input.slug ?? slugify(input.name)
     yield* checkSlug(slug)
     const now = yield* nowIso
-    return {
+    const fields = {
       id: crypto.uuid(),
       organisation_id: workspace.organisation_id,
       workspace_id: workspace.id,
@@ -79,22 +84,26 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
       created_at: now,
       last_updated_at: now
     }
+    return { allowed, fields }
   })
 
+  /** The record, if found, and the policy's grant of `action` on it. */
   const owned = Effect.fnUntraced(
-    function*<A extends WorkspaceRecord>(
+    function*<A extends WorkspaceRecord, G extends Action>(
       principal: Principal,
       found: Option.Option<StoredSecret<A>>,
       id: string,
       resource: string,
-      action: Action
+      action: G
     ) {
       const { record } = yield* requireRow(found, resource, id)
-      yield* ensureAllowed(principal, action, Target.workspace(record.organisation_id, record.workspace_id), {
-        type: resource,
-        id
-      })
-      return record
+      const allowed = yield* ensureAllowed(
+        principal,
+        action,
+        Target.workspace(record.organisation_id, record.workspace_id),
+        { type: resource, id }
+      )
+      return { allowed, record }
     }
   )
 
@@ -102,11 +111,11 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
    * Listing, reading and deleting one kind of record (`resource`, as refusals name it), each under its own
    * action; `span` names the traces (`VirtualKeys` gives `VirtualKeys.list`, …).
    */
-  const management = <A extends WorkspaceRecord>(
-    store: RecordStore<A>,
+  const management = <A extends WorkspaceRecord, D extends Action>(
+    store: RecordStore<A, D>,
     resource: string,
     span: string,
-    actions: { readonly list: Action; readonly read: Action; readonly delete: Action }
+    actions: { readonly list: Action; readonly read: Action; readonly delete: D }
   ) => ({
     list: Effect.fn(`${span}.list`)(
       function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
@@ -118,11 +127,12 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
       }
     ),
     get: Effect.fn(`${span}.get`)(function*(principal: Principal, id: string) {
-      return yield* owned(principal, yield* store.get(id), id, resource, actions.read)
+      const { record } = yield* owned(principal, yield* store.get(id), id, resource, actions.read)
+      return record
     }),
     delete: Effect.fn(`${span}.delete`)(function*(principal: Principal, id: string) {
-      const record = yield* owned(principal, yield* store.get(id), id, resource, actions.delete)
-      yield* store.delete(id)
+      const { allowed, record } = yield* owned(principal, yield* store.get(id), id, resource, actions.delete)
+      yield* store.delete(allowed, id)
       return record
     })
   })

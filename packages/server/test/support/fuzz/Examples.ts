@@ -17,6 +17,7 @@ export interface Fixture extends HeaderContext {
   readonly apiKeyId: string
   readonly doomedApiKeyId: string
   readonly partialId: string
+  readonly partialSlug: string
   readonly promptId: string
   readonly doomedPromptId: string
   readonly integrationId: string
@@ -38,52 +39,66 @@ const creator = (server: TestServer) => async (path: string, body: unknown): Pro
 
 const WORKSPACE_KEY_SCOPES = ["completions.write", "virtual_keys.read", "configs.read", "prompts.render"]
 
-export const makeFixture = async (server: TestServer): Promise<Fixture> => {
+/**
+ * The resources every example points at. Each test makes its own (`tag` keeps names and slugs apart), so that a
+ * mutation one endpoint's fuzzing saves (a PUT of a hostile template, say) never reaches another test.
+ */
+export const makeFixture = async (server: TestServer, tag: string): Promise<Fixture> => {
   const create = creator(server)
   const workspace_id = server.workspaceId
-  const otherWorkspace = await create("/v1/workspaces", { name: "Fuzz other team", slug: "fuzz-other-team" })
-  const member = await create("/v1/users", { email: "fuzz-member@example.com", name: "Member", role: "member" })
-  const leaver = await create("/v1/users", { email: "fuzz-leaver@example.com", name: "Leaver", role: "member" })
+  const otherWorkspace = await create("/v1/workspaces", {
+    name: `Fuzz other team ${tag}`,
+    slug: `fuzz-other-team-${tag}`
+  })
+  const member = await create("/v1/users", { email: `fuzz-member-${tag}@example.com`, name: "Member", role: "member" })
+  const leaver = await create("/v1/users", { email: `fuzz-leaver-${tag}@example.com`, name: "Leaver", role: "member" })
   await create(`/v1/workspaces/${workspace_id}/members`, { user_id: leaver.id, role: "member" })
   const apiKey = await create("/v1/api-keys/workspace/service", {
-    name: "fuzz workspace key",
+    name: `fuzz workspace key ${tag}`,
     workspace_id,
     scopes: WORKSPACE_KEY_SCOPES
   })
   const doomedApiKey = await create("/v1/api-keys/workspace/service", {
-    name: "fuzz doomed key",
+    name: `fuzz doomed key ${tag}`,
     workspace_id,
     scopes: ["prompts.read"]
   })
   const partial = await create("/v1/prompts/partials", {
-    name: "Fuzz tone",
-    slug: "fuzz-tone",
+    name: `Fuzz tone ${tag}`,
+    slug: `fuzz-tone-${tag}`,
     string: "Be {{tone}}.",
     workspace_id
   })
-  const chat = JSON.stringify([{ role: "system", content: "{{> fuzz-tone}}" }, { role: "user", content: "{{q}}" }])
-  const prompt = await create("/v1/prompts", { name: "Fuzz prompt", workspace_id, string: chat, model: "m" })
-  const doomedPrompt = await create("/v1/prompts", { name: "Fuzz doomed prompt", workspace_id, string: "x" })
+  const chat = JSON.stringify([{ role: "system", content: `{{> fuzz-tone-${tag}}}` }, {
+    role: "user",
+    content: "{{q}}"
+  }])
+  const prompt = await create("/v1/prompts", { name: `Fuzz prompt ${tag}`, workspace_id, string: chat, model: "m" })
+  const doomedPrompt = await create("/v1/prompts", { name: `Fuzz doomed prompt ${tag}`, workspace_id, string: "x" })
   const integration = (name: string) => ({
     name,
     url: "https://mcp.example.com/sse",
     auth_type: "none",
     transport: "sse"
   })
-  const mcp = await create("/v1/mcp-integrations", integration("Fuzz MCP"))
-  const doomedMcp = await create("/v1/mcp-integrations", integration("Fuzz doomed MCP"))
-  const mcpServer = await create("/v1/mcp-servers", { name: "Fuzz server", mcp_integration_id: mcp.id, workspace_id })
+  const mcp = await create("/v1/mcp-integrations", integration(`Fuzz MCP ${tag}`))
+  const doomedMcp = await create("/v1/mcp-integrations", integration(`Fuzz doomed MCP ${tag}`))
+  const mcpServer = await create("/v1/mcp-servers", {
+    name: `Fuzz server ${tag}`,
+    mcp_integration_id: mcp.id,
+    workspace_id
+  })
   const virtualKey = (slug: string) => ({ name: slug, slug, provider: "openai", key: "sk-good", workspace_id })
-  const mainKey = await create("/v1/virtual-keys", virtualKey("fuzz-main"))
-  const doomedKey = await create("/v1/virtual-keys", virtualKey("fuzz-doomed"))
+  const mainKey = await create("/v1/virtual-keys", virtualKey(`fuzz-main-${tag}`))
+  const doomedKey = await create("/v1/virtual-keys", virtualKey(`fuzz-doomed-${tag}`))
   const config = (slug: string) => ({
     name: slug,
     slug,
     config: { provider: "openai", api_key: "sk-good" },
     workspace_id
   })
-  const directConfig = await create("/v1/configs", config("fuzz-direct"))
-  const doomedConfig = await create("/v1/configs", config("fuzz-doomed"))
+  const directConfig = await create("/v1/configs", config(`fuzz-direct-${tag}`))
+  const doomedConfig = await create("/v1/configs", config(`fuzz-doomed-${tag}`))
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -97,6 +112,7 @@ export const makeFixture = async (server: TestServer): Promise<Fixture> => {
     apiKeyId: apiKey.id,
     doomedApiKeyId: doomedApiKey.id,
     partialId: partial.id,
+    partialSlug: partial.slug,
     promptId: prompt.id,
     doomedPromptId: doomedPrompt.id,
     integrationId: mcp.id,
@@ -158,7 +174,7 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: {
       name: "Fuzz example prompt",
       workspace_id: f.workspaceId,
-      string: JSON.stringify([{ role: "user", content: "{{#items}}{{name}} {{/items}}{{> fuzz-tone}}" }]),
+      string: JSON.stringify([{ role: "user", content: "{{#items}}{{name}} {{/items}}{{> " + f.partialSlug + "}}" }]),
       parameters: { temperature: 0.5, max_tokens: 64 },
       model: "gpt-4o-mini",
       type: "chat",

@@ -1,6 +1,10 @@
 /**
  * The error envelope, one class per HTTP status. Every non-2xx answer of the service has the body
  * `{"success": false, "error": {"code", "message", "param"}}`; `code` is snake_case and stable.
+ *
+ * Each class also carries a `_tag`, its name, so that a client decoding an answer can `catchTag` on it. The
+ * tag is a class field rather than a schema field: decoding constructs the class and so sets it, while
+ * encoding writes the schema's fields only, so neither the wire nor the OpenAPI document shows it.
  */
 import type { Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "@gateway-control/domain"
 import { Schema } from "effect"
@@ -18,42 +22,58 @@ const Envelope = { success: Schema.Literal(false), error: ErrorDetail }
 export class BadRequest extends Schema.Error<BadRequest>("BadRequest")(Envelope, {
   httpApiStatus: 400,
   description: "invalid_request or invalid_json: the request breaks a rule; error.param names the field."
-}) {}
+}) {
+  readonly _tag = "BadRequest"
+}
 
 export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(Envelope, {
   httpApiStatus: 401,
   description: "unauthenticated: the x-service-api-key header is missing, unknown, revoked or expired."
-}) {}
+}) {
+  readonly _tag = "Unauthorized"
+}
 
 export class ForbiddenError extends Schema.Error<ForbiddenError>("ForbiddenError")(Envelope, {
   httpApiStatus: 403,
   description: "forbidden: the key may not do this; the message names the missing scope or rule."
-}) {}
+}) {
+  readonly _tag = "ForbiddenError"
+}
 
 export class NotFoundError extends Schema.Error<NotFoundError>("NotFoundError")(Envelope, {
   httpApiStatus: 404,
   description: "not_found"
-}) {}
+}) {
+  readonly _tag = "NotFoundError"
+}
 
 export class ConflictError extends Schema.Error<ConflictError>("ConflictError")(Envelope, {
   httpApiStatus: 409,
   description: "conflict: a uniqueness rule would be broken (duplicate slug, name or email)."
-}) {}
+}) {
+  readonly _tag = "ConflictError"
+}
 
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(Envelope, {
   httpApiStatus: 503,
   description: "service_unavailable: a dependency (the store) does not answer."
-}) {}
+}) {
+  readonly _tag = "ServiceUnavailable"
+}
 
 export class BadGateway extends Schema.Error<BadGateway>("BadGateway")(Envelope, {
   httpApiStatus: 502,
   description: "upstream_error: the provider could not be reached, or answered with something unreadable."
-}) {}
+}) {
+  readonly _tag = "BadGateway"
+}
 
 export class GatewayTimeout extends Schema.Error<GatewayTimeout>("GatewayTimeout")(Envelope, {
   httpApiStatus: 504,
   description: "upstream_timeout: the provider did not answer in time."
-}) {}
+}) {
+  readonly _tag = "GatewayTimeout"
+}
 
 export const upstreamError = (message: string) => new BadGateway(detail("upstream_error", message))
 export const upstreamTimeout = (message: string) => new GatewayTimeout(detail("upstream_timeout", message))

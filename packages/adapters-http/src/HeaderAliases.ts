@@ -5,9 +5,10 @@
  * routing (400, naming both), so a reader takes whichever spelling the request has.
  */
 import { type BadRequest, badRequest } from "./ApiErrors.ts"
+import { API_KEY_HEADER, API_KEY_HEADER_ALIAS } from "./Security.ts"
 
 export const HEADER_ALIASES = {
-  "x-service-api-key": "x-portkey-api-key",
+  [API_KEY_HEADER]: API_KEY_HEADER_ALIAS,
   "x-service-virtual-key": "x-portkey-virtual-key",
   "x-service-provider": "x-portkey-provider",
   "x-service-config": "x-portkey-config",

@@ -19,8 +19,8 @@ import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
 import { UsersHandlers } from "./groups/users/Http.ts"
 import { WorkspacesHandlers } from "./groups/workspaces/Http.ts"
-import { layerPathAndQueryRules, RequestInputRulesLive } from "./InputRules.ts"
-import { ApiKeyAuthLive } from "./Security.ts"
+import { layerPathAndQueryRules, RequestInputRulesLive } from "./InputRulesLive.ts"
+import { ApiKeyAuthLive } from "./SecurityLive.ts"
 
 export const OPENAPI_PATH = "/v1/openapi.json"
 

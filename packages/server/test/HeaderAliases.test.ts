@@ -5,7 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeProvider, startFakeProvider } from "./support/FakeProvider.ts"
-import { type FineTuningGateway, startFineTuningGateway } from "./support/FineTuningGateway.ts"
+import {
+  createConfig,
+  createVirtualKey,
+  type FineTuningGateway,
+  startFineTuningGateway
+} from "./support/FineTuningGateway.ts"
 import { errorOf, jsonOf } from "./support/TestServer.ts"
 
 let gateway: FineTuningGateway
@@ -15,10 +20,8 @@ let custom: FakeProvider
 beforeAll(async () => {
   ;[primary, custom] = await Promise.all([startFakeProvider("primary"), startFakeProvider("custom")])
   gateway = await startFineTuningGateway({ store: "memory", primary, trusted: [custom] })
-  expect((await gateway.create("/v1/virtual-keys", { name: "main", provider: "openai", key: "sk-good" })).status)
-    .toBe(201)
-  const config = { name: "direct", config: { provider: "openai", api_key: "sk-good" } }
-  expect((await gateway.create("/v1/configs", config)).status).toBe(201)
+  await gateway.api(createVirtualKey({ name: "main", provider: "openai", key: "sk-good" }))
+  await gateway.api(createConfig({ name: "direct", config: { provider: "openai", api_key: "sk-good" } }))
 })
 afterAll(async () => {
   await gateway.close()

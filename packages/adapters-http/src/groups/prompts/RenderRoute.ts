@@ -11,7 +11,7 @@ import type { HttpServerRequest } from "effect/http"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { domainErrorResponse, errorResponse, isDomainError } from "../../ApiErrors.ts"
 import { readBodyText } from "../../internal/bodyText.ts"
-import { presentedApiKey } from "../../Security.ts"
+import { presentedApiKey } from "../../SecurityLive.ts"
 
 export const RENDER_PATH = "/v1/prompts/:promptId/render"
 

@@ -315,6 +315,12 @@ export const migrations = {
       FROM prompt_labels l JOIN prompts p ON p.id = l.prompt_id
       WHERE l.label NOT IN ('production', 'staging', 'development')
       GROUP BY p.organisation_id, p.workspace_id, l.label
+  `),
+  // \`api_keys.update\` came after keys existed: a key that may revoke keys (\`api_keys.delete\`) may also rename
+  // them and narrow their scopes, so an upgrade does not leave existing admin keys unable to use the new route.
+  "0011_api_keys_update_scope": migration(`
+    UPDATE api_keys SET scopes = scopes || '["api_keys.update"]'::jsonb
+    WHERE scopes ? 'api_keys.delete' AND NOT scopes ? 'api_keys.update'
   `)
 }
 

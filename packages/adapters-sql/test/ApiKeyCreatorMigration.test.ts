@@ -1,6 +1,7 @@
 /**
- * Migration 0007 on a database that already holds keys: they stay readable, with no recorded creator.
- * Runs in an empty schema of its own, migrated to 0006 first, as a store created before 0007 would be.
+ * Migrations 0007 and 0011 on a database that already holds keys: they stay readable, with no recorded
+ * creator, and a key that could revoke keys may now update them. Runs in an empty schema of its own, migrated
+ * to 0006 first, as a store created before 0007 would be.
  */
 import { ApiKeyStore } from "@gateway-control/domain"
 import { Effect, Option } from "effect"
@@ -22,12 +23,17 @@ const upgradeWithAKey = Effect.gen(function*() {
   yield* sql`INSERT INTO api_keys (id, organisation_id, workspace_id, user_id, type, name, description, scopes,
                                    status, masked_key, digest, created_at, last_updated_at, expires_at)
              VALUES ('old-key', 'org', NULL, NULL, 'organisation-service', 'old', NULL, '["workspaces.list"]'::jsonb,
-                     'active', 'gwc_****abcd', 'digest-of-old-key', ${at}, ${at}, NULL)`
+                     'active', 'gwc_****abcd', 'digest-of-old-key', ${at}, ${at}, NULL),
+                    ('old-admin', 'org', NULL, NULL, 'organisation-service', 'admin', NULL,
+                     '["api_keys.list","api_keys.delete"]'::jsonb,
+                     'active', 'gwc_****efgh', 'digest-of-old-admin', ${at}, ${at}, NULL)`
   const ran = yield* migrate
-  const key = yield* Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.get("old-key")).pipe(
-    Effect.provide(layerSql)
-  )
-  return { ran: ran.map(([, name]) => name), key: Option.getOrThrow(key) }
+  const read = (id: string) =>
+    Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.get(id)).pipe(
+      Effect.provide(layerSql),
+      Effect.map(Option.getOrThrow)
+    )
+  return { ran: ran.map(([, name]) => name), key: yield* read("old-key"), admin: yield* read("old-admin") }
 })
 
 const expectUpgraded = (result: Effect.Success<typeof upgradeWithAKey>) => {
@@ -39,6 +45,9 @@ const expectUpgraded = (result: Effect.Success<typeof upgradeWithAKey>) => {
     created_by_user_id: null,
     created_by_api_key_id: null
   })
+  // 0011: api_keys.update came later; only a key that may revoke keys gains it.
+  expect(result.ran).toContain("api_keys_update_scope")
+  expect([...result.admin.scopes].sort()).toEqual(["api_keys.delete", "api_keys.list", "api_keys.update"])
 }
 
 describe("migration 0007_api_key_creator", () => {

@@ -6,6 +6,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./groups/apiKeys/Api.ts"
 import { AuditLogsGroup } from "./groups/auditLogs/Api.ts"
+import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpGroup } from "./groups/mcp/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
 import { ProvidersGroup } from "./groups/providers/Api.ts"
@@ -13,10 +14,12 @@ import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
 import { UsersGroup } from "./groups/users/Api.ts"
 import { WorkspacesGroup } from "./groups/workspaces/Api.ts"
+import { documentApiKeyAlias } from "./Security.ts"
 
 export * from "./groups/apiKeys/Api.ts"
 export * from "./groups/auditLogs/Api.ts"
 export * from "./groups/Common.ts"
+export * from "./groups/labels/Api.ts"
 export * from "./groups/mcp/Api.ts"
 export * from "./groups/prompts/Api.ts"
 export * from "./groups/providers/Api.ts"
@@ -34,6 +37,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(ScopesGroup)
   .add(AuditLogsGroup)
   .add(PromptsGroup)
+  .add(LabelsGroup)
   .add(McpGroup)
   .add(ProvidersGroup)
 {}
@@ -47,7 +51,8 @@ export class GatewayApi extends HttpApi.make("gateway-control")
       title: "gateway-control",
       version: "2.0.0",
       description:
-        "Control plane of an LLM API gateway: prompt rendering, MCP registry, fine-tuning job listing and API-key administration."
+        "Control plane of an LLM API gateway: prompt rendering, MCP registry, fine-tuning job listing and API-key administration.",
+      transform: documentApiKeyAlias
     })
   )
 {}

@@ -10,6 +10,7 @@ import { layerDocs } from "./Docs.ts"
 import { type EdgeOptions, layerEdge } from "./Edge.ts"
 import { ApiKeysHandlers } from "./groups/apiKeys/Http.ts"
 import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
+import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpHandlers } from "./groups/mcp/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
@@ -44,6 +45,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         ScopesHandlers,
         AuditLogsHandlers,
         PromptsHandlers,
+        LabelsHandlers,
         McpHandlers,
         ProvidersHandlers
       ]),

@@ -282,9 +282,49 @@ export const migrations = {
     ALTER TABLE audit_logs ALTER COLUMN organisation_id DROP NOT NULL;
     CREATE INDEX audit_logs_unauthenticated_seq ON audit_logs (seq DESC) WHERE organisation_id IS NULL
   `),
+  // A partial's own description and status (archived partials are read, not rendered). Existing partials
+  // are active (the default fills them in, then goes, so every new partial must say).
+  "0009_prompt_partial_metadata": migration(`
+    ALTER TABLE prompt_partials ADD COLUMN description text;
+    ALTER TABLE prompt_partials ADD COLUMN status text NOT NULL DEFAULT 'active'
+      CHECK (status IN ('active', 'archived'));
+    ALTER TABLE prompt_partials ALTER COLUMN status DROP DEFAULT
+  `),
+  // Labels as resources of a workspace, or of the organisation (workspace_id null). A name is unique at its
+  // level; the service keeps it unique among the labels any one workspace has. Prompts' pointers still name
+  // labels by name; every name they already use becomes a label of the prompt's workspace (the three built-in
+  // labels are no rows: every organisation has them).
+  "0010_labels": migration(`
+    CREATE TABLE labels (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text REFERENCES workspaces (id),
+      name text NOT NULL,
+      description text,
+      color_code text,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE UNIQUE INDEX labels_workspace_name_unique ON labels (workspace_id, name) WHERE workspace_id IS NOT NULL;
+    CREATE UNIQUE INDEX labels_organisation_name_unique ON labels (organisation_id, name) WHERE workspace_id IS NULL;
+    CREATE INDEX labels_organisation_created ON labels (organisation_id, created_at, id);
+    CREATE INDEX labels_organisation_name ON labels (organisation_id, name);
+    INSERT INTO labels (id, organisation_id, workspace_id, name, description, color_code, created_at, last_updated_at)
+      SELECT gen_random_uuid()::text, p.organisation_id, p.workspace_id, l.label, NULL, NULL,
+             min(l.last_updated_at), min(l.last_updated_at)
+      FROM prompt_labels l JOIN prompts p ON p.id = l.prompt_id
+      WHERE l.label NOT IN ('production', 'staging', 'development')
+      GROUP BY p.organisation_id, p.workspace_id, l.label
+  `),
+  // \`api_keys.update\` came after keys existed: a key that may revoke keys (\`api_keys.delete\`) may also rename
+  // them and narrow their scopes, so an upgrade does not leave existing admin keys unable to use the new route.
+  "0011_api_keys_update_scope": migration(`
+    UPDATE api_keys SET scopes = scopes || '["api_keys.update"]'::jsonb
+    WHERE scopes ? 'api_keys.delete' AND NOT scopes ? 'api_keys.update'
+  `),
   // Keys in production: rotation (the replaced secret's digest, kept until its transition ends), when each key
   // was last used, and its request limits (existing keys have none: the default fills them in, then goes).
-  "0011_api_key_rotation_usage_limits": migration(`
+  "0012_api_key_rotation_usage_limits": migration(`
     ALTER TABLE api_keys ADD COLUMN previous_digest text;
     ALTER TABLE api_keys ADD COLUMN rotated_at timestamptz;
     ALTER TABLE api_keys ADD COLUMN transition_ends_at timestamptz;

@@ -3,7 +3,14 @@
  * (embedded, the default) or on PostgreSQL, migrated on start.
  */
 import { PgClient } from "@effect/sql-pg"
-import { ApiKeyStore, AuditLogStore, ChangeFeed, type StorePorts, StoreTransaction } from "@gateway-control/domain"
+import {
+  ApiKeyStore,
+  AuditLogStore,
+  ChangeFeed,
+  LabelStore,
+  type StorePorts,
+  StoreTransaction
+} from "@gateway-control/domain"
 import { Context, Effect, Layer, type Redacted } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { migrate } from "./Migrations.ts"
@@ -13,6 +20,7 @@ import { makeAccessStores } from "./SqlAccessStores.ts"
 import { makeApiKeyStore } from "./SqlApiKeyStore.ts"
 import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
@@ -25,6 +33,7 @@ const makeAll = Effect.gen(function*() {
   return Context.mergeAll(access, prompts, mcp, credentials).pipe(
     Context.add(ApiKeyStore, yield* makeApiKeyStore),
     Context.add(AuditLogStore, yield* makeAuditLogStore),
+    Context.add(LabelStore, yield* makeLabelStore),
     Context.add(StoreTransaction, yield* makeStoreTransaction)
   )
 })

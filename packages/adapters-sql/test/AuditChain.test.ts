@@ -158,6 +158,9 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
               ...["previous_digest", "rotated_at", "transition_ends_at", "last_used_at", "rate_limits"].map((column) =>
                 `ALTER TABLE api_keys DROP COLUMN ${column}`
               ),
+              "DROP TABLE labels",
+              "ALTER TABLE prompt_partials DROP COLUMN description",
+              "ALTER TABLE prompt_partials DROP COLUMN status",
               "DROP INDEX audit_logs_unauthenticated_seq",
               "ALTER TABLE audit_logs DROP COLUMN hash_algorithm",
               "ALTER TABLE audit_logs DROP COLUMN sanitized",

@@ -7,6 +7,7 @@ import type { AuditLogStore } from "./audit/AuditLogStore.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
+import type { LabelStore } from "./prompts/Label.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
 import type { ChangeFeed } from "./shared/ChangeFeed.ts"
 import type { StoreTransaction } from "./shared/StoreTransaction.ts"
@@ -21,6 +22,7 @@ export type StorePorts =
   | AuditLogStore
   | PromptStore
   | PartialStore
+  | LabelStore
   | McpIntegrationStore
   | McpServerStore
   | VirtualKeyStore

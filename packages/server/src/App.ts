@@ -6,6 +6,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerFromClient, layerPostgres, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
+import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
   Audit,
@@ -220,9 +221,11 @@ export const requestBaseContext = <R>(context: Context.Context<R>) =>
  * Under `basePath` it serves the paths below that prefix (internal/Mount.ts).
  */
 export const makeHttpApp = (
-  config: Pick<AppConfig, "maxBodyBytes" | "trustProxy"> & { readonly basePath?: Option.Option<string> }
+  config: Pick<AppConfig, "maxBodyBytes" | "trustProxy"> & { readonly basePath?: Option.Option<string> },
+  /** More routes beside the API's, behind the same edge (`serve` adds the console). */
+  more: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty
 ) => {
-  const routes = layerRoutes({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy })
+  const routes = Layer.merge(layerRoutes({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }), more)
   const basePath = config.basePath ?? Option.none()
   // Built after the routes, so the mount runs inside the edge the routes installed.
   return HttpRouter.toHttpEffect(
@@ -231,12 +234,19 @@ export const makeHttpApp = (
 }
 
 /**
+ * The web console beside the API, unless `CONSOLE_ENABLED=false`. Only `serve` has it: its pages load their
+ * files from `/console` at the root, so an engine mounted under a prefix serves the API alone.
+ */
+export const layerConsoleRoutes = (config: Pick<AppConfig, "consoleEnabled">) =>
+  config.consoleEnabled ? layerConsole() : Layer.empty
+
+/**
  * The HTTP server, serving `makeHttpApp` instead of `HttpRouter.serve` (which would add the default request
  * logger, and serve from the layer-built context; see `REQUEST_CONTEXT_DEPTH`).
  */
 export const layerHttp = (config: AppConfig) =>
   Layer.effectDiscard(Effect.gen(function*() {
-    const httpApp = yield* makeHttpApp(config)
+    const httpApp = yield* makeHttpApp(config, layerConsoleRoutes(config))
     const server = yield* HttpServer.HttpServer
     yield* Effect.updateContext(server.serve(httpApp), (context: Context.Context<never>) =>
       Context.makeUnsafe(requestBaseContext(context).mapUnsafe))

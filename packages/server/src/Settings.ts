@@ -218,6 +218,15 @@ export const settings = {
   trustedCustomHosts: setting({ env: "TRUSTED_CUSTOM_HOSTS", defaultValue: [], fromText: commaList, decode: hostList }),
   providerBaseUrls: setting({ env: "PROVIDER_BASE_URLS", defaultValue: [], fromText: providerPairs, decode: baseUrls }),
   basePath: setting<Option.Option<string>>({ defaultValue: Option.none(), fromText: asIs, decode: basePath }),
+  /** The web console at `/console`, and `/` redirecting there: `serve` only (App.ts `layerConsoleRoutes`). */
+  consoleEnabled: setting({
+    env: "CONSOLE_ENABLED",
+    serveOnly: true,
+    defaultValue: true,
+    fromText: (text) => (text === "true" ? true : text === "false" ? false : text),
+    decode: (input, name) =>
+      typeof input === "boolean" ? Result.succeed(input) : Result.fail(`${name} must be true or false.`)
+  }),
   redisUrl: setting<Option.Option<Redacted.Redacted<string>>>({
     env: "REDIS_URL",
     defaultValue: Option.none(),

@@ -81,11 +81,13 @@ const authorizeKeyIssue = (
   }
   const decision = authorize(principal, action, keyTarget(request))
   if (decision._tag !== "Allowed") return decision
-  const missing = request.scopes.filter((scope) => !principal.scopes.has(scope))
-  if (missing.length > 0) {
-    return denied(`A key cannot grant scopes it lacks: ${missing.join(", ")}.`)
-  }
-  return allowed
+  return grantable(principal, request.scopes)
+}
+
+/** No escalation: a key gives a key (a new one, or one it changes) only scopes it holds itself. */
+const grantable = (principal: Principal, scopes: ReadonlyArray<Scope>): Decision => {
+  const missing = scopes.filter((scope) => !principal.scopes.has(scope))
+  return missing.length > 0 ? denied(`A key cannot grant scopes it lacks: ${missing.join(", ")}.`) : allowed
 }
 
 /** What an update of a key changes, as far as the policy cares. */
@@ -102,8 +104,8 @@ export interface KeyChange {
  * scopes are the principal's too; and no key lifts its own rate limits.
  */
 export const authorizeKeyChange = (principal: Principal, change: KeyChange): Decision => {
-  const missing = (change.scopes ?? []).filter((scope) => !principal.scopes.has(scope))
-  if (missing.length > 0) return denied(`A key cannot grant scopes it lacks: ${missing.join(", ")}.`)
+  const scopes = grantable(principal, change.scopes ?? [])
+  if (scopes._tag !== "Allowed") return scopes
   if (change.rateLimits && change.keyId === principal.keyId) {
     return denied("A key cannot change its own rate limits; use another key.")
   }

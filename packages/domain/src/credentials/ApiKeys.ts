@@ -130,6 +130,7 @@ export class ApiKeys extends Context.Service<
       const unguarded = yield* ApiKeyStore
       const store = grantedWrites(unguarded, {
         insert: Object.values(KeyCreationActions),
+        update: "api_keys.update",
         revoke: "api_keys.delete"
       })
       const crypto = yield* PlatformCrypto
@@ -247,7 +248,11 @@ export class ApiKeys extends Context.Service<
 
       /** The key, if the principal may see it (another organisation's answers not found), and the grant of `action`. */
       const visible = Effect.fnUntraced(
-        function*<A extends "api_keys.read" | "api_keys.delete">(principal: Principal, id: string, action: A) {
+        function*<A extends "api_keys.read" | "api_keys.update" | "api_keys.delete">(
+          principal: Principal,
+          id: string,
+          action: A
+        ) {
           const key = yield* requireRow(yield* store.get(id), "API key", id)
           // An admin key is organisation-level and open to no workspace: workspace keys do not see it.
           const allowed = yield* ensureAllowed(principal, action, Target.of(key), { type: "API key", id })

@@ -11,7 +11,7 @@ import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { isScope } from "../access/Scopes.ts"
 import type { Change } from "../shared/ChangeFeed.ts"
-import { Conflict, requireRow } from "../shared/Errors.ts"
+import { Conflict, InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { checkName } from "../shared/Rules.ts"
 import { ApiKey, maskKey, type RateLimit } from "./ApiKey.ts"
@@ -118,6 +118,7 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
     const update = Effect.fn("ApiKeys.update")(function*(principal: Principal, id: string, input: UpdateKeyInput) {
       const key = yield* requireRow(yield* store.get(id), "API key", id)
       const updating = yield* ensureAllowed(principal, "api_keys.update", Target.of(key), { type: "API key", id })
+      if (key.status === "revoked") return yield* InvalidRequest.of("A revoked key cannot be changed.", null)
       const name = input.name?.trim()
       if (name !== undefined) yield* checkName(name)
       const scopes = input.scopes === undefined ? undefined : yield* checkScopes(input.scopes)

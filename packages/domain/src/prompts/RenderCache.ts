@@ -53,6 +53,13 @@ export class RenderCache {
       case "PromptChanged":
         this.generation++
         return this.resolvedTargets.deleteWhere((target) => target.prompt.id === event.promptId)
+      case "LabelChanged": {
+        this.generation++
+        const { organisationId, workspaceId } = event
+        return this.resolvedTargets.deleteWhere(({ prompt }) =>
+          prompt.organisation_id === organisationId && (workspaceId === null || prompt.workspace_id === workspaceId)
+        )
+      }
       case "PartialChanged": {
         this.generation++
         const { slug, workspaceId } = event
@@ -79,6 +86,10 @@ export class RenderCache {
 
   /** A prompt's versions, published version or labels changed, or it went: the next render reads it again. */
   readonly promptChanged = (promptId: string) => this.changed({ _tag: "PromptChanged", promptId })
+
+  /** A label was renamed or deleted: renders of its organisation's (or workspace's) prompts read them again. */
+  readonly labelChanged = (organisationId: string, workspaceId: string | null) =>
+    this.changed({ _tag: "LabelChanged", organisationId, workspaceId })
 
   /** A partial changed: renders that reach it read it again. */
   readonly partialChanged = (workspaceId: string, slug: string) =>

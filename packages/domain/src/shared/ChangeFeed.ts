@@ -13,6 +13,8 @@ export const Change = Schema.Union([
   Schema.TaggedStruct("UserAccessChanged", { userId: Schema.String }),
   /** A prompt's versions, published version or labels changed, or it was deleted. */
   Schema.TaggedStruct("PromptChanged", { promptId: Schema.String }),
+  /** A label of the organisation (or of one of its workspaces) was renamed or deleted: what it points at. */
+  Schema.TaggedStruct("LabelChanged", { organisationId: Schema.String, workspaceId: Schema.NullOr(Schema.String) }),
   /** A partial of a workspace changed: what its slug resolves to. */
   Schema.TaggedStruct("PartialChanged", { workspaceId: Schema.String, slug: Schema.String }),
   /** An MCP integration was updated or archived. */

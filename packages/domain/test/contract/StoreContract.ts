@@ -9,6 +9,7 @@ import { accessContract } from "./AccessContract.ts"
 import { apiKeyContract } from "./ApiKeyContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
+import { labelContract } from "./LabelContract.ts"
 import { mcpContract } from "./McpContract.ts"
 import { promptContract } from "./PromptContract.ts"
 import { transactionContract } from "./TransactionContract.ts"
@@ -22,6 +23,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     accessContract(harness)
     apiKeyContract(harness)
     promptContract(harness)
+    labelContract(harness)
     mcpContract(harness)
     credentialContract(harness)
   })

@@ -23,21 +23,23 @@ export const CreateApiKey = Schema.Struct({
   rate_limits: Schema.optionalKey(ApiKey.fields.rate_limits)
 })
 
-/** Every field optional: those given change, the rest stay. */
-export const UpdateApiKey = Schema.Struct({
-  name: Schema.optionalKey(ApiKey.fields.name),
-  description: Schema.optionalKey(Schema.NullOr(Description)),
-  scopes: Schema.optionalKey(ApiKey.fields.scopes),
-  expires_at: Schema.optionalKey(Schema.NullOr(Schema.String)),
-  rate_limits: Schema.optionalKey(ApiKey.fields.rate_limits)
-})
-
 export const RotateApiKey = Schema.Struct({
   transition_period_ms: Schema.optionalKey(
     Schema.Int.annotate({
       description: "How long the current secret keeps working, in ms: default 1800000 (30 minutes), 0 for not at all."
     })
   )
+})
+
+/**
+ * A new name, description or expiry (null clears either), scopes (only scopes the caller holds) or rate limits
+ * (never the calling key's own).
+ */
+export const UpdateApiKey = Schema.Struct({
+  ...Struct.map(Struct.pick(CreateApiKey.fields, ["name", "scopes"]), Schema.optionalKey),
+  rate_limits: CreateApiKey.fields.rate_limits,
+  description: Schema.optionalKey(Schema.NullOr(Description)),
+  expires_at: Schema.optionalKey(Schema.NullOr(Schema.String))
 })
 
 /** The only answer that holds the plaintext key. */
@@ -88,9 +90,16 @@ export class ApiKeysGroup extends v1Group(
         error: CommonErrors
       }),
       getByIdEndpoint("get", "/api-keys/:id", ApiKey),
-      updateEndpoint("update", "/api-keys/:id", ById, UpdateApiKey, ApiKey).annotate(
+      updateEndpoint(
+        "update",
+        "/api-keys/:id",
+        ById,
+        UpdateApiKey,
+        Schema.Struct({ ...ApiKey.fields, object: Schema.Literal("api-key") })
+      ).annotate(
         OpenApi.Description,
-        "Changes a key's name, description, scopes (never to one the calling key lacks), expiry or rate limits."
+        "Changes a key's name, description, expiry, scopes or rate limits. Its scopes can only be ones the calling key " +
+          "holds, as at creation; no key changes its own rate limits."
       ),
       HttpApiEndpoint.post("rotate", "/api-keys/:id/rotate", {
         params: ById,

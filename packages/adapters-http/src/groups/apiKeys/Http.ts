@@ -11,8 +11,9 @@ const KEY_TYPES: Record<string, ApiKeyType> = {
   "workspace/user": "workspace-user"
 }
 
-const unknownScopes = (e: UnknownScopes) =>
-  Effect.fail(InvalidRequest.of(`${e.message} GET /v1/scopes lists the known ones.`, "scopes"))
+/** Unknown scopes, as a 400 saying where the known ones are listed. */
+const unknownScopes = (error: UnknownScopes) =>
+  Effect.fail(InvalidRequest.of(`${error.message} GET /v1/scopes lists the known ones.`, "scopes"))
 
 export const ApiKeysHandlers = HttpApiBuilder.group(
   GatewayApi,
@@ -63,7 +64,7 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
       update: ({ params, payload }) =>
         auditedResourceChange(
           "apiKeys.update",
-          { id: params.id, body: payload },
+          { ref: params.id, body: payload },
           (principal) =>
             apiKeys.update(principal, params.id, {
               name: payload.name,
@@ -72,7 +73,7 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
               expiresAt: payload.expires_at,
               rateLimits: payload.rate_limits
             }).pipe(Effect.catchTag("UnknownScopes", unknownScopes))
-        ),
+        ).pipe(Effect.map((key) => ({ ...key, object: "api-key" as const }))),
       // The record keeps the request, which holds no secret; the new secret is in the answer only.
       rotate: ({ params, payload }) =>
         auditedAsCaller(
@@ -90,7 +91,7 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
       revoke: ({ params }) =>
         auditedResourceChange(
           "apiKeys.revoke",
-          { id: params.id, body: null },
+          { ref: params.id, body: null },
           (principal) => apiKeys.revoke(principal, params.id)
         ).pipe(
           Effect.map((key) => ({ ...key, object: "api-key" as const, status: "revoked" as const }))

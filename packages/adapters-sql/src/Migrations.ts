@@ -324,7 +324,15 @@ export const migrations = {
   `),
   // Keys in production: rotation (the replaced secret's digest, kept until its transition ends), when each key
   // was last used, and its request limits (existing keys have none: the default fills them in, then goes).
+  // Rotating came after keys existed: a key that may create keys of a kind may also rotate them, as the rule
+  // of rotating is the rule of creating (so an upgrade leaves admin keys able to rotate).
   "0012_api_key_rotation_usage_limits": migration(`
+    UPDATE api_keys SET scopes = scopes || '["organisation_service_api_keys.rotate"]'::jsonb
+    WHERE scopes ? 'organisation_service_api_keys.create' AND NOT scopes ? 'organisation_service_api_keys.rotate';
+    UPDATE api_keys SET scopes = scopes || '["workspace_service_api_keys.rotate"]'::jsonb
+    WHERE scopes ? 'workspace_service_api_keys.create' AND NOT scopes ? 'workspace_service_api_keys.rotate';
+    UPDATE api_keys SET scopes = scopes || '["workspace_user_api_keys.rotate"]'::jsonb
+    WHERE scopes ? 'workspace_user_api_keys.create' AND NOT scopes ? 'workspace_user_api_keys.rotate';
     ALTER TABLE api_keys ADD COLUMN previous_digest text;
     ALTER TABLE api_keys ADD COLUMN rotated_at timestamptz;
     ALTER TABLE api_keys ADD COLUMN transition_ends_at timestamptz;

@@ -25,7 +25,7 @@ const upgradeWithAKey = Effect.gen(function*() {
              VALUES ('old-key', 'org', NULL, NULL, 'organisation-service', 'old', NULL, '["workspaces.list"]'::jsonb,
                      'active', 'gwc_****abcd', 'digest-of-old-key', ${at}, ${at}, NULL),
                     ('old-admin', 'org', NULL, NULL, 'organisation-service', 'admin', NULL,
-                     '["api_keys.list","api_keys.delete"]'::jsonb,
+                     '["api_keys.list","api_keys.delete","workspace_service_api_keys.create"]'::jsonb,
                      'active', 'gwc_****efgh', 'digest-of-old-admin', ${at}, ${at}, NULL)`
   const ran = yield* migrate
   const read = (id: string) =>
@@ -50,9 +50,16 @@ const expectUpgraded = (result: Effect.Success<typeof upgradeWithAKey>) => {
     rotated_at: null,
     transition_ends_at: null
   })
-  // 0011: api_keys.update came later; only a key that may revoke keys gains it.
+  // 0011: api_keys.update came later; only a key that may revoke keys gains it. 0012: a key that may create
+  // keys of a kind gains the right to rotate them, and no other.
   expect(result.ran).toContain("api_keys_update_scope")
-  expect([...result.admin.scopes].sort()).toEqual(["api_keys.delete", "api_keys.list", "api_keys.update"])
+  expect([...result.admin.scopes].sort()).toEqual([
+    "api_keys.delete",
+    "api_keys.list",
+    "api_keys.update",
+    "workspace_service_api_keys.create",
+    "workspace_service_api_keys.rotate"
+  ])
 }
 
 describe("migration 0007_api_key_creator", () => {

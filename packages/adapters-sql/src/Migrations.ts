@@ -281,6 +281,43 @@ export const migrations = {
     ALTER TABLE audit_logs ALTER COLUMN sanitized DROP DEFAULT;
     ALTER TABLE audit_logs ALTER COLUMN organisation_id DROP NOT NULL;
     CREATE INDEX audit_logs_unauthenticated_seq ON audit_logs (seq DESC) WHERE organisation_id IS NULL
+  `),
+  // Live MCP integrations: health (status 'unhealthy', its message and time, failures in a row), capabilities
+  // and their on/off choices, the registry API's keyset order, and leases for background jobs. Lists of
+  // integrations in use (every status but archived) get indexes of their own, so a page still stops at LIMIT.
+  "0009_mcp_live": migration(`
+    ALTER TABLE mcp_integrations DROP CONSTRAINT mcp_integrations_status_check;
+    ALTER TABLE mcp_integrations ADD CONSTRAINT mcp_integrations_status_check
+      CHECK (status IN ('active', 'unhealthy', 'archived'));
+    ALTER TABLE mcp_integrations ADD COLUMN new_capabilities_enabled boolean NOT NULL DEFAULT true;
+    ALTER TABLE mcp_integrations ADD COLUMN status_message text;
+    ALTER TABLE mcp_integrations ADD COLUMN status_changed_at timestamptz NOT NULL DEFAULT now();
+    UPDATE mcp_integrations SET status_changed_at = last_updated_at;
+    ALTER TABLE mcp_integrations ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0;
+    CREATE INDEX mcp_integrations_organisation_in_use
+      ON mcp_integrations (organisation_id, created_at, id) WHERE status <> 'archived';
+    CREATE INDEX mcp_integrations_workspace_in_use
+      ON mcp_integrations (workspace_id, created_at, id) WHERE status <> 'archived';
+
+    CREATE TABLE mcp_capabilities (
+      integration_id text NOT NULL REFERENCES mcp_integrations (id),
+      type text COLLATE "C" NOT NULL CHECK (type IN ('tool', 'prompt', 'resource', 'resource_template')),
+      name text COLLATE "C" NOT NULL,
+      description text,
+      enabled boolean NOT NULL,
+      input_schema jsonb,
+      synced_at timestamptz NOT NULL,
+      PRIMARY KEY (integration_id, type, name)
+    );
+
+    CREATE INDEX mcp_servers_directory
+      ON mcp_servers (organisation_id, (workspace_id COLLATE "C"), (slug COLLATE "C"));
+
+    CREATE TABLE leases (
+      name text PRIMARY KEY,
+      holder text NOT NULL,
+      expires_at timestamptz NOT NULL
+    )
   `)
 }
 

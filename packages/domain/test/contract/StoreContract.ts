@@ -9,6 +9,7 @@ import { accessContract } from "./AccessContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
 import { mcpContract } from "./McpContract.ts"
+import { mcpLiveContract } from "./McpLiveContract.ts"
 import { promptContract } from "./PromptContract.ts"
 import { transactionContract } from "./TransactionContract.ts"
 
@@ -21,6 +22,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     accessContract(harness)
     promptContract(harness)
     mcpContract(harness)
+    mcpLiveContract(harness)
     credentialContract(harness)
   })
 }

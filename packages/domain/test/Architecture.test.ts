@@ -21,6 +21,8 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
   ],
   // proxy-addr: reading X-Forwarded-For past trusted proxies, as Express does (ClientAddress.ts).
   "adapters-http": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^node:/, /^proxy-addr$/],
+  // The official MCP client; the fetch it connects with comes from the server (pinned like provider calls).
+  "adapters-mcp": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^@modelcontextprotocol\/sdk(\/|$)/],
   server: [/.*/]
 }
 
@@ -55,7 +57,7 @@ describe("package dependencies point inward", () => {
   })
 
   it("package.json dependencies follow the same rule", () => {
-    for (const pkg of ["domain", "adapters-memory", "adapters-sql", "adapters-http"]) {
+    for (const pkg of ["domain", "adapters-memory", "adapters-sql", "adapters-http", "adapters-mcp"]) {
       const manifest = JSON.parse(readFileSync(join(packagesDir, pkg, "package.json"), "utf8"))
       const deps = Object.keys(manifest.dependencies ?? {})
       for (const dep of deps) {

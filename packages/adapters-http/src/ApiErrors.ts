@@ -2,7 +2,15 @@
  * The error envelope, one class per HTTP status. Every non-2xx answer of the service has the body
  * `{"success": false, "error": {"code", "message", "param"}}`; `code` is snake_case and stable.
  */
-import type { Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "@gateway-control/domain"
+import type {
+  Conflict,
+  Forbidden,
+  InvalidRequest,
+  McpTimedOut,
+  McpUnreachable,
+  NotFound,
+  Unauthenticated
+} from "@gateway-control/domain"
 import { Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 
@@ -138,6 +146,24 @@ export const statusOf = (error: DomainError): number => {
       return 409
   }
 }
+
+/** Failures of a call the service made to another server on the caller's behalf (an MCP server). */
+export type UpstreamError = McpUnreachable | McpTimedOut
+
+const isUpstreamError = (error: DomainError | UpstreamError): error is UpstreamError =>
+  error._tag === "McpUnreachable" || error._tag === "McpTimedOut"
+
+/** `fromDomain`, and 502 `upstream_error` / 504 `upstream_timeout` for the other server's failures. */
+export const fromDomainOrUpstream = (error: DomainError | UpstreamError) =>
+  !isUpstreamError(error)
+    ? fromDomain(error)
+    : error._tag === "McpTimedOut"
+    ? upstreamTimeout(error.message)
+    : upstreamError(error.message)
+
+/** The status a failure answers with, for the audit log. */
+export const failureStatusOf = (error: DomainError | UpstreamError): number =>
+  !isUpstreamError(error) ? statusOf(error) : error._tag === "McpTimedOut" ? 504 : 502
 
 /** The envelope as a response, for answers made outside HttpApi's error encoding (the edge, lean routes). */
 export const errorResponse = (status: number, code: string, message: string, param: string | null = null) =>

@@ -5,6 +5,7 @@
 import { parseTrustProxy, type TrustProxy } from "@gateway-control/adapters-http"
 import { BaseUrl, DEFAULT_MAX_RENDER_BYTES } from "@gateway-control/domain"
 import { Config, Effect, type LogLevel, Option, type Redacted, Schema } from "effect"
+import { loadMcpConfig, type McpConfig } from "./McpConfig.ts"
 
 export class InvalidConfiguration extends Schema.TaggedError<InvalidConfiguration>()("InvalidConfiguration", {
   message: Schema.String
@@ -47,6 +48,8 @@ export interface AppConfig {
   readonly trustedCustomHosts: ReadonlyArray<string>
   /** Overrides of provider base URLs: `name=url` pairs. */
   readonly providerBaseUrls: ReadonlyArray<readonly [string, string]>
+  /** MCP connections, health checks and secrets: `MCP_*` (McpConfig.ts). */
+  readonly mcp: McpConfig
 }
 
 function resolveStore(settings: {
@@ -135,5 +138,6 @@ export const loadConfig: Effect.Effect<AppConfig, InvalidConfiguration> = Effect
   }
   const trustProxy = parseTrustProxy(raw.trustProxy)
   if ("error" in trustProxy) return yield* new InvalidConfiguration({ message: trustProxy.error })
-  return { ...raw, store: raw.store, trustProxy: trustProxy.trust }
+  const mcp = yield* Effect.mapError(loadMcpConfig, (error) => new InvalidConfiguration({ message: error.message }))
+  return { ...raw, store: raw.store, trustProxy: trustProxy.trust, mcp }
 })

@@ -38,7 +38,7 @@ export type McpCallError = McpUnreachable | McpTimedOut
 
 /** What `initialize` and `ping` came back with. */
 export interface McpHandshake {
-  /** The HTTP status of the server's last answer. */
+  /** The HTTP status the server answered the connection with (the SSE stream, or `initialize`). */
   readonly statusCode: number | null
 }
 

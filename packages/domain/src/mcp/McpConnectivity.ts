@@ -29,7 +29,7 @@ import { findIntegrationIn, integrationTarget, updateActionOf } from "./McpInteg
 /** The answer of a server test: whether `initialize` and `ping` succeeded, and how long they took. */
 export const ServerTestResult = Schema.Struct({
   success: Schema.Boolean,
-  /** The HTTP status of the server's last answer; null when none came. */
+  /** The HTTP status the server answered with: the connection's on success, the failing one's otherwise; null when none came. */
   status_code: Schema.NullOr(Schema.Int),
   response_time_ms: Schema.Int,
   error: Schema.NullOr(Schema.String)

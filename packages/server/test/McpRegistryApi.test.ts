@@ -3,7 +3,7 @@
  * `server.json` rules (checked with a JSON Schema written from them), keyset paging that lists each server
  * exactly once while others are created, search, `updated_since`, deleted servers, and the key's scope.
  */
-import Ajv from "ajv"
+import { Ajv } from "ajv"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startMcpGateway } from "./support/McpGateway.ts"
 import { availableStores, errorOf, jsonOf, type TestServer } from "./support/TestServer.ts"

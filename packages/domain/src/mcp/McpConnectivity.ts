@@ -119,10 +119,10 @@ export class McpConnectivity extends Context.Service<
         transaction.withTransaction(Effect.andThen(transaction.lock(`mcp-capabilities:${integrationId}`), effect))
 
       const testServer = Effect.fn("McpConnectivity.testServer")(function*(principal: Principal, idOrSlug: string) {
+        // A slug is looked up in the key's own workspace; an admin key names servers by id.
+        const slugScope = principal.workspaceId
         const byId = yield* servers.get(idOrSlug)
-        const found = Option.isSome(byId) || principal.workspaceId === null
-          ? byId
-          : yield* servers.findBySlug(principal.workspaceId, idOrSlug)
+        const found = Option.isSome(byId) || slugScope === null ? byId : yield* servers.findBySlug(slugScope, idOrSlug)
         const server = yield* requireRow(found, "MCP server", idOrSlug)
         yield* ensureAllowed(
           principal,

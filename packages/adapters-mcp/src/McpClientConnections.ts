@@ -53,17 +53,21 @@ const unreachable = (error: unknown, lastStatus: number | null) => {
   return new McpUnreachable({ message: `The MCP server could not be used${status}: ${describe(error)}`, statusCode })
 }
 
+interface Page {
+  readonly items: ReadonlyArray<DiscoveredCapability>
+  readonly nextCursor?: string | undefined
+}
+
+type RequestOptions = { readonly signal: AbortSignal; readonly timeout: number }
+
 /** Every page of a cursor-paged list. */
-const allPages = async <P, A>(
-  list: (cursor: string | undefined) => Promise<{ readonly items: ReadonlyArray<P>; readonly nextCursor?: string }>,
-  map: (item: P) => A
-): Promise<Array<A>> => {
-  const found: Array<A> = []
+const allPages = async (list: (cursor: string | undefined) => Promise<Page>) => {
+  const found: Array<DiscoveredCapability> = []
   const seen = new Set<string>()
   let cursor: string | undefined
   for (let page = 0; page < MAX_PAGES; page++) {
     const answer = await list(cursor)
-    found.push(...answer.items.map(map))
+    found.push(...answer.items)
     cursor = answer.nextCursor
     if (cursor === undefined || seen.has(cursor)) break
     seen.add(cursor)
@@ -95,53 +99,56 @@ const argumentsSchema = (
     required: args.filter((arg) => arg.required === true).map((arg) => arg.name)
   }
 
+/** The four lists, each under the server capability that declares it, as capabilities. */
+const LISTS: ReadonlyArray<{
+  readonly declaredBy: "tools" | "prompts" | "resources"
+  readonly page: (client: Client, params: { cursor: string } | undefined, options: RequestOptions) => Promise<Page>
+}> = [
+  {
+    declaredBy: "tools",
+    page: (client, params, options) =>
+      client.listTools(params, options).then(({ nextCursor, tools }) => ({
+        nextCursor,
+        items: tools.map((tool) => capability("tool", tool.name, tool.description ?? tool.title, tool.inputSchema))
+      }))
+  },
+  {
+    declaredBy: "prompts",
+    page: (client, params, options) =>
+      client.listPrompts(params, options).then(({ nextCursor, prompts }) => ({
+        nextCursor,
+        items: prompts.map((prompt) =>
+          capability("prompt", prompt.name, prompt.description ?? prompt.title, argumentsSchema(prompt.arguments))
+        )
+      }))
+  },
+  {
+    declaredBy: "resources",
+    page: (client, params, options) =>
+      client.listResources(params, options).then(({ nextCursor, resources }) => ({
+        nextCursor,
+        items: resources.map((r) => capability("resource", r.uri, r.description ?? r.title ?? r.name))
+      }))
+  },
+  {
+    declaredBy: "resources",
+    page: (client, params, options) =>
+      client.listResourceTemplates(params, options).then(({ nextCursor, resourceTemplates }) => ({
+        nextCursor,
+        items: resourceTemplates.map((t) =>
+          capability("resource_template", t.uriTemplate, t.description ?? t.title ?? t.name)
+        )
+      }))
+  }
+]
+
 /** Everything the server declares it has, following every cursor. */
-const listAll = async (client: Client, options: { readonly signal: AbortSignal; readonly timeout: number }) => {
+const listAll = async (client: Client, options: RequestOptions) => {
   const declared = client.getServerCapabilities() ?? {}
   const found: Array<DiscoveredCapability> = []
-  if (declared.tools !== undefined) {
-    found.push(
-      ...await allPages(
-        async (cursor) => {
-          const page = await client.listTools(cursor === undefined ? undefined : { cursor }, options)
-          return { items: page.tools, nextCursor: page.nextCursor }
-        },
-        (tool) => capability("tool", tool.name, tool.description ?? tool.title, tool.inputSchema)
-      )
-    )
-  }
-  if (declared.prompts !== undefined) {
-    found.push(
-      ...await allPages(
-        async (cursor) => {
-          const page = await client.listPrompts(cursor === undefined ? undefined : { cursor }, options)
-          return { items: page.prompts, nextCursor: page.nextCursor }
-        },
-        (prompt) =>
-          capability("prompt", prompt.name, prompt.description ?? prompt.title, argumentsSchema(prompt.arguments))
-      )
-    )
-  }
-  if (declared.resources !== undefined) {
-    found.push(
-      ...await allPages(
-        async (cursor) => {
-          const page = await client.listResources(cursor === undefined ? undefined : { cursor }, options)
-          return { items: page.resources, nextCursor: page.nextCursor }
-        },
-        (resource) => capability("resource", resource.uri, resource.description ?? resource.title ?? resource.name)
-      )
-    )
-    found.push(
-      ...await allPages(
-        async (cursor) => {
-          const page = await client.listResourceTemplates(cursor === undefined ? undefined : { cursor }, options)
-          return { items: page.resourceTemplates, nextCursor: page.nextCursor }
-        },
-        (template) =>
-          capability("resource_template", template.uriTemplate, template.description ?? template.title ?? template.name)
-      )
-    )
+  for (const { declaredBy, page } of LISTS) {
+    if (declared[declaredBy] === undefined) continue
+    found.push(...await allPages((cursor) => page(client, cursor === undefined ? undefined : { cursor }, options)))
   }
   return found
 }
@@ -154,7 +161,7 @@ export const layerMcpConnections: Layer.Layer<McpConnections, never, McpFetch> =
     /** A session: `initialize`, then `use`, then the session ended and the transport closed, within the timeout. */
     const session = <A>(
       endpoint: McpEndpoint,
-      use: (client: Client, options: { readonly signal: AbortSignal; readonly timeout: number }) => Promise<A>
+      use: (client: Client, options: RequestOptions) => Promise<A>
     ) =>
       Effect.gen(function*() {
         const pinned = yield* fetches.fetchFor(endpoint.pinnedAddresses)

@@ -58,6 +58,20 @@ describe.each(availableStores)("the MCP registry API on %s", (store) => {
   let server: TestServer
   let integrationId: string
   let create: (slug: string, fields?: Record<string, unknown>) => Promise<Response>
+  /** An integration of the organisation, and a server of the default workspace on it. */
+  const serveFrom = async (name: string, url: string, transport: "http" | "sse", slug: string) => {
+    const made = await jsonOf(
+      await server.send("POST", "/v1/mcp-integrations", { name, url, transport, auth_type: "none" })
+    )
+    const created = await server.send("POST", "/v1/mcp-servers", {
+      name: `${name} server`,
+      slug,
+      mcp_integration_id: made.id,
+      workspace_id: server.workspaceId
+    })
+    expect(created.status).toBe(201)
+    return made.id as string
+  }
 
   beforeAll(async () => {
     const gateway = await startMcpGateway({ store, trusted: [] })
@@ -104,22 +118,7 @@ describe.each(availableStores)("the MCP registry API on %s", (store) => {
 
   it("answers in the official format, every document following the server.json rules", async () => {
     expect((await create("fmt-http", { description: "x".repeat(300) })).status).toBe(201)
-    const sse = await jsonOf(
-      await server.send("POST", "/v1/mcp-integrations", {
-        name: "Events",
-        url: "https://events.example.com/sse",
-        transport: "sse",
-        auth_type: "none"
-      })
-    )
-    expect(
-      (await server.send("POST", "/v1/mcp-servers", {
-        name: "Events server",
-        slug: "fmt-sse",
-        mcp_integration_id: sse.id,
-        workspace_id: server.workspaceId
-      })).status
-    ).toBe(201)
+    await serveFrom("Events", "https://events.example.com/sse", "sse", "fmt-sse")
     const answer = await page("search=fmt-")
     expect(answer.servers).toHaveLength(2)
     for (const entry of answer.servers) expectOfficial(entry)
@@ -178,21 +177,8 @@ describe.each(availableStores)("the MCP registry API on %s", (store) => {
     expect((await create("changes-a")).status).toBe(201)
     const since = new Date().toISOString()
     expect(await walk(`search=changes-&updated_since=${since}`)).toEqual([])
-    const own = await jsonOf(
-      await server.send("POST", "/v1/mcp-integrations", {
-        name: "Doomed",
-        url: "https://doomed.example.com/mcp",
-        transport: "http",
-        auth_type: "none"
-      })
-    )
-    await server.send("POST", "/v1/mcp-servers", {
-      name: "Doomed server",
-      slug: "changes-b",
-      mcp_integration_id: own.id,
-      workspace_id: server.workspaceId
-    })
-    await server.send("DELETE", `/v1/mcp-integrations/${own.id}`, undefined)
+    const doomed = await serveFrom("Doomed", "https://doomed.example.com/mcp", "http", "changes-b")
+    await server.send("DELETE", `/v1/mcp-integrations/${doomed}`, undefined)
     const changed = await page(`search=changes-&updated_since=${since}`)
     expect(changed.servers.map((s: { server: { name: string } }) => s.server.name)).toEqual([
       `io.gateway-control.${server.workspaceId}/changes-b`

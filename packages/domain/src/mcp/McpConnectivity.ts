@@ -24,7 +24,7 @@ import {
 import { type McpIntegration, McpIntegrationStore, type McpServer, McpServerStore } from "./Mcp.ts"
 import { type CapabilityType, type McpCallError, McpConnections } from "./McpConnections.ts"
 import { makeEndpointOf } from "./McpEndpoints.ts"
-import { findIntegrationIn, integrationTarget, updateActionOf } from "./McpIntegrations.ts"
+import { findIntegrationIn, integrationTarget, managedIn } from "./McpIntegrations.ts"
 
 /** The answer of a server test: whether `initialize` and `ping` succeeded, and how long they took. */
 export const ServerTestResult = Schema.Struct({
@@ -104,15 +104,7 @@ export class McpConnectivity extends Context.Service<
           ? Effect.fail(InvalidRequest.of(`The MCP integration '${integration.slug}' is archived.`, null))
           : Effect.void
 
-      /** The integration and the policy's leave to change it (its capabilities are part of it). */
-      const managed = Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
-        const integration = yield* findIntegration(principal, idOrSlug)
-        const allowed = yield* ensureAllowed(principal, updateActionOf(integration), integrationTarget(integration), {
-          type: "MCP integration",
-          id: idOrSlug
-        })
-        return { integration, allowed }
-      })
+      const managed = managedIn(integrations)
 
       /** Capability changes of one integration, one at a time across processes: a sync must not undo a toggle. */
       const exclusively = <A, E>(integrationId: string, effect: Effect.Effect<A, E>) =>
@@ -124,15 +116,7 @@ export class McpConnectivity extends Context.Service<
         const byId = yield* servers.get(idOrSlug)
         const found = Option.isSome(byId) || slugScope === null ? byId : yield* servers.findBySlug(slugScope, idOrSlug)
         const server = yield* requireRow(found, "MCP server", idOrSlug)
-        yield* ensureAllowed(
-          principal,
-          "mcp_servers.test",
-          Target.workspace(server.organisation_id, server.workspace_id),
-          {
-            type: "MCP server",
-            id: idOrSlug
-          }
-        )
+        yield* ensureAllowed(principal, "mcp_servers.test", Target.of(server), { type: "MCP server", id: idOrSlug })
         const integration = yield* requireRow(
           yield* integrations.get(server.mcp_integration_id),
           "MCP integration",

@@ -95,15 +95,7 @@ export class McpDirectory extends Context.Service<
             ? Option.none()
             : yield* servers.findBySlug(parsed.workspaceId, parsed.slug)
           const server = yield* requireRow(found, "MCP server", name)
-          yield* ensureAllowed(
-            principal,
-            "mcp_servers.list",
-            Target.workspace(server.organisation_id, server.workspace_id),
-            {
-              type: "MCP server",
-              id: name
-            }
-          )
+          yield* ensureAllowed(principal, "mcp_servers.list", Target.of(server), { type: "MCP server", id: name })
           const integration = yield* requireRow(
             Option.filter(
               yield* integrations.get(server.mcp_integration_id),

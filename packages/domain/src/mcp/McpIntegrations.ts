@@ -85,6 +85,22 @@ export const findIntegrationIn = (integrations: Pick<McpIntegrationStore["Servic
     return yield* requireRow(found, "MCP integration", idOrSlug)
   })
 
+/**
+ * The integration, and the policy's leave to change it (its capabilities are part of it): organisation-level
+ * ones are for owners and admins.
+ */
+export const managedIn = (integrations: Pick<McpIntegrationStore["Service"], "get" | "findBySlug">) => {
+  const find = findIntegrationIn(integrations)
+  return Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
+    const integration = yield* find(principal, idOrSlug)
+    const allowed = yield* ensureAllowed(principal, updateActionOf(integration), integrationTarget(integration), {
+      type: "MCP integration",
+      id: idOrSlug
+    })
+    return { integration, allowed }
+  })
+}
+
 const checkUrl = (url: string) => {
   const parsed = parseHttpUrl(url)
   if (parsed instanceof URL) return Effect.void
@@ -202,16 +218,7 @@ export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
     )
 
     const findIntegration = findIntegrationIn(integrations)
-
-    /** The integration, and the policy's leave to manage it: organisation-level ones are for owners and admins. */
-    const managed = Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
-      const integration = yield* findIntegration(principal, idOrSlug)
-      const allowed = yield* ensureAllowed(principal, updateActionOf(integration), integrationTarget(integration), {
-        type: "MCP integration",
-        id: idOrSlug
-      })
-      return { integration, allowed }
-    })
+    const managed = managedIn(integrations)
 
     const updateIntegration = Effect.fn("McpRegistry.updateIntegration")(
       function*(principal: Principal, id: string, input: IntegrationInput) {

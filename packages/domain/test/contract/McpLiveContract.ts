@@ -120,7 +120,7 @@ export const mcpLiveContract = ({ exit, freshOrganisation, run }: Harness) => {
       server(w2.id, "e-w2", onlyW2.id)
     ]
     await run(Effect.flatMap(Effect.service(McpServerStore), (s) => Effect.forEach(servers, s.insert)))
-    const directory = (q: Partial<DirectoryQuery>) =>
+    const entries = (q: Partial<DirectoryQuery>) =>
       run(Effect.flatMap(Effect.service(McpServerStore), (s) =>
         s.directory({
           organisationId: org.id,
@@ -131,7 +131,8 @@ export const mcpLiveContract = ({ exit, freshOrganisation, run }: Harness) => {
           includeArchived: false,
           limit: 10,
           ...q
-        }))).then((entries) => entries.map((e) => e.server.slug))
+        })))
+    const directory = (q: Partial<DirectoryQuery>) => entries(q).then((found) => found.map((e) => e.server.slug))
     expect(await directory({})).toEqual(["A-two", "b-one"])
     expect(await directory({ includeArchived: true })).toEqual(["A-two", "b-one", "d-gone"])
     expect(await directory({ after: { workspaceId: w1.id, slug: "A-two" } })).toEqual(["b-one"])
@@ -139,18 +140,9 @@ export const mcpLiveContract = ({ exit, freshOrganisation, run }: Harness) => {
     expect(await directory({ search: "LINEAR" })).toEqual(["A-two"])
     const [w1First, w2First] = w1.id < w2.id ? [["A-two", "b-one"], ["e-w2"]] : [["e-w2"], ["A-two", "b-one"]]
     expect(await directory({ workspaceId: null })).toEqual([...w1First, ...w2First])
-    const entries = await run(Effect.flatMap(Effect.service(McpServerStore), (s) =>
-      s.directory({
-        organisationId: org.id,
-        workspaceId: w1.id,
-        after: null,
-        search: null,
-        updatedSince: null,
-        includeArchived: false,
-        limit: 10
-      })))
-    expect(entries[0].integration).toEqual(open)
-    expect(entries[0].server).toEqual(servers[1])
+    const [first] = await entries({})
+    expect(first.integration).toEqual(open)
+    expect(first.server).toEqual(servers[1])
     // Changed since: created after, or their integration changed after.
     const since = servers[4].created_at
     expect(await directory({ updatedSince: since })).toEqual([])

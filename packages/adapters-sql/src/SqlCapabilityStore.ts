@@ -29,15 +29,15 @@ export const makeCapabilityStore = Effect.gen(function*() {
 
   return McpCapabilityStore.of({
     all: (integrationId) => read(all(integrationId)),
-    replace: (integrationId, capabilities) =>
-      read(Effect.andThen(
-        sql`DELETE FROM mcp_capabilities WHERE integration_id = ${integrationId}`,
-        capabilities.length === 0 ? Effect.void : sql`INSERT INTO mcp_capabilities
+    replace: (integrationId, capabilities) => {
+      const remove = sql`DELETE FROM mcp_capabilities WHERE integration_id = ${integrationId}`
+      const insert = sql`INSERT INTO mcp_capabilities
             (integration_id, type, name, description, enabled, input_schema, synced_at)
           SELECT ${integrationId}, c.type, c.name, c.description, c.enabled, c.input_schema, c.synced_at
             FROM jsonb_to_recordset(${toJson(capabilities)}::jsonb) AS c(type text, name text, description text,
               enabled boolean, input_schema jsonb, synced_at timestamptz)`
-      )),
+      return read(Effect.asVoid(capabilities.length === 0 ? remove : Effect.andThen(remove, insert)))
+    },
     list: (query, page) => {
       const clauses = [sql`integration_id = ${query.integrationId}`]
       if (query.type !== null) clauses.push(sql`type = ${query.type}`)

@@ -33,6 +33,9 @@ export class McpFetch extends Context.Service<
 /** How the gateway introduces itself in `initialize`. */
 export const CLIENT_INFO = { name: "gateway-control", version: "0.1.0" } as const
 
+/** How long ending a Streamable HTTP session may take before the transport is closed regardless. */
+const SESSION_END_MS = 1_000
+
 /** Pages of one list a session follows before it stops: a server whose cursors never end cannot hold it. */
 const MAX_PAGES = 1_000
 
@@ -191,13 +194,14 @@ export const layerMcpConnections: Layer.Layer<McpConnections, never, McpFetch> =
           })
         const client = new Client(CLIENT_INFO, { capabilities: {} })
         // Ends the session (a DELETE for Streamable HTTP, which servers may refuse) and closes the transport.
+        // A server that does not answer the DELETE is not waited for: closing aborts what is still in flight.
+        const ending = transport instanceof StreamableHTTPClientTransport
+          ? Effect.promise(() => transport.terminateSession().catch(() => undefined)).pipe(
+            Effect.timeoutOrElse({ duration: Math.min(SESSION_END_MS, endpoint.timeoutMs), orElse: () => Effect.void })
+          )
+          : Effect.void
         yield* Effect.addFinalizer(() =>
-          Effect.promise(async () => {
-            if (transport instanceof StreamableHTTPClientTransport) {
-              await transport.terminateSession().catch(() => undefined)
-            }
-            await client.close().catch(() => undefined)
-          })
+          Effect.andThen(ending, Effect.promise(() => client.close().catch(() => undefined)))
         )
         const call = <B>(run: (signal: AbortSignal) => Promise<B>) =>
           Effect.tryPromise({ try: run, catch: (error) => unreachable(error, lastStatus) })

@@ -81,6 +81,28 @@ describe("testing an MCP server", () => {
     expect(refused.error).toContain("ECONNREFUSED")
   })
 
+  it("gives up on a server that does not answer after MCP_TIMEOUT_MS", async () => {
+    const silent = await startSdkMcpServer()
+    silent.hanging = true
+    const quick = await startMcpGateway({ trusted: [silent.host], mcp: { timeoutMs: 300 } })
+    try {
+      for (const [transport, url] of [["http", silent.httpUrl], ["sse", silent.sseUrl]] as const) {
+        const { serverId } = await quick.register(url, transport)
+        const started = performance.now()
+        const answer = await jsonOf(await quick.server.send("POST", `/v1/mcp-servers/${serverId}/test`, undefined))
+        const elapsed = performance.now() - started
+        expect(answer).toMatchObject({ success: false, status_code: null })
+        expect(answer.error).toContain("within 300 ms")
+        expect(answer.response_time_ms).toBeGreaterThanOrEqual(300)
+        // Ending the session does not wait on the silent server either.
+        expect(elapsed).toBeLessThan(3_000)
+      }
+    } finally {
+      await quick.close()
+      await silent.close()
+    }
+  })
+
   it("refuses a loopback URL that is not trusted, without connecting", async () => {
     const { integrationId, serverId } = await gateway.register(untrusted.httpUrl, "http")
     const response = await test(serverId)

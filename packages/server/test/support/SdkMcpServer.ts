@@ -3,7 +3,8 @@
  * HTTP at `/mcp` (sessions, ended by the client's DELETE) and SSE at `/sse` (messages to `/messages`). The
  * `small` catalogue is an `McpServer` with two tools, one prompt and one resource; a `paged` one is a
  * low-level `Server` that lists N of each kind a few at a time, so a client must follow the cursors. Setting
- * `failing` makes every request answer 503: the server that fails.
+ * `failing` makes every request answer 503: the server that fails; setting `hanging` leaves every request
+ * unanswered.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js"
@@ -106,6 +107,8 @@ export interface SdkMcpServer {
   readonly openSessions: () => number
   /** While true, every request answers 503. */
   failing: boolean
+  /** While true, every request is left unanswered. */
+  hanging: boolean
   readonly close: () => Promise<void>
 }
 
@@ -124,10 +127,11 @@ export const startSdkMcpServer = async (catalogue: Catalogue = "small"): Promise
   const streamable = new Map<string, StreamableHTTPServerTransport>()
   const sse = new Map<string, SSEServerTransport>()
   const initializations: Array<Initialization> = []
-  const state = { failing: false }
+  const state = { failing: false, hanging: false }
 
   const http = createServer(async (request, response) => {
     try {
+      if (state.hanging) return
       if (state.failing) {
         response.writeHead(503, { "content-type": "text/plain" }).end("down for maintenance")
         return
@@ -187,6 +191,12 @@ export const startSdkMcpServer = async (catalogue: Catalogue = "small"): Promise
     },
     set failing(value: boolean) {
       state.failing = value
+    },
+    get hanging() {
+      return state.hanging
+    },
+    set hanging(value: boolean) {
+      state.hanging = value
     },
     close: async () => {
       await Promise.all([...streamable.values(), ...sse.values()].map((transport) => transport.close()))

@@ -1,6 +1,10 @@
 /**
  * The error envelope, one class per HTTP status. Every non-2xx answer of the service has the body
  * `{"success": false, "error": {"code", "message", "param"}}`; `code` is snake_case and stable.
+ *
+ * Each class also carries a `_tag`, its name, so that a client decoding an answer can `catchTag` on it. The
+ * tag is a class field rather than a schema field: decoding constructs the class and so sets it, while
+ * encoding writes the schema's fields only, so neither the wire nor the OpenAPI document shows it.
  */
 import type {
   Conflict,
@@ -26,42 +30,58 @@ const Envelope = { success: Schema.Literal(false), error: ErrorDetail }
 export class BadRequest extends Schema.Error<BadRequest>("BadRequest")(Envelope, {
   httpApiStatus: 400,
   description: "invalid_request or invalid_json: the request breaks a rule; error.param names the field."
-}) {}
+}) {
+  readonly _tag = "BadRequest"
+}
 
 export class Unauthorized extends Schema.Error<Unauthorized>("Unauthorized")(Envelope, {
   httpApiStatus: 401,
   description: "unauthenticated: the x-service-api-key header is missing, unknown, revoked or expired."
-}) {}
+}) {
+  readonly _tag = "Unauthorized"
+}
 
 export class ForbiddenError extends Schema.Error<ForbiddenError>("ForbiddenError")(Envelope, {
   httpApiStatus: 403,
   description: "forbidden: the key may not do this; the message names the missing scope or rule."
-}) {}
+}) {
+  readonly _tag = "ForbiddenError"
+}
 
 export class NotFoundError extends Schema.Error<NotFoundError>("NotFoundError")(Envelope, {
   httpApiStatus: 404,
   description: "not_found"
-}) {}
+}) {
+  readonly _tag = "NotFoundError"
+}
 
 export class ConflictError extends Schema.Error<ConflictError>("ConflictError")(Envelope, {
   httpApiStatus: 409,
   description: "conflict: a uniqueness rule would be broken (duplicate slug, name or email)."
-}) {}
+}) {
+  readonly _tag = "ConflictError"
+}
 
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(Envelope, {
   httpApiStatus: 503,
   description: "service_unavailable: a dependency (the store) does not answer."
-}) {}
+}) {
+  readonly _tag = "ServiceUnavailable"
+}
 
 export class BadGateway extends Schema.Error<BadGateway>("BadGateway")(Envelope, {
   httpApiStatus: 502,
   description: "upstream_error: the provider could not be reached, or answered with something unreadable."
-}) {}
+}) {
+  readonly _tag = "BadGateway"
+}
 
 export class GatewayTimeout extends Schema.Error<GatewayTimeout>("GatewayTimeout")(Envelope, {
   httpApiStatus: 504,
   description: "upstream_timeout: the provider did not answer in time."
-}) {}
+}) {
+  readonly _tag = "GatewayTimeout"
+}
 
 export const upstreamError = (message: string) => new BadGateway(detail("upstream_error", message))
 export const upstreamTimeout = (message: string) => new GatewayTimeout(detail("upstream_timeout", message))
@@ -153,13 +173,19 @@ export type UpstreamError = McpUnreachable | McpTimedOut
 const isUpstreamError = (error: DomainError | UpstreamError): error is UpstreamError =>
   error._tag === "McpUnreachable" || error._tag === "McpTimedOut"
 
+/** The envelope a failure answers with: an upstream failure's only where one can happen. */
+export type EnvelopeOf<E> = E extends UpstreamError ? BadGateway | GatewayTimeout : ReturnType<typeof fromDomain>
+
 /** `fromDomain`, and 502 `upstream_error` / 504 `upstream_timeout` for the other server's failures. */
-export const fromDomainOrUpstream = (error: DomainError | UpstreamError) =>
-  !isUpstreamError(error)
+export const fromDomainOrUpstream = <E extends DomainError | UpstreamError>(error: E): EnvelopeOf<E> => {
+  const envelope = !isUpstreamError(error)
     ? fromDomain(error)
     : error._tag === "McpTimedOut"
     ? upstreamTimeout(error.message)
     : upstreamError(error.message)
+  // The branch taken is the one `EnvelopeOf<E>` names for this error's type.
+  return envelope as EnvelopeOf<E>
+}
 
 /** The status a failure answers with, for the audit log. */
 export const failureStatusOf = (error: DomainError | UpstreamError): number =>

@@ -3,11 +3,10 @@
  * proxy appends the address it received from to `X-Forwarded-For`; only the entries appended by trusted
  * proxies can be believed, and everything left of them is whatever the client sent. So the walk goes from
  * the right (the socket, then the last entry, …) past the trusted proxies, as Express's `trust proxy`
- * does, using the library Express uses (`proxy-addr`).
+ * does, with the trust rules of the library Express uses (`proxy-addr`).
  */
 import { Option } from "effect"
 import type { HttpServerRequest } from "effect/http"
-import { IncomingMessage } from "node:http"
 import { isIP } from "node:net"
 import proxyAddr from "proxy-addr"
 
@@ -44,9 +43,11 @@ const compile = (trust: TrustProxy): TrustFunction | undefined | { readonly erro
 /**
  * `TRUST_PROXY` as written: `false` (also no/off/n, or empty), `true` (also yes/on/y: the one nearest
  * proxy), a number of proxies, or a comma-separated list of proxy addresses, CIDR ranges and range names.
+ * An error names the setting as `name` (the variable, or an embedding option).
  */
 export const parseTrustProxy = (
-  text: string
+  text: string,
+  name = "TRUST_PROXY"
 ): { readonly trust: TrustProxy } | { readonly error: string } => {
   const value = text.trim()
   let trust: TrustProxy
@@ -58,23 +59,33 @@ export const parseTrustProxy = (
   if (compiled === undefined || !("error" in compiled)) return { trust }
   return {
     error:
-      `TRUST_PROXY takes false, true (one proxy), a number of proxies, or a comma-separated list of proxy addresses and CIDR ranges (loopback, linklocal and uniquelocal name the usual ones); got '${text}': ${compiled.error}.`
+      `${name} takes false, true (one proxy), a number of proxies, or a comma-separated list of proxy addresses and CIDR ranges (loopback, linklocal and uniquelocal name the usual ones); got '${text}': ${compiled.error}.`
   }
 }
 
-/** How the edge finds a request's client address; the rule is compiled once, here. */
+/** The entries of `X-Forwarded-For`, nearest proxy first. */
+const forwardedRightToLeft = (header: string | undefined): Array<string> =>
+  header === undefined
+    ? []
+    : header.split(",").map((entry) => entry.trim()).filter((entry) => entry.length > 0).reverse()
+
+/**
+ * How the edge finds a request's client address; the rule is compiled once, here. The walk starts at the
+ * request's peer (`remoteAddress`): with no peer known (a web `Request` handed over without one) there is
+ * no address, and no forwarded entry can be believed.
+ */
 export const makeClientAddress = (trust: TrustProxy | undefined) => {
   const compiled = compile(trust ?? false)
   if (compiled !== undefined && "error" in compiled) throw new TypeError(`Invalid proxy trust: ${compiled.error}`)
   const trusted = compiled
   return (request: HttpServerRequest.HttpServerRequest): string | null => {
-    const socketAddress = Option.getOrNull(request.remoteAddress)
-    if (trusted === undefined || socketAddress === null) return socketAddress
-    // proxy-addr reads the Node request; other platforms keep the socket's address.
-    const source = (request as { readonly source?: unknown }).source
-    if (!(source instanceof IncomingMessage)) return socketAddress
-    const address = proxyAddr(source, trusted)
+    const peerAddress = Option.getOrNull(request.remoteAddress)
+    if (trusted === undefined || peerAddress === null) return peerAddress
+    // proxy-addr's own walk, on any platform's request: from the peer leftwards while the hop is trusted.
+    const hops = [peerAddress, ...forwardedRightToLeft(request.headers["x-forwarded-for"])]
+    let hop = 0
+    while (hop < hops.length - 1 && trusted(hops[hop], hop)) hop++
     // A forwarded entry that is not an address (a name, a port, garbage) names nobody.
-    return isIP(address) !== 0 ? address : socketAddress
+    return isIP(hops[hop]) !== 0 ? hops[hop] : peerAddress
   }
 }

@@ -10,6 +10,7 @@ import { layerDocs } from "./Docs.ts"
 import { type EdgeOptions, layerEdge } from "./Edge.ts"
 import { ApiKeysHandlers } from "./groups/apiKeys/Http.ts"
 import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
+import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpHandlers } from "./groups/mcp/Http.ts"
 import { McpLiveHandlers } from "./groups/mcpLive/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
@@ -20,8 +21,8 @@ import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
 import { UsersHandlers } from "./groups/users/Http.ts"
 import { WorkspacesHandlers } from "./groups/workspaces/Http.ts"
-import { layerPathAndQueryRules, RequestInputRulesLive } from "./InputRules.ts"
-import { ApiKeyAuthLive } from "./Security.ts"
+import { layerPathAndQueryRules, RequestInputRulesLive } from "./InputRulesLive.ts"
+import { ApiKeyAuthLive } from "./SecurityLive.ts"
 
 export const OPENAPI_PATH = "/v1/openapi.json"
 
@@ -46,6 +47,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         ScopesHandlers,
         AuditLogsHandlers,
         PromptsHandlers,
+        LabelsHandlers,
         McpHandlers,
         McpLiveHandlers,
         RegistryHandlers,

@@ -1,15 +1,16 @@
 /**
- * The security scheme of `/v1`: an API key in the `x-service-api-key` header, resolved into the
- * request's `CurrentPrincipal`. Mutating calls it refuses (401), and mutating calls whose request does not
- * decode (400), get their audit records here, as no handler runs for them.
+ * The security scheme of `/v1` as the HTTP contract declares it: an API key in the `x-service-api-key` header
+ * (or Portkey's spelling, `x-portkey-api-key`), resolved into the request's `CurrentPrincipal` by `ApiKeyAuth`.
+ * Its implementation is in SecurityLive.ts; clients import this with the API definition, so nothing here may
+ * pull in server code.
  */
-import { ApiKeys, Audit, CurrentPrincipal } from "@gateway-control/domain"
-import { Effect, Layer } from "effect"
+import type { CurrentPrincipal } from "@gateway-control/domain"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { unauthenticatedMessage, Unauthorized, unauthorized } from "./ApiErrors.ts"
-import { makeRefusalRecorder } from "./internal/auditRefusals.ts"
+import { Unauthorized } from "./ApiErrors.ts"
 
 export const API_KEY_HEADER = "x-service-api-key"
+/** Portkey's name for the same header, which its SDKs send (HeaderAliases.ts). */
+export const API_KEY_HEADER_ALIAS = "x-portkey-api-key"
 
 export class ApiKeyAuth extends HttpApiMiddleware.Service<ApiKeyAuth, { provides: CurrentPrincipal }>()(
   "@gateway-control/http/ApiKeyAuth",
@@ -19,27 +20,26 @@ export class ApiKeyAuth extends HttpApiMiddleware.Service<ApiKeyAuth, { provides
   }
 ) {}
 
-export const ApiKeyAuthLive = Layer.effect(
-  ApiKeyAuth,
-  Effect.gen(function*() {
-    const apiKeys = yield* ApiKeys
-    const refusals = makeRefusalRecorder(yield* Audit)
-    return ApiKeyAuth.of({
-      // A missing header arrives as an empty credential; `authenticate` rejects it.
-      serviceApiKey: (httpEffect, { credential, endpoint, group }) =>
-        Effect.matchEffect(apiKeys.authenticate(credential), {
-          onFailure: (error) =>
-            Effect.andThen(
-              refusals.unauthenticated(error, { endpoint, group }),
-              Effect.fail(unauthorized(unauthenticatedMessage(error)))
-            ),
-          onSuccess: (principal) =>
-            Effect.provideService(
-              refusals.decodingRefusals(httpEffect, principal, { endpoint, group }),
-              CurrentPrincipal,
-              principal
-            )
-        })
-    })
-  })
-)
+/**
+ * The OpenAPI document's second scheme: `x-portkey-api-key`, an alternative to every requirement of the
+ * first. The middleware itself reads both spellings (`presentedApiKey`, SecurityLive.ts), so it declares one
+ * scheme; HttpApi would run a second scheme's handler after every refusal of the first.
+ */
+export const documentApiKeyAlias = (spec: Record<string, any>): Record<string, any> => {
+  spec.components.securitySchemes.portkeyApiKey = {
+    type: "apiKey",
+    name: API_KEY_HEADER_ALIAS,
+    in: "header",
+    description: `Portkey's name for ${API_KEY_HEADER}; sending both with different values is a 400.`
+  }
+  for (const operations of Object.values<Record<string, any>>(spec.paths)) {
+    for (const operation of Object.values<Record<string, any>>(operations)) {
+      const requirements: Array<Record<string, Array<string>>> | undefined = operation.security
+      if (requirements === undefined) continue
+      operation.security = requirements.flatMap((requirement) =>
+        "serviceApiKey" in requirement ? [requirement, { portkeyApiKey: [] }] : [requirement]
+      )
+    }
+  }
+  return spec
+}

@@ -10,6 +10,7 @@ import {
   ConfigStore,
   type GatewayConfig,
   GENESIS_HASH,
+  LabelStore,
   LeaseStore,
   McpCapabilityStore,
   McpIntegration,
@@ -22,7 +23,7 @@ import {
   PartialStore,
   type PartialVersion,
   Prompt,
-  type PromptLabel,
+  PromptLabel,
   PromptStore,
   type PromptVersion,
   type StoredApiKey,
@@ -43,6 +44,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { makeCapabilityStore } from "./internal/Capabilities.ts"
 import { directoryOf } from "./internal/Directory.ts"
 import { makeLeaseStore } from "./internal/Leases.ts"
+import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
 import { versionedTables } from "./internal/VersionedTables.ts"
@@ -129,6 +131,7 @@ const make = Effect.sync(() => {
         const result = apiKeys.page((row) => inScope(row.key, organisationId, workspaceId), page)
         return { items: result.items.map((row) => row.key), total: result.total }
       }),
+    update: (key) => apiKeys.replace(key.id, (row) => ({ ...row, key })),
     revoke: (id, at) =>
       apiKeys.replace(id, (row) => ({
         ...row,
@@ -147,6 +150,12 @@ const make = Effect.sync(() => {
     make: (fields: Partial) => new Partial(fields)
   })
   const promptLabels = new Table<PromptLabel>(state)
+  /** The pointers named `label` of the organisation's prompts, or of one workspace's. */
+  const pointersNamed = (organisationId: string, workspaceId: string | null, label: string) =>
+    [...promptLabels.rows].filter(([, pointer]) => {
+      const prompt = prompts.resources.rows.get(pointer.prompt_id)
+      return pointer.label === label && prompt !== undefined && inScope(prompt, organisationId, workspaceId)
+    })
   const versionsOf = (promptId: string) =>
     [...prompts.versions.rows.values()].filter((v) => v.prompt_id === promptId).sort((a, b) => a.version - b.version)
 
@@ -172,6 +181,16 @@ const make = Effect.sync(() => {
           a.label.localeCompare(b.label)
         )
       ),
+    renameLabel: (organisationId, workspaceId, from, to) =>
+      Effect.forEach(pointersNamed(organisationId, workspaceId, from), ([key, pointer]) =>
+        Effect.andThen(
+          promptLabels.delete(key),
+          promptLabels.insert(`${pointer.prompt_id}/${to}`, new PromptLabel({ ...pointer, label: to }))
+        ), { discard: true }),
+    removeLabel: (organisationId, workspaceId, label) =>
+      Effect.forEach(pointersNamed(organisationId, workspaceId, label), ([key]) => promptLabels.delete(key), {
+        discard: true
+      }),
     delete: (id) =>
       state.withTransaction(Effect.gen(function*() {
         for (const v of versionsOf(id)) yield* prompts.versions.delete(v.id)
@@ -180,9 +199,19 @@ const make = Effect.sync(() => {
       }))
   })
 
+  const partialVersionsOf = (partialId: string) =>
+    [...partials.versions.rows.values()].filter((v) => v.partial_id === partialId).sort((a, b) => a.version - b.version)
   const partialStore = PartialStore.of({
     ...partials.store,
-    findBySlug: (workspaceId, slug) => Effect.sync(() => partials.resources.byUnique(`${workspaceId}/${slug}`))
+    findBySlug: (workspaceId, slug) => Effect.sync(() => partials.resources.byUnique(`${workspaceId}/${slug}`)),
+    // The slug and workspace, and so the unique key, stay as they were.
+    update: (partial) => partials.resources.replace(partial.id, () => partial),
+    versions: (partialId) => Effect.sync(() => partialVersionsOf(partialId)),
+    delete: (id) =>
+      state.withTransaction(Effect.gen(function*() {
+        for (const v of partialVersionsOf(id)) yield* partials.versions.delete(v.id)
+        return yield* partials.resources.delete(id)
+      }))
   })
 
   const integrations = new Table<McpIntegration>(state, (i) => [`${i.organisation_id}/${i.slug}`])
@@ -273,6 +302,8 @@ const make = Effect.sync(() => {
         table.insert(stored.record.id, stored),
         (taken) => conflictOn(taken, `A ${what} with this slug already exists in the workspace.`, "slug")
       ),
+    // The slug and workspace, and so the unique key, stay as they were.
+    update: (stored: StoredSecret<A>) => table.replace(stored.record.id, () => stored),
     get: (id: string) => Effect.sync(() => table.get(id)),
     findBySlug: (workspaceId: string, slug: string) => Effect.sync(() => table.byUnique(`${workspaceId}/${slug}`)),
     list: (organisationId: string, workspaceId: string | null, page: { limit: number; offset: number }) =>
@@ -337,6 +368,7 @@ const make = Effect.sync(() => {
     Context.add(McpCapabilityStore, makeCapabilityStore(state)),
     Context.add(LeaseStore, makeLeaseStore()),
     Context.add(PartialStore, partialStore),
+    Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction)
   )
 })

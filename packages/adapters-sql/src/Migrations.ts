@@ -282,10 +282,50 @@ export const migrations = {
     ALTER TABLE audit_logs ALTER COLUMN organisation_id DROP NOT NULL;
     CREATE INDEX audit_logs_unauthenticated_seq ON audit_logs (seq DESC) WHERE organisation_id IS NULL
   `),
+  // A partial's own description and status (archived partials are read, not rendered). Existing partials
+  // are active (the default fills them in, then goes, so every new partial must say).
+  "0009_prompt_partial_metadata": migration(`
+    ALTER TABLE prompt_partials ADD COLUMN description text;
+    ALTER TABLE prompt_partials ADD COLUMN status text NOT NULL DEFAULT 'active'
+      CHECK (status IN ('active', 'archived'));
+    ALTER TABLE prompt_partials ALTER COLUMN status DROP DEFAULT
+  `),
+  // Labels as resources of a workspace, or of the organisation (workspace_id null). A name is unique at its
+  // level; the service keeps it unique among the labels any one workspace has. Prompts' pointers still name
+  // labels by name; every name they already use becomes a label of the prompt's workspace (the three built-in
+  // labels are no rows: every organisation has them).
+  "0010_labels": migration(`
+    CREATE TABLE labels (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text REFERENCES workspaces (id),
+      name text NOT NULL,
+      description text,
+      color_code text,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE UNIQUE INDEX labels_workspace_name_unique ON labels (workspace_id, name) WHERE workspace_id IS NOT NULL;
+    CREATE UNIQUE INDEX labels_organisation_name_unique ON labels (organisation_id, name) WHERE workspace_id IS NULL;
+    CREATE INDEX labels_organisation_created ON labels (organisation_id, created_at, id);
+    CREATE INDEX labels_organisation_name ON labels (organisation_id, name);
+    INSERT INTO labels (id, organisation_id, workspace_id, name, description, color_code, created_at, last_updated_at)
+      SELECT gen_random_uuid()::text, p.organisation_id, p.workspace_id, l.label, NULL, NULL,
+             min(l.last_updated_at), min(l.last_updated_at)
+      FROM prompt_labels l JOIN prompts p ON p.id = l.prompt_id
+      WHERE l.label NOT IN ('production', 'staging', 'development')
+      GROUP BY p.organisation_id, p.workspace_id, l.label
+  `),
+  // \`api_keys.update\` came after keys existed: a key that may revoke keys (\`api_keys.delete\`) may also rename
+  // them and narrow their scopes, so an upgrade does not leave existing admin keys unable to use the new route.
+  "0011_api_keys_update_scope": migration(`
+    UPDATE api_keys SET scopes = scopes || '["api_keys.update"]'::jsonb
+    WHERE scopes ? 'api_keys.delete' AND NOT scopes ? 'api_keys.update'
+  `),
   // Live MCP integrations: health (status 'unhealthy', its message and time, failures in a row), capabilities
   // and their on/off choices, the registry API's keyset order, and leases for background jobs. Lists of
   // integrations in use (every status but archived) get indexes of their own, so a page still stops at LIMIT.
-  "0009_mcp_live": migration(`
+  "0012_mcp_live": migration(`
     ALTER TABLE mcp_integrations DROP CONSTRAINT mcp_integrations_status_check;
     ALTER TABLE mcp_integrations ADD CONSTRAINT mcp_integrations_status_check
       CHECK (status IN ('active', 'unhealthy', 'archived'));

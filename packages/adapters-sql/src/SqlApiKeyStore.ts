@@ -51,6 +51,17 @@ export const makeApiKeyStore = Effect.gen(function*() {
     get: byId("api_keys", ApiKeyRow),
     list: (organisationId, workspaceId, request) =>
       listing(ApiKeyRow, "api_keys", inScope(organisationId, workspaceId), request),
+    update: (k) =>
+      read(
+        Effect.map(
+          sql`UPDATE api_keys SET name = ${k.name}, description = ${k.description},
+                scopes = ${
+            toJson(k.scopes)
+          }::jsonb, expires_at = ${k.expires_at}, last_updated_at = ${k.last_updated_at}
+              WHERE id = ${k.id} RETURNING id`,
+          (rows) => rows.length > 0
+        )
+      ),
     revoke: (id, at) =>
       read(
         Effect.map(

@@ -6,6 +6,7 @@ import { PgClient } from "@effect/sql-pg"
 import {
   ApiKeyStore,
   AuditLogStore,
+  LabelStore,
   LeaseStore,
   McpCapabilityStore,
   type StorePorts,
@@ -20,6 +21,7 @@ import { makeApiKeyStore } from "./SqlApiKeyStore.ts"
 import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
@@ -33,6 +35,7 @@ const makeAll = Effect.gen(function*() {
   return Context.mergeAll(access, prompts, mcp, credentials).pipe(
     Context.add(ApiKeyStore, yield* makeApiKeyStore),
     Context.add(AuditLogStore, yield* makeAuditLogStore),
+    Context.add(LabelStore, yield* makeLabelStore),
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore)

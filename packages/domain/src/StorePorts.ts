@@ -8,6 +8,7 @@ import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
+import type { LabelStore } from "./prompts/Label.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
 import type { LeaseStore } from "./shared/Leases.ts"
 import type { StoreTransaction } from "./shared/StoreTransaction.ts"
@@ -22,6 +23,7 @@ export type StorePorts =
   | AuditLogStore
   | PromptStore
   | PartialStore
+  | LabelStore
   | McpIntegrationStore
   | McpServerStore
   | McpCapabilityStore

@@ -23,7 +23,16 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
   "adapters-http": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^node:/, /^proxy-addr$/],
   // The official MCP client; the fetch it connects with comes from the server (pinned like provider calls).
   "adapters-mcp": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^@modelcontextprotocol\/sdk(\/|$)/],
+  // The console's server side serves files; it knows nothing of the domain or the API it calls.
+  console: [/^effect(\/|$)/, /^node:/],
+  // The client knows the HTTP contract only: the definition entry of adapters-http, never its handlers.
+  client: [/^effect(\/|$)/, /^@gateway-control\/adapters-http\/api$/],
   server: [/.*/]
+}
+
+/** The packages a package.json may depend on, where they differ from what its sources may import. */
+const allowedDependencies: Record<string, ReadonlyArray<RegExp>> = {
+  client: [/^effect$/, /^@gateway-control\/adapters-http$/]
 }
 
 const sourceFiles = (dir: string): Array<string> =>
@@ -57,16 +66,33 @@ describe("package dependencies point inward", () => {
   })
 
   it("package.json dependencies follow the same rule", () => {
-    for (const pkg of ["domain", "adapters-memory", "adapters-sql", "adapters-http", "adapters-mcp"]) {
+    for (const pkg of ["domain", "adapters-memory", "adapters-sql", "adapters-http", "adapters-mcp", "client"]) {
       const manifest = JSON.parse(readFileSync(join(packagesDir, pkg, "package.json"), "utf8"))
       const deps = Object.keys(manifest.dependencies ?? {})
       for (const dep of deps) {
         expect(
-          allowed[pkg].some((rule) => rule.test(dep)),
+          (allowedDependencies[pkg] ?? allowed[pkg]).some((rule) => rule.test(dep)),
           `${pkg} depends on ${dep}`
         ).toBe(true)
       }
     }
+  })
+})
+
+describe("the console's browser code", () => {
+  it("imports only the modules the page's import map provides", async () => {
+    const { VENDOR_MODULES } = await import("@gateway-control/console")
+    const appFiles = sourceFiles(join(packagesDir, "console", "app"))
+    const imports = new Set(appFiles.flatMap(importsOf))
+    expect(imports.size).toBeGreaterThan(2)
+    expect([...imports].filter((specifier) => !(VENDOR_MODULES as ReadonlyArray<string>).includes(specifier))).toEqual(
+      []
+    )
+    const manifest = JSON.parse(readFileSync(join(packagesDir, "console", "package.json"), "utf8"))
+    const vendorPackages = new Set(
+      VENDOR_MODULES.map((m) => m.split("/").slice(0, m.startsWith("@") ? 2 : 1).join("/"))
+    )
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([...vendorPackages, "effect"].sort())
   })
 })
 
@@ -95,6 +121,40 @@ const cyclesIn = (graph: ReadonlyMap<string, ReadonlyArray<string>>): Array<Arra
   for (const file of graph.keys()) if (state.get(file) === undefined) visit(file, [])
   return cycles
 }
+
+/** Every file a file imports, directly or not, itself included. */
+const reachableFrom = (file: string): ReadonlySet<string> => {
+  const seen = new Set<string>()
+  const visit = (next: string) => {
+    if (seen.has(next)) return
+    seen.add(next)
+    localImportsOf(next).forEach(visit)
+  }
+  visit(file)
+  return seen
+}
+
+describe("the API definition entry of adapters-http (`@gateway-control/adapters-http/api`)", () => {
+  // What a client loads: the contract's files, and neither handlers, the key check, the edge nor internals.
+  const definitionFile = /^(ApiDefinition|Api|ApiErrors|InputRules|Security)\.ts$|^groups\/(Common|[^/]+\/Api)\.ts$/
+
+  it("imports the contract's files only", () => {
+    const src = join(packagesDir, "adapters-http", "src")
+    const reached = [...reachableFrom(join(src, "ApiDefinition.ts"))].map((file) => file.slice(src.length + 1))
+    expect(reached.filter((file) => !definitionFile.test(file))).toEqual([])
+    expect(reached).toContain("groups/prompts/Api.ts")
+    expect(reached.length).toBeGreaterThan(10)
+  })
+
+  it("is the entry package.json exports as ./api", () => {
+    const manifest = JSON.parse(readFileSync(join(packagesDir, "adapters-http", "package.json"), "utf8"))
+    expect(manifest.exports["./api"]).toEqual({
+      "@gateway-control/source": "./src/ApiDefinition.ts",
+      types: "./dist/ApiDefinition.d.ts",
+      default: "./dist/ApiDefinition.js"
+    })
+  })
+})
 
 describe("no import cycles", () => {
   for (const pkg of Object.keys(allowed)) {

@@ -37,7 +37,9 @@ type Operation =
 const operationOf = (action: Action): Operation => {
   if (action === "users.create.owner") return "owner"
   if (action === "api_keys.create.organisation_service") return "create admin key"
-  if (action.startsWith("api_keys.create.") || action === "api_keys.delete") return "create workspace key"
+  if (action.startsWith("api_keys.create.") || action === "api_keys.delete" || action === "api_keys.update") {
+    return "create workspace key"
+  }
   if (action.startsWith("feedback.") || action === "completions.write") return "workspace key only"
   const organisationWide = [
     "workspaces.create",
@@ -49,7 +51,11 @@ const operationOf = (action: Action): Operation => {
     "members.delete",
     "audit_logs.list",
     "mcp_integrations.create.organisation",
-    "mcp_integrations.update.organisation"
+    "mcp_integrations.update.organisation",
+    // Organisation labels are open to every workspace; changing them is the organisation's business.
+    "labels.create.organisation",
+    "labels.update.organisation",
+    "labels.delete.organisation"
   ]
   return organisationWide.includes(action) ? "organisation" : "workspace resource"
 }
@@ -79,7 +85,15 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "mcp_integrations.update.organisation": ["organisation_mcp_integrations.create"],
     "mcp_integrations.update.workspace": perKind("create"),
     "mcp_integrations.read": perKind("read"),
-    "mcp_integrations.list": perKind("list")
+    "mcp_integrations.list": perKind("list"),
+    // Labels belong to prompts: the prompts scope of the same verb.
+    ...Object.fromEntries(
+      ["create", "update", "delete"].flatMap((verb) =>
+        ["organisation", "workspace"].map((level) => [`labels.${verb}.${level}`, [`prompts.${verb}` as Scope]])
+      )
+    ),
+    "labels.read": ["prompts.read"],
+    "labels.list": ["prompts.list"]
   }
   return renamed[action] ?? [action as Scope]
 }

@@ -7,10 +7,12 @@ import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from
 import { layerMcpConnections } from "@gateway-control/adapters-mcp"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerFromClient, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
+import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
   Audit,
   Bootstrap,
+  type BootstrapInput,
   Configs,
   DEFAULT_MCP_SETTINGS,
   FineTuning,
@@ -24,12 +26,14 @@ import {
   RenderLimits,
   type RenderLimitsShape,
   runHealthChecks,
+  type StorePorts,
   Users,
   VirtualKeys,
   Workspaces
 } from "@gateway-control/domain"
 import { Console, Context, Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import type { SqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
 import { mkdirSync } from "node:fs"
 import { createServer, type Server } from "node:http"
@@ -39,9 +43,11 @@ import type { AppConfig, StoreConfig } from "./AppConfig.ts"
 import { answerClientErrorsInEnvelope } from "./internal/ClientErrors.ts"
 import { lockDataDir } from "./internal/DataDirLock.ts"
 import { loadMasterKey } from "./internal/MasterKey.ts"
-import { layerMcpSecrets, type McpConfig } from "./McpConfig.ts"
+import { layerMount } from "./internal/Mount.ts"
+import { layerMcpSecrets, loadMcpConfig, type McpConfig } from "./McpConfig.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
+import type { InvalidConfiguration } from "./Settings.ts"
 
 /** The SQL client of a SQL store. */
 export const layerSqlClient = (store: Exclude<StoreConfig, { readonly kind: "memory" }>) => {
@@ -60,7 +66,7 @@ export const layerSqlClient = (store: Exclude<StoreConfig, { readonly kind: "mem
 }
 
 /** Every store port, as chosen by the configuration; SQL stores run their pending migrations as they open. */
-export const layerStore = (store: StoreConfig): Layer.Layer<Layer.Success<typeof layerMemory>, unknown> =>
+export const layerStore = (store: StoreConfig): Layer.Layer<StorePorts, SqlError | InvalidConfiguration> =>
   store.kind === "memory" ? layerMemory : layerFromClient(layerSqlClient(store))
 
 export interface ProviderSettings {
@@ -143,10 +149,10 @@ export const layerDomain = <ROut, E>(
 /** The domain over the configured store and providers. */
 export const layerConfiguredDomain = (config: AppConfig) =>
   Layer.unwrap(
-    Effect.map(loadMasterKey(config), (masterKey) =>
+    Effect.map(Effect.all([loadMasterKey(config), loadMcpConfig(config)]), ([masterKey, mcp]) =>
       layerDomain(layerStore(config.store), { registry: providerRegistry(config), masterKey }, {
         maxRenderBytes: config.maxRenderBytes
-      }, config.mcp))
+      }, mcp))
   )
 
 /** One JSON object a line on stderr, so that stdout stays free for command output. */
@@ -157,6 +163,26 @@ export const layerLogging = (level: AppConfig["logLevel"]) =>
   )
 
 export const DEFAULT_ORGANISATION = { organisationName: "Default", ownerEmail: "owner@localhost" }
+
+/** What `gateway-control bootstrap` prints and an engine's `bootstrap` answers; the key is shown this once. */
+export interface BootstrapOutput {
+  readonly organisation_id: string
+  readonly workspace_id: string
+  readonly user_id: string
+  /** The admin key (every scope), for the `x-service-api-key` header. */
+  readonly api_key: string
+}
+
+/** Bootstraps the empty store: the first organisation, its owner, a default workspace and an admin key. */
+export const bootstrapStore = (input: BootstrapInput) =>
+  Effect.flatMap(Effect.service(Bootstrap), (bootstrap) => bootstrap.run(input)).pipe(
+    Effect.map((result): BootstrapOutput => ({
+      organisation_id: result.organisation_id,
+      workspace_id: result.workspace_id,
+      user_id: result.user_id,
+      api_key: Redacted.value(result.api_key)
+    }))
+  )
 
 /** On an empty store, bootstraps and prints the admin key once, clearly marked, to stderr. */
 const layerBootstrapIfEmpty = Layer.effectDiscard(
@@ -190,21 +216,45 @@ const layerBootstrapIfEmpty = Layer.effectDiscard(
  */
 const REQUEST_CONTEXT_DEPTH = 32
 
+/** The context requests start from: the given one, flattened, with room for what a request adds. */
+export const requestBaseContext = <R>(context: Context.Context<R>) =>
+  Context.makeUnsafe<R>(new Map(context.mapUnsafe), { maxDepth: REQUEST_CONTEXT_DEPTH })
+
 /**
- * The HTTP server, routes served with our own edge instead of the default request logger. `HttpRouter.serve`
- * does the same but serves from the layer-built context; see `REQUEST_CONTEXT_DEPTH`.
+ * The whole API as one HTTP app: every route, the OpenAPI document and the docs page, with our own edge
+ * (envelope errors, input rules, request ids, client address, one log line a request) around them.
+ * Under `basePath` it serves the paths below that prefix (internal/Mount.ts).
+ */
+export const makeHttpApp = (
+  config: Pick<AppConfig, "maxBodyBytes" | "trustProxy"> & { readonly basePath?: Option.Option<string> },
+  /** More routes beside the API's, behind the same edge (`serve` adds the console). */
+  more: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty
+) => {
+  const routes = Layer.merge(layerRoutes({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }), more)
+  const basePath = config.basePath ?? Option.none()
+  // Built after the routes, so the mount runs inside the edge the routes installed.
+  return HttpRouter.toHttpEffect(
+    Option.isNone(basePath) ? routes : layerMount(basePath.value).pipe(Layer.provideMerge(routes))
+  )
+}
+
+/**
+ * The web console beside the API, unless `CONSOLE_ENABLED=false`. Only `serve` has it: its pages load their
+ * files from `/console` at the root, so an engine mounted under a prefix serves the API alone.
+ */
+export const layerConsoleRoutes = (config: Pick<AppConfig, "consoleEnabled">) =>
+  config.consoleEnabled ? layerConsole() : Layer.empty
+
+/**
+ * The HTTP server, serving `makeHttpApp` instead of `HttpRouter.serve` (which would add the default request
+ * logger, and serve from the layer-built context; see `REQUEST_CONTEXT_DEPTH`).
  */
 export const layerHttp = (config: AppConfig) =>
   Layer.effectDiscard(Effect.gen(function*() {
-    const httpApp = yield* HttpRouter.toHttpEffect(
-      layerRoutes({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy })
-    )
+    const httpApp = yield* makeHttpApp(config, layerConsoleRoutes(config))
     const server = yield* HttpServer.HttpServer
-    yield* Effect.updateContext(
-      server.serve(httpApp),
-      (context: Context.Context<never>) =>
-        Context.makeUnsafe(new Map(context.mapUnsafe), { maxDepth: REQUEST_CONTEXT_DEPTH })
-    )
+    yield* Effect.updateContext(server.serve(httpApp), (context: Context.Context<never>) =>
+      Context.makeUnsafe(requestBaseContext(context).mapUnsafe))
   })).pipe(HttpServer.withLogAddress)
 
 /**

@@ -2,18 +2,12 @@
  * The `gateway-control` command-line program.
  */
 import { migrate } from "@gateway-control/adapters-sql"
-import {
-  AlreadyBootstrapped,
-  Audit,
-  AuditChainBroken,
-  AuditCheckpoint,
-  Bootstrap,
-  InvalidRequest
-} from "@gateway-control/domain"
-import { Console, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { AlreadyBootstrapped, Audit, AuditChainBroken, AuditCheckpoint, InvalidRequest } from "@gateway-control/domain"
+import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
-import { layerConfiguredDomain, layerLogging, layerServe, layerSqlClient } from "./App.ts"
-import { type AppConfig, InvalidConfiguration, loadConfig } from "./AppConfig.ts"
+import { bootstrapStore, layerConfiguredDomain, layerLogging, layerServe, layerSqlClient } from "./App.ts"
+import { type AppConfig, loadConfig } from "./AppConfig.ts"
+import { InvalidConfiguration } from "./Settings.ts"
 
 type UserFacingError = AlreadyBootstrapped | InvalidRequest | InvalidConfiguration | AuditChainBroken
 
@@ -50,14 +44,8 @@ const bootstrap = Command.make(
   ({ organisationName, ownerEmail }) =>
     userFacing(Effect.gen(function*() {
       const config = yield* loadConfig
-      const result = yield* Effect.flatMap(Effect.service(Bootstrap), (b) => b.run({ organisationName, ownerEmail }))
-        .pipe(Effect.provide(layerCommand(config)))
-      yield* Console.log(JSON.stringify({
-        organisation_id: result.organisation_id,
-        workspace_id: result.workspace_id,
-        user_id: result.user_id,
-        api_key: Redacted.value(result.api_key)
-      }))
+      const result = yield* bootstrapStore({ organisationName, ownerEmail }).pipe(Effect.provide(layerCommand(config)))
+      yield* Console.log(JSON.stringify(result))
       if (config.store.kind === "memory") {
         yield* Console.error("gateway-control: note: GATEWAY_STORE=memory keeps nothing after this command exits.")
       }

@@ -13,7 +13,7 @@ import {
   sendTraced,
   unauthenticatedRecords
 } from "./support/AuditStores.ts"
-import { errorOf, jsonOf, type TestServer } from "./support/TestServer.ts"
+import { errorOf, type TestServer } from "./support/TestServer.ts"
 
 /** `{"a":{"a":…1…}}`, written out as text: no JSON encoder needs to recurse that deep. */
 const deepJson = (depth: number) => `${`{"a":`.repeat(depth)}1${"}".repeat(depth)}`
@@ -47,7 +47,7 @@ describe.each(AUDIT_TEST_STORES)("the audit log over the $name store", (store) =
 
     it("records a create by a key allowed to make it, holding U+0000, and creates nothing", async () => {
       const id = requestId()
-      const workspaceCount = async () => (await jsonOf(await server.request("/v1/workspaces"))).total
+      const workspaceCount = async () => (await server.api((client) => client.workspaces.list({ query: {} }))).total
       const before = await workspaceCount()
       const response = await sendTraced(server, "POST", "/v1/workspaces", `{"name":"nul\\u0000name"}`, { id })
       expect(response.status).toBe(400)
@@ -111,7 +111,7 @@ describe.each(AUDIT_TEST_STORES)("the audit log over the $name store", (store) =
 
     it("a mutating call with a revoked key: 401, filed under the key's organisation", async () => {
       const revoked = await narrowKey(server, ["workspaces.create"])
-      expect((await server.send("DELETE", `/v1/api-keys/${revoked.id}`, undefined)).status).toBe(200)
+      await server.api((client) => client.apiKeys.revoke({ params: { id: revoked.id } }))
       const id = requestId()
       const response = await sendTraced(server, "POST", "/v1/workspaces", JSON.stringify({ name: "late" }), {
         key: revoked.key,
@@ -174,10 +174,9 @@ describe.each(AUDIT_TEST_STORES)("the audit log over the $name store", (store) =
       } finally {
         await auditDown(false)
       }
-      const listed = await jsonOf(await server.request("/v1/workspaces?page_size=1000"))
-      expect((listed.data as Array<{ slug: string }>).map((w) => w.slug)).not.toContain("unaudited")
       // Reads need no record and go on working.
-      expect((await server.request("/v1/workspaces")).status).toBe(200)
+      const listed = await server.api((client) => client.workspaces.list({ query: { page_size: 1000 } }))
+      expect(listed.data.map((w) => w.slug)).not.toContain("unaudited")
     })
   })
 })

@@ -1,3 +1,4 @@
+import type { GatewayControlClientShape } from "@gateway-control/client"
 import { ApiKeys, ApiKeyStore, KEY_CACHE_TTL_MS } from "@gateway-control/domain"
 import { DateTime, Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -9,6 +10,10 @@ beforeAll(async () => {
   server = await startTestServer()
 })
 afterAll(() => server.close())
+
+// What the header holds is tested over raw HTTP; what a key may do goes through the typed client, where a refusal's
+// `_tag` stands for its status (`Unauthorized` 401, `ForbiddenError` 403, `NotFoundError` 404).
+const listWorkspaces = (client: GatewayControlClientShape) => client.workspaces.list({ query: {} })
 
 const issueKey = (expiresAt: string | null) =>
   server.runtime.runPromise(
@@ -49,10 +54,10 @@ describe("the x-service-api-key middleware", () => {
   it("answers 401 once a key is revoked, at once, even right after it was used", async () => {
     const issued = await issueKey(null)
     const key = Redacted.value(issued.plaintext)
-    expect((await server.request("/v1/workspaces", { key })).status).toBe(200)
-    expect((await server.request(`/v1/api-keys/${issued.key.id}`, { method: "DELETE" })).status).toBe(200)
-    const error = await errorOf(await server.request("/v1/workspaces", { key }))
-    expect(error).toMatchObject({ status: 401, code: "unauthenticated" })
+    await server.api(listWorkspaces, key)
+    await server.api((client) => client.apiKeys.revoke({ params: { id: issued.key.id } }))
+    const error = await server.refusal(listWorkspaces, key)
+    expect(error).toMatchObject({ _tag: "Unauthorized", code: "unauthenticated" })
     expect(error.message).toMatch(/revoked/)
   })
 
@@ -64,16 +69,16 @@ describe("the x-service-api-key middleware", () => {
       const keyId = (await own.runtime.runPromise(
         Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(Redacted.make(key)))
       )).keyId
-      expect((await own.request("/v1/workspaces", { key })).status).toBe(200)
+      await own.api(listWorkspaces, key)
       // Another process revokes it in the shared store; this one learns of it when its cache entry lapses.
       await own.runtime.runPromise(
         Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.revoke(keyId, new Date().toISOString()))
       )
-      expect((await own.request("/v1/workspaces", { key })).status).toBe(200)
+      await own.api(listWorkspaces, key)
       time.advance(KEY_CACHE_TTL_MS / 2)
-      expect((await own.request("/v1/workspaces", { key })).status).toBe(200)
+      await own.api(listWorkspaces, key)
       time.advance(KEY_CACHE_TTL_MS / 2)
-      expect((await own.request("/v1/workspaces", { key })).status).toBe(401)
+      expect((await own.refusal(listWorkspaces, key))._tag).toBe("Unauthorized")
     } finally {
       await own.close()
     }
@@ -82,43 +87,35 @@ describe("the x-service-api-key middleware", () => {
   it("answers 401 for an expired key and 200 for one that expires later", async () => {
     const now = DateTime.nowUnsafe()
     const expired = await issueKey(DateTime.formatIso(DateTime.subtract(now, { seconds: 1 })))
-    const error = await errorOf(await server.request("/v1/workspaces", { key: Redacted.value(expired.plaintext) }))
-    expect(error).toMatchObject({ status: 401, code: "unauthenticated" })
+    const error = await server.refusal(listWorkspaces, Redacted.value(expired.plaintext))
+    expect(error).toMatchObject({ _tag: "Unauthorized", code: "unauthenticated" })
     expect(error.message).toMatch(/expired/)
 
     const later = await issueKey(DateTime.formatIso(DateTime.add(now, { hours: 1 })))
-    expect((await server.request("/v1/workspaces", { key: Redacted.value(later.plaintext) })).status).toBe(200)
+    await server.api(listWorkspaces, Redacted.value(later.plaintext))
   })
 
   it("keeps a workspace key inside its own workspace", async () => {
     const issued = await issueKey(null)
     const key = Redacted.value(issued.plaintext)
-    const created = await server.request("/v1/workspaces", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: "Other team" })
-    })
-    expect(created.status).toBe(201)
-    const other = await jsonOf(created)
-    expect((await server.request(`/v1/workspaces/${server.workspaceId}`, { key })).status).toBe(200)
+    const other = await server.api((client) => client.workspaces.create({ payload: { name: "Other team" } }))
+    const read = (workspaceId: string) => (client: GatewayControlClientShape) =>
+      client.workspaces.get({ params: { workspaceId } })
+    await server.api(read(server.workspaceId), key)
     // Another workspace is out of the key's sight: not found, like another organisation's.
-    const denied = await errorOf(await server.request(`/v1/workspaces/${other.id}`, { key }))
-    expect(denied).toMatchObject({ status: 404, code: "not_found" })
-    const listed = await jsonOf(await server.request("/v1/workspaces", { key }))
-    expect(listed.data.map((w: { id: string }) => w.id)).toEqual([server.workspaceId])
+    const denied = await server.refusal(read(other.id), key)
+    expect(denied).toMatchObject({ _tag: "NotFoundError", code: "not_found" })
+    const listed = await server.api(listWorkspaces, key)
+    expect(listed.data.map((w) => w.id)).toEqual([server.workspaceId])
   })
 
   it("denies an action whose scope the key lacks, naming the scope", async () => {
     const issued = await issueKey(null)
-    const error = await errorOf(
-      await server.request("/v1/workspaces", {
-        key: Redacted.value(issued.plaintext),
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ name: "Not allowed" })
-      })
+    const error = await server.refusal(
+      (client) => client.workspaces.create({ payload: { name: "Not allowed" } }),
+      Redacted.value(issued.plaintext)
     )
-    expect(error).toMatchObject({ status: 403, code: "forbidden" })
+    expect(error).toMatchObject({ _tag: "ForbiddenError", code: "forbidden" })
     expect(error.message).toContain("workspaces.create")
   })
 

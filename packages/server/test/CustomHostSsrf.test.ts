@@ -5,7 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeProvider, startFakeProvider } from "./support/FakeProvider.ts"
-import { type FineTuningGateway, startFineTuningGateway } from "./support/FineTuningGateway.ts"
+import {
+  createConfig,
+  createVirtualKey,
+  type FineTuningGateway,
+  startFineTuningGateway
+} from "./support/FineTuningGateway.ts"
 import { availableStores, errorOf, jsonOf } from "./support/TestServer.ts"
 
 const PUBLIC_V4 = "1.1.1.1"
@@ -99,17 +104,16 @@ describe.each(availableStores)("custom hosts on %s", (store) => {
 
   it("refuses the reported host wherever a custom host comes from: header, virtual key, config, inline config", async () => {
     const host = `http://[::ffff:127.0.0.1]:${inside.port}/v1`
-    expect(
-      (await gateway.create("/v1/virtual-keys", {
-        name: "mapped",
-        slug: "mapped",
-        provider: "openai",
-        key: "sk-good",
-        custom_host: host
-      })).status
-    ).toBe(201)
+    // Stored through the typed client: each must be created (201 with the declared body).
+    await gateway.api(createVirtualKey({
+      name: "mapped",
+      slug: "mapped",
+      provider: "openai",
+      key: "sk-good",
+      custom_host: host
+    }))
     const config = { provider: "openai", api_key: "sk-good", custom_host: host }
-    expect((await gateway.create("/v1/configs", { name: "mapped", slug: "mapped", config })).status).toBe(201)
+    await gateway.api(createConfig({ name: "mapped", slug: "mapped", config }))
     const calls: ReadonlyArray<readonly [Record<string, string>, string]> = [
       [headerCall(host), "x-service-custom-host"],
       [{ "x-service-virtual-key": "mapped" }, "x-service-virtual-key"],

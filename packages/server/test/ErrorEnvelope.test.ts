@@ -90,6 +90,25 @@ describe("the error envelope", () => {
     expect((await errorOf(await server.request("/", { key: null }))).code).toBe("not_found")
   })
 
+  // The error classes carry a `_tag` for clients to catch on (adapters-http/src/ApiErrors.ts); it is no part of
+  // the envelope, on the wire or in the OpenAPI document.
+  it("holds success and error only, in answers and in the OpenAPI document", async () => {
+    const fromHandler = await server.request("/v1/prompts/prompt_nope")
+    expect(fromHandler.status).toBe(404)
+    const fromDecoding = await server.request("/v1/workspaces?page_size=0")
+    expect(fromDecoding.status).toBe(400)
+    for (const response of [fromHandler, fromDecoding]) {
+      expect(await jsonOf(response)).toEqual({
+        success: false,
+        error: { code: expect.any(String), message: expect.any(String), param: expect.toBeOneOf([null, "page_size"]) }
+      })
+    }
+    const document = await jsonOf(await server.request("/v1/openapi.json", { key: null }))
+    const notFound = document.paths["/v1/prompts/{promptId}"].get.responses["404"].content["application/json"].schema
+    const schema = notFound.$ref === undefined ? notFound : document.components.schemas[notFound.$ref.split("/").pop()]
+    expect(Object.keys(schema.properties)).toEqual(["success", "error"])
+  })
+
   it("answers a duplicate slug with 409 conflict and keeps one workspace", async () => {
     const first = await post("/v1/workspaces", JSON.stringify({ name: "Dup", slug: "dup" }))
     expect(first.status).toBe(201)

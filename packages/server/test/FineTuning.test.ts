@@ -3,6 +3,7 @@ import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { providerRegistry } from "../src/App.ts"
 import { type FakeProvider, startFakeProvider } from "./support/FakeProvider.ts"
+import { createConfig, createVirtualKey } from "./support/FineTuningGateway.ts"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer
@@ -12,10 +13,19 @@ let configHost: FakeProvider
 let keyHost: FakeProvider
 let workspaceKey: string
 
-const send = (method: string, path: string, body: unknown, key?: string) => server.send(method, path, body, key)
-
+// Stored keys, configs and API keys are made through the typed client (a success is a 201 with the declared body,
+// a refusal's `_tag` stands for its status). The job listing stays raw HTTP: the provider is chosen by headers.
 const jobs = (headers: Record<string, string>, query = "", key = workspaceKey) =>
   server.request(`/v1/fine_tuning/jobs${query}`, { key, headers })
+
+/** A workspace service key of the server's workspace with `scopes`. */
+const createWorkspaceKey = (name: string, scopes: Array<string>) =>
+  server.api((client) =>
+    client.apiKeys.create({
+      params: { type: "workspace", subType: "service" },
+      payload: { name, workspace_id: server.workspaceId, scopes }
+    })
+  )
 
 beforeAll(async () => {
   ;[primary, custom, configHost, keyHost] = await Promise.all(
@@ -31,38 +41,35 @@ beforeAll(async () => {
       masterKey: new Uint8Array(randomBytes(32))
     }
   })
-  const created = await jsonOf(
-    await send("POST", "/v1/api-keys/workspace/service", {
-      name: "ft",
-      workspace_id: server.workspaceId,
-      scopes: [
-        "completions.write",
-        "virtual_keys.create",
-        "virtual_keys.read",
-        "virtual_keys.list",
-        "configs.create",
-        "configs.read"
-      ]
-    })
+  workspaceKey = (await createWorkspaceKey("ft", [
+    "completions.write",
+    "virtual_keys.create",
+    "virtual_keys.read",
+    "virtual_keys.list",
+    "configs.create",
+    "configs.read"
+  ])).key
+  await server.api(createVirtualKey({ name: "main", slug: "main", provider: "openai", key: "sk-good" }), workspaceKey)
+  await server.api(
+    createVirtualKey({
+      name: "hosted",
+      slug: "hosted",
+      provider: "openai",
+      key: "sk-good",
+      custom_host: keyHost.baseUrl
+    }),
+    workspaceKey
   )
-  workspaceKey = created.key
-  const vk = (body: Record<string, unknown>) =>
-    send("POST", "/v1/virtual-keys", { provider: "openai", ...body }, workspaceKey)
-  expect((await vk({ name: "main", slug: "main", key: "sk-good" })).status).toBe(201)
-  expect((await vk({ name: "hosted", slug: "hosted", key: "sk-good", custom_host: keyHost.baseUrl })).status).toBe(201)
-  const config = (body: Record<string, unknown>) => send("POST", "/v1/configs", body, workspaceKey)
-  expect((await config({ name: "direct", slug: "direct", config: { provider: "openai", api_key: "sk-good" } })).status)
-    .toBe(201)
-  expect((await config({ name: "via key", slug: "via-key", config: { virtual_key: "hosted" } })).status).toBe(201)
-  expect((await config({ name: "host only", slug: "host-only", config: { custom_host: configHost.baseUrl } })).status)
-    .toBe(201)
-  expect(
-    (await config({
-      name: "slow",
-      slug: "slow",
-      config: { provider: "openai", api_key: "sk-slow", request_timeout: 300 }
-    })).status
-  ).toBe(201)
+  for (
+    const config of [
+      { name: "direct", slug: "direct", config: { provider: "openai", api_key: "sk-good" } },
+      { name: "via key", slug: "via-key", config: { virtual_key: "hosted" } },
+      { name: "host only", slug: "host-only", config: { custom_host: configHost.baseUrl } },
+      { name: "slow", slug: "slow", config: { provider: "openai", api_key: "sk-slow", request_timeout: 300 } }
+    ]
+  ) {
+    await server.api(createConfig(config), workspaceKey)
+  }
 })
 afterAll(async () => {
   await server.close()
@@ -160,13 +167,7 @@ describe("choosing the provider", () => {
 
   it("is for workspace keys with completions.write", async () => {
     expect((await errorOf(await jobs({ "x-service-virtual-key": "main" }, "", server.adminKey))).status).toBe(403)
-    const narrow = await jsonOf(
-      await send("POST", "/v1/api-keys/workspace/service", {
-        name: "no write",
-        workspace_id: server.workspaceId,
-        scopes: ["virtual_keys.read"]
-      })
-    )
+    const narrow = await createWorkspaceKey("no write", ["virtual_keys.read"])
     const denied = await errorOf(await jobs({ "x-service-virtual-key": "main" }, "", narrow.key))
     expect(denied.status).toBe(403)
     expect(denied.message).toContain("completions.write")
@@ -250,26 +251,27 @@ describe("custom hosts and SSRF", () => {
   })
 
   it("applies the same rule to stored virtual keys and configs, at use time", async () => {
-    await send("POST", "/v1/virtual-keys", {
-      name: "inside",
-      slug: "inside",
-      provider: "openai",
-      key: "sk-good",
-      custom_host: "http://127.0.0.1:1/v1"
-    }, workspaceKey)
+    await server.api(
+      createVirtualKey({
+        name: "inside",
+        slug: "inside",
+        provider: "openai",
+        key: "sk-good",
+        custom_host: "http://127.0.0.1:1/v1"
+      }),
+      workspaceKey
+    )
     expect((await errorOf(await jobs({ "x-service-virtual-key": "inside" }))).status).toBe(400)
   })
 })
 
 describe("stored provider keys", () => {
   it("are masked on every read and redacted in the audit log", async () => {
-    const created = await jsonOf(
-      await send("POST", "/v1/virtual-keys", {
-        name: "secret one",
-        provider: "openai",
-        key: "sk-live-1234567890abcdef"
-      }, workspaceKey)
+    const created = await server.api(
+      createVirtualKey({ name: "secret one", provider: "openai", key: "sk-live-1234567890abcdef" }),
+      workspaceKey
     )
+    // Raw HTTP: what the bodies hold, beyond what the schemas decode.
     const read = await jsonOf(await server.request(`/v1/virtual-keys/${created.id}`, { key: workspaceKey }))
     expect(read.masked_key).toBe("sk-l****cdef")
     expect(JSON.stringify(read)).not.toContain("1234567890")
@@ -286,37 +288,33 @@ describe("stored provider keys", () => {
   })
 
   it("refuses unknown providers, bad hosts and configs with more than one target", async () => {
-    expect(
-      (await errorOf(
-        await send("POST", "/v1/virtual-keys", { name: "x", provider: "acme-ai", key: "k" }, workspaceKey)
-      )).param
-    ).toBe("provider")
-    expect(
-      (await errorOf(
-        await send(
-          "POST",
-          "/v1/virtual-keys",
-          { name: "y", provider: "openai", key: "k", custom_host: "ftp://x" },
-          workspaceKey
-        )
-      )).param
-    ).toBe("custom_host")
-    const twoTargets = await errorOf(
-      await send("POST", "/v1/configs", {
+    const unknownProvider = await server.refusal(
+      createVirtualKey({ name: "x", provider: "acme-ai", key: "k" }),
+      workspaceKey
+    )
+    expect(unknownProvider).toMatchObject({ _tag: "BadRequest", param: "provider" })
+    const badHost = await server.refusal(
+      createVirtualKey({ name: "y", provider: "openai", key: "k", custom_host: "ftp://x" }),
+      workspaceKey
+    )
+    expect(badHost).toMatchObject({ _tag: "BadRequest", param: "custom_host" })
+    const twoTargets = await server.refusal(
+      createConfig({
         name: "two",
         config: { targets: [{ provider: "openai", api_key: "a" }, { provider: "openai", api_key: "b" }] }
-      }, workspaceKey)
+      }),
+      workspaceKey
     )
-    expect(twoTargets).toMatchObject({ status: 400 })
+    expect(twoTargets).toMatchObject({ _tag: "BadRequest" })
     expect(twoTargets.message).toBe("Maximum one target is allowed for fine_tuning requests")
-    expect(
-      (await errorOf(await send("POST", "/v1/configs", { name: "odd", config: { retries: 3 } }, workspaceKey))).param
-    ).toBe("config.retries")
+    const oddConfig = await server.refusal(createConfig({ name: "odd", config: { retries: 3 } }), workspaceKey)
+    expect(oddConfig).toMatchObject({ _tag: "BadRequest", param: "config.retries" })
   })
 })
 
 describe("the official openai client", () => {
   it("walks every page with auto-pagination", async () => {
+    // #region readme-openai
     const client = new OpenAI({
       apiKey: "sk-good",
       baseURL: `${server.baseUrl}/v1`,
@@ -325,6 +323,7 @@ describe("the official openai client", () => {
     })
     const seen: Array<string> = []
     for await (const job of client.fineTuning.jobs.list({ limit: 3 })) seen.push(job.id)
+    // #endregion readme-openai
     expect(seen).toEqual(Array.from({ length: 7 }, (_, i) => `ftjob-primary-${String(i).padStart(3, "0")}`))
     const pageRequests = primary.requests.filter((r) => r.url.includes("limit=3"))
     expect(pageRequests.length).toBe(3)

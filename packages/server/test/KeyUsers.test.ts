@@ -3,11 +3,23 @@
  * is not below theirs; the key stops working when its user leaves the workspace; every key records who
  * created it. On every store, since membership and creators live in the store.
  */
-import { ApiKeys, Organisation, OrganisationStore, User, UserStore } from "@gateway-control/domain"
+import type { GatewayControlClientShape } from "@gateway-control/client"
+import {
+  ApiKeys,
+  Organisation,
+  type OrganisationRole,
+  OrganisationStore,
+  User,
+  UserStore,
+  type WorkspaceRole
+} from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { testStores } from "./support/Stores.ts"
-import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
+import { startTestServer, type TestServer } from "./support/TestServer.ts"
+
+// Every call goes through the typed client: a success must have its declared status and shape, and a refusal's
+// `_tag` stands for its status (`BadRequest` 400, `Unauthorized` 401, `ForbiddenError` 403, `NotFoundError` 404).
 
 const MANAGER_SCOPES = [
   "workspace_user_api_keys.create",
@@ -27,33 +39,43 @@ describe.each(testStores)("whose name a key carries, on the $name store", ({ lay
   let outsideAdmin: string
   let managerKey: { readonly id: string; readonly key: string }
 
-  const post = (path: string, body: unknown, key?: string) => server.send("POST", path, body, key)
-  const idOf = async (response: Response) => (await jsonOf(response)).id as string
-  const createUser = (email: string, role: string) => post("/v1/users", { email, role }).then(idOf)
-  const addMember = async (workspace: string, userId: string, role: string) => {
-    const response = await post(`/v1/workspaces/${workspace}/members`, { user_id: userId, role })
-    expect(response.status).toBe(201)
-  }
-  const removeMember = async (workspace: string, userId: string) => {
-    const response = await server.send("DELETE", `/v1/workspaces/${workspace}/members/${userId}`, undefined)
-    expect(response.status).toBe(200)
-  }
-  /** A workspace/user key in `workspaceId`; with the bootstrap admin key unless `key` is given. */
-  const userKey = (userId: string | undefined, key?: string, scopes = ["workspaces.read"]) =>
-    post("/v1/api-keys/workspace/user", { name: "named", scopes, workspace_id: workspaceId, user_id: userId }, key)
-  const created = async (response: Response) => {
-    const body = await jsonOf(response)
-    expect(response.status, JSON.stringify(body)).toBe(201)
-    return { id: body.id as string, key: body.key as string }
-  }
-  const readKey = async (id: string) => jsonOf(await server.request(`/v1/api-keys/${id}`))
+  const createWorkspace = async (name: string) =>
+    (await server.api((client) => client.workspaces.create({ payload: { name } }))).id
+  const createUser = async (email: string, role: OrganisationRole) =>
+    (await server.api((client) => client.users.create({ payload: { email, role } }))).id
+  const addMember = (workspace: string, userId: string, role: WorkspaceRole) =>
+    server.api((client) =>
+      client.users.addMember({ params: { workspaceId: workspace }, payload: { user_id: userId, role } })
+    )
+  const removeMember = (workspace: string, userId: string) =>
+    server.api((client) => client.users.removeMember({ params: { workspaceId: workspace, userId } }))
+  /** Creates a workspace/user key in `workspace` (`workspaceId` by default); its user is the caller's when absent. */
+  const userKeyCall =
+    (userId: string | undefined, scopes = ["workspaces.read"], workspace?: string) =>
+    (client: GatewayControlClientShape) =>
+      client.apiKeys.create({
+        params: { type: "workspace", subType: "user" },
+        payload: {
+          name: "named",
+          scopes,
+          workspace_id: workspace ?? workspaceId,
+          ...(userId === undefined ? {} : { user_id: userId })
+        }
+      })
+  /** A workspace/user key that must be created, with the bootstrap admin key unless `key` is given. */
+  const userKey = (userId: string | undefined, key?: string, scopes?: Array<string>) =>
+    server.api(userKeyCall(userId, scopes), key)
+  const readKey = (id: string) => server.api((client) => client.apiKeys.get({ params: { id } }))
   const keysInWorkspace = async () =>
-    (await jsonOf(await server.request(`/v1/api-keys?workspace_id=${workspaceId}&page_size=1000`))).total as number
-  const works = async (key: string) => (await server.request(`/v1/workspaces/${workspaceId}`, { key })).status
+    (await server.api((client) => client.apiKeys.list({ query: { workspace_id: workspaceId, page_size: 1000 } })))
+      .total
+  /** Reads a workspace with `key`, which must be let in. */
+  const readWorkspace = (key: string, workspace = workspaceId) =>
+    server.api((client) => client.workspaces.get({ params: { workspaceId: workspace } }), key)
 
   beforeAll(async () => {
     server = await startTestServer({ store: layer() })
-    workspaceId = await post("/v1/workspaces", { name: "Team" }).then(idOf)
+    workspaceId = await createWorkspace("Team")
     manager = await createUser("manager@example.com", "member")
     otherManager = await createUser("other-manager@example.com", "member")
     member = await createUser("member@example.com", "member")
@@ -66,7 +88,7 @@ describe.each(testStores)("whose name a key carries, on the $name store", ({ lay
     // The owner and the admin are plain members here: their organisation role still ranks above a manager.
     await addMember(workspaceId, server.ownerId, "member")
     await addMember(workspaceId, orgAdmin, "member")
-    managerKey = await created(await userKey(manager, undefined, MANAGER_SCOPES))
+    managerKey = await userKey(manager, undefined, MANAGER_SCOPES)
   }, 60_000)
   afterAll(() => server?.close())
 
@@ -76,34 +98,39 @@ describe.each(testStores)("whose name a key carries, on the $name store", ({ lay
       ["an organisation admin", () => orgAdmin, /organisation admin/]
     ])("may not name %s, and the refusal creates nothing", async (_, target, role) => {
       const before = await keysInWorkspace()
-      const refused = await errorOf(await userKey(target(), managerKey.key))
-      expect(refused).toMatchObject({ status: 403, code: "forbidden" })
+      const refused = await server.refusal(userKeyCall(target()), managerKey.key)
+      expect(refused).toMatchObject({ _tag: "ForbiddenError", code: "forbidden" })
       expect(refused.message).toMatch(role)
       expect(await keysInWorkspace()).toBe(before)
     })
 
     it("names itself (also by default), another manager or a member, and those keys work", async () => {
       for (const target of [manager, undefined, otherManager, member]) {
-        const key = await created(await userKey(target, managerKey.key))
+        const key = await userKey(target, managerKey.key)
         expect((await readKey(key.id)).user_id).toBe(target ?? manager)
-        expect(await works(key.key)).toBe(200)
+        await readWorkspace(key.key)
       }
     })
 
     it("cannot get round the rule through a workspace service key it made", async () => {
-      const service = await created(
-        await post("/v1/api-keys/workspace/service", { name: "svc", scopes: MANAGER_SCOPES }, managerKey.key)
+      const service = await server.api(
+        (client) =>
+          client.apiKeys.create({
+            params: { type: "workspace", subType: "service" },
+            payload: { name: "svc", scopes: MANAGER_SCOPES }
+          }),
+        managerKey.key
       )
-      const refused = await errorOf(await userKey(server.ownerId, service.key))
-      expect(refused).toMatchObject({ status: 403, code: "forbidden" })
-      await created(await userKey(member, service.key))
+      const refused = await server.refusal(userKeyCall(server.ownerId), service.key)
+      expect(refused).toMatchObject({ _tag: "ForbiddenError", code: "forbidden" })
+      await userKey(member, service.key)
     })
   })
 
   describe("an owner's or admin's key", () => {
     it("names any member of the workspace, whatever their role", async () => {
       for (const target of [server.ownerId, orgAdmin, manager, member]) {
-        await created(await userKey(target))
+        await userKey(target)
       }
       const adminsKey = await server.runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) =>
         keys.issue({
@@ -116,7 +143,7 @@ describe.each(testStores)("whose name a key carries, on the $name store", ({ lay
           scopes: ["workspace_user_api_keys.create", "workspaces.read"],
           expiresAt: null
         })))
-      await created(await userKey(server.ownerId, Redacted.value(adminsKey.plaintext)))
+      await userKey(server.ownerId, Redacted.value(adminsKey.plaintext))
     })
   })
 
@@ -125,8 +152,8 @@ describe.each(testStores)("whose name a key carries, on the $name store", ({ lay
       const before = await keysInWorkspace()
       for (const key of [undefined, managerKey.key]) {
         for (const target of [outsider, outsideAdmin]) {
-          const refused = await errorOf(await userKey(target, key))
-          expect(refused).toMatchObject({ status: 400, code: "invalid_request", param: "user_id" })
+          const refused = await server.refusal(userKeyCall(target), key)
+          expect(refused).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "user_id" })
           expect(refused.message).toMatch(/not a member/)
         }
       }
@@ -156,7 +183,7 @@ describe.each(testStores)("whose name a key carries, on the $name store", ({ lay
         return user.id
       }))
       for (const userId of ["no-such-user", stranger]) {
-        expect(await errorOf(await userKey(userId))).toMatchObject({ status: 404, code: "not_found" })
+        expect(await server.refusal(userKeyCall(userId))).toMatchObject({ _tag: "NotFoundError", code: "not_found" })
       }
     })
   })
@@ -165,48 +192,47 @@ describe.each(testStores)("whose name a key carries, on the $name store", ({ lay
     it("answers 401 at once, even right after it was used, and works again if the user is added back", async () => {
       const leaver = await createUser("leaver@example.com", "member")
       await addMember(workspaceId, leaver, "manager")
-      const key = await created(await userKey(leaver))
-      expect(await works(key.key)).toBe(200)
+      const key = await userKey(leaver)
+      await readWorkspace(key.key)
       await removeMember(workspaceId, leaver)
-      const refused = await errorOf(await server.request(`/v1/workspaces/${workspaceId}`, { key: key.key }))
-      expect(refused).toMatchObject({ status: 401, code: "unauthenticated" })
+      const refused = await server.refusal(
+        (client) => client.workspaces.get({ params: { workspaceId } }),
+        key.key
+      )
+      expect(refused).toMatchObject({ _tag: "Unauthorized", code: "unauthenticated" })
       expect(refused.message).toMatch(/no longer a member/)
       await addMember(workspaceId, leaver, "member")
-      expect(await works(key.key)).toBe(200)
+      await readWorkspace(key.key)
     })
 
     it("applies to the organisation owner's key too", async () => {
-      const elsewhere = await post("/v1/workspaces", { name: "Elsewhere" }).then(idOf)
+      const elsewhere = await createWorkspace("Elsewhere")
       await addMember(elsewhere, server.ownerId, "manager")
-      const key = await created(
-        await post("/v1/api-keys/workspace/user", {
-          name: "owner's",
-          scopes: ["workspaces.read"],
-          workspace_id: elsewhere,
-          user_id: server.ownerId
-        })
-      )
-      expect((await server.request(`/v1/workspaces/${elsewhere}`, { key: key.key })).status).toBe(200)
+      const key = await server.api(userKeyCall(server.ownerId, ["workspaces.read"], elsewhere))
+      await readWorkspace(key.key, elsewhere)
       await removeMember(elsewhere, server.ownerId)
-      expect((await server.request(`/v1/workspaces/${elsewhere}`, { key: key.key })).status).toBe(401)
+      const refused = await server.refusal(
+        (client) => client.workspaces.get({ params: { workspaceId: elsewhere } }),
+        key.key
+      )
+      expect(refused._tag).toBe("Unauthorized")
     })
 
     it("loses manager rights at once when its user is made a plain member", async () => {
       const demoted = await createUser("demoted@example.com", "member")
       await addMember(workspaceId, demoted, "manager")
-      const key = await created(await userKey(demoted, undefined, MANAGER_SCOPES))
-      await created(await userKey(demoted, key.key))
+      const key = await userKey(demoted, undefined, MANAGER_SCOPES)
+      await userKey(demoted, key.key)
       await addMember(workspaceId, demoted, "member")
-      const refused = await errorOf(await userKey(demoted, key.key))
-      expect(refused).toMatchObject({ status: 403, code: "forbidden" })
+      const refused = await server.refusal(userKeyCall(demoted), key.key)
+      expect(refused).toMatchObject({ _tag: "ForbiddenError", code: "forbidden" })
       expect(refused.message).toMatch(/manager/)
     })
   })
 
   describe("who created a key", () => {
     it("shows on reads and lists, null for the bootstrap key, and in the create record of the audit log", async () => {
-      const all: Array<{ readonly id: string; readonly name: string }> =
-        (await jsonOf(await server.request("/v1/api-keys?page_size=1000"))).data
+      const all = (await server.api((client) => client.apiKeys.list({ query: { page_size: 1000 } }))).data
       const bootstrapKey = all.find((k) => k.name === "Bootstrap admin key")
       expect(bootstrapKey).toMatchObject({ created_by_user_id: null, created_by_api_key_id: null })
       expect(await readKey(managerKey.id)).toMatchObject({
@@ -214,14 +240,17 @@ describe.each(testStores)("whose name a key carries, on the $name store", ({ lay
         created_by_api_key_id: bootstrapKey?.id
       })
 
-      const made = await created(await userKey(member, managerKey.key))
+      const made = await userKey(member, managerKey.key)
       const creator = { created_by_user_id: manager, created_by_api_key_id: managerKey.id }
       expect(await readKey(made.id)).toMatchObject({ user_id: member, ...creator })
-      const listed = await jsonOf(await server.request(`/v1/api-keys?workspace_id=${workspaceId}&page_size=1000`))
-      expect(listed.data.find((k: { id: string }) => k.id === made.id)).toMatchObject(creator)
+      const listed = await server.api((client) =>
+        client.apiKeys.list({ query: { workspace_id: workspaceId, page_size: 1000 } })
+      )
+      expect(listed.data.find((k) => k.id === made.id)).toMatchObject(creator)
 
-      const records: Array<{ readonly resource_id: string | null }> =
-        (await jsonOf(await server.request("/v1/audit-logs?page_size=1000&resource_type=api_key"))).records
+      const records = (await server.api((client) =>
+        client.auditLogs.list({ query: { page_size: 1000, resource_type: "api_key" } })
+      )).records
       const record = records.find((r) => r.resource_id === made.id)
       expect(record).toMatchObject({
         action: "create",

@@ -7,6 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { loadConfig } from "../src/AppConfig.ts"
 import { loadMcpConfig } from "../src/McpConfig.ts"
 import { type McpGateway, startMcpGateway } from "./support/McpGateway.ts"
 import { type SdkMcpServer, startSdkMcpServer } from "./support/SdkMcpServer.ts"
@@ -14,10 +15,13 @@ import { errorOf, jsonOf } from "./support/TestServer.ts"
 
 const TOKEN = "ghp_secret_0123456789"
 
+/** The configuration from these variables, then its MCP settings with the secrets read, as `serve` does. */
 const loadWith = (env: Record<string, string>) =>
   Effect.runPromise(
     Effect.result(
-      loadMcpConfig.pipe(Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env })))
+      Effect.flatMap(loadConfig, loadMcpConfig).pipe(
+        Effect.provideService(ConfigProvider.ConfigProvider, ConfigProvider.fromEnv({ env }))
+      )
     )
   )
 
@@ -32,8 +36,7 @@ describe("MCP_SECRETS_FILE", () => {
   it("reads secrets with the hosts they may go to, and the MCP settings", async () => {
     const path = file("good.json", JSON.stringify({ github: { value: { token: TOKEN }, hosts: ["API.github.com"] } }))
     const loaded = await loadWith({ MCP_SECRETS_FILE: path, MCP_TIMEOUT_MS: "1500", MCP_HEALTH_INTERVAL_MS: "0" })
-    expect(loaded._tag).toBe("Success")
-    if (loaded._tag !== "Success") return
+    if (loaded._tag !== "Success") throw new Error(`expected the configuration to load: ${loaded.failure.message}`)
     expect(loaded.success).toMatchObject({ timeoutMs: 1500, healthIntervalMs: 0, unhealthyAfter: 3 })
     const secret = loaded.success.secrets.get("github")!
     expect(secret.hosts).toEqual(["api.github.com"])
@@ -41,21 +44,20 @@ describe("MCP_SECRETS_FILE", () => {
     expect(JSON.stringify(loaded.success)).not.toContain(TOKEN)
   })
 
-  it("stops the start on a file it cannot use, without quoting it", async () => {
+  it("stops the start on a file it cannot use, or a bad MCP setting, without quoting a secret", async () => {
     const bad = file("bad.json", `{"github": {"value": "${TOKEN}"}}`)
     for (const env of [{ MCP_SECRETS_FILE: bad }, { MCP_SECRETS_FILE: join(dir, "missing.json") }]) {
       const loaded = await loadWith(env)
-      expect(loaded._tag).toBe("Failure")
-      if (loaded._tag === "Failure") {
-        expect(loaded.failure.message).toContain("MCP_SECRETS_FILE")
-        expect(loaded.failure.message).not.toContain(TOKEN)
-      }
+      if (loaded._tag !== "Failure") throw new Error("expected the secrets file to be refused")
+      expect(loaded.failure.message).toContain("MCP_SECRETS_FILE")
+      expect(loaded.failure.message).not.toContain(TOKEN)
     }
     for (
       const [name, value] of [["MCP_TIMEOUT_MS", "0"], ["MCP_UNHEALTHY_AFTER", "0"], ["MCP_HEALTH_INTERVAL_MS", "-1"]]
     ) {
       const loaded = await loadWith({ [name]: value })
-      expect(loaded._tag === "Failure" && loaded.failure.message).toContain(name)
+      if (loaded._tag !== "Failure") throw new Error(`expected ${name}=${value} to be refused`)
+      expect(loaded.failure.setting).toBe(name)
     }
   })
 })

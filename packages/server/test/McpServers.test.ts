@@ -1,32 +1,41 @@
+import type { CreateMcpServer } from "@gateway-control/adapters-http/api"
+import type { GatewayControlClientShape } from "@gateway-control/client"
 import { McpIntegration, McpIntegrationStore, SERVER_CACHE_TTL_MS } from "@gateway-control/domain"
 import { Effect, Option } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
-import { integration, useMcpServer } from "./support/McpServer.ts"
+import { createIntegration, integration, useMcpServer } from "./support/McpServer.ts"
 import { makeMovableClock } from "./support/MovableClock.ts"
-import { errorOf, jsonOf, startTestServer } from "./support/TestServer.ts"
+import { errorOf, startTestServer } from "./support/TestServer.ts"
 
+// JSON calls go through the typed client: a success must have its declared status and shape, and a refusal's
+// `_tag` stands for its status (`BadRequest` 400, `NotFoundError` 404). Raw HTTP is left for input the client's
+// schemas would refuse before sending it.
 const mcp = useMcpServer()
-const { send } = mcp
+const { api, refusal, send } = mcp
+
+const createServer = (body: typeof CreateMcpServer.Type) => (client: GatewayControlClientShape) =>
+  client.mcp.createServer({ payload: body })
+const getServer =
+  (mcpServerId: string, query: { readonly workspace_id?: string } = {}) => (client: GatewayControlClientShape) =>
+    client.mcp.getServer({ params: { mcpServerId }, query })
 
 describe("MCP servers", () => {
   let serverId: string
   // The integration and server these tests read, made here rather than taken from the tests above.
   beforeAll(async () => {
-    const made = await send("POST", "/v1/mcp-integrations", integration({ name: "For servers", slug: "for-servers" }))
-    expect(made.status).toBe(201)
-    const created = await send("POST", "/v1/mcp-servers", {
+    await api(createIntegration(integration({ name: "For servers", slug: "for-servers" })))
+    const created = await api(createServer({
       name: "Linear for us",
       mcp_integration_id: "for-servers",
       workspace_id: mcp.server.workspaceId,
       slug: "linear-us",
       description: "The team's Linear"
-    })
-    expect(created.status).toBe(201)
-    serverId = (await jsonOf(created)).id
+    }))
+    serverId = created.id
   })
 
   it("gets a server by UUID and by slug, with the integration's details for service keys only", async () => {
-    const byId = await jsonOf(await mcp.server.request(`/v1/mcp-servers/${serverId}`))
+    const byId = await api(getServer(serverId))
     expect(byId).toMatchObject({
       id: serverId,
       slug: "linear-us",
@@ -40,16 +49,15 @@ describe("MCP servers", () => {
         auth_type: "oauth_auto"
       }
     })
-    expect(byId.mcp_integration_id).toBe(byId.mcp_integration_details.id)
-    const bySlug = await jsonOf(await mcp.server.request(`/v1/mcp-servers/linear-us`, { key: mcp.workspaceKey }))
+    expect(byId.mcp_integration_id).toBe(byId.mcp_integration_details?.id)
+    const bySlug = await api(getServer("linear-us"), mcp.workspaceKey)
     expect(bySlug.id).toBe(serverId)
     expect(bySlug).toHaveProperty("mcp_integration_details")
-    const forUser = await jsonOf(await mcp.server.request(`/v1/mcp-servers/linear-us`, { key: mcp.userKey }))
+    // The details are in the schema, optional: a body carrying them would decode with them.
+    const forUser = await api(getServer("linear-us"), mcp.userKey)
     expect(forUser.id).toBe(serverId)
     expect(forUser).not.toHaveProperty("mcp_integration_details")
-    const adminBySlug = await jsonOf(
-      await mcp.server.request(`/v1/mcp-servers/linear-us?workspace_id=${mcp.server.workspaceId}`)
-    )
+    const adminBySlug = await api(getServer("linear-us", { workspace_id: mcp.server.workspaceId }))
     expect(adminBySlug.id).toBe(serverId)
   })
 
@@ -58,18 +66,17 @@ describe("MCP servers", () => {
     const time = makeMovableClock()
     const own = await startTestServer({ clock: time.clock })
     try {
-      const created = await jsonOf(await own.send("POST", "/v1/mcp-integrations", integration({ name: "Cached" })))
-      const made = await jsonOf(
-        await own.send("POST", "/v1/mcp-servers", {
-          name: "Cached server",
-          mcp_integration_id: created.id,
-          workspace_id: own.workspaceId
-        })
-      )
-      const urlOf = async () =>
-        (await jsonOf(await own.request(`/v1/mcp-servers/${made.id}`))).mcp_integration_details.url
+      const created = await own.api(createIntegration(integration({ name: "Cached" })))
+      const made = await own.api(createServer({
+        name: "Cached server",
+        mcp_integration_id: created.id,
+        workspace_id: own.workspaceId
+      }))
+      const urlOf = async () => (await own.api(getServer(made.id))).mcp_integration_details?.url
       expect(await urlOf()).toBe("https://mcp.linear.app/sse")
-      await own.send("PUT", `/v1/mcp-integrations/${created.id}`, { url: "https://mcp.example.com/v2" })
+      await own.api((client) =>
+        client.mcp.updateIntegration({ params: { id: created.id }, payload: { url: "https://mcp.example.com/v2" } })
+      )
       expect(await urlOf()).toBe("https://mcp.example.com/v2")
       // Another process changes the shared store; this one sees it when its cache entry lapses.
       await own.runtime.runPromise(Effect.gen(function*() {
@@ -86,15 +93,12 @@ describe("MCP servers", () => {
   })
 
   it("answers 404 for unknown servers and for another workspace's, by id or by slug", async () => {
-    expect((await errorOf(await mcp.server.request("/v1/mcp-servers/no-such-server"))).status).toBe(404)
-    expect(
-      (await errorOf(await mcp.server.request(`/v1/mcp-servers/${serverId}`, { key: mcp.otherWorkspaceKey }))).status
-    )
-      .toBe(404)
-    const bySlug = await mcp.server.request(`/v1/mcp-servers/linear-us?workspace_id=${mcp.server.workspaceId}`, {
-      key: mcp.otherWorkspaceKey
-    })
-    expect((await errorOf(bySlug)).status).toBe(404)
+    const refusals = [
+      await refusal(getServer("no-such-server")),
+      await refusal(getServer(serverId), mcp.otherWorkspaceKey),
+      await refusal(getServer("linear-us", { workspace_id: mcp.server.workspaceId }), mcp.otherWorkspaceKey)
+    ]
+    expect(refusals.map((refused) => refused._tag)).toEqual(Array(3).fill("NotFoundError"))
   })
 
   it("refuses an integration the workspace may not use, naming it", async () => {
@@ -104,12 +108,11 @@ describe("MCP servers", () => {
       global_workspace_access: false,
       workspace_ids: [mcp.otherWorkspace]
     })
-    expect((await send("POST", "/v1/mcp-integrations", closed)).status).toBe(201)
-    const error = await errorOf(
-      await send("POST", "/v1/mcp-servers", { name: "Nope", mcp_integration_id: "closed-to-us" }, mcp.workspaceKey)
-    )
-    expect(error).toMatchObject({ status: 400, param: "mcp_integration_id" })
+    await api(createIntegration(closed))
+    const error = await refusal(createServer({ name: "Nope", mcp_integration_id: "closed-to-us" }), mcp.workspaceKey)
+    expect(error).toMatchObject({ _tag: "BadRequest", param: "mcp_integration_id" })
     expect(error.message).toContain("closed-to-us")
+    // Raw HTTP: a slug and a name the client's schemas would not send.
     expect(
       (await errorOf(
         await send(
@@ -133,30 +136,25 @@ describe("MCP servers", () => {
   })
 
   it("lists servers of a workspace, with search", async () => {
-    const listed = await jsonOf(await mcp.server.request("/v1/mcp-servers?search=LINEAR", { key: mcp.workspaceKey }))
+    const listed = await api((client) => client.mcp.listServers({ query: { search: "LINEAR" } }), mcp.workspaceKey)
     expect(listed).toMatchObject({ total: 1, has_more: false })
-    expect((await jsonOf(await mcp.server.request("/v1/mcp-servers", { key: mcp.otherWorkspaceKey }))).total).toBe(0)
+    const theirs = await api((client) => client.mcp.listServers({ query: {} }), mcp.otherWorkspaceKey)
+    expect(theirs.total).toBe(0)
   })
 })
 
 describe("the audit log", () => {
   it("records the creates of integrations and servers, and refusals", async () => {
-    const made = await jsonOf(
-      await send("POST", "/v1/mcp-integrations", integration({ name: "Audited", slug: "audited" }))
+    const made = await api(createIntegration(integration({ name: "Audited", slug: "audited" })))
+    await api(
+      createServer({ name: "Audited server", mcp_integration_id: made.id, workspace_id: mcp.server.workspaceId })
     )
-    await send("POST", "/v1/mcp-servers", {
-      name: "Audited server",
-      mcp_integration_id: made.id,
-      workspace_id: mcp.server.workspaceId
-    })
-    await send(
-      "POST",
-      "/v1/mcp-integrations",
-      integration({ slug: "refused", workspace_id: mcp.otherWorkspace }),
+    const refused = await refusal(
+      createIntegration(integration({ slug: "refused", workspace_id: mcp.otherWorkspace })),
       mcp.workspaceKey
     )
-    const records: Array<{ action: string; response_status_code: number; resource_type: string }> =
-      (await jsonOf(await mcp.server.request("/v1/audit-logs?page_size=1000"))).records
+    expect(refused._tag).toBe("NotFoundError")
+    const records = (await api((client) => client.auditLogs.list({ query: { page_size: 1000 } }))).records
     const created = records.filter((r) => r.action === "create" && r.response_status_code === 201)
     expect(created.some((r) => r.resource_type === "mcp_integration")).toBe(true)
     expect(created.some((r) => r.resource_type === "mcp_server")).toBe(true)

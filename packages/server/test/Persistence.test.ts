@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, describe, expect, it } from "vitest"
+import { typedCalls } from "./support/ApiClient.ts"
 import { freshDatabase, postgresUrl } from "./support/Databases.ts"
 import { cli, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
@@ -25,6 +26,7 @@ const stop = async (server: ServerProcess, signal: NodeJS.Signals = "SIGTERM") =
   return server.exited
 }
 
+/** Raw HTTP: the writes count answers while the server is killed under them. */
 const createWorkspace = (server: ServerProcess, key: string, body: Record<string, unknown>) =>
   fetch(`${server.baseUrl}/v1/workspaces`, {
     method: "POST",
@@ -32,13 +34,9 @@ const createWorkspace = (server: ServerProcess, key: string, body: Record<string
     body: JSON.stringify(body)
   })
 
-const listAll = async (server: ServerProcess, key: string) => {
-  const response = await fetch(`${server.baseUrl}/v1/workspaces?page_size=1000`, {
-    headers: { "x-service-api-key": key }
-  })
-  expect(response.status).toBe(200)
-  return (await response.json()) as { data: Array<Record<string, unknown>>; total: number }
-}
+/** Every workspace, through the typed client (a 200 with the declared body). */
+const listAll = (server: ServerProcess, key: string) =>
+  typedCalls(server.baseUrl, key).api((client) => client.workspaces.list({ query: { page_size: 1000 } }))
 
 /** Keeps `inFlight` creates running until the server goes away; returns how many were answered 201. */
 const writeUntilKilled = async (server: ServerProcess, key: string, inFlight: number) => {

@@ -1,9 +1,10 @@
 /** Render against the model request rules: one accepting and one refusing case for each rule. */
 import { beforeAll, describe, expect, it } from "vitest"
-import { chat, usePromptServer } from "./support/PromptServer.ts"
-import { errorOf } from "./support/TestServer.ts"
+import { chat, renderCall, usePromptServer } from "./support/PromptServer.ts"
 
-const { server, unique, send, createPrompt, render } = usePromptServer()
+// Renders go through the typed client (a success is a 200 with the declared body; a `BadRequest` is a 400), but
+// for the one that reads a header.
+const { server, unique, api, refusal, createPrompt, render } = usePromptServer()
 
 describe("the request-object rules, one accepting and one refusing case each", () => {
   let chatId: string
@@ -48,6 +49,9 @@ describe("the request-object rules, one accepting and one refusing case each", (
       tool_choice: { type: "function", function: {} }
     }, "tool_choice.function.name"],
     ["thinking", { thinking: { type: "enabled", budget_tokens: 1 } }, { thinking: { type: "on" } }, "thinking.type"],
+    ["thinking budget", { thinking: { type: "enabled", budget_tokens: 1 } }, {
+      thinking: { type: "enabled", budget_tokens: 0 }
+    }, "thinking.budget_tokens"],
     ["thinking budget", { thinking: { type: "enabled", budget_tokens: 1024 } }, {
       thinking: { type: "enabled", budget_tokens: 0 }
     }, "budget_tokens"],
@@ -66,10 +70,9 @@ describe("the request-object rules, one accepting and one refusing case each", (
   ]
 
   it.each(chatCases)("chat %s", async (_, accepted, refused, param) => {
-    const ok = await render(chatId, { variables: { q: "hi" }, ...accepted })
-    expect(ok.status, JSON.stringify(await ok.clone().json())).toBe(200)
-    const error = await errorOf(await render(chatId, { variables: { q: "hi" }, ...refused }))
-    expect(error).toMatchObject({ status: 400, code: "invalid_request" })
+    await api(renderCall(chatId, { variables: { q: "hi" }, ...accepted }))
+    const error = await refusal(renderCall(chatId, { variables: { q: "hi" }, ...refused }))
+    expect(error).toMatchObject({ _tag: "BadRequest", code: "invalid_request" })
     expect(error.param).toContain(param)
   })
 
@@ -78,8 +81,8 @@ describe("the request-object rules, one accepting and one refusing case each", (
     expect(ok.status).toBe(200)
     expect(ok.headers.get("x-service-deprecated-fields")).toBe("max_tokens")
     for (const model of ["o1-mini", "o3", "o4-mini", "gpt-5-nano"]) {
-      const error = await errorOf(await render(chatId, { variables: {}, model, max_tokens: 10 }))
-      expect(error).toMatchObject({ status: 400, param: "max_tokens" })
+      const error = await refusal(renderCall(chatId, { variables: {}, model, max_tokens: 10 }))
+      expect(error).toMatchObject({ _tag: "BadRequest", param: "max_tokens" })
       expect(error.message).toContain("max_completion_tokens")
     }
   })
@@ -134,18 +137,20 @@ describe("the request-object rules, one accepting and one refusing case each", (
 
   it.each(messageCases)("message shape: %s", async (_, good, bad, param) => {
     const okPrompt = await createPrompt({ string: chat(good), model: "gpt-4o", type: "chat" })
-    expect((await render(okPrompt.id, { variables: {} })).status).toBe(200)
+    await api(renderCall(okPrompt.id, { variables: {} }))
     // A template whose messages break a rule is refused when it is saved.
-    const refused = await errorOf(
-      await send("POST", "/v1/prompts", {
-        workspace_id: server().workspaceId,
-        name: unique("bad-messages"),
-        string: chat(bad),
-        model: "gpt-4o",
-        type: "chat"
+    const refused = await refusal((client) =>
+      client.prompts.create({
+        payload: {
+          workspace_id: server().workspaceId,
+          name: unique("bad-messages"),
+          string: chat(bad),
+          model: "gpt-4o",
+          type: "chat"
+        }
       })
     )
-    expect(refused).toMatchObject({ status: 400, code: "invalid_request", param: "string" })
+    expect(refused).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "string" })
     expect(refused.message).toContain(param)
   })
 
@@ -160,8 +165,8 @@ describe("the request-object rules, one accepting and one refusing case each", (
   ]
 
   it.each(completionCases)("completion %s", async (_, accepted, refused, param) => {
-    expect((await render(completionId, { variables: { q: "hi" }, ...accepted })).status).toBe(200)
-    const error = await errorOf(await render(completionId, { variables: { q: "hi" }, ...refused }))
-    expect(error).toMatchObject({ status: 400, param })
+    await api(renderCall(completionId, { variables: { q: "hi" }, ...accepted }))
+    const error = await refusal(renderCall(completionId, { variables: { q: "hi" }, ...refused }))
+    expect(error).toMatchObject({ _tag: "BadRequest", param })
   })
 })

@@ -7,7 +7,12 @@ import { ConfigStore, GatewayConfig } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FakeProvider, startFakeProvider } from "./support/FakeProvider.ts"
-import { type FineTuningGateway, startFineTuningGateway } from "./support/FineTuningGateway.ts"
+import {
+  createConfig,
+  createVirtualKey,
+  type FineTuningGateway,
+  startFineTuningGateway
+} from "./support/FineTuningGateway.ts"
 import { availableStores, errorOf, jsonOf } from "./support/TestServer.ts"
 
 describe.each(availableStores)("stored provider keys and custom hosts on %s", (store) => {
@@ -43,29 +48,29 @@ describe.each(availableStores)("stored provider keys and custom hosts on %s", (s
       ["primary", "chosen", "vkey", "config"].map((name) => startFakeProvider(name))
     )
     gateway = await startFineTuningGateway({ store, primary, trusted: [chosen, keyHost, configHost] })
-    const created = await Promise.all([
-      gateway.create("/v1/virtual-keys", { name: "main", slug: "main", provider: "openai", key: "sk-good" }),
-      gateway.create("/v1/virtual-keys", {
+    // Each must be created: a typed success is a 201 with the declared body.
+    await Promise.all([
+      gateway.api(createVirtualKey({ name: "main", slug: "main", provider: "openai", key: "sk-good" })),
+      gateway.api(createVirtualKey({
         name: "hosted",
         slug: "hosted",
         provider: "openai",
         key: "sk-good",
         custom_host: keyHost.baseUrl
-      }),
-      gateway.create("/v1/configs", {
+      })),
+      gateway.api(createConfig({
         name: "direct",
         slug: "direct",
         config: { provider: "openai", api_key: "sk-good" }
-      }),
-      gateway.create("/v1/configs", {
+      })),
+      gateway.api(createConfig({
         name: "direct hosted",
         slug: "direct-hosted",
         config: { provider: "openai", api_key: "sk-good", custom_host: configHost.baseUrl }
-      }),
-      gateway.create("/v1/configs", { name: "via key", slug: "via-key", config: { virtual_key: "main" } }),
-      gateway.create("/v1/configs", { name: "host only", slug: "host-only", config: { custom_host: chosen.baseUrl } })
+      })),
+      gateway.api(createConfig({ name: "via key", slug: "via-key", config: { virtual_key: "main" } })),
+      gateway.api(createConfig({ name: "host only", slug: "host-only", config: { custom_host: chosen.baseUrl } }))
     ])
-    expect(created.map((r) => r.status)).toEqual([201, 201, 201, 201, 201, 201])
     await storeLegacyConfig("legacy", { virtual_key: "main", custom_host: chosen.baseUrl })
   })
   afterAll(async () => {
@@ -126,13 +131,12 @@ describe.each(availableStores)("stored provider keys and custom hosts on %s", (s
   })
 
   it("refuses to store a config naming both a virtual key and a custom_host", async () => {
-    const error = await errorOf(
-      await gateway.create("/v1/configs", {
-        name: "redirected key",
-        config: { virtual_key: "main", custom_host: chosen.baseUrl }
-      })
-    )
-    expect(error).toMatchObject({ status: 400, param: "config.custom_host" })
+    const error = await gateway.refusal(createConfig({
+      name: "redirected key",
+      config: { virtual_key: "main", custom_host: chosen.baseUrl }
+    }))
+    expect(error).toMatchObject({ _tag: "BadRequest", param: "config.custom_host" })
+    // Raw HTTP: the name must be nowhere in the body, not only in what the schema decodes.
     const listed = await gateway.server.request("/v1/configs?page_size=1000")
     expect(await listed.text()).not.toContain("redirected key")
   })

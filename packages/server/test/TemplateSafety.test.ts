@@ -3,9 +3,15 @@
  * structure injected into raw templates, and nesting deep enough to exhaust the stack. Each answers a 400
  * in the envelope, on every store.
  */
+import type { GatewayControlClientShape } from "@gateway-control/client"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { typedCalls } from "./support/ApiClient.ts"
+import { renderCall } from "./support/PromptServer.ts"
 import { startServerProcess } from "./support/ServerProcess.ts"
-import { errorOf, jsonOf, startTestServer, type TestServer, type TestStore } from "./support/TestServer.ts"
+import { errorOf, startTestServer, type TestServer, type TestStore } from "./support/TestServer.ts"
+
+// Calls go through the typed client: a success must be a 200 or 201 with the declared body, and a refusal's `_tag`
+// stands for its status (`BadRequest` 400). Raw HTTP is left for a body too deep for `JSON.stringify`.
 
 const DEFAULT_MAX_RENDER_BYTES = 4 * 1024 * 1024
 
@@ -29,60 +35,47 @@ describe.each(["memory", "pglite"] satisfies Array<TestStore>)("on the %s store"
   })
   afterAll(() => Promise.all([server.close(), limited.close()]))
 
-  const createPrompt = (body: Record<string, unknown>) =>
-    server.send("POST", "/v1/prompts", {
-      workspace_id: server.workspaceId,
-      name: unique("prompt"),
-      model: "m",
-      ...body
-    })
-  const createPartial = (slug: string, string: string) =>
-    server.send("POST", "/v1/prompts/partials", { workspace_id: server.workspaceId, name: slug, string })
-  const created = async (response: Promise<Response>) => {
-    const answer = await response
-    expect(answer.status, JSON.stringify(await answer.clone().json())).toBe(201)
-    return jsonOf(answer)
-  }
-  const render = (id: string, variables: Record<string, unknown>) =>
-    server.send("POST", `/v1/prompts/${id}/render`, { variables })
+  /** Creates a prompt in `on`'s workspace (the server's by default). */
+  const createPrompt = (
+    body: { readonly string: string; readonly type?: "chat" | "completion"; readonly is_raw_template?: boolean },
+    on: () => TestServer = () => server
+  ) =>
+  (client: GatewayControlClientShape) =>
+    client.prompts.create({ payload: { workspace_id: on().workspaceId, name: unique("prompt"), model: "m", ...body } })
+  const createPartial = (slug: string, string: string) => (client: GatewayControlClientShape) =>
+    client.prompts.createPartial({ payload: { workspace_id: server.workspaceId, name: slug, string } })
+  const render = (id: string, variables: Record<string, unknown>) => renderCall(id, { variables })
 
   describe("the rendered size is bounded", () => {
     it("refuses a 300-item section around a 1 MB partial with a 400 naming the limit", async () => {
       const big = unique("big")
-      await created(createPartial(big, "x".repeat(1_000_000)))
-      const prompt = await created(createPrompt({ string: `{{#items}}{{>${big}}}{{/items}}` }))
+      await server.api(createPartial(big, "x".repeat(1_000_000)))
+      const prompt = await server.api(createPrompt({ string: `{{#items}}{{>${big}}}{{/items}}` }))
       const request = { items: Array.from({ length: 300 }, () => 1) }
       expect(JSON.stringify({ variables: request }).length).toBeLessThan(1024)
 
-      const error = await errorOf(await render(prompt.id, request))
-      expect(error).toMatchObject({ status: 400, code: "invalid_request", param: "variables" })
+      const error = await server.refusal(render(prompt.id, request))
+      expect(error).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "variables" })
       expect(error.message).toContain(String(DEFAULT_MAX_RENDER_BYTES))
       // Under the limit the same prompt renders.
-      const small = await render(prompt.id, { items: [1, 2] })
-      expect(small.status).toBe(200)
-      expect((await jsonOf(small)).data.prompt).toHaveLength(2_000_000)
+      const small = await server.api(render(prompt.id, { items: [1, 2] }))
+      expect(small.data.prompt).toHaveLength(2_000_000)
     })
 
     it("refuses a variable repeated past the limit, in a chat template too", async () => {
-      const prompt = await created(createPrompt({
+      const prompt = await server.api(createPrompt({
         string: JSON.stringify([{ role: "user", content: `${"{{v}}".repeat(5)}` }])
       }))
-      const error = await errorOf(await render(prompt.id, { v: "y".repeat(900_000) }))
-      expect(error).toMatchObject({ status: 400, code: "invalid_request", param: "variables" })
+      const error = await server.refusal(render(prompt.id, { v: "y".repeat(900_000) }))
+      expect(error).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "variables" })
     })
   })
 
   describe("the limit counts the bytes of the rendered part of the answer's JSON", () => {
+    /** A new prompt `string` on the limited server: the call rendering it, for its `api` or `refusal`. */
     const renderLimited = async (string: string, variables: Record<string, unknown>) => {
-      const prompt = await created(
-        limited.send("POST", "/v1/prompts", {
-          workspace_id: limited.workspaceId,
-          name: unique("p"),
-          model: "m",
-          string
-        })
-      )
-      return limited.send("POST", `/v1/prompts/${prompt.id}/render`, { variables })
+      const prompt = await limited.api(createPrompt({ string }, () => limited))
+      return render(prompt.id, variables)
     }
 
     it.each([
@@ -92,19 +85,18 @@ describe.each(["memory", "pglite"] satisfies Array<TestStore>)("on the %s store"
       ["a quote, escaped as two bytes", "\"", 499],
       ["a control character, escaped as six", "\u0001", 166]
     ])("%s: a prompt renders up to the limit, not past it", async (_, unit, fits) => {
-      const fitting = await renderLimited("{{v}}", { v: unit.repeat(fits) })
-      expect(fitting.status).toBe(200)
-      expect((await jsonOf(fitting)).data.prompt).toBe(unit.repeat(fits))
-      const error = await errorOf(await renderLimited("{{v}}", { v: unit.repeat(fits + 1) }))
-      expect(error).toMatchObject({ status: 400, code: "invalid_request", param: "variables" })
+      const fitting = await limited.api(await renderLimited("{{v}}", { v: unit.repeat(fits) }))
+      expect(fitting.data.prompt).toBe(unit.repeat(fits))
+      const error = await limited.refusal(await renderLimited("{{v}}", { v: unit.repeat(fits + 1) }))
+      expect(error).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "variables" })
       expect(error.message).toContain("1000 bytes")
     })
 
     it("counts a chat template's whole message list", async () => {
       const template = JSON.stringify([{ role: "user", content: "{{v}}" }])
       // `[{"role":"user","content":""}]` is 30 bytes.
-      expect((await renderLimited(template, { v: "a".repeat(970) })).status).toBe(200)
-      expect((await errorOf(await renderLimited(template, { v: "a".repeat(971) }))).status).toBe(400)
+      await limited.api(await renderLimited(template, { v: "a".repeat(970) }))
+      expect((await limited.refusal(await renderLimited(template, { v: "a".repeat(971) })))._tag).toBe("BadRequest")
     })
   })
 
@@ -115,27 +107,25 @@ describe.each(["memory", "pglite"] satisfies Array<TestStore>)("on the %s store"
       ["{{& q}}", "{{& q}}"],
       ["{{{q}}} after a set-delimiter tag", "{{=<% %>=}}<%{q}%>"]
     ])("%s cannot add a message", async (_, tag) => {
-      const prompt = await created(createPrompt({
+      const prompt = await server.api(createPrompt({
         string: `[{"role":"user","content":"${tag}"}]`,
         type: "chat",
         is_raw_template: true
       }))
-      const rendered = await render(prompt.id, { q: INJECTION })
-      expect(rendered.status).toBe(200)
-      expect((await jsonOf(rendered)).data.messages).toEqual([{ role: "user", content: INJECTION }])
+      const rendered = await server.api(render(prompt.id, { q: INJECTION }))
+      expect(rendered.data.messages).toEqual([{ role: "user", content: INJECTION }])
     })
 
     it("escapes the interpolations of the partials a raw template includes", async () => {
       const quoted = unique("quoted")
-      await created(createPartial(quoted, "{{{q}}}"))
-      const prompt = await created(createPrompt({
+      await server.api(createPartial(quoted, "{{{q}}}"))
+      const prompt = await server.api(createPrompt({
         string: `[{"role":"user","content":"{{>${quoted}}} / {{>>which}}"}]`,
         type: "chat",
         is_raw_template: true
       }))
-      const rendered = await render(prompt.id, { q: INJECTION, which: quoted })
-      expect(rendered.status).toBe(200)
-      expect((await jsonOf(rendered)).data.messages).toEqual([
+      const rendered = await server.api(render(prompt.id, { q: INJECTION, which: quoted }))
+      expect(rendered.data.messages).toEqual([
         { role: "user", content: `${INJECTION} / ${INJECTION}` }
       ])
     })
@@ -144,36 +134,38 @@ describe.each(["memory", "pglite"] satisfies Array<TestStore>)("on the %s store"
   describe("nesting is bounded", () => {
     it("refuses 3,000 nested sections with a 400 naming the template, wherever a template is saved", async () => {
       const template = nestedSections(3_000)
-      const saved = await created(createPrompt({ string: "fine" }))
-      const partial = await created(createPartial(unique("fine"), "fine"))
-      const answers = [
-        await createPrompt({ string: template }),
-        await server.send("PUT", `/v1/prompts/${saved.id}`, { string: template }),
-        await createPartial(unique("deep"), template),
-        await server.send("PUT", `/v1/prompts/partials/${partial.id}`, { string: template })
+      const saved = await server.api(createPrompt({ string: "fine" }))
+      const partial = await server.api(createPartial(unique("fine"), "fine"))
+      const refusals = [
+        await server.refusal(createPrompt({ string: template })),
+        await server.refusal((client) =>
+          client.prompts.update({ params: { promptId: saved.id }, payload: { string: template } })
+        ),
+        await server.refusal(createPartial(unique("deep"), template)),
+        await server.refusal((client) =>
+          client.prompts.updatePartial({ params: { partialId: partial.id }, query: {}, payload: { string: template } })
+        )
       ]
-      for (const answer of answers) {
-        const error = await errorOf(answer)
-        expect(error).toMatchObject({ status: 400, code: "invalid_request", param: "string" })
+      for (const error of refusals) {
+        expect(error).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "string" })
         expect(error.message).toMatch(/nested deeper than 100/)
       }
     })
 
     it("renders sections nested 100 deep", async () => {
-      const prompt = await created(createPrompt({ string: nestedSections(100) }))
-      const rendered = await render(prompt.id, { a: true, x: "!" })
-      expect(rendered.status).toBe(200)
-      expect((await jsonOf(rendered)).data.prompt).toBe("deep!")
+      const prompt = await server.api(createPrompt({ string: nestedSections(100) }))
+      expect((await server.api(render(prompt.id, { a: true, x: "!" }))).data.prompt).toBe("deep!")
     })
 
     it("refuses a chat template whose JSON nests deeper than 100", async () => {
       const content = `${"[".repeat(3_000)}"x"${"]".repeat(3_000)}`
-      const error = await errorOf(await createPrompt({ string: `[{"role":"user","content":${content}}]` }))
-      expect(error).toMatchObject({ status: 400, code: "invalid_request", param: "string" })
+      const error = await server.refusal(createPrompt({ string: `[{"role":"user","content":${content}}]` }))
+      expect(error).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "string" })
     })
 
     it("answers a 400 for a variable nested too deep to interpolate", async () => {
-      const prompt = await created(createPrompt({ string: "{{v}}" }))
+      const prompt = await server.api(createPrompt({ string: "{{v}}" }))
+      // Raw HTTP: a body too deep for `JSON.stringify`.
       const error = await errorOf(
         await server.request(`/v1/prompts/${prompt.id}/render`, {
           method: "POST",
@@ -185,13 +177,13 @@ describe.each(["memory", "pglite"] satisfies Array<TestStore>)("on the %s store"
     })
 
     it("answers a 400 when a raw template renders JSON nested too deep", async () => {
-      const prompt = await created(createPrompt({
+      const prompt = await server.api(createPrompt({
         string: `{"messages":[{"role":"user","content":"hi"}],"metadata":{{#items}}[{{/items}}{{#items}}]{{/items}}}`,
         type: "chat",
         is_raw_template: true
       }))
-      const error = await errorOf(await render(prompt.id, { items: Array.from({ length: 5_000 }, () => 1) }))
-      expect(error).toMatchObject({ status: 400, code: "invalid_request", param: "variables" })
+      const error = await server.refusal(render(prompt.id, { items: Array.from({ length: 5_000 }, () => 1) }))
+      expect(error).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "variables" })
     })
   })
 })
@@ -200,21 +192,16 @@ describe("MAX_RENDER_BYTES", () => {
   it("sets the render limit of a served process", async () => {
     const server = await startServerProcess({ MAX_RENDER_BYTES: "100" })
     try {
-      const send = (path: string, body: unknown) =>
-        fetch(`${server.baseUrl}${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", "x-service-api-key": server.adminKey! },
-          body: JSON.stringify(body)
+      const { api, refusal } = typedCalls(server.baseUrl, server.adminKey!)
+      const workspaces = await api((client) => client.workspaces.list({ query: {} }))
+      const prompt = await api((client) =>
+        client.prompts.create({
+          payload: { workspace_id: workspaces.data[0].id, name: "p", model: "m", string: "{{v}}" }
         })
-      const workspaces = await jsonOf(
-        await fetch(`${server.baseUrl}/v1/workspaces`, { headers: { "x-service-api-key": server.adminKey! } })
       )
-      const prompt = await jsonOf(
-        await send("/v1/prompts", { workspace_id: workspaces.data[0].id, name: "p", model: "m", string: "{{v}}" })
-      )
-      expect((await send(`/v1/prompts/${prompt.id}/render`, { variables: { v: "a".repeat(98) } })).status).toBe(200)
-      const error = await errorOf(await send(`/v1/prompts/${prompt.id}/render`, { variables: { v: "a".repeat(99) } }))
-      expect(error).toMatchObject({ status: 400, code: "invalid_request", param: "variables" })
+      await api(renderCall(prompt.id, { variables: { v: "a".repeat(98) } }))
+      const error = await refusal(renderCall(prompt.id, { variables: { v: "a".repeat(99) } }))
+      expect(error).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "variables" })
       expect(error.message).toContain("100 bytes")
     } finally {
       server.child.kill("SIGTERM")

@@ -7,7 +7,7 @@ import { type Audit, type AuditActor, type Principal, type Unauthenticated } fro
 import { Effect, Option } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import { isInputRefusal } from "../InputRules.ts"
+import { isInputRefusal } from "../InputRulesLive.ts"
 import { RequestInfo } from "../RequestInfo.ts"
 import { auditedEndpoint, MUTATING_METHODS } from "./auditedEndpoints.ts"
 

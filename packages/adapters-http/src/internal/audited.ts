@@ -8,6 +8,8 @@ export interface AuditSpec<A> {
   /** The endpoint, whose entry in `AUDITED_ENDPOINTS` gives the record's action and resource type. */
   readonly endpoint: AuditedEndpointName
   readonly resourceId: string | null | ((result: A) => string | null)
+  /** What a failed call records when `resourceId` needs the result: the id or slug the request named, if any. */
+  readonly requestedId?: string | undefined
   /** The workspace the call acts in; the caller's own when absent. */
   readonly workspaceId?: string | null | ((result: A) => string | null) | undefined
   /** The request body as received; secrets are redacted before it is stored. */
@@ -59,7 +61,7 @@ export const auditedSteps = <
         workspaceId: resolve(spec.workspaceId ?? principal.workspaceId, result, principal.workspaceId),
         action,
         resourceType,
-        resourceId: resolve(spec.resourceId, result, null),
+        resourceId: resolve(spec.resourceId, result, spec.requestedId ?? null),
         method: info.method,
         uri: info.uri,
         requestId: info.requestId,

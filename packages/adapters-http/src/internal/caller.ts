@@ -31,7 +31,7 @@ export const pageAsCaller = <A, E extends DomainError, R>(
 
 /**
  * A change to a resource that lives in a workspace, audited under the resource's id and workspace. A request
- * that names the resource (`id`) records that id even when the change fails.
+ * that names the resource (`ref`, its id or slug) records that reference when the change fails.
  */
 export const auditedResourceChange = <
   A extends { readonly id: string; readonly workspace_id: string | null },
@@ -39,12 +39,13 @@ export const auditedResourceChange = <
   R
 >(
   endpoint: AuditedEndpointName,
-  request: { readonly id?: string; readonly body: unknown },
+  request: { readonly ref?: string; readonly body: unknown },
   use: (principal: Principal) => Effect.Effect<A, E, R>
 ) =>
   auditedAsCaller(use, {
     endpoint,
-    resourceId: request.id ?? ((resource) => resource.id),
+    resourceId: (resource) => resource.id,
+    requestedId: request.ref,
     workspaceId: (resource) => resource.workspace_id,
     body: request.body
   })
@@ -62,13 +63,19 @@ export const auditedCallOut = <
   R2
 >(
   endpoint: AuditedEndpointName,
-  request: { readonly id: string; readonly body: unknown },
+  request: { readonly ref: string; readonly body: unknown },
   outside: (principal: Principal) => Effect.Effect<P, E1, R1>,
   change: (prepared: P) => Effect.Effect<A, E2, R2>
 ) =>
   Effect.flatMap(currentPrincipal, (principal) =>
     auditedSteps(
-      { endpoint, resourceId: request.id, workspaceId: (resource) => resource.workspace_id, body: request.body },
+      {
+        endpoint,
+        resourceId: (resource) => resource.id,
+        requestedId: request.ref,
+        workspaceId: (resource) => resource.workspace_id,
+        body: request.body
+      },
       outside(principal),
       change
-    )).pipe(Effect.mapError(fromDomainOrUpstream))
+    )).pipe(Effect.mapError((error: E1 | E2) => fromDomainOrUpstream(error)))

@@ -56,6 +56,28 @@ export class Table<A> {
     })
   }
 
+  /**
+   * Replaces the row with id by `row`, whose unique keys may differ: answers the first of them another row
+   * holds instead (writing nothing), else whether there was a row to replace.
+   */
+  rekey(id: string, row: A): Effect.Effect<string | boolean> {
+    return this.state.write((): readonly [string | boolean, () => void] => {
+      const previous = this.rows.get(id)
+      if (previous === undefined) return [false, () => {}] as const
+      const before = this.uniqueKeys(previous)
+      const after = this.uniqueKeys(row)
+      const taken = after.find((key) => this.unique.has(key) && this.unique.get(key) !== id)
+      if (taken !== undefined) return [taken, () => {}] as const
+      const swap = (from: ReadonlyArray<string>, to: ReadonlyArray<string>, value: A) => {
+        for (const key of from) this.unique.delete(key)
+        for (const key of to) this.unique.set(key, id)
+        this.rows.set(id, value)
+      }
+      swap(before, after, row)
+      return [true, () => swap(after, before, previous)] as const
+    })
+  }
+
   delete(id: string): Effect.Effect<boolean> {
     return this.state.write(() => {
       const previous = this.rows.get(id)

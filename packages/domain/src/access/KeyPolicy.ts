@@ -58,12 +58,24 @@ export const authorizeKeyCreation = (principal: Principal, request: KeyCreation)
   }
   const decision = authorize(principal, KeyCreationActions[request.type], keyTarget(request))
   if (decision._tag !== "Allowed") return decision
-  const missing = request.scopes.filter((scope) => !principal.scopes.has(scope))
-  if (missing.length > 0) {
-    return denied(`A key cannot grant scopes it lacks: ${missing.join(", ")}.`)
-  }
-  return allowed
+  return grantable(principal, request.scopes)
 }
+
+/** No escalation: a key gives a key (a new one, or one it changes) only scopes it holds itself. */
+const grantable = (principal: Principal, scopes: ReadonlyArray<Scope>): Decision => {
+  const missing = scopes.filter((scope) => !principal.scopes.has(scope))
+  return missing.length > 0 ? denied(`A key cannot grant scopes it lacks: ${missing.join(", ")}.`) : allowed
+}
+
+/**
+ * May this principal give a key it may update (`api_keys.update`, checked first) these scopes? As at creation,
+ * only scopes it holds: an update narrows a key, or moves it within the creator's own scopes, never past them.
+ */
+export const ensureScopesGrantable = (
+  principal: Principal,
+  scopes: ReadonlyArray<Scope>,
+  key: ResourceRef
+): Effect.Effect<void, Forbidden | NotFound> => decided(grantable(principal, scopes), key)
 
 /** The user a workspace/user key is to act as, as the store knows them. */
 export interface KeyUser {

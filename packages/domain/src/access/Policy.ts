@@ -48,6 +48,7 @@ export const Actions = {
   "api_keys.create.workspace_user": { scope: "workspace_user_api_keys.create", reach: "any", manager: true },
   "api_keys.list": { scope: "api_keys.list", reach: "any" },
   "api_keys.read": { scope: "api_keys.list", reach: "any" },
+  "api_keys.update": { scope: "api_keys.update", reach: "any", manager: true },
   "api_keys.delete": { scope: "api_keys.delete", reach: "any", manager: true },
   "audit_logs.list": { scope: "audit_logs.list", reach: "admin" },
   "prompts.create": { scope: "prompts.create", reach: "any" },
@@ -57,6 +58,15 @@ export const Actions = {
   "prompts.delete": { scope: "prompts.delete", reach: "any" },
   "prompts.publish": { scope: "prompts.publish", reach: "any" },
   "prompts.render": { scope: "prompts.render", reach: "any" },
+  /** Labels are prompts' (Label.ts): their scopes. Organisation labels, open to every workspace, are admin keys' to change. */
+  "labels.create.organisation": { scope: "prompts.create", reach: "admin" },
+  "labels.create.workspace": { scope: "prompts.create", reach: "any" },
+  "labels.read": { scope: "prompts.read", reach: "any" },
+  "labels.list": { scope: "prompts.list", reach: "any" },
+  "labels.update.organisation": { scope: "prompts.update", reach: "admin" },
+  "labels.update.workspace": { scope: "prompts.update", reach: "any" },
+  "labels.delete.organisation": { scope: "prompts.delete", reach: "admin" },
+  "labels.delete.workspace": { scope: "prompts.delete", reach: "any" },
   "configs.create": { scope: "configs.create", reach: "any" },
   "configs.read": { scope: "configs.read", reach: "any" },
   "configs.list": { scope: "configs.list", reach: "any" },
@@ -272,6 +282,14 @@ export const seesIntegrationDetails = (principal: Principal): boolean =>
   KeyKinds[principal.keyType].seesIntegrationDetails
 
 /**
+ * The one rule for where a slug names a resource: the named workspace, else the key's own; null for an admin key
+ * naming none (it addresses resources by id then). A workspace the key cannot reach is looked in all the same:
+ * what is found there, `authorize` hides (404), as it hides another organisation's.
+ */
+export const slugScope = (principal: Principal, workspaceId: string | undefined): string | null =>
+  workspaceId ?? principal.workspaceId
+
+/**
  * The one rule for what a list covers: the named workspace, else the key's own, else (an admin key naming
  * none) the whole organisation. Answers the workspace id to list, null for the whole organisation.
  */
@@ -280,7 +298,7 @@ export const ensureListScope = (
   workspaceId: string | undefined,
   action: Action
 ): Effect.Effect<string | null, Forbidden | NotFound> => {
-  const scope = workspaceId ?? principal.workspaceId
+  const scope = slugScope(principal, workspaceId)
   const target = scope === null
     ? Target.organisation(principal.organisationId)
     : Target.workspace(principal.organisationId, scope)

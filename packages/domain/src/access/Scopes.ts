@@ -9,6 +9,7 @@ export const ScopeNames = [
   "workspace_service_api_keys.create",
   "workspace_user_api_keys.create",
   "api_keys.list",
+  "api_keys.update",
   "api_keys.delete",
   "workspaces.create",
   "workspaces.read",

@@ -22,6 +22,8 @@ export class ApiKeyStore extends Context.Service<
       workspaceId: string | null,
       page: PageRequest
     ) => Effect.Effect<Page<ApiKey>>
+    /** Replaces what a key's holder may change (name, description, scopes, expiry); false when none. */
+    readonly update: (key: ApiKey) => Effect.Effect<boolean>
     /** Marks the key revoked; false when there was no such key. */
     readonly revoke: (id: string, at: string) => Effect.Effect<boolean>
   }

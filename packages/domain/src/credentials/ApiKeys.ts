@@ -1,13 +1,19 @@
 /**
  * Issuing API keys and resolving a presented key into a `Principal`.
  */
-import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
 import { grantedWrites } from "../access/GrantedWrites.ts"
-import { ensureKeyCreation, ensureKeyUser, KeyCreationActions, newKeyUser } from "../access/KeyPolicy.ts"
+import {
+  ensureKeyCreation,
+  ensureKeyUser,
+  ensureScopesGrantable,
+  KeyCreationActions,
+  newKeyUser
+} from "../access/KeyPolicy.ts"
 import { ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import { type Principal, principalOf } from "../access/Principal.ts"
-import { isScope, type Scope, unknownScopes } from "../access/Scopes.ts"
+import { isScope, type Scope } from "../access/Scopes.ts"
 import {
   type Conflict,
   type Forbidden,
@@ -25,14 +31,9 @@ import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { ApiKey, type ApiKeyType, hasKeyShape, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey } from "./ApiKey.ts"
 import { ApiKeyStore } from "./ApiKeyStore.ts"
 
-/** Scopes asked for that do not exist (field `scopes`); an adapter says where its callers find the known ones. */
-export class UnknownScopes extends Schema.TaggedError<UnknownScopes>()("UnknownScopes", {
-  scopes: Schema.Array(Schema.String)
-}) {
-  override get message() {
-    return `Unknown scopes: ${this.scopes.join(", ")}.`
-  }
-}
+import { checkExpiry, checkScopes, type UnknownScopes } from "./internal/keyRules.ts"
+
+export { UnknownScopes } from "./internal/keyRules.ts"
 
 export interface IssueKeyInput {
   readonly type: ApiKeyType
@@ -60,6 +61,15 @@ export interface CreateKeyInput {
   readonly workspaceId?: string | undefined
   readonly userId?: string | undefined
   readonly expiresAt?: string | undefined
+}
+
+/** What a key's update may change. */
+export interface KeyChange {
+  readonly name?: string | undefined
+  readonly description?: string | null | undefined
+  readonly scopes?: ReadonlyArray<string> | undefined
+  /** Null: the key no longer expires. */
+  readonly expiresAt?: string | null | undefined
 }
 
 type AccessError = Forbidden | NotFound
@@ -90,6 +100,12 @@ export class ApiKeys extends Context.Service<
       page: PageRequest
     ) => Effect.Effect<Page<ApiKey>, AccessError>
     readonly get: (principal: Principal, id: string) => Effect.Effect<ApiKey, AccessError>
+    /** Changes a key's name, description, expiry or scopes; the scopes never past the caller's own. */
+    readonly update: (
+      principal: Principal,
+      id: string,
+      change: KeyChange
+    ) => Effect.Effect<ApiKey, InvalidRequest | UnknownScopes | AccessError>
     /** Revokes the key; it answers 401 from then on. Revoking a revoked key changes nothing. */
     readonly revoke: (principal: Principal, id: string) => Effect.Effect<ApiKey, AccessError>
     readonly authenticate: (presented: Redacted.Redacted<string>) => Effect.Effect<Principal, Unauthenticated>
@@ -106,6 +122,7 @@ export class ApiKeys extends Context.Service<
       const unguarded = yield* ApiKeyStore
       const store = grantedWrites(unguarded, {
         insert: Object.values(KeyCreationActions),
+        update: "api_keys.update",
         revoke: "api_keys.delete"
       })
       const crypto = yield* PlatformCrypto
@@ -234,23 +251,9 @@ export class ApiKeys extends Context.Service<
       const validate = Effect.fnUntraced(function*(input: CreateKeyInput) {
         const name = input.name.trim()
         yield* checkName(name)
-        if (input.scopes.length === 0) return yield* InvalidRequest.of("scopes must name at least one scope.", "scopes")
-        const unknown = unknownScopes(input.scopes)
-        if (unknown.length > 0) {
-          return yield* new UnknownScopes({ scopes: unknown })
-        }
-        let expiresAt: string | null = null
-        if (input.expiresAt !== undefined) {
-          const parsed = Date.parse(input.expiresAt)
-          if (!/^\d{4}-\d{2}-\d{2}T/.test(input.expiresAt) || Number.isNaN(parsed)) {
-            return yield* InvalidRequest.of("expires_at must be an ISO 8601 date-time.", "expires_at")
-          }
-          expiresAt = new Date(parsed).toISOString()
-          if (expiresAt <= (yield* nowIso)) {
-            return yield* InvalidRequest.of("expires_at must be in the future.", "expires_at")
-          }
-        }
-        return { name, scopes: input.scopes.filter(isScope), expiresAt }
+        const scopes = yield* checkScopes(input.scopes)
+        const expiresAt = input.expiresAt === undefined ? null : yield* checkExpiry(input.expiresAt)
+        return { name, scopes, expiresAt }
       })
 
       const create = Effect.fn("ApiKeys.create")(function*(principal: Principal, input: CreateKeyInput) {
@@ -310,7 +313,11 @@ export class ApiKeys extends Context.Service<
 
       /** The key, if the principal may see it (another organisation's answers not found), and the grant of `action`. */
       const visible = Effect.fnUntraced(
-        function*<A extends "api_keys.read" | "api_keys.delete">(principal: Principal, id: string, action: A) {
+        function*<A extends "api_keys.read" | "api_keys.update" | "api_keys.delete">(
+          principal: Principal,
+          id: string,
+          action: A
+        ) {
           const key = yield* requireRow(yield* store.get(id), "API key", id)
           // An admin key is organisation-level and open to no workspace: workspace keys do not see it.
           const allowed = yield* ensureAllowed(principal, action, Target.of(key), { type: "API key", id })
@@ -337,9 +344,33 @@ export class ApiKeys extends Context.Service<
         return new ApiKey({ ...key, status: "revoked", last_updated_at: at })
       })
 
+      /** A new name, description, expiry (null: none) or scopes: only scopes the caller holds, as at creation. */
+      const update = Effect.fn("ApiKeys.update")(function*(principal: Principal, id: string, change: KeyChange) {
+        const { allowed, key } = yield* visible(principal, id, "api_keys.update")
+        if (key.status === "revoked") return yield* InvalidRequest.of("A revoked key cannot be changed.", null)
+        if (change.name !== undefined) yield* checkName(change.name.trim())
+        const scopes = change.scopes === undefined ? undefined : yield* checkScopes(change.scopes)
+        if (scopes !== undefined) yield* ensureScopesGrantable(principal, scopes, { type: "API key", id })
+        const expiresAt = change.expiresAt === undefined || change.expiresAt === null
+          ? change.expiresAt
+          : yield* checkExpiry(change.expiresAt)
+        const updated = new ApiKey({
+          ...key,
+          name: change.name?.trim() ?? key.name,
+          description: change.description === undefined ? key.description : change.description,
+          scopes: scopes === undefined ? key.scopes : [...new Set(scopes)],
+          expires_at: expiresAt === undefined ? key.expires_at : expiresAt,
+          last_updated_at: yield* nowIso
+        })
+        yield* store.update(allowed, updated)
+        // What the key may do changes now, not when the cached resolution lapses.
+        yield* forget((cached) => cached.id === id)
+        return updated
+      })
+
       const forgetUser = (userId: string) => forget((cached) => cached.user_id === userId)
 
-      return ApiKeys.of({ issue, authenticate, create, list, get, revoke, forgetUser })
+      return ApiKeys.of({ issue, authenticate, create, list, get, update, revoke, forgetUser })
     })
   )
 }

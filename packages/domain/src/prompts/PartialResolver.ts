@@ -74,7 +74,8 @@ export const makePartialResolver = (cache: RenderCache) =>
           }
           const { slug, version } = parsePartialName(name)
           const partial = yield* partials.findBySlug(workspaceId, slug)
-          const partialVersion = Option.isNone(partial)
+          // An archived partial is kept for reading, not for rendering.
+          const partialVersion = Option.isNone(partial) || partial.value.status === "archived"
             ? Option.none<PartialVersion>()
             : yield* partials.getVersion(partial.value.id, version ?? partial.value.published_version)
           if (Option.isNone(partialVersion)) {

@@ -14,6 +14,7 @@ import type { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
 import {
   ApiKey,
   type ConfigStore,
+  type LabelStore,
   type LeaseStore,
   type McpCapabilityStore,
   McpIntegration,
@@ -21,7 +22,9 @@ import {
   type McpServerStore,
   Organisation,
   type PartialStore,
+  Prompt,
   type PromptStore,
+  PromptVersion,
   User,
   type VirtualKeyStore,
   Workspace
@@ -35,6 +38,7 @@ export type Stores =
   | McpServerStore
   | PromptStore
   | PartialStore
+  | LabelStore
   | OrganisationStore
   | WorkspaceStore
   | UserStore
@@ -132,6 +136,35 @@ export const mcpIntegration = (organisationId: string, slug: string, fields: Par
     ...fields
   })
 }
+
+export const prompt = (organisationId: string, workspaceId: string, slug = "p") => {
+  const now = at()
+  return new Prompt({
+    id: uid(),
+    organisation_id: organisationId,
+    workspace_id: workspaceId,
+    name: slug.toUpperCase(),
+    slug,
+    published_version: 1,
+    created_at: now,
+    last_updated_at: now
+  })
+}
+export const promptVersion = (promptId: string, version: number, fields: Partial<PromptVersion> = {}) =>
+  new PromptVersion({
+    id: uid(),
+    prompt_id: promptId,
+    version,
+    string: `v${version} {{x}}`,
+    parameters: {},
+    model: null,
+    type: "completion",
+    is_raw_template: false,
+    version_description: null,
+    template_metadata: {},
+    created_at: at(),
+    ...fields
+  })
 
 export interface Harness {
   readonly run: <A, E>(effect: Effect.Effect<A, E, Stores>) => Promise<A>

@@ -8,6 +8,7 @@ import { describe } from "vitest"
 import { accessContract } from "./AccessContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
+import { labelContract } from "./LabelContract.ts"
 import { mcpContract } from "./McpContract.ts"
 import { mcpLiveContract } from "./McpLiveContract.ts"
 import { promptContract } from "./PromptContract.ts"
@@ -21,6 +22,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     transactionContract(harness)
     accessContract(harness)
     promptContract(harness)
+    labelContract(harness)
     mcpContract(harness)
     mcpLiveContract(harness)
     credentialContract(harness)

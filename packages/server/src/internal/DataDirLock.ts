@@ -1,11 +1,15 @@
 /**
  * PGlite is one process's database: two processes opening the same data directory would corrupt it.
  * A lock file holding the owner's pid guards it; a lock left by a process that no longer runs is taken over.
+ * Within one process, two embedded engines on one directory would corrupt it just the same: the
+ * directories this process holds are remembered too.
  */
 import { Effect } from "effect"
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs"
 import { join } from "node:path"
-import { InvalidConfiguration } from "../AppConfig.ts"
+import { InvalidConfiguration } from "../Settings.ts"
+
+const heldHere = new Set<string>()
 
 const isRunning = (pid: number): boolean => {
   try {
@@ -28,25 +32,44 @@ const tryCreate = (path: string): boolean => {
   }
 }
 
-/** Holds `dataDir/gateway-control.lock` for the scope; fails when another live process holds it. */
+const take = (dataDir: string, path: string): Effect.Effect<void, InvalidConfiguration> => {
+  if (heldHere.has(path)) {
+    return Effect.fail(
+      new InvalidConfiguration({
+        message: `The data directory ${dataDir} is in use by another engine in this process; close it first.`
+      })
+    )
+  }
+  if (tryCreate(path)) return Effect.void
+  // A lock with this process's pid that no engine here holds was left by an earlier process with the same pid.
+  const owner = Number(readFileSync(path, "utf8").trim())
+  if (Number.isInteger(owner) && owner !== process.pid && isRunning(owner)) {
+    return Effect.fail(
+      new InvalidConfiguration({
+        message: `The data directory ${dataDir} is in use by process ${owner}; stop it first, or set DATA_DIR.`
+      })
+    )
+  }
+  rmSync(path, { force: true })
+  return tryCreate(path)
+    ? Effect.void
+    : Effect.fail(new InvalidConfiguration({ message: `Could not lock the data directory ${dataDir}.` }))
+}
+
+/** Holds `dataDir/gateway-control.lock` for the scope; fails when another live process or engine holds it. */
 export const lockDataDir = (dataDir: string) => {
   const path = join(dataDir, "gateway-control.lock")
   return Effect.acquireRelease(
-    Effect.suspend(() => {
-      if (tryCreate(path)) return Effect.void
-      const owner = Number(readFileSync(path, "utf8").trim())
-      if (Number.isInteger(owner) && owner !== process.pid && isRunning(owner)) {
-        return Effect.fail(
-          new InvalidConfiguration({
-            message: `The data directory ${dataDir} is in use by process ${owner}; stop it first, or set DATA_DIR.`
-          })
-        )
-      }
-      rmSync(path, { force: true })
-      return tryCreate(path)
-        ? Effect.void
-        : Effect.fail(new InvalidConfiguration({ message: `Could not lock the data directory ${dataDir}.` }))
-    }),
-    () => Effect.sync(() => rmSync(path, { force: true }))
+    Effect.suspend(() =>
+      Effect.tap(take(dataDir, path), () =>
+        Effect.sync(() => {
+          heldHere.add(path)
+        }))
+    ),
+    () =>
+      Effect.sync(() => {
+        heldHere.delete(path)
+        rmSync(path, { force: true })
+      })
   )
 }

@@ -2,26 +2,18 @@
  * The key that encrypts provider keys at rest: `GATEWAY_MASTER_KEY` (32 bytes, base64), or, when absent,
  * one generated once into the data directory (mode 0600). Processes sharing one PostgreSQL must share it.
  */
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Option, Redacted, Result } from "effect"
 import { randomBytes } from "node:crypto"
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { join, resolve } from "node:path"
-import { type AppConfig, InvalidConfiguration } from "../AppConfig.ts"
+import type { AppConfig } from "../AppConfig.ts"
+import { decodeMasterKey, InvalidConfiguration } from "../Settings.ts"
 
-const decode = (text: string, source: string) => {
-  const bytes = Buffer.from(text.trim(), "base64")
-  return bytes.length === 32
-    ? Effect.succeed(new Uint8Array(bytes))
-    : Effect.fail(
-      new InvalidConfiguration({ message: `${source} must hold 32 bytes in base64 (openssl rand -base64 32).` })
-    )
-}
-
-export const loadMasterKey = (config: AppConfig): Effect.Effect<Uint8Array, InvalidConfiguration> =>
+export const loadMasterKey = (
+  config: Pick<AppConfig, "masterKey" | "store" | "dataDir">
+): Effect.Effect<Uint8Array, InvalidConfiguration> =>
   Effect.gen(function*() {
-    if (Option.isSome(config.masterKey)) {
-      return yield* decode(Redacted.value(config.masterKey.value), "GATEWAY_MASTER_KEY")
-    }
+    if (Option.isSome(config.masterKey)) return Redacted.value(config.masterKey.value)
     // Nothing outlives the process in memory, so neither does its key.
     if (config.store.kind === "memory") return new Uint8Array(randomBytes(32))
     const dir = resolve(config.dataDir)
@@ -33,7 +25,12 @@ export const loadMasterKey = (config: AppConfig): Effect.Effect<Uint8Array, Inva
         return undefined
       }
     })
-    if (existing !== undefined) return yield* decode(existing, path)
+    if (existing !== undefined) {
+      return yield* Result.match(decodeMasterKey(existing, path), {
+        onSuccess: (key) => Effect.succeed(Redacted.value(key)),
+        onFailure: (message) => Effect.fail(new InvalidConfiguration({ message }))
+      })
+    }
     const key = randomBytes(32)
     yield* Effect.sync(() => {
       mkdirSync(dir, { recursive: true, mode: 0o700 })
@@ -41,7 +38,7 @@ export const loadMasterKey = (config: AppConfig): Effect.Effect<Uint8Array, Inva
     })
     if (config.store.kind === "postgres") {
       yield* Effect.logWarning(
-        `Generated a master key in ${path}; every process on this database needs the same key: set GATEWAY_MASTER_KEY.`
+        `Generated a master key in ${path}; every process on this database needs the same key: set GATEWAY_MASTER_KEY (or the masterKey option).`
       )
     }
     return new Uint8Array(key)

@@ -98,9 +98,10 @@ export const unauthenticatedRecords = (server: TestServer): Promise<ReadonlyArra
   ).then((page) => page.items)
 
 /** A key of the test organisation with `scopes` only. */
-export const narrowKey = async (server: TestServer, scopes: ReadonlyArray<string>) => {
-  const created = await jsonOf(
-    await server.send("POST", "/v1/api-keys/organisation/service", { name: "narrow", scopes })
+export const narrowKey = (server: TestServer, scopes: ReadonlyArray<string>) =>
+  server.api((client) =>
+    client.apiKeys.create({
+      params: { type: "organisation", subType: "service" },
+      payload: { name: "narrow", scopes }
+    })
   )
-  return { id: created.id as string, key: created.key as string }
-}

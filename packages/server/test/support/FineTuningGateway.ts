@@ -2,12 +2,22 @@
  * A gateway for fine-tuning listings in tests: fake providers on 127.0.0.1, a workspace key allowed to
  * call and to store credentials, and the outbound network of `Outbound.ts`, so nothing leaves the machine.
  */
+import type { CreateConfig, CreateVirtualKey } from "@gateway-control/adapters-http/api"
+import type { GatewayControlClientShape } from "@gateway-control/client"
 import { randomBytes } from "node:crypto"
-import { expect } from "vitest"
 import { providerRegistry } from "../../src/App.ts"
+import type { ApiCall } from "./ApiClient.ts"
 import type { FakeProvider } from "./FakeProvider.ts"
 import { loopbackOnlyConnector, tableResolver } from "./Outbound.ts"
-import { jsonOf, startTestServer, type TestServer, type TestStore } from "./TestServer.ts"
+import { startTestServer, type TestServer, type TestStore } from "./TestServer.ts"
+
+/** The typed creation of a virtual key, for `api` and `refusal`. */
+export const createVirtualKey = (body: typeof CreateVirtualKey.Type) => (client: GatewayControlClientShape) =>
+  client.providers.createVirtualKey({ payload: body })
+
+/** The typed creation of a config, for `api` and `refusal`. */
+export const createConfig = (body: typeof CreateConfig.Type) => (client: GatewayControlClientShape) =>
+  client.providers.createConfig({ payload: body })
 
 export interface FineTuningGatewayOptions {
   readonly store: TestStore
@@ -34,15 +44,16 @@ export const startFineTuningGateway = async (options: FineTuningGatewayOptions) 
       connector: connector.factory
     }
   })
-  const created = await jsonOf(
-    await server.send("POST", "/v1/api-keys/workspace/service", {
-      name: "fine-tuning",
-      workspace_id: server.workspaceId,
-      scopes: ["completions.write", "virtual_keys.create", "configs.create"]
+  const { key } = await server.api((client) =>
+    client.apiKeys.create({
+      params: { type: "workspace", subType: "service" },
+      payload: {
+        name: "fine-tuning",
+        workspace_id: server.workspaceId,
+        scopes: ["completions.write", "virtual_keys.create", "configs.create"]
+      }
     })
   )
-  const key: string = created.key
-  expect(typeof key).toBe("string")
   return {
     server,
     dns,
@@ -50,9 +61,10 @@ export const startFineTuningGateway = async (options: FineTuningGatewayOptions) 
     /** `GET /v1/fine_tuning/jobs` with the workspace key and these headers; redirects are not followed here. */
     jobs: (headers: Record<string, string>) =>
       server.request("/v1/fine_tuning/jobs", { key, headers, redirect: "manual" }),
-    /** A POST with the workspace key, e.g. to store a virtual key or a config. */
-    create: (path: "/v1/virtual-keys" | "/v1/configs", body: Record<string, unknown>) =>
-      server.send("POST", path, body, key),
+    /** A typed call with the workspace key, e.g. storing a virtual key or a config: its success. */
+    api: <A, E>(call: ApiCall<A, E>) => server.api(call, key),
+    /** A typed call with the workspace key that must be refused: the refusal. */
+    refusal: <A, E>(call: ApiCall<A, E>) => server.refusal(call, key),
     close: () => server.close()
   }
 }

@@ -3,19 +3,29 @@
  * first workspace (a service key and a user's key) and of the second (a service key).
  * Call `useMcpServer()` at the top of a test file; its accessors read the fixture once it has been made.
  */
+import type { CreateMcpIntegration } from "@gateway-control/adapters-http/api"
+import type { GatewayControlClientShape } from "@gateway-control/client"
 import { ApiKeys, type Scope } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll } from "vitest"
-import { jsonOf, startTestServer, type TestServer } from "./TestServer.ts"
+import { startTestServer, type TestServer } from "./TestServer.ts"
+
+type IntegrationBody = typeof CreateMcpIntegration.Type
 
 /** An integration's creation body; `overrides` replace or add fields. */
-export const integration = (overrides: Record<string, unknown> = {}) => ({
+export const integration = (overrides: Partial<IntegrationBody> = {}): IntegrationBody => ({
   name: "Linear",
   url: "https://mcp.linear.app/sse",
   auth_type: "oauth_auto",
   transport: "sse",
   ...overrides
 })
+
+/** The typed creation of an integration, for `api` and `refusal`. */
+export const createIntegration = (body: IntegrationBody) => (client: GatewayControlClientShape) =>
+  client.mcp.createIntegration({ payload: body })
+
+type IntegrationQuery = Parameters<GatewayControlClientShape["mcp"]["listIntegrations"]>[0]["query"]
 
 const workspaceScopes: ReadonlyArray<Scope> = [
   "workspace_mcp_integrations.create",
@@ -62,7 +72,8 @@ export const useMcpServer = () => {
   beforeAll(async () => {
     const server = await startTestServer()
     started = server
-    const otherWorkspace = (await jsonOf(await server.send("POST", "/v1/workspaces", { name: "Other team" }))).id
+    const otherWorkspace = (await server.api((client) => client.workspaces.create({ payload: { name: "Other team" } })))
+      .id
     fixture = {
       server,
       otherWorkspace,
@@ -81,6 +92,11 @@ export const useMcpServer = () => {
     current().server.send(method, path, body, key)
   const list = (query: string, key?: string) => current().server.request(`/v1/mcp-integrations?${query}`, { key })
   const orgQuery = () => `organisation_id=${current().server.organisationId}`
+  const api: TestServer["api"] = (call, key) => current().server.api(call, key)
+  const refusal: TestServer["refusal"] = (call, key) => current().server.refusal(call, key)
+  /** The typed list of integrations: the organisation's (with the admin key) unless `query` names otherwise. */
+  const listIntegrations = (query: IntegrationQuery = {}) => (client: GatewayControlClientShape) =>
+    client.mcp.listIntegrations({ query: { organisation_id: current().server.organisationId, ...query } })
   return {
     get server() {
       return current().server
@@ -99,6 +115,9 @@ export const useMcpServer = () => {
     },
     send,
     list,
-    orgQuery
+    orgQuery,
+    api,
+    refusal,
+    listIntegrations
   }
 }

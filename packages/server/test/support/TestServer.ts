@@ -11,6 +11,7 @@ import { HttpRouter, HttpServer } from "effect/http"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
 import { createGatewayServer, layerDomain, layerMcpHealthChecks, type ProviderSettings } from "../../src/App.ts"
 import type { McpConfig } from "../../src/McpConfig.ts"
+import { type TypedCalls, typedCalls } from "./ApiClient.ts"
 
 export type TestStore = "memory" | "pglite" | "postgres"
 
@@ -64,7 +65,8 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
 
 export type TestLayer = ReturnType<typeof makeTestLayer>
 
-export interface TestServer {
+/** The server, with raw HTTP (`request`, `send`) for tests about the wire and the typed client for the rest. */
+export interface TestServer extends TypedCalls {
   readonly baseUrl: string
   readonly adminKey: string
   readonly organisationId: string
@@ -105,6 +107,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
       body: body === undefined ? undefined : JSON.stringify(body)
     })
   return {
+    ...typedCalls(baseUrl, adminKey),
     send,
     baseUrl,
     adminKey,

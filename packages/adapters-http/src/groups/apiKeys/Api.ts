@@ -2,7 +2,16 @@ import { ApiKey } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { created, deleteByIdEndpoint, Description, getByIdEndpoint, listEndpoint, v1Group } from "../Common.ts"
+import {
+  ById,
+  created,
+  deleteByIdEndpoint,
+  Description,
+  getByIdEndpoint,
+  listEndpoint,
+  updateEndpoint,
+  v1Group
+} from "../Common.ts"
 
 export const CreateApiKey = Schema.Struct({
   ...Struct.pick(ApiKey.fields, ["name", "scopes"]),
@@ -10,6 +19,13 @@ export const CreateApiKey = Schema.Struct({
   workspace_id: Schema.optionalKey(Schema.String),
   user_id: Schema.optionalKey(Schema.String),
   expires_at: Schema.optionalKey(Schema.String)
+})
+
+/** A new name, description or expiry (null clears either), or scopes (only scopes the caller holds). */
+export const UpdateApiKey = Schema.Struct({
+  ...Struct.map(Struct.pick(CreateApiKey.fields, ["name", "scopes"]), Schema.optionalKey),
+  description: Schema.optionalKey(Schema.NullOr(Description)),
+  expires_at: Schema.optionalKey(Schema.NullOr(Schema.String))
 })
 
 /** The only answer that holds the plaintext key. */
@@ -39,6 +55,16 @@ export class ApiKeysGroup extends v1Group(
       ),
       listEndpoint("list", "/api-keys", ApiKey),
       getByIdEndpoint("get", "/api-keys/:id", ApiKey),
+      updateEndpoint(
+        "update",
+        "/api-keys/:id",
+        ById,
+        UpdateApiKey,
+        Schema.Struct({ ...ApiKey.fields, object: Schema.Literal("api-key") })
+      ).annotate(
+        OpenApi.Description,
+        "Changes a key's name, description, expiry or scopes. Its scopes can only be ones the calling key holds, as at creation."
+      ),
       deleteByIdEndpoint("revoke", "/api-keys/:id", RevokedApiKey)
     )
 ) {}

@@ -18,14 +18,14 @@ export const McpLiveHandlers = HttpApiBuilder.group(
       testServer: ({ params }) =>
         auditedCallOut(
           "mcpLive.testServer",
-          { id: params.mcpServerId, body: null },
+          { ref: params.mcpServerId, body: null },
           (principal) => live.testServer(principal, params.mcpServerId),
           ({ result, server }) => Effect.succeed({ id: server.id, workspace_id: server.workspace_id, result })
         ).pipe(Effect.map(({ result }) => result)),
       syncCapabilities: ({ params }) =>
         auditedCallOut(
           "mcpLive.syncCapabilities",
-          { id: params.id, body: null },
+          { ref: params.id, body: null },
           (principal) => live.prepareSync(principal, params.id),
           ({ commit, integration }) =>
             Effect.map(commit, (result) => ({ id: integration.id, workspace_id: integration.workspace_id, result }))
@@ -38,7 +38,7 @@ export const McpLiveHandlers = HttpApiBuilder.group(
       setCapabilities: ({ params, payload }) =>
         auditedResourceChange(
           "mcpLive.setCapabilities",
-          { id: params.id, body: payload },
+          { ref: params.id, body: payload },
           (principal) =>
             Effect.map(
               live.setCapabilities(principal, params.id, payload.capabilities),

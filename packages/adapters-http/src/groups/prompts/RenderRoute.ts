@@ -6,12 +6,12 @@
  * envelope for every failure, the same body limits (the edge checks the declared length before this runs).
  */
 import { ApiKeys, jsonProblem, Prompts, type Rendered } from "@gateway-control/domain"
-import { Effect, Redacted } from "effect"
+import { Effect } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { domainErrorResponse, errorResponse, isDomainError } from "../../ApiErrors.ts"
 import { readBodyText } from "../../internal/bodyText.ts"
-import { API_KEY_HEADER } from "../../Security.ts"
+import { presentedApiKey } from "../../SecurityLive.ts"
 
 export const RENDER_PATH = "/v1/prompts/:promptId/render"
 
@@ -53,7 +53,7 @@ export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
     const prompts = yield* Prompts
     // Plain combinators rather than a generator: this runs on every render.
     const handler = (request: HttpServerRequest.HttpServerRequest) =>
-      apiKeys.authenticate(Redacted.make(request.headers[API_KEY_HEADER] ?? "")).pipe(
+      apiKeys.authenticate(presentedApiKey(request.headers)).pipe(
         Effect.flatMap((principal) =>
           Effect.flatMap(readBodyText(request, options.maxBodyBytes), (text) => {
             if (typeof text !== "string") return Effect.succeed(text)

@@ -18,6 +18,10 @@ export interface Fixture extends HeaderContext {
   readonly doomedApiKeyId: string
   readonly partialId: string
   readonly partialSlug: string
+  readonly doomedPartialId: string
+  readonly promptVersionId: string
+  readonly labelId: string
+  readonly doomedLabelId: string
   readonly promptId: string
   readonly doomedPromptId: string
   readonly integrationId: string
@@ -73,6 +77,11 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     string: "Be {{tone}}.",
     workspace_id
   })
+  const doomedPartial = await create("/v1/prompts/partials", {
+    name: `Fuzz doomed partial ${tag}`,
+    string: "Gone.",
+    workspace_id
+  })
   const chat = JSON.stringify([{ role: "system", content: `{{> fuzz-tone-${tag}}}` }, {
     role: "user",
     content: "{{q}}"
@@ -116,6 +125,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   })
   const directConfig = await create("/v1/configs", config(`fuzz-direct-${tag}`))
   const doomedConfig = await create("/v1/configs", config(`fuzz-doomed-${tag}`))
+  const label = await create("/v1/labels", { name: `fuzz-label-${tag}`, workspace_id })
+  const doomedLabel = await create("/v1/labels", { name: `fuzz-doomed-${tag}`, workspace_id })
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -130,6 +141,10 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedApiKeyId: doomedApiKey.id,
     partialId: partial.id,
     partialSlug: partial.slug,
+    doomedPartialId: doomedPartial.id,
+    promptVersionId: prompt.version_id,
+    labelId: label.id,
+    doomedLabelId: doomedLabel.id,
     promptId: prompt.id,
     doomedPromptId: doomedPrompt.id,
     integrationId: mcp.id,
@@ -160,6 +175,10 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   }),
   "apiKeys.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
   "apiKeys.get": (f) => ({ params: { id: f.apiKeyId } }),
+  "apiKeys.update": (f) => ({
+    params: { id: f.apiKeyId },
+    body: { name: "fuzz key renamed", description: null, scopes: ["prompts.render"], expires_at: null }
+  }),
   "apiKeys.revoke": (f) => ({ params: { id: f.doomedApiKeyId } }),
   "users.create": () => ({ body: { email: "fuzz-example@example.com", name: "Example", role: "member" } }),
   "users.list": () => ({ query: PAGE }),
@@ -189,7 +208,13 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     params: { partialId: f.partialId },
     body: { string: "Be very {{tone}}.", version_description: "fuzz" }
   }),
-  "prompts.getPartial": (f) => ({ params: { partialId: f.partialId } }),
+  "prompts.getPartial": (f) => ({ params: { partialId: f.partialId }, query: { workspace_id: f.workspaceId } }),
+  "prompts.publishPartial": (f) => ({ params: { partialId: f.partialId }, body: { version: 1 } }),
+  "prompts.listPartialVersions": (f) => ({
+    params: { partialId: f.partialSlug },
+    query: { workspace_id: f.workspaceId }
+  }),
+  "prompts.deletePartial": (f) => ({ params: { partialId: f.doomedPartialId } }),
   "prompts.create": (f) => ({
     body: {
       name: "Fuzz example prompt",
@@ -208,6 +233,24 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { string: "Hello {{q}}", parameters: { temperature: 1 }, template_metadata: { v: 2 } }
   }),
   "prompts.get": (f) => ({ params: { promptId: f.promptId } }),
+  "prompts.listVersions": (f) => ({ params: { promptId: f.promptId } }),
+  "prompts.getVersion": (f) => ({ params: { promptId: f.promptId, versionId: f.promptVersionId } }),
+  "prompts.setVersionLabel": (f) => ({
+    params: { promptId: f.promptId, versionId: "1" },
+    body: { label_id: f.labelId }
+  }),
+  "labels.create": (f) => ({
+    body: {
+      name: "fuzz-example",
+      description: "made by the fuzz test",
+      color_code: "#12ab34",
+      workspace_id: f.workspaceId
+    }
+  }),
+  "labels.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "labels.get": (f) => ({ params: { id: f.labelId } }),
+  "labels.update": (f) => ({ params: { id: f.labelId }, body: { description: "updated", color_code: null } }),
+  "labels.delete": (f) => ({ params: { id: f.doomedLabelId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),
@@ -273,6 +316,11 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   }),
   "providers.listVirtualKeys": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
   "providers.getVirtualKey": (f) => ({ params: { id: f.virtualKeyId } }),
+  "providers.updateVirtualKey": (f) => ({
+    params: { id: f.virtualKeySlug },
+    query: { workspace_id: f.workspaceId },
+    body: { name: "Fuzz main key", key: "sk-good" }
+  }),
   "providers.deleteVirtualKey": (f) => ({ params: { id: f.doomedVirtualKeyId } }),
   "providers.createConfig": (f) => ({
     body: {
@@ -283,6 +331,10 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   }),
   "providers.listConfigs": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
   "providers.getConfig": (f) => ({ params: { id: f.configId } }),
+  "providers.updateConfig": (f) => ({
+    params: { id: f.configId },
+    body: { name: "Fuzz direct config", config: { provider: "openai", api_key: "sk-good" } }
+  }),
   "providers.deleteConfig": (f) => ({ params: { id: f.doomedConfigId } })
 }
 

@@ -1,0 +1,357 @@
+/**
+ * Every call the console makes, in one place: only the public JSON API under `/v1`, with the signed-in key in
+ * `x-service-api-key`. The types here are the API's answers as a client sees them.
+ *
+ * Prompt versions and labels come from `GET /v1/prompts/{id}` for now; when the version and label routes
+ * exist, only `promptVersions` and `moveLabel` change.
+ */
+
+export class ApiError extends Error {
+  readonly status: number
+  readonly code: string
+  readonly param: string | null
+  constructor(status: number, code: string, message: string, param: string | null) {
+    super(message)
+    this.status = status
+    this.code = code
+    this.param = param
+  }
+}
+
+let currentKey: string | null = null
+let onUnauthenticated: (error: ApiError) => void = () => {}
+
+/** The key sent with every call; `session.ts` sets it. */
+export const useKey = (key: string | null, unauthenticated?: (error: ApiError) => void) => {
+  currentKey = key
+  if (unauthenticated !== undefined) onUnauthenticated = unauthenticated
+}
+
+type Query = Readonly<Record<string, string | number | boolean | null | undefined>>
+
+const withQuery = (path: string, query: Query | undefined) => {
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value !== undefined && value !== null && value !== "") params.set(name, String(value))
+  }
+  const text = params.toString()
+  return text === "" ? path : `${path}?${text}`
+}
+
+interface Answer<A> {
+  readonly body: A
+  readonly headers: Headers
+}
+
+const request = async <A>(method: string, path: string, body?: unknown, query?: Query): Promise<Answer<A>> => {
+  const headers: Record<string, string> = {}
+  if (currentKey !== null) headers["x-service-api-key"] = currentKey
+  if (body !== undefined) headers["content-type"] = "application/json"
+  const response = await fetch(withQuery(`/v1${path}`, query), {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: "omit",
+    cache: "no-store"
+  })
+  const text = await response.text()
+  const parsed: unknown = text === "" ? null : JSON.parse(text)
+  if (!response.ok) {
+    const envelope = (parsed as { error?: { code?: string; message?: string; param?: string | null } } | null)?.error
+    const error = new ApiError(
+      response.status,
+      envelope?.code ?? "error",
+      envelope?.message ?? `The server answered ${response.status}.`,
+      envelope?.param ?? null
+    )
+    if (response.status === 401) onUnauthenticated(error)
+    throw error
+  }
+  return { body: parsed as A, headers: response.headers }
+}
+
+const get = async <A>(path: string, query?: Query) => (await request<A>("GET", path, undefined, query)).body
+const send = async <A>(method: "POST" | "PUT" | "DELETE", path: string, body?: unknown) =>
+  (await request<A>(method, path, body)).body
+const segment = encodeURIComponent
+
+export interface Paging {
+  readonly page_size: number
+  readonly current_page: number
+}
+
+export interface ListPage<A> {
+  readonly data: ReadonlyArray<A>
+  readonly total: number
+  readonly has_more: boolean
+}
+
+export type Json = Readonly<Record<string, unknown>>
+
+// ---- the calling key ----
+
+export type KeyType = "organisation-service" | "workspace-service" | "workspace-user"
+
+export interface CallingKey {
+  readonly id: string
+  readonly type: KeyType
+  readonly organisation_id: string
+  readonly workspace_id: string | null
+  readonly user_id: string | null
+  readonly scopes: ReadonlyArray<string>
+}
+
+export const scopes = () => get<{ data: ReadonlyArray<string>; key: CallingKey }>("/scopes")
+
+// ---- workspaces, users, members ----
+
+export interface Workspace {
+  readonly id: string
+  readonly name: string
+  readonly slug: string
+  readonly description: string | null
+  readonly created_at: string
+}
+
+export interface User {
+  readonly id: string
+  readonly email: string
+  readonly name: string | null
+  readonly role: string
+}
+
+export interface Member {
+  readonly workspace_id: string
+  readonly user_id: string
+  readonly role: string
+}
+
+export const listWorkspaces = (paging: Paging) => get<ListPage<Workspace>>("/workspaces", { ...paging })
+export const createWorkspace = (body: Json) => send<{ id: string; slug: string }>("POST", "/workspaces", body)
+export const listUsers = (paging: Paging) => get<ListPage<User>>("/users", { ...paging })
+export const createUser = (body: Json) => send<{ id: string }>("POST", "/users", body)
+export const listMembers = (workspaceId: string, paging: Paging) =>
+  get<ListPage<Member>>(`/workspaces/${segment(workspaceId)}/members`, { ...paging })
+export const addMember = (workspaceId: string, body: Json) =>
+  send<Member>("POST", `/workspaces/${segment(workspaceId)}/members`, body)
+export const removeMember = (workspaceId: string, userId: string) =>
+  send<Member>("DELETE", `/workspaces/${segment(workspaceId)}/members/${segment(userId)}`)
+
+// ---- API keys ----
+
+export interface ApiKey {
+  readonly id: string
+  readonly type: KeyType
+  readonly name: string
+  readonly description: string | null
+  readonly workspace_id: string | null
+  readonly user_id: string | null
+  readonly scopes: ReadonlyArray<string>
+  readonly status: "active" | "revoked"
+  readonly masked_key: string
+  readonly created_at: string
+  readonly expires_at: string | null
+}
+
+/** `kind` is the path's `{type}/{sub-type}`: `organisation/service`, `workspace/service` or `workspace/user`. */
+export const createApiKey = (kind: string, body: Json) =>
+  send<{ id: string; key: string }>("POST", `/api-keys/${kind}`, body)
+export const listApiKeys = (workspaceId: string | undefined, paging: Paging) =>
+  get<ListPage<ApiKey>>("/api-keys", { workspace_id: workspaceId, ...paging })
+export const revokeApiKey = (id: string) => send<{ id: string }>("DELETE", `/api-keys/${segment(id)}`)
+
+// ---- prompts and partials ----
+
+export interface Prompt {
+  readonly id: string
+  readonly workspace_id: string
+  readonly name: string
+  readonly slug: string
+  readonly published_version: number
+  readonly created_at: string
+  readonly last_updated_at: string
+}
+
+export interface PromptVersion {
+  readonly id: string
+  readonly version: number
+  readonly string: string
+  readonly parameters: Json
+  readonly model: string | null
+  readonly type: "chat" | "completion"
+  readonly is_raw_template: boolean
+  readonly version_description: string | null
+  readonly created_at: string
+}
+
+export interface PromptLabel {
+  readonly label: string
+  readonly version: number
+  readonly last_updated_at: string
+}
+
+export interface PromptDetails extends Prompt {
+  readonly versions: ReadonlyArray<PromptVersion>
+  readonly labels: ReadonlyArray<PromptLabel>
+}
+
+export interface VersionCreated {
+  readonly id: string
+  readonly slug: string
+  readonly version: number
+}
+
+export const listPrompts = (workspaceId: string | undefined, paging: Paging) =>
+  get<ListPage<Prompt>>("/prompts", { workspace_id: workspaceId, ...paging })
+export const getPrompt = (idOrSlug: string) => get<PromptDetails>(`/prompts/${segment(idOrSlug)}`)
+export const createPrompt = (body: Json) => send<VersionCreated>("POST", "/prompts", body)
+export const updatePrompt = (id: string, body: Json) => send<VersionCreated>("PUT", `/prompts/${segment(id)}`, body)
+export const publishVersion = (id: string, version: number) =>
+  send<Prompt>("PUT", `/prompts/${segment(id)}/makeDefault`, { version })
+export const deletePrompt = (id: string) => send<{ id: string }>("DELETE", `/prompts/${segment(id)}`)
+
+/** A prompt's versions, newest first, and its labels. */
+export const promptVersions = async (id: string) => {
+  const details = await getPrompt(id)
+  return {
+    prompt: details,
+    versions: [...details.versions].sort((a, b) => b.version - a.version),
+    labels: details.labels
+  }
+}
+
+/** Points a label (a built-in one or any other name) at a version. */
+export const moveLabel = (id: string, label: string, version: number) =>
+  send<PromptLabel>("PUT", `/prompts/${segment(id)}/labels/${segment(label)}`, { version })
+
+export interface Rendered {
+  readonly data: Json
+  readonly missingVariables: ReadonlyArray<string>
+  readonly deprecatedFields: ReadonlyArray<string>
+}
+
+const headerList = (value: string | null) =>
+  value === null ? [] : value.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
+
+/** Renders `ref` (an id or slug, with `@N`, `@latest` or `@label`), with the missing variables and deprecated fields. */
+export const render = async (ref: string, body: Json): Promise<Rendered> => {
+  const answer = await request<{ data: Json }>("POST", `/prompts/${segment(ref)}/render`, body)
+  return {
+    data: answer.body.data,
+    missingVariables: headerList(answer.headers.get("x-service-missing-variables")),
+    deprecatedFields: headerList(answer.headers.get("x-service-deprecated-fields"))
+  }
+}
+
+export interface PartialDetails extends Prompt {
+  readonly string: string
+  readonly version_id: string
+}
+
+export const listPartials = (workspaceId: string | undefined, paging: Paging) =>
+  get<ListPage<Prompt>>("/prompts/partials", { workspace_id: workspaceId, ...paging })
+export const getPartial = (idOrSlug: string) => get<PartialDetails>(`/prompts/partials/${segment(idOrSlug)}`)
+export const createPartial = (body: Json) => send<VersionCreated>("POST", "/prompts/partials", body)
+/** Adds a version to the partial and publishes it. */
+export const updatePartial = (id: string, body: Json) =>
+  send<VersionCreated>("PUT", `/prompts/partials/${segment(id)}`, body)
+
+// ---- MCP registry ----
+
+export interface McpIntegration {
+  readonly id: string
+  readonly name: string
+  readonly slug: string
+  readonly status: "active" | "archived"
+  readonly url: string
+  readonly description: string | null
+  readonly workspace_id: string | null
+  readonly configurations: Json
+  readonly auth_type: string
+  readonly transport: string
+  readonly global_workspace_access: boolean
+  readonly workspace_ids: ReadonlyArray<string>
+  readonly workspaces_count: number
+  readonly created_at: string
+}
+
+export interface McpServer {
+  readonly id: string
+  readonly workspace_id: string
+  readonly slug: string
+  readonly name: string
+  readonly status: string
+  readonly description: string | null
+  readonly mcp_integration_id: string
+  readonly created_at: string
+}
+
+export const listIntegrations = (query: Query & Paging) => get<ListPage<McpIntegration>>("/mcp-integrations", query)
+export const createIntegration = (body: Json) => send<{ id: string; slug: string }>("POST", "/mcp-integrations", body)
+export const archiveIntegration = (id: string) => send<McpIntegration>("DELETE", `/mcp-integrations/${segment(id)}`)
+export const listServers = (query: Query & Paging) => get<ListPage<McpServer>>("/mcp-servers", query)
+export const createServer = (body: Json) => send<{ id: string; slug: string }>("POST", "/mcp-servers", body)
+
+// ---- virtual keys and configs ----
+
+export interface VirtualKey {
+  readonly id: string
+  readonly name: string
+  readonly slug: string
+  readonly provider: string
+  /** Masked: a provider key is write-only. */
+  readonly masked_key: string
+  readonly custom_host: string | null
+  readonly workspace_id: string
+  readonly created_at: string
+}
+
+export interface GatewayConfig {
+  readonly id: string
+  readonly name: string
+  readonly slug: string
+  /** Without its API key, which is write-only. */
+  readonly config: Json
+  readonly masked_api_key: string | null
+  readonly workspace_id: string
+  readonly created_at: string
+}
+
+export const listVirtualKeys = (workspaceId: string | undefined, paging: Paging) =>
+  get<ListPage<VirtualKey>>("/virtual-keys", { workspace_id: workspaceId, ...paging })
+export const createVirtualKey = (body: Json) => send<{ id: string }>("POST", "/virtual-keys", body)
+export const deleteVirtualKey = (id: string) => send<{ id: string }>("DELETE", `/virtual-keys/${segment(id)}`)
+export const listConfigs = (workspaceId: string | undefined, paging: Paging) =>
+  get<ListPage<GatewayConfig>>("/configs", { workspace_id: workspaceId, ...paging })
+export const createConfig = (body: Json) => send<{ id: string }>("POST", "/configs", body)
+export const deleteConfig = (id: string) => send<{ id: string }>("DELETE", `/configs/${segment(id)}`)
+
+// ---- audit log ----
+
+export interface AuditRecord {
+  readonly id: string
+  readonly seq: number
+  readonly timestamp: string
+  readonly workspace_id: string | null
+  readonly user_id: string | null
+  readonly user_type: string
+  readonly api_key_id: string | null
+  readonly action: string
+  readonly resource_type: string
+  readonly resource_id: string | null
+  readonly method: string
+  readonly uri: string
+  readonly request_id: string
+  readonly request_body: unknown
+  readonly response_status_code: number
+  readonly client_ip: string | null
+  readonly sanitized: boolean
+}
+
+export const listAuditLogs = async (query: Query & Paging): Promise<ListPage<AuditRecord>> => {
+  const page = await get<{ records: ReadonlyArray<AuditRecord>; total: number; has_more: boolean }>(
+    "/audit-logs",
+    query
+  )
+  return { data: page.records, total: page.total, has_more: page.has_more }
+}

@@ -3,7 +3,15 @@
  * (embedded, the default) or on PostgreSQL, migrated on start.
  */
 import { PgClient } from "@effect/sql-pg"
-import { ApiKeyStore, AuditLogStore, LabelStore, type StorePorts, StoreTransaction } from "@gateway-control/domain"
+import {
+  ApiKeyStore,
+  AuditLogStore,
+  LabelStore,
+  LeaseStore,
+  McpCapabilityStore,
+  type StorePorts,
+  StoreTransaction
+} from "@gateway-control/domain"
 import { Context, Effect, Layer, type Redacted } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { migrate } from "./Migrations.ts"
@@ -11,8 +19,10 @@ import * as PgliteClient from "./PgliteClient.ts"
 import { makeAccessStores } from "./SqlAccessStores.ts"
 import { makeApiKeyStore } from "./SqlApiKeyStore.ts"
 import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
+import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
+import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
@@ -26,7 +36,9 @@ const makeAll = Effect.gen(function*() {
     Context.add(ApiKeyStore, yield* makeApiKeyStore),
     Context.add(AuditLogStore, yield* makeAuditLogStore),
     Context.add(LabelStore, yield* makeLabelStore),
-    Context.add(StoreTransaction, yield* makeStoreTransaction)
+    Context.add(StoreTransaction, yield* makeStoreTransaction),
+    Context.add(McpCapabilityStore, yield* makeCapabilityStore),
+    Context.add(LeaseStore, yield* makeLeaseStore)
   )
 })
 

@@ -10,6 +10,8 @@ import type {
   Conflict,
   Forbidden,
   InvalidRequest,
+  McpTimedOut,
+  McpUnreachable,
   NotFound,
   RateLimited,
   RateLimitStatus,
@@ -175,6 +177,30 @@ export const statusOf = (error: DomainError): number => {
       return 409
   }
 }
+
+/** Failures of a call the service made to another server on the caller's behalf (an MCP server). */
+export type UpstreamError = McpUnreachable | McpTimedOut
+
+const isUpstreamError = (error: DomainError | UpstreamError): error is UpstreamError =>
+  error._tag === "McpUnreachable" || error._tag === "McpTimedOut"
+
+/** The envelope a failure answers with: an upstream failure's only where one can happen. */
+export type EnvelopeOf<E> = E extends UpstreamError ? BadGateway | GatewayTimeout : ReturnType<typeof fromDomain>
+
+/** `fromDomain`, and 502 `upstream_error` / 504 `upstream_timeout` for the other server's failures. */
+export const fromDomainOrUpstream = <E extends DomainError | UpstreamError>(error: E): EnvelopeOf<E> => {
+  const envelope = !isUpstreamError(error)
+    ? fromDomain(error)
+    : error._tag === "McpTimedOut"
+    ? upstreamTimeout(error.message)
+    : upstreamError(error.message)
+  // The branch taken is the one `EnvelopeOf<E>` names for this error's type.
+  return envelope as EnvelopeOf<E>
+}
+
+/** The status a failure answers with, for the audit log. */
+export const failureStatusOf = (error: DomainError | UpstreamError): number =>
+  !isUpstreamError(error) ? statusOf(error) : error._tag === "McpTimedOut" ? 504 : 502
 
 /** The envelope as a response, for answers made outside HttpApi's error encoding (the edge, lean routes). */
 export const errorResponse = (status: number, code: string, message: string, param: string | null = null) =>

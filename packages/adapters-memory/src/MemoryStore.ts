@@ -11,7 +11,9 @@ import {
   type GatewayConfig,
   GENESIS_HASH,
   LabelStore,
-  type McpIntegration,
+  LeaseStore,
+  McpCapabilityStore,
+  McpIntegration,
   McpIntegrationStore,
   type McpServer,
   McpServerStore,
@@ -38,6 +40,9 @@ import {
   WorkspaceStore
 } from "@gateway-control/domain"
 import { Context, Effect, Layer, Option } from "effect"
+import { makeCapabilityStore } from "./internal/Capabilities.ts"
+import { directoryOf } from "./internal/Directory.ts"
+import { makeLeaseStore } from "./internal/Leases.ts"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
@@ -200,14 +205,35 @@ const make = Effect.sync(() => {
             "slug"
           )
       ),
-    update: (integration) => Effect.asVoid(integrations.replace(integration.id, () => integration)),
+    update: (integration) =>
+      Effect.asVoid(integrations.replace(integration.id, (current) =>
+        new McpIntegration({
+          ...integration,
+          status: current.status,
+          status_message: current.status_message,
+          status_changed_at: current.status_changed_at,
+          consecutive_failures: current.consecutive_failures
+        }))),
+    setStatus: (id, change) =>
+      integrations.replaceWhen(
+        id,
+        (current) => current.status !== "archived",
+        (current) => new McpIntegration({ ...current, ...change })
+      ),
+    listInUse: (afterId, limit) =>
+      Effect.sync(() =>
+        [...integrations.rows.values()]
+          .filter((i) => i.status !== "archived" && (afterId === null || i.id > afterId))
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .slice(0, limit)
+      ),
     get: (id) => Effect.sync(() => integrations.get(id)),
     findBySlug: (organisationId, slug) => Effect.sync(() => integrations.byUnique(`${organisationId}/${slug}`)),
     list: (query, page) =>
       Effect.sync(() =>
         integrations.page((i) =>
           i.organisation_id === query.organisationId &&
-          i.status === query.status &&
+          (i.status === "archived") === (query.status === "archived") &&
           (query.level === "all" || (query.level === "workspace") === (i.workspace_id !== null)) &&
           (query.usableBy === null || usableBy(i, query.usableBy)) &&
           matches(query.search, i.name, i.slug), page)
@@ -229,7 +255,8 @@ const make = Effect.sync(() => {
           (s) => inScope(s, organisationId, workspaceId) && matches(search, s.name, s.slug),
           page
         )
-      )
+      ),
+    directory: (query) => Effect.sync(() => directoryOf(servers, integrations, query))
   })
 
   const virtualKeys = new Table<StoredSecret<VirtualKey>>(state, (k) => [`${k.record.workspace_id}/${k.record.slug}`])
@@ -313,6 +340,8 @@ const make = Effect.sync(() => {
     Context.add(ConfigStore, configStore),
     Context.add(McpIntegrationStore, integrationStore),
     Context.add(McpServerStore, serverStore),
+    Context.add(McpCapabilityStore, makeCapabilityStore(state)),
+    Context.add(LeaseStore, makeLeaseStore()),
     Context.add(PartialStore, partialStore),
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),

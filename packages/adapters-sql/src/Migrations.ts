@@ -322,11 +322,48 @@ export const migrations = {
     UPDATE api_keys SET scopes = scopes || '["api_keys.update"]'::jsonb
     WHERE scopes ? 'api_keys.delete' AND NOT scopes ? 'api_keys.update'
   `),
+  // Live MCP integrations: health (status 'unhealthy', its message and time, failures in a row), capabilities
+  // and their on/off choices, the registry API's keyset order, and leases for background jobs. Lists of
+  // integrations in use (every status but archived) get indexes of their own, so a page still stops at LIMIT.
+  "0012_mcp_live": migration(`
+    ALTER TABLE mcp_integrations DROP CONSTRAINT mcp_integrations_status_check;
+    ALTER TABLE mcp_integrations ADD CONSTRAINT mcp_integrations_status_check
+      CHECK (status IN ('active', 'unhealthy', 'archived'));
+    ALTER TABLE mcp_integrations ADD COLUMN new_capabilities_enabled boolean NOT NULL DEFAULT true;
+    ALTER TABLE mcp_integrations ADD COLUMN status_message text;
+    ALTER TABLE mcp_integrations ADD COLUMN status_changed_at timestamptz NOT NULL DEFAULT now();
+    UPDATE mcp_integrations SET status_changed_at = last_updated_at;
+    ALTER TABLE mcp_integrations ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0;
+    CREATE INDEX mcp_integrations_organisation_in_use
+      ON mcp_integrations (organisation_id, created_at, id) WHERE status <> 'archived';
+    CREATE INDEX mcp_integrations_workspace_in_use
+      ON mcp_integrations (workspace_id, created_at, id) WHERE status <> 'archived';
+
+    CREATE TABLE mcp_capabilities (
+      integration_id text NOT NULL REFERENCES mcp_integrations (id),
+      type text COLLATE "C" NOT NULL CHECK (type IN ('tool', 'prompt', 'resource', 'resource_template')),
+      name text COLLATE "C" NOT NULL,
+      description text,
+      enabled boolean NOT NULL,
+      input_schema jsonb,
+      synced_at timestamptz NOT NULL,
+      PRIMARY KEY (integration_id, type, name)
+    );
+
+    CREATE INDEX mcp_servers_directory
+      ON mcp_servers (organisation_id, (workspace_id COLLATE "C"), (slug COLLATE "C"));
+
+    CREATE TABLE leases (
+      name text PRIMARY KEY,
+      holder text NOT NULL,
+      expires_at timestamptz NOT NULL
+    )
+  `),
   // Keys in production: rotation (the replaced secret's digest, kept until its transition ends), when each key
   // was last used, and its request limits (existing keys have none: the default fills them in, then goes).
   // Rotating came after keys existed: a key that may create keys of a kind may also rotate them, as the rule
   // of rotating is the rule of creating (so an upgrade leaves admin keys able to rotate).
-  "0012_api_key_rotation_usage_limits": migration(`
+  "0013_api_key_rotation_usage_limits": migration(`
     UPDATE api_keys SET scopes = scopes || '["organisation_service_api_keys.rotate"]'::jsonb
     WHERE scopes ? 'organisation_service_api_keys.create' AND NOT scopes ? 'organisation_service_api_keys.rotate';
     UPDATE api_keys SET scopes = scopes || '["workspace_service_api_keys.rotate"]'::jsonb

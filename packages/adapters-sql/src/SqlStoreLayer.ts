@@ -8,6 +8,8 @@ import {
   AuditLogStore,
   ChangeFeed,
   LabelStore,
+  LeaseStore,
+  McpCapabilityStore,
   type StorePorts,
   StoreTransaction
 } from "@gateway-control/domain"
@@ -19,8 +21,10 @@ import * as PgliteClient from "./PgliteClient.ts"
 import { makeAccessStores } from "./SqlAccessStores.ts"
 import { makeApiKeyStore } from "./SqlApiKeyStore.ts"
 import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
+import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
+import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
@@ -34,7 +38,9 @@ const makeAll = Effect.gen(function*() {
     Context.add(ApiKeyStore, yield* makeApiKeyStore),
     Context.add(AuditLogStore, yield* makeAuditLogStore),
     Context.add(LabelStore, yield* makeLabelStore),
-    Context.add(StoreTransaction, yield* makeStoreTransaction)
+    Context.add(StoreTransaction, yield* makeStoreTransaction),
+    Context.add(McpCapabilityStore, yield* makeCapabilityStore),
+    Context.add(LeaseStore, yield* makeLeaseStore)
   )
 })
 

@@ -44,13 +44,13 @@ const expectUpgraded = (result: Effect.Success<typeof upgradeWithAKey>) => {
     scopes: ["workspaces.list"],
     created_by_user_id: null,
     created_by_api_key_id: null,
-    // And from 0012: no limits, never used or rotated.
+    // And from 0013: no limits, never used or rotated.
     rate_limits: [],
     last_used_at: null,
     rotated_at: null,
     transition_ends_at: null
   })
-  // 0011: api_keys.update came later; only a key that may revoke keys gains it. 0012: a key that may create
+  // 0011: api_keys.update came later; only a key that may revoke keys gains it. 0013: a key that may create
   // keys of a kind gains the right to rotate them, and no other.
   expect(result.ran).toContain("api_keys_update_scope")
   expect([...result.admin.scopes].sort()).toEqual([

@@ -1,9 +1,6 @@
 /**
  * Every call the console makes, in one place: only the public JSON API under `/v1`, with the signed-in key in
  * `x-service-api-key`. The types here are the API's answers as a client sees them.
- *
- * Prompt versions and labels come from `GET /v1/prompts/{id}` for now; when the version and label routes
- * exist, only `promptVersions` and `moveLabel` change.
  */
 
 export class ApiError extends Error {
@@ -184,15 +181,13 @@ export interface PromptVersion {
   readonly created_at: string
 }
 
-export interface PromptLabel {
-  readonly label: string
-  readonly version: number
-  readonly last_updated_at: string
-}
-
 export interface PromptDetails extends Prompt {
   readonly versions: ReadonlyArray<PromptVersion>
-  readonly labels: ReadonlyArray<PromptLabel>
+}
+
+/** A version as the version routes answer it: with the names of the labels pointing at it. */
+export interface LabelledVersion extends PromptVersion {
+  readonly labels: ReadonlyArray<string>
 }
 
 export interface VersionCreated {
@@ -200,6 +195,16 @@ export interface VersionCreated {
   readonly slug: string
   readonly version: number
 }
+
+/** A label of the organisation or of one workspace; a built-in one's id is its name. */
+export interface Label {
+  readonly id: string
+  readonly name: string
+  readonly workspace_id: string | null
+}
+
+const newestFirst = <V extends { readonly version: number }>(versions: ReadonlyArray<V>) =>
+  [...versions].sort((a, b) => b.version - a.version)
 
 export const listPrompts = (workspaceId: string | undefined, paging: Paging) =>
   get<ListPage<Prompt>>("/prompts", { workspace_id: workspaceId, ...paging })
@@ -210,19 +215,22 @@ export const publishVersion = (id: string, version: number) =>
   send<Prompt>("PUT", `/prompts/${segment(id)}/makeDefault`, { version })
 export const deletePrompt = (id: string) => send<{ id: string }>("DELETE", `/prompts/${segment(id)}`)
 
-/** A prompt's versions, newest first, and its labels. */
+/** A prompt and its versions, newest first, each with its labels. */
 export const promptVersions = async (id: string) => {
-  const details = await getPrompt(id)
-  return {
-    prompt: details,
-    versions: [...details.versions].sort((a, b) => b.version - a.version),
-    labels: details.labels
-  }
+  const [prompt, versions] = await Promise.all([
+    getPrompt(id),
+    get<ListPage<LabelledVersion>>(`/prompts/${segment(id)}/versions`)
+  ])
+  return { prompt, versions: newestFirst(versions.data) }
 }
 
-/** Points a label (a built-in one or any other name) at a version. */
-export const moveLabel = (id: string, label: string, version: number) =>
-  send<PromptLabel>("PUT", `/prompts/${segment(id)}/labels/${segment(label)}`, { version })
+/** The labels a workspace's prompts may point: the built-in ones, the organisation's and the workspace's. */
+export const listLabels = async (workspaceId: string) =>
+  (await get<ListPage<Label>>("/labels", { workspace_id: workspaceId, page_size: 1000 })).data
+
+/** Points a label (by its id) at a version (by its number). */
+export const moveLabel = (id: string, labelId: string, version: number) =>
+  send<LabelledVersion>("PUT", `/prompts/${segment(id)}/versions/${version}`, { label_id: labelId })
 
 export interface Rendered {
   readonly data: Json
@@ -243,18 +251,50 @@ export const render = async (ref: string, body: Json): Promise<Rendered> => {
   }
 }
 
-export interface PartialDetails extends Prompt {
+export interface Partial extends Prompt {
+  readonly description: string | null
+  /** An archived partial stays readable, and renders as a missing one. */
+  readonly status: "active" | "archived"
+}
+
+export interface PartialDetails extends Partial {
+  /** The published version's template. */
   readonly string: string
   readonly version_id: string
 }
 
+export interface PartialVersion {
+  readonly id: string
+  readonly version: number
+  readonly string: string
+  readonly version_description: string | null
+  readonly created_at: string
+}
+
+/** A partial after a change, with its published version. */
+export interface PartialChanged extends Partial {
+  readonly version: number
+}
+
 export const listPartials = (workspaceId: string | undefined, paging: Paging) =>
-  get<ListPage<Prompt>>("/prompts/partials", { workspace_id: workspaceId, ...paging })
+  get<ListPage<Partial>>("/prompts/partials", { workspace_id: workspaceId, ...paging })
 export const getPartial = (idOrSlug: string) => get<PartialDetails>(`/prompts/partials/${segment(idOrSlug)}`)
 export const createPartial = (body: Json) => send<VersionCreated>("POST", "/prompts/partials", body)
-/** Adds a version to the partial and publishes it. */
+/** A `string` adds a version and publishes it; `name`, `description` and `status` alone change only the partial. */
 export const updatePartial = (id: string, body: Json) =>
-  send<VersionCreated>("PUT", `/prompts/partials/${segment(id)}`, body)
+  send<PartialChanged>("PUT", `/prompts/partials/${segment(id)}`, body)
+export const publishPartialVersion = (id: string, version: number) =>
+  send<PartialChanged>("PUT", `/prompts/partials/${segment(id)}/makeDefault`, { version })
+export const deletePartial = (id: string) => send<{ id: string }>("DELETE", `/prompts/partials/${segment(id)}`)
+
+/** A partial and its versions, newest first. */
+export const partialVersions = async (id: string) => {
+  const [partial, versions] = await Promise.all([
+    getPartial(id),
+    get<ListPage<PartialVersion>>(`/prompts/partials/${segment(id)}/versions`)
+  ])
+  return { partial, versions: newestFirst(versions.data) }
+}
 
 // ---- MCP registry ----
 

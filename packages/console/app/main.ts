@@ -4,7 +4,8 @@ import { html } from "./html.ts"
 import { ApiKeysPage } from "./pages/apiKeys.ts"
 import { AuditPage } from "./pages/audit.ts"
 import { McpPage } from "./pages/mcp.ts"
-import { PartialPage, PartialsPage } from "./pages/partials.ts"
+import { NewPartialPage, PartialsPage } from "./pages/partials.ts"
+import { PartialPage } from "./pages/partialVersions.ts"
 import { PlaygroundPage } from "./pages/playground.ts"
 import { PromptEditorPage } from "./pages/promptEditor.ts"
 import { PromptsPage } from "./pages/prompts.ts"
@@ -26,7 +27,7 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
   ["/prompts/:id/playground", ({ id }) => html`<${PlaygroundPage} id=${id} />`],
   ["/playground", () => html`<${PlaygroundPage} />`],
   ["/partials", () => html`<${PartialsPage} />`],
-  ["/partials/new", () => html`<${PartialPage} />`],
+  ["/partials/new", () => html`<${NewPartialPage} />`],
   ["/partials/:id", ({ id }) => html`<${PartialPage} id=${id} />`],
   ["/mcp", () => html`<${McpPage} />`],
   ["/api-keys", () => html`<${ApiKeysPage} />`],

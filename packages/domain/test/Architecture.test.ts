@@ -21,6 +21,8 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
   ],
   // proxy-addr: reading X-Forwarded-For past trusted proxies, as Express does (ClientAddress.ts).
   "adapters-http": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^node:/, /^proxy-addr$/],
+  // The official MCP client; the fetch it connects with comes from the server (pinned like provider calls).
+  "adapters-mcp": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^@modelcontextprotocol\/sdk(\/|$)/],
   // The console's server side serves files; it knows nothing of the domain or the API it calls.
   console: [/^effect(\/|$)/, /^node:/],
   // The client knows the HTTP contract only: the definition entry of adapters-http, never its handlers.
@@ -64,7 +66,7 @@ describe("package dependencies point inward", () => {
   })
 
   it("package.json dependencies follow the same rule", () => {
-    for (const pkg of ["domain", "adapters-memory", "adapters-sql", "adapters-http", "client"]) {
+    for (const pkg of ["domain", "adapters-memory", "adapters-sql", "adapters-http", "adapters-mcp", "client"]) {
       const manifest = JSON.parse(readFileSync(join(packagesDir, pkg, "package.json"), "utf8"))
       const deps = Object.keys(manifest.dependencies ?? {})
       for (const dep of deps) {

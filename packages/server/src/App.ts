@@ -4,6 +4,7 @@
  */
 import { NodeHttpServer } from "@effect/platform-node"
 import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
+import { layerMcpConnections } from "@gateway-control/adapters-mcp"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerFromClient, layerPostgres, layerPostgresClient, PgliteClient } from "@gateway-control/adapters-sql"
 import { layerConsole } from "@gateway-control/console"
@@ -13,14 +14,19 @@ import {
   Bootstrap,
   type BootstrapInput,
   Configs,
+  DEFAULT_MCP_SETTINGS,
   FineTuning,
   HostResolver,
   layerTransitionSweep,
+  McpConnectivity,
+  McpDirectory,
   McpRegistry,
+  McpSettings,
   Prompts,
   ProviderRegistry,
   RenderLimits,
   type RenderLimitsShape,
+  runHealthChecks,
   type StorePorts,
   Users,
   VirtualKeys,
@@ -40,8 +46,9 @@ import { answerClientErrorsInEnvelope } from "./internal/ClientErrors.ts"
 import { lockDataDir } from "./internal/DataDirLock.ts"
 import { loadMasterKey } from "./internal/MasterKey.ts"
 import { layerMount } from "./internal/Mount.ts"
+import { layerMcpSecrets, loadMcpConfig, type McpConfig } from "./McpConfig.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
-import { type ConnectorFactory, layerProviderHttpClients } from "./ProviderConnections.ts"
+import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
 
@@ -101,15 +108,31 @@ const defaultProviders: () => ProviderSettings = () => ({
   masterKey: new Uint8Array(randomBytes(32))
 })
 
+/** The MCP settings without configuration: the defaults, and no secrets. */
+export const DEFAULT_MCP_CONFIG: McpConfig = { ...DEFAULT_MCP_SETTINGS, secrets: new Map() }
+
+/** MCP connections: the official client, on fetches made like provider connections (`connector`), and secrets. */
+const layerMcp = (mcp: McpConfig, connector: ConnectorFactory | undefined) =>
+  Layer.mergeAll(
+    layerMcpConnections.pipe(Layer.provide(layerMcpFetch(connector))),
+    layerMcpSecrets(mcp.secrets),
+    Layer.succeed(McpSettings)({
+      timeoutMs: mcp.timeoutMs,
+      healthIntervalMs: mcp.healthIntervalMs,
+      unhealthyAfter: mcp.unhealthyAfter
+    })
+  )
+
 /**
  * The domain services over a store, with the store's ports exposed too (the CLI and tests use them).
- * `renderLimits` defaults to the domain's own; keys' rate limits are counted in memory unless `rateLimiter`
- * says where else.
+ * `renderLimits` and `mcp` default to the domain's own; keys' rate limits are counted in memory unless
+ * `rateLimiter` says where else.
  */
 export const layerDomain = <ROut, E, E2 = never>(
   store: Layer.Layer<ROut, E>,
   providers: ProviderSettings = defaultProviders(),
   renderLimits: RenderLimitsShape = RenderLimits.defaultValue(),
+  mcp: McpConfig = DEFAULT_MCP_CONFIG,
   rateLimiter: Layer.Layer<RateLimiter.RateLimiter, E2> = layerRateLimiterInMemory
 ) =>
   Layer.mergeAll(
@@ -118,9 +141,12 @@ export const layerDomain = <ROut, E, E2 = never>(
     Users.layer,
     Prompts.layer,
     McpRegistry.layer,
+    McpConnectivity.layer,
+    McpDirectory.layer,
     FineTuning.layer,
     layerTransitionSweep
   ).pipe(
+    Layer.provideMerge(layerMcp(mcp, providers.connector)),
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.merge(VirtualKeys.layer, Configs.layer)),
     Layer.provideMerge(ApiKeys.layer),
@@ -141,11 +167,12 @@ export const layerDomain = <ROut, E, E2 = never>(
 /** The domain over the configured store and providers. */
 export const layerConfiguredDomain = (config: AppConfig) =>
   Layer.unwrap(
-    Effect.map(loadMasterKey(config), (masterKey) =>
+    Effect.map(Effect.all([loadMasterKey(config), loadMcpConfig(config)]), ([masterKey, mcp]) =>
       layerDomain(
         layerStore(config.store),
         { registry: providerRegistry(config), masterKey },
         { maxRenderBytes: config.maxRenderBytes },
+        mcp,
         layerRateLimiter(config.redisUrl)
       ))
   )
@@ -274,10 +301,16 @@ const layerCloseIdleOnShutdown = (server: Server) =>
 /** The Node HTTP server the service runs on: errors Node answers itself come in the envelope too. */
 export const createGatewayServer = (): Server => answerClientErrorsInEnvelope(createServer())
 
+/**
+ * The MCP health checker in the background, for as long as the layer lives (McpHealth.ts); it does nothing
+ * when `MCP_HEALTH_INTERVAL_MS` is 0.
+ */
+export const layerMcpHealthChecks = Layer.effectDiscard(Effect.forkScoped(runHealthChecks))
+
 /** `gateway-control serve`: the whole service. */
 export const layerServe = (config: AppConfig) => {
   const server = createGatewayServer()
-  return Layer.merge(layerHttp(config), layerCloseIdleOnShutdown(server)).pipe(
+  return Layer.mergeAll(layerHttp(config), layerCloseIdleOnShutdown(server), layerMcpHealthChecks).pipe(
     Layer.provide(
       NodeHttpServer.layer(() => server, {
         port: config.port,

@@ -6,10 +6,12 @@
  */
 import { NodeHttpClient } from "@effect/platform-node"
 import { ProviderHttpClients } from "@gateway-control/adapters-http"
+import { type FetchLike, McpFetch } from "@gateway-control/adapters-mcp"
+import type { PinnedAddresses } from "@gateway-control/domain"
 import { Effect, Layer } from "effect"
 import type { LookupAddress } from "node:dns"
 import { isIP, type LookupFunction } from "node:net"
-import { buildConnector } from "undici"
+import { Agent, buildConnector, fetch as undiciFetch } from "undici"
 
 /** Makes the function that opens a connection's socket; undici's own, unless a test watches it. */
 export type ConnectorFactory = (options: buildConnector.BuildOptions) => buildConnector.connector
@@ -27,6 +29,10 @@ export const pinnedLookup = (addresses: ReadonlyArray<string>): LookupFunction =
   if (options.all === true) return callback(null, all)
   callback(null, all[0].address, all[0].family)
 }
+
+/** The connector options of a connection: pinned to the checked addresses, or wherever DNS says. */
+const connectOptions = (pinnedAddresses: PinnedAddresses): buildConnector.BuildOptions =>
+  pinnedAddresses === undefined ? {} : { lookup: pinnedLookup(pinnedAddresses) }
 
 const clientOn = (options: Parameters<typeof NodeHttpClient.makeDispatcherOptions>[0]) =>
   Effect.flatMap(
@@ -49,7 +55,47 @@ export const layerProviderHttpClients = (
         clientFor: (pinnedAddresses) =>
           pinnedAddresses === undefined
             ? Effect.succeed(shared)
-            : clientOn({ connect: connector({ lookup: pinnedLookup(pinnedAddresses) }) })
+            : clientOn({ connect: connector(connectOptions(pinnedAddresses)) })
       })
     })
   )
+
+/**
+ * MCP sessions' fetch: an agent of its own per session, pinned like a provider call to a custom host (a
+ * session is a handful of requests to one server; no pool can mix pins), closed with the session.
+ */
+export const layerMcpFetch = (connector: ConnectorFactory = buildConnector): Layer.Layer<McpFetch> =>
+  Layer.succeed(McpFetch)(McpFetch.of({
+    fetchFor: (pinnedAddresses) =>
+      Effect.map(
+        Effect.acquireRelease(
+          Effect.sync(() => new Agent({ connect: connector(connectOptions(pinnedAddresses)) })),
+          (agent) => Effect.promise(() => agent.destroy())
+        ),
+        fetchOn
+      )
+  }))
+
+/**
+ * A fetch on one agent. npm's undici and Node's global fetch declare their Request and Response types apart,
+ * so the request is passed field by field (the MCP client sends text bodies only) and the answer rewrapped
+ * as a global Response around the same body stream.
+ */
+const fetchOn = (agent: Agent): FetchLike => async (url, init) => {
+  if (init?.body !== undefined && init.body !== null && typeof init.body !== "string") {
+    throw new TypeError("MCP requests carry text bodies only")
+  }
+  const answer = await undiciFetch(url instanceof URL ? url.href : url, {
+    method: init?.method,
+    headers: [...new Headers(init?.headers)],
+    body: init?.body,
+    signal: init?.signal,
+    redirect: init?.redirect,
+    dispatcher: agent
+  })
+  return new Response(answer.body, {
+    status: answer.status,
+    statusText: answer.statusText,
+    headers: [...answer.headers]
+  })
+}

@@ -218,6 +218,32 @@ export const settings = {
   trustedCustomHosts: setting({ env: "TRUSTED_CUSTOM_HOSTS", defaultValue: [], fromText: commaList, decode: hostList }),
   providerBaseUrls: setting({ env: "PROVIDER_BASE_URLS", defaultValue: [], fromText: providerPairs, decode: baseUrls }),
   basePath: setting<Option.Option<string>>({ defaultValue: Option.none(), fromText: asIs, decode: basePath }),
+  // MCP connections and health checks (McpConfig.ts reads the secrets file as the domain opens).
+  /** How long one call to an MCP server (a test, a sync, a health check) may take. */
+  mcpTimeoutMs: setting({ env: "MCP_TIMEOUT_MS", defaultValue: 10_000, fromText: numberText, decode: wholeNumber(1) }),
+  /** How often the health checker runs (0: never): `serve` only, which runs the checker (App.ts `layerServe`). */
+  mcpHealthIntervalMs: setting({
+    env: "MCP_HEALTH_INTERVAL_MS",
+    serveOnly: true,
+    defaultValue: 60_000,
+    fromText: numberText,
+    decode: wholeNumber(0)
+  }),
+  /** Failed health checks in a row that make an integration unhealthy: `serve` only, as the checker is. */
+  mcpUnhealthyAfter: setting({
+    env: "MCP_UNHEALTHY_AFTER",
+    serveOnly: true,
+    defaultValue: 3,
+    fromText: numberText,
+    decode: wholeNumber(1)
+  }),
+  /** The JSON file of the secrets integrations' `secret_mappings` may name. */
+  mcpSecretsFile: setting<Option.Option<string>>({
+    env: "MCP_SECRETS_FILE",
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: (input, name) => Result.map(nonEmptyText(input, name), Option.some)
+  }),
   /** The web console at `/console`, and `/` redirecting there: `serve` only (App.ts `layerConsoleRoutes`). */
   consoleEnabled: setting({
     env: "CONSOLE_ENABLED",

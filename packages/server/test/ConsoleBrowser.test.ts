@@ -76,6 +76,12 @@ interface SavedPrompt {
   readonly labels: ReadonlyArray<{ readonly label: string; readonly version: number }>
 }
 const savedPrompt = async () => (await (await api(`/v1/prompts/${promptId}`)).json()) as SavedPrompt
+interface SavedPartial {
+  readonly published_version: number
+  readonly description: string | null
+  readonly string: string
+}
+const savedPartial = async (id: string) => (await (await api(`/v1/prompts/partials/${id}`)).json()) as SavedPartial
 
 describe.skipIf(!available)("the console in a browser", () => {
   step("redirects / to the console, and signs in with the bootstrap key kept in sessionStorage only", async () => {
@@ -160,10 +166,14 @@ describe.skipIf(!available)("the console in a browser", () => {
 
     await page.getByRole("button", { name: "Publish v2" }).click()
     await expect.poll(() => page.getByText(/published: version 2/).count()).toBe(1)
-    await page.getByLabel("Label", { exact: true }).fill("staging")
+    await page.getByLabel("Label", { exact: true }).selectOption("staging")
     await page.getByLabel("Version", { exact: true }).selectOption("2")
     await page.getByRole("button", { name: "Move label" }).click()
     await expect.poll(() => page.locator(".labels li").allInnerTexts()).toContain("staging → version 2")
+    // The versions and the label picker come from their own routes.
+    const paths = browser.requests.map((url) => new URL(url).pathname)
+    expect(paths).toContain(`/v1/prompts/${promptId}/versions`)
+    expect(paths).toContain("/v1/labels")
 
     const saved = await savedPrompt()
     expect(saved.published_version).toBe(2)
@@ -245,7 +255,7 @@ describe.skipIf(!available)("the console in a browser", () => {
     expect(await errorOf(page.getByLabel("Status"))).toMatch(/response_status_code|integer|number/i)
   })
 
-  step("edits a partial: a new version is published at once", async () => {
+  step("edits a partial: a second version, a diff, making either the default, and its details", async () => {
     await page.getByRole("link", { name: "Partials" }).click()
     await page.getByRole("link", { name: "New partial" }).click()
     await page.getByLabel("Name", { exact: true }).fill("Signature")
@@ -253,10 +263,36 @@ describe.skipIf(!available)("the console in a browser", () => {
     await expect.poll(() => page.getByRole("region", { name: "Detected variables" }).innerText()).toContain("agent")
     await page.getByRole("button", { name: "Create partial" }).click()
     await page.getByRole("heading", { name: "Signature" }).waitFor()
+    const partialId = new URL(page.url()).pathname.split("/").at(-1)!
+
+    // A new version starts from the published template, and the API publishes it at once.
+    await expect.poll(() => page.getByLabel("Template").inputValue()).toBe("Regards, {{agent}}")
     await page.getByLabel("Template").fill("Kind regards, {{agent}}")
+    await page.getByLabel("Version description (optional)").fill("Warmer")
     await page.getByRole("button", { name: "Save and publish a new version" }).click()
-    await expect.poll(() => page.getByRole("status").innerText()).toContain("Version 2 saved and published")
+    await expect.poll(() => page.locator(".notice").innerText()).toContain("Version 2 saved and published")
+    const diff = page.getByRole("region", { name: "Diff" })
+    await expect.poll(() => diff.locator("td.removed").allInnerTexts()).toEqual(["Regards, {{agent}}"])
+    expect(await diff.locator("td.added").allInnerTexts()).toEqual(["Kind regards, {{agent}}"])
     await browser.screenshot("partial")
+
+    // Either version can be made the default again.
+    await page.getByRole("button", { name: "Publish v1" }).click()
+    await expect.poll(() => page.getByText("published: version 1").count()).toBe(1)
+    expect((await savedPartial(partialId)).published_version).toBe(1)
+    await page.getByRole("button", { name: "Publish v2" }).click()
+    await expect.poll(() => page.getByText("published: version 2").count()).toBe(1)
+    expect((await savedPartial(partialId)).published_version).toBe(2)
+
+    // Its own fields change without a new version.
+    const details = page.getByRole("form", { name: "Details" })
+    await details.getByLabel("Description").fill("Email sign-off")
+    await details.getByRole("button", { name: "Save details" }).click()
+    await expect.poll(async () => (await savedPartial(partialId)).description).toBe("Email sign-off")
+    const versions = (await (await api(`/v1/prompts/partials/${partialId}/versions`)).json()) as { total: number }
+    expect(versions.total).toBe(2)
+    expect((await savedPartial(partialId)).string).toBe("Kind regards, {{agent}}")
+
     await page.getByRole("link", { name: "All partials" }).click()
     await expect.poll(() => page.getByRole("row").filter({ hasText: "Signature" }).innerText()).toContain("v2")
     await browser.screenshot("partials")

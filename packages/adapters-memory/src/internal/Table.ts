@@ -43,9 +43,14 @@ export class Table<A> {
 
   /** Replaces the row with id; unique keys must not change. Returns false when there was no row. */
   replace(id: string, update: (row: A) => A): Effect.Effect<boolean> {
+    return this.replaceWhen(id, () => true, update)
+  }
+
+  /** Replaces the row with id when `condition` holds for it; false when it did not, or there was no row. */
+  replaceWhen(id: string, condition: (row: A) => boolean, update: (row: A) => A): Effect.Effect<boolean> {
     return this.state.write(() => {
       const previous = this.rows.get(id)
-      if (previous === undefined) return [false, () => {}] as const
+      if (previous === undefined || !condition(previous)) return [false, () => {}] as const
       this.rows.set(id, update(previous))
       return [true, () => void this.rows.set(id, previous)] as const
     })

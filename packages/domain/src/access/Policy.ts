@@ -100,6 +100,8 @@ export const Actions = {
   "mcp_servers.create": { scope: "mcp_servers.create", reach: "any" },
   "mcp_servers.read": { scope: "mcp_servers.read", reach: "any" },
   "mcp_servers.list": { scope: "mcp_servers.list", reach: "any" },
+  /** Connecting to a server to test it: initialize and ping. */
+  "mcp_servers.test": { scope: "mcp_servers.test", reach: "any" },
   "completions.write": { scope: "completions.write", reach: "workspace" },
   "logs.view": { scope: "logs.view", reach: "any" },
   "logs.list": { scope: "logs.list", reach: "any" },

@@ -44,6 +44,7 @@ export const ScopeNames = [
   "mcp_servers.create",
   "mcp_servers.read",
   "mcp_servers.list",
+  "mcp_servers.test",
   "organisation_mcp_integrations.create",
   "organisation_mcp_integrations.read",
   "organisation_mcp_integrations.list",

@@ -54,6 +54,10 @@ export interface ServerView {
   readonly showIntegrationDetails: boolean
 }
 
+/** The server as reads show it: its status is its integration's (archived integrations' servers read archived). */
+export const withStatusOf = (server: McpServer, integration: McpIntegration) =>
+  server.status === integration.status ? server : new McpServer({ ...server, status: integration.status })
+
 /** The server operations, and `integrationChanged`, which any change of an integration must run. */
 export const makeServers = Effect.gen(function*() {
   const integrations = yield* McpIntegrationStore
@@ -128,8 +132,19 @@ export const makeServers = Effect.gen(function*() {
     if (Option.isNone(found) && workspaceId !== null) found = yield* servers.findBySlug(workspaceId, idOrSlug)
     const server = yield* requireRow(found, "MCP server", idOrSlug)
     const integration = Option.getOrThrow(yield* integrations.get(server.mcp_integration_id))
-    const resolved: ResolvedServer = { server, integration: readable(integration) }
+    const resolved: ResolvedServer = { server: withStatusOf(server, integration), integration: readable(integration) }
     return resolved
+  })
+
+  /** The servers as reads show them: each with its integration's status. */
+  const withStatuses = Effect.fnUntraced(function*(listed: ReadonlyArray<McpServer>) {
+    const ids = [...new Set(listed.map((server) => server.mcp_integration_id))]
+    const found = yield* Effect.forEach(ids, (id) => integrations.get(id), { concurrency: 8 })
+    const byId = new Map(found.flatMap((integration) => Option.toArray(integration)).map((i) => [i.id, i]))
+    return listed.map((server) => {
+      const integration = byId.get(server.mcp_integration_id)
+      return integration === undefined ? server : withStatusOf(server, integration)
+    })
   })
 
   // The gateway reads servers far more often than anyone changes them: the authenticated read path.
@@ -161,7 +176,8 @@ export const makeServers = Effect.gen(function*() {
   const listServers = Effect.fn("McpRegistry.listServers")(
     function*(principal: Principal, workspaceId: string | undefined, search: string | undefined, page: PageRequest) {
       const scope = yield* ensureListScope(principal, workspaceId, "mcp_servers.list")
-      return yield* servers.list(principal.organisationId, scope, search?.trim() || null, page)
+      const listed = yield* servers.list(principal.organisationId, scope, search?.trim() || null, page)
+      return { items: yield* withStatuses(listed.items), total: listed.total }
     }
   )
 

@@ -15,6 +15,9 @@ import {
   ApiKey,
   type ConfigStore,
   type LabelStore,
+  type LeaseStore,
+  type McpCapabilityStore,
+  McpIntegration,
   type McpIntegrationStore,
   type McpServerStore,
   Organisation,
@@ -30,6 +33,8 @@ import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 
 export type Stores =
   | McpIntegrationStore
+  | McpCapabilityStore
+  | LeaseStore
   | McpServerStore
   | PromptStore
   | PartialStore
@@ -104,6 +109,35 @@ export const apiKey = (
     last_used_at: null,
     rotated_at: null,
     transition_ends_at: null
+  })
+}
+
+/** An organisation-level integration open to every workspace; `fields` replace or add fields. */
+export const mcpIntegration = (organisationId: string, slug: string, fields: Partial<McpIntegration> = {}) => {
+  const now = at()
+  return new McpIntegration({
+    id: uid(),
+    organisation_id: organisationId,
+    name: slug,
+    slug,
+    owner_id: null,
+    status: "active",
+    url: "https://mcp.example.com",
+    description: null,
+    workspace_id: null,
+    configurations: {},
+    auth_type: "none",
+    transport: "http",
+    global_workspace_access: true,
+    workspace_ids: [],
+    secret_mappings: [],
+    new_capabilities_enabled: true,
+    status_message: null,
+    status_changed_at: now,
+    consecutive_failures: 0,
+    created_at: now,
+    last_updated_at: now,
+    ...fields
   })
 }
 

@@ -27,6 +27,10 @@ export interface Fixture extends HeaderContext {
   readonly integrationId: string
   readonly doomedIntegrationId: string
   readonly mcpServerId: string
+  /** An integration and server on the local MCP server, with its capabilities synced. */
+  readonly liveIntegrationId: string
+  readonly liveServerId: string
+  readonly liveServerName: string
   readonly virtualKeyId: string
   readonly doomedVirtualKeyId: string
   readonly configId: string
@@ -47,7 +51,7 @@ const WORKSPACE_KEY_SCOPES = ["completions.write", "virtual_keys.read", "configs
  * The resources every example points at. Each test makes its own (`tag` keeps names and slugs apart), so that a
  * mutation one endpoint's fuzzing saves (a PUT of a hostile template, say) never reaches another test.
  */
-export const makeFixture = async (server: TestServer, tag: string): Promise<Fixture> => {
+export const makeFixture = async (server: TestServer, tag: string, mcpUrl: string): Promise<Fixture> => {
   const create = creator(server)
   const workspace_id = server.workspaceId
   const otherWorkspace = await create("/v1/workspaces", {
@@ -97,6 +101,19 @@ export const makeFixture = async (server: TestServer, tag: string): Promise<Fixt
     mcp_integration_id: mcp.id,
     workspace_id
   })
+  const live = await create("/v1/mcp-integrations", {
+    ...integration(`Fuzz live MCP ${tag}`),
+    url: mcpUrl,
+    transport: "http"
+  })
+  const liveServer = await create("/v1/mcp-servers", {
+    name: `Fuzz live server ${tag}`,
+    slug: `fuzz-live-${tag}`,
+    mcp_integration_id: live.id,
+    workspace_id
+  })
+  const synced = await server.send("POST", `/v1/mcp-integrations/${live.id}/capabilities/sync`, undefined)
+  if (synced.status !== 200) throw new Error(`fixture: sync answered ${synced.status} ${await synced.text()}`)
   const virtualKey = (slug: string) => ({ name: slug, slug, provider: "openai", key: "sk-good", workspace_id })
   const mainKey = await create("/v1/virtual-keys", virtualKey(`fuzz-main-${tag}`))
   const doomedKey = await create("/v1/virtual-keys", virtualKey(`fuzz-doomed-${tag}`))
@@ -133,6 +150,9 @@ export const makeFixture = async (server: TestServer, tag: string): Promise<Fixt
     integrationId: mcp.id,
     doomedIntegrationId: doomedMcp.id,
     mcpServerId: mcpServer.id,
+    liveIntegrationId: live.id,
+    liveServerId: liveServer.id,
+    liveServerName: `io.gateway-control.${workspace_id}/${liveServer.slug}`,
     virtualKeyId: mainKey.id,
     doomedVirtualKeyId: doomedKey.id,
     configId: directConfig.id,
@@ -279,6 +299,29 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   }),
   "mcp.listServers": (f) => ({ query: { workspace_id: f.workspaceId, search: "Fuzz", ...PAGE } }),
   "mcp.getServer": (f) => ({ params: { mcpServerId: f.mcpServerId }, query: { workspace_id: f.workspaceId } }),
+  "mcpLive.testServer": (f) => ({ params: { mcpServerId: f.liveServerId } }),
+  "mcpLive.syncCapabilities": (f) => ({ params: { id: f.liveIntegrationId } }),
+  "mcpLive.listCapabilities": (f) => ({
+    params: { id: f.liveIntegrationId },
+    query: { type: "tool", search: "s", ...PAGE }
+  }),
+  "mcpLive.setCapabilities": (f) => ({
+    params: { id: f.liveIntegrationId },
+    body: { capabilities: [{ name: "search", type: "tool", enabled: false }] }
+  }),
+  "registry.listServers": (f) => ({
+    query: {
+      limit: "5",
+      search: "Fuzz",
+      updated_since: "2020-01-01T00:00:00.000Z",
+      include_deleted: "true",
+      workspace_id: f.workspaceId
+    }
+  }),
+  "registry.latestVersion": (f) => ({
+    params: { serverName: f.liveServerName },
+    query: { include_deleted: "false" }
+  }),
   "providers.listFineTuningJobs": (f) => ({
     key: f.workspaceKey,
     headers: { "x-service-virtual-key": f.virtualKeySlug },

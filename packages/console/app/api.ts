@@ -1,93 +1,15 @@
 /**
- * Every call the console makes, in one place: only the public JSON API under `/v1`, with the signed-in key in
- * `x-service-api-key`. The types here are the API's answers as a client sees them.
+ * Every call the console makes, imported from here: the pages need no other module to reach the API. The
+ * transport is `api/client.ts`; resources with many calls have a file of their own beside it (`api/apiKeys.ts`).
+ * The types are the API's answers as a client sees them.
  */
+import type { KeyType } from "./api/apiKeys.ts"
+import { get, type Json, type ListPage, type Paging, type Query, request, segment, send } from "./api/client.ts"
 
-export class ApiError extends Error {
-  readonly status: number
-  readonly code: string
-  readonly param: string | null
-  constructor(status: number, code: string, message: string, param: string | null) {
-    super(message)
-    this.status = status
-    this.code = code
-    this.param = param
-  }
-}
-
-let currentKey: string | null = null
-let onUnauthenticated: (error: ApiError) => void = () => {}
-
-/** The key sent with every call; `session.ts` sets it. */
-export const useKey = (key: string | null, unauthenticated?: (error: ApiError) => void) => {
-  currentKey = key
-  if (unauthenticated !== undefined) onUnauthenticated = unauthenticated
-}
-
-type Query = Readonly<Record<string, string | number | boolean | null | undefined>>
-
-const withQuery = (path: string, query: Query | undefined) => {
-  const params = new URLSearchParams()
-  for (const [name, value] of Object.entries(query ?? {})) {
-    if (value !== undefined && value !== null && value !== "") params.set(name, String(value))
-  }
-  const text = params.toString()
-  return text === "" ? path : `${path}?${text}`
-}
-
-interface Answer<A> {
-  readonly body: A
-  readonly headers: Headers
-}
-
-const request = async <A>(method: string, path: string, body?: unknown, query?: Query): Promise<Answer<A>> => {
-  const headers: Record<string, string> = {}
-  if (currentKey !== null) headers["x-service-api-key"] = currentKey
-  if (body !== undefined) headers["content-type"] = "application/json"
-  const response = await fetch(withQuery(`/v1${path}`, query), {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: "omit",
-    cache: "no-store"
-  })
-  const text = await response.text()
-  const parsed: unknown = text === "" ? null : JSON.parse(text)
-  if (!response.ok) {
-    const envelope = (parsed as { error?: { code?: string; message?: string; param?: string | null } } | null)?.error
-    const error = new ApiError(
-      response.status,
-      envelope?.code ?? "error",
-      envelope?.message ?? `The server answered ${response.status}.`,
-      envelope?.param ?? null
-    )
-    if (response.status === 401) onUnauthenticated(error)
-    throw error
-  }
-  return { body: parsed as A, headers: response.headers }
-}
-
-const get = async <A>(path: string, query?: Query) => (await request<A>("GET", path, undefined, query)).body
-const send = async <A>(method: "POST" | "PUT" | "DELETE", path: string, body?: unknown) =>
-  (await request<A>(method, path, body)).body
-const segment = encodeURIComponent
-
-export interface Paging {
-  readonly page_size: number
-  readonly current_page: number
-}
-
-export interface ListPage<A> {
-  readonly data: ReadonlyArray<A>
-  readonly total: number
-  readonly has_more: boolean
-}
-
-export type Json = Readonly<Record<string, unknown>>
+export * from "./api/apiKeys.ts"
+export * from "./api/client.ts"
 
 // ---- the calling key ----
-
-export type KeyType = "organisation-service" | "workspace-service" | "workspace-user"
 
 export interface CallingKey {
   readonly id: string
@@ -133,29 +55,6 @@ export const addMember = (workspaceId: string, body: Json) =>
   send<Member>("POST", `/workspaces/${segment(workspaceId)}/members`, body)
 export const removeMember = (workspaceId: string, userId: string) =>
   send<Member>("DELETE", `/workspaces/${segment(workspaceId)}/members/${segment(userId)}`)
-
-// ---- API keys ----
-
-export interface ApiKey {
-  readonly id: string
-  readonly type: KeyType
-  readonly name: string
-  readonly description: string | null
-  readonly workspace_id: string | null
-  readonly user_id: string | null
-  readonly scopes: ReadonlyArray<string>
-  readonly status: "active" | "revoked"
-  readonly masked_key: string
-  readonly created_at: string
-  readonly expires_at: string | null
-}
-
-/** `kind` is the path's `{type}/{sub-type}`: `organisation/service`, `workspace/service` or `workspace/user`. */
-export const createApiKey = (kind: string, body: Json) =>
-  send<{ id: string; key: string }>("POST", `/api-keys/${kind}`, body)
-export const listApiKeys = (workspaceId: string | undefined, paging: Paging) =>
-  get<ListPage<ApiKey>>("/api-keys", { workspace_id: workspaceId, ...paging })
-export const revokeApiKey = (id: string) => send<{ id: string }>("DELETE", `/api-keys/${segment(id)}`)
 
 // ---- prompts and partials ----
 

@@ -1,9 +1,9 @@
 /**
  * The console in headless Chromium against `gateway-control serve` on 127.0.0.1, walking through what a platform
  * team does first: sign in with the bootstrap key, write a chat prompt, try it in the playground, version,
- * compare, publish and label it, hand out a key and revoke it, and find all of it in the audit log. Every
- * request must stay on the server, and the page must log no error. Screenshots of each page at 1280 and 390 px
- * go to `screenshots/console/` (git ignores it).
+ * compare, publish and label it, hand out a rate-limited key, find it with the filters, edit, rotate and revoke
+ * it, and find all of it in the audit log. Every request must stay on the server, and the page must log no
+ * error. Screenshots of each page at 1280 and 390 px go to `screenshots/console/` (git ignores it).
  */
 import type { Locator, Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
@@ -81,6 +81,13 @@ interface SavedPartial {
   readonly description: string | null
   readonly string: string
 }
+interface SavedKey {
+  readonly description: string | null
+  readonly rate_limits: ReadonlyArray<{ readonly type: string; readonly unit: string; readonly value: number }>
+  readonly rotated_at: string | null
+  readonly transition_ends_at: string | null
+}
+const savedKey = async (id: string) => (await (await api(`/v1/api-keys/${id}`)).json()) as SavedKey
 const savedPartial = async (id: string) => (await (await api(`/v1/prompts/partials/${id}`)).json()) as SavedPartial
 
 describe.skipIf(!available)("the console in a browser", () => {
@@ -180,15 +187,17 @@ describe.skipIf(!available)("the console in a browser", () => {
     expect(saved.labels).toContainEqual(expect.objectContaining({ label: "staging", version: 2 }))
   })
 
-  step("creates a workspace key with two scopes, shows it once, and revokes it", async () => {
+  step("creates a workspace key with two scopes and a rate limit, shows it once, and revokes it", async () => {
     await page.getByRole("link", { name: "API keys" }).click()
     await page.getByRole("heading", { name: "New API key" }).waitFor()
-    await page.getByLabel("Name", { exact: true }).fill("ci-bot")
-    await page.getByLabel("Kind").selectOption("workspace/service")
-    await page.getByLabel("Filter scopes").fill("prompts.re")
-    await page.getByLabel("prompts.read").check()
-    await page.getByLabel("prompts.render").check()
-    await page.getByRole("button", { name: "Create key" }).click()
+    const create = page.getByRole("form", { name: "New API key" })
+    await create.getByLabel("Name", { exact: true }).fill("ci-bot")
+    await create.getByLabel("Kind").selectOption("workspace/service")
+    await create.getByLabel("Filter scopes").fill("prompts.re")
+    await create.getByLabel("prompts.read").check()
+    await create.getByLabel("prompts.render").check()
+    await create.getByLabel("Requests per minute").fill("600")
+    await create.getByRole("button", { name: "Create key" }).click()
 
     const shown = page.getByRole("textbox", { name: "New API key" })
     await shown.waitFor()
@@ -196,8 +205,10 @@ describe.skipIf(!available)("the console in a browser", () => {
     expect(secret).toMatch(/^gwc_/)
     await expect.poll(() => page.getByText("This is the only time the key is shown.").count()).toBe(1)
     await browser.screenshot("api-key-created")
-    const scopes = (await (await api("/v1/scopes", secret)).json()) as { key: { scopes: Array<string> } }
+    const scopes = (await (await api("/v1/scopes", secret)).json()) as { key: { id: string; scopes: Array<string> } }
     expect([...scopes.key.scopes].sort()).toEqual(["prompts.read", "prompts.render"])
+    const keyId = scopes.key.id
+    expect((await savedKey(keyId)).rate_limits).toEqual([{ type: "requests", unit: "rpm", value: 600 }])
 
     // In a tab of its own, the new key is offered only what its two scopes allow: it renders, by slug.
     const tab = await browser.context.newPage()
@@ -220,10 +231,70 @@ describe.skipIf(!available)("the console in a browser", () => {
     await expect.poll(() => page.content()).not.toContain(secret)
     const row = page.getByRole("row").filter({ hasText: "ci-bot" })
     expect(await row.innerText()).toContain(`${secret.slice(0, 4)}****${secret.slice(-4)}`)
+    expect(await row.innerText()).toContain("600/min")
+
+    // The filters go to the API: active workspace service keys named like it, which the admin key is not.
+    const filters = page.getByRole("form", { name: "Key filters" })
+    await filters.getByLabel("Status").selectOption("active")
+    await filters.getByLabel("Kind").selectOption("workspace-service")
+    await filters.getByLabel("Name contains").fill("CI-")
+    await filters.getByRole("button", { name: "Apply filters" }).click()
+    const keyRows = page.getByRole("table", { name: "API keys" }).locator("tbody tr")
+    await expect.poll(() => keyRows.count()).toBe(1)
+    expect(await keyRows.innerText()).toContain("ci-bot")
+    expect(browser.requests.map((url) => new URL(url).search)).toContain(
+      "?status=active&type=workspace-service&name=CI-&page_size=25&current_page=0"
+    )
+
+    // Its details: a second limit and a description, through the update route.
+    await row.getByRole("button", { name: "Details" }).click()
+    const detail = page.getByRole("region", { name: "Key ci-bot" })
+    await detail.getByRole("button", { name: "Edit" }).click()
+    const edit = detail.getByRole("form", { name: "Edit key" })
+    await edit.getByLabel("Requests per second").fill("5")
+    await edit.getByLabel("Description").fill("CI pipeline")
+    await edit.getByRole("button", { name: "Save changes" }).click()
+    await expect.poll(() => detail.innerText()).toContain("5/s, 600/min")
+    const edited = await savedKey(keyId)
+    expect(edited.rate_limits).toEqual([
+      { type: "requests", unit: "rps", value: 5 },
+      { type: "requests", unit: "rpm", value: 600 }
+    ])
+    expect(edited.description).toBe("CI pipeline")
+    expect((await api("/v1/scopes", secret)).headers.get("x-ratelimit-limit")).not.toBeNull()
+
+    // Rotated with a transition: the new secret is shown once, and both work until the transition ends.
+    await detail.getByLabel("Old secret keeps working for (minutes)").fill("30")
+    await detail.getByRole("button", { name: "Rotate" }).click()
+    await detail.getByRole("button", { name: "Yes, rotate" }).click()
+    await page.getByRole("heading", { name: "Copy the new secret of ci-bot now" }).waitFor()
+    const rotated = await shown.inputValue()
+    expect(rotated).toMatch(/^gwc_/)
+    expect(rotated).not.toBe(secret)
+    await expect.poll(() => page.getByText("This is the only time the key is shown.").count()).toBe(1)
+    expect(await page.getByRole("region", { name: /new secret/ }).innerText()).toMatch(/old secret keeps working/)
+    expect((await api("/v1/scopes", secret)).status).toBe(200)
+    expect((await api("/v1/scopes", rotated)).status).toBe(200)
+    const afterRotation = await savedKey(keyId)
+    expect(afterRotation.rotated_at).not.toBeNull()
+    expect(Date.parse(afterRotation.transition_ends_at!) - Date.parse(afterRotation.rotated_at!)).toBe(30 * 60_000)
+    await expect.poll(() => row.innerText()).toContain(`${rotated.slice(0, 4)}****${rotated.slice(-4)}`)
+    expect(await row.innerText()).toContain("rotating")
+    expect(await detail.innerText()).toContain("(in transition)")
+    expect(await detail.getByRole("button", { name: "Rotate" }).count()).toBe(0)
+    await browser.screenshot("api-key-rotated")
+    await page.getByRole("button", { name: "I have stored it" }).click()
+    await expect.poll(() => page.content()).not.toContain(rotated)
+
+    // Revoked, it leaves the active keys: the list shows it again once the filters are cleared.
     await row.getByRole("button", { name: "Revoke" }).click()
     await row.getByRole("button", { name: "Yes, revoke" }).click()
-    await expect.poll(() => row.innerText()).toContain("revoked")
+    await expect.poll(() => keyRows.count()).toBe(0)
     expect((await api("/v1/scopes", secret)).status).toBe(401)
+    expect((await api("/v1/scopes", rotated)).status).toBe(401)
+    await filters.getByRole("button", { name: "Clear" }).click()
+    await expect.poll(() => row.innerText()).toContain("revoked")
+    expect(await keyRows.count()).toBeGreaterThan(1)
     await browser.screenshot("api-keys")
   })
 
@@ -238,13 +309,20 @@ describe.skipIf(!available)("the console in a browser", () => {
       "publish prompt 200",
       "label prompt 200",
       "create api_key 201",
+      "update api_key 200",
+      "rotate api_key 200",
       "revoke api_key 200"
     ]))
     await browser.screenshot("audit-log")
 
     await page.getByLabel("Resource").fill("api_key")
     await page.getByRole("button", { name: "Apply filters" }).click()
-    await expect.poll(actions).toEqual(["revoke api_key 200", "create api_key 201"])
+    await expect.poll(actions).toEqual([
+      "revoke api_key 200",
+      "rotate api_key 200",
+      "update api_key 200",
+      "create api_key 201"
+    ])
     await rows.filter({ hasText: "create" }).getByRole("button", { name: /Details/ }).click()
     const detail = page.getByLabel("Request body")
     await expect.poll(() => detail.innerText()).toContain("ci-bot")

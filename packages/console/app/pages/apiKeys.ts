@@ -1,147 +1,113 @@
 /**
- * API keys: the list (masked), a new key with scopes chosen from the signed-in key's own (a key can never
- * give more than it has), the new key shown once, and revocation behind a confirmation.
+ * API keys: the list (masked), filtered by status, kind and name, with when each was last used, its rotation
+ * and its limits; a key's detail to edit or rotate it; a new key; and revocation behind a confirmation. A
+ * secret, new or rotated, is shown once.
  */
 import { useState } from "preact/hooks"
-import { type ApiKey, createApiKey, listApiKeys, revokeApiKey } from "../api.ts"
+import { type ApiKey, listApiKeys, revokeApiKey, type RotatedApiKey } from "../api.ts"
 import { html } from "../html.ts"
 import { can, isAdminKey, session, workspaceId } from "../session.ts"
-import { ConfirmButton, CopyButton, PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
-import {
-  errorFor,
-  type Form,
-  FormAlert,
-  FormFrame,
-  SelectField,
-  SubmitButton,
-  TextField,
-  useForm
-} from "../ui/forms.ts"
+import { inTransition, NewSecret, rateLimitsText } from "../ui/apiKeyParts.ts"
+import { ConfirmButton, PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
+import { FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
+import { CreateKeyForm } from "./apiKeyCreate.ts"
+import { KeyDetail } from "./apiKeyDetail.ts"
 
-const KINDS = [
-  ["organisation/service", "Admin key (organisation)", "organisation_service_api_keys.create"],
-  ["workspace/service", "Workspace service key", "workspace_service_api_keys.create"],
-  ["workspace/user", "Workspace user key", "workspace_user_api_keys.create"]
-] as const
-
-const ScopePicker = (
-  props: { readonly form: Form; readonly chosen: ReadonlySet<string>; readonly onChange: (s: Set<string>) => void }
-) => {
-  const own = session.value?.key.scopes ?? []
-  const [filter, setFilter] = useState("")
-  const shown = own.filter((s) => s.includes(filter.trim()))
-  const toggle = (scope: string, on: boolean) => {
-    const next = new Set(props.chosen)
-    if (on) next.add(scope)
-    else next.delete(scope)
-    props.onChange(next)
-  }
-  const error = errorFor(props.form, "scopes")
-  return html`<fieldset class="scopes" aria-describedby=${error === undefined ? undefined : "scopes-error"}>
-    <legend>Scopes (${props.chosen.size} of the ${own.length} this key has)</legend>
-    <label>Filter scopes <input type="search" value=${filter}
-      onInput=${(e: Event) => setFilter((e.currentTarget as HTMLInputElement).value)} /></label>
-    <div class="scope-list">
-      ${
-    shown.map((scope) =>
-      html`<label class="check"><input type="checkbox" name="scopes" value=${scope} checked=${props.chosen.has(scope)}
-          onChange=${(e: Event) => toggle(scope, (e.currentTarget as HTMLInputElement).checked)} /> ${scope}</label>`
-    )
-  }
-    </div>
-    ${error === undefined ? null : html`<p class="field-error" id="scopes-error" role="alert">${error}</p>`}
-  </fieldset>`
+interface Filters {
+  readonly status: string
+  readonly type: string
+  readonly name: string
 }
 
-/** The new key, once: it cannot be read again. */
-const NewKey = ({ secret, onDone }: { readonly secret: string; readonly onDone: () => void }) =>
-  html`<section class="new-key" aria-labelledby="new-key-title">
-    <h2 id="new-key-title">Copy the new key now</h2>
-    <p class="warning"><strong>This is the only time the key is shown.</strong> Store it somewhere safe; the
-      gateway keeps only its digest and cannot show it again.</p>
-    <div class="copy-row">
-      <label for="new-key-value" class="visually-hidden">New API key</label>
-      <input id="new-key-value" readonly autoFocus value=${secret} onFocus=${(e: Event) =>
-    (e.currentTarget as HTMLInputElement).select()} />
-      <${CopyButton} text=${secret} />
-    </div>
-    <button type="button" onClick=${onDone}>I have stored it</button>
-  </section>`
+const NO_FILTERS: Filters = { status: "", type: "", name: "" }
 
-const FIELDS = ["name", "type", "workspace_id", "user_id", "description", "expires_at", "scopes"]
-
-const CreateKeyForm = ({ onCreated }: { readonly onCreated: (secret: string) => void }) => {
+const KeyFilters = (props: { readonly onApply: (filters: Filters) => void }) => {
   const form = useForm()
-  const kinds = KINDS.filter(([kind, , scope]) => can(scope) && (kind !== "organisation/service" || isAdminKey()))
-  const [kind, setKind] = useState<string>(
-    kinds.find(([k]) => k !== "organisation/service")?.[0] ?? kinds[0]?.[0] ?? ""
-  )
-  const [name, setName] = useState("")
-  const [userId, setUserId] = useState("")
-  const [description, setDescription] = useState("")
-  const [expires, setExpires] = useState("")
-  const [scopes, setScopes] = useState<Set<string>>(new Set())
-  if (kinds.length === 0) return null
-
-  const submit = async () => {
-    const workspaceKey = kind !== "organisation/service"
-    const created = await createApiKey(kind, {
-      name,
-      scopes: [...scopes],
-      ...(workspaceKey && isAdminKey() && workspaceId.value !== null ? { workspace_id: workspaceId.value } : {}),
-      ...(kind === "workspace/user" && userId.trim() !== "" ? { user_id: userId.trim() } : {}),
-      ...(description.trim() === "" ? {} : { description: description.trim() }),
-      ...(expires === "" ? {} : { expires_at: new Date(expires).toISOString() })
-    })
-    setName("")
-    setScopes(new Set())
-    onCreated(created.key)
-  }
-
-  return html`<${FormFrame} form=${form} onSubmit=${submit} label="New API key">
-    <h2>New API key</h2>
-    <${FormAlert} form=${form} fields=${FIELDS} />
-    <div class="grid">
-      <${TextField} form=${form} name="name" label="Name" value=${name} onInput=${setName} required=${true} />
-      <${SelectField} form=${form} name="type" label="Kind" value=${kind} onChange=${setKind}
-        options=${kinds.map(([k, label]) => [k, label] as const)} />
-      ${
-    kind === "workspace/user"
-      ? html`<${TextField} form=${form} name="user_id" label="User id" value=${userId} onInput=${setUserId}
-            hint="The member the key acts as; your own user when empty." />`
-      : null
-  }
-      <${TextField} form=${form} name="description" label="Description (optional)" value=${description} onInput=${setDescription} />
-      <${TextField} form=${form} name="expires_at" label="Expires (optional)" type="datetime-local" value=${expires}
-        onInput=${setExpires} />
+  const [draft, setDraft] = useState<Filters>(NO_FILTERS)
+  const set = (name: keyof Filters) => (value: string) => setDraft({ ...draft, [name]: value })
+  return html`<${FormFrame} form=${form} label="Key filters" onSubmit=${async () => props.onApply(draft)}>
+    <div class="grid filters">
+      <${SelectField} form=${form} name="status" label="Status" value=${draft.status} onChange=${set("status")}
+        options=${[["", "Any"], ["active", "Active"], ["revoked", "Revoked"]]} />
+      <${SelectField} form=${form} name="type" label="Kind" value=${draft.type} onChange=${set("type")}
+        options=${[
+    ["", "Any"],
+    ["organisation-service", "Admin key (organisation)"],
+    ["workspace-service", "Workspace service key"],
+    ["workspace-user", "Workspace user key"]
+  ]} />
+      <${TextField} form=${form} name="name" label="Name contains" type="search" value=${draft.name}
+        onInput=${set("name")} />
     </div>
-    ${
-    kind !== "organisation/service" && isAdminKey()
-      ? html`<p class="muted">For the workspace chosen at the top of the page.</p>`
-      : null
-  }
-    <${ScopePicker} form=${form} chosen=${scopes} onChange=${setScopes} />
-    <${SubmitButton} form=${form} label="Create key" />
+    <${SubmitButton} form=${form} label="Apply filters" />
+    <button type="button" onClick=${() => {
+    setDraft(NO_FILTERS)
+    props.onApply(NO_FILTERS)
+  }}>Clear</button>
   <//>`
 }
 
+interface Shown {
+  readonly secret: string
+  readonly title: string
+  readonly note?: string
+}
+
+const rotated = (key: RotatedApiKey): Shown => ({
+  secret: key.key,
+  title: `Copy the new secret of ${key.name} now`,
+  note: key.transition_ends_at !== null && inTransition(key)
+    ? `The old secret keeps working until ${when(key.transition_ends_at)}; move its clients to this one before then.`
+    : "The old secret has stopped working."
+})
+
+const StatusCell = ({ apiKey }: { readonly apiKey: ApiKey }) =>
+  html`<span class=${`badge ${apiKey.status}`}>${apiKey.status}</span>${
+    apiKey.status === "active" && inTransition(apiKey)
+      ? html` <span class="badge" title=${`Old secret works until ${when(apiKey.transition_ends_at)}`}>rotating</span>`
+      : null
+  }`
+
 export const ApiKeysPage = () => {
   const workspace = isAdminKey() ? undefined : workspaceId.value ?? undefined
-  const list = usePagedList((paging) => listApiKeys(workspace, paging), [workspace])
-  const [secret, setSecret] = useState<string | null>(null)
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS)
+  const list = usePagedList(
+    (paging) => listApiKeys({ workspace_id: workspace, ...filters }, paging),
+    [workspace, filters]
+  )
+  const [shown, setShown] = useState<Shown | null>(null)
+  const [openId, setOpenId] = useState<string | null>(null)
   const ownId = session.value?.key.id
+  const open = list.loaded.data?.data.find((key) => key.id === openId)
 
   return html`
     <${PageHeader} title="API keys" />
-    ${secret === null ? null : html`<${NewKey} secret=${secret} onDone=${() => setSecret(null)} />`}
+    ${
+    shown === null
+      ? null
+      : html`<${NewSecret} secret=${shown.secret} title=${shown.title} note=${shown.note}
+          onDone=${() => setShown(null)} />`
+  }
+    <${KeyFilters} onApply=${(next: Filters) => {
+    list.setPage(0)
+    setFilters(next)
+  }} />
+    ${
+    open === undefined ? null : html`<${KeyDetail} key=${open.id} apiKey=${open} onChanged=${list.loaded.reload}
+          onClose=${() => setOpenId(null)} onRotated=${(key: RotatedApiKey) => {
+      setShown(rotated(key))
+      list.loaded.reload()
+    }} />`
+  }
     <${PagedTable} list=${list} caption="API keys" head=${[
     "Name",
     "Key",
     "Kind",
     "Workspace",
     "Scopes",
+    "Rate limits",
+    "Last used",
     "Status",
-    "Created",
     ""
   ]}
       row=${(key: ApiKey) =>
@@ -151,17 +117,19 @@ export const ApiKeysPage = () => {
         <td>${key.type}</td>
         <td>${key.workspace_id === null ? "—" : html`<code>${key.workspace_id}</code>`}</td>
         <td><span title=${key.scopes.join(", ")}>${key.scopes.length}</span></td>
-        <td><span class=${`badge ${key.status}`}>${key.status}</span></td>
-        <td>${when(key.created_at)}</td>
-        <td>${
+        <td>${rateLimitsText(key.rate_limits)}</td>
+        <td>${key.last_used_at === null ? "never" : when(key.last_used_at)}</td>
+        <td><${StatusCell} apiKey=${key} /></td>
+        <td class="actions"><button type="button" onClick=${() => setOpenId(key.id)}>Details<span
+          class="visually-hidden"> of ${key.name}</span></button> ${
       key.status === "active" && can("api_keys.delete") && key.id !== ownId
         ? html`<${ConfirmButton} label="Revoke" question=${`Revoke ${key.name}? It stops working at once.`}
               onConfirm=${() => revokeApiKey(key.id).then(list.loaded.reload)} />`
         : null
     }</td>
       </tr>`} />
-    <${CreateKeyForm} onCreated=${(key: string) => {
-    setSecret(key)
+    <${CreateKeyForm} onCreated=${(secret: string) => {
+    setShown({ secret, title: "Copy the new key now" })
     list.loaded.reload()
   }} />`
 }

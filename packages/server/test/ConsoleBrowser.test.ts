@@ -251,6 +251,12 @@ describe.skipIf(!available)("the console in a browser", () => {
     const detail = page.getByRole("region", { name: "Key ci-bot" })
     await detail.getByRole("button", { name: "Edit" }).click()
     const edit = detail.getByRole("form", { name: "Edit key" })
+    // A limit the API refuses is shown under the limits, by the param it names (once).
+    await edit.getByLabel("Requests per second").fill("2000000000")
+    await edit.getByRole("button", { name: "Save changes" }).click()
+    expect(await errorOf(edit.getByLabel("Requests per second"))).toMatch(
+      /^rate_limits\[0\]\.value: [^:]*between 1 and 1000000000$/
+    )
     await edit.getByLabel("Requests per second").fill("5")
     await edit.getByLabel("Description").fill("CI pipeline")
     await edit.getByRole("button", { name: "Save changes" }).click()
@@ -321,6 +327,7 @@ describe.skipIf(!available)("the console in a browser", () => {
       "revoke api_key 200",
       "rotate api_key 200",
       "update api_key 200",
+      "update api_key 400",
       "create api_key 201"
     ])
     await rows.filter({ hasText: "create" }).getByRole("button", { name: /Details/ }).click()

@@ -69,7 +69,8 @@ export const RateLimitsField = (
 ) => {
   const id = useId()
   const error = errorFor(props.form, "rate_limits")
-  return html`<fieldset aria-describedby=${`${id}-hint${error === undefined ? "" : ` ${id}-error`}`}>
+  const describedBy = `${id}-hint${error === undefined ? "" : ` ${id}-error`}`
+  return html`<fieldset>
     <legend>Rate limits (optional)</legend>
     <p class="hint" id=${`${id}-hint`}>Empty for no limit over that window. A call past a limit answers 429.</p>
     <div class="grid">
@@ -78,7 +79,8 @@ export const RateLimitsField = (
       html`<div class="field">
           <label for=${`${id}-${unit}`}>${label}</label>
           <input id=${`${id}-${unit}`} name=${`rate_limits.${unit}`} type="number" min="1" step="1"
-            inputMode="numeric" value=${props.value[unit]} aria-invalid=${error === undefined ? undefined : "true"}
+            inputMode="numeric" value=${props.value[unit]} aria-describedby=${describedBy}
+            aria-invalid=${error === undefined ? undefined : "true"}
             onInput=${(e: Event) =>
         props.onChange({ ...props.value, [unit]: (e.currentTarget as HTMLInputElement).value })} />
         </div>`

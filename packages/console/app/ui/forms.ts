@@ -61,9 +61,13 @@ export const useForm = (): Form => useMemo(makeForm, [])
 const belongsTo = (param: string, name: string) =>
   param === name || param.startsWith(`${name}.`) || param.startsWith(`${name}[`)
 
+/** The message, naming its parameter unless it already begins with it (the API's schema errors do). */
+const naming = (param: string, message: string) =>
+  param === "" || message.startsWith(`${param}: `) ? message : `${param}: ${message}`
+
 export const errorFor = (form: Form, name: string): string | undefined => {
   const found = Object.entries(form.errors.value).find(([param]) => param !== "" && belongsTo(param, name))
-  return found === undefined ? undefined : found[0] === name ? found[1] : `${found[0]}: ${found[1]}`
+  return found === undefined ? undefined : found[0] === name ? found[1] : naming(found[0], found[1])
 }
 
 /** The form's errors that no field of it shows: at the top, naming their parameter. */
@@ -73,7 +77,7 @@ export const FormAlert = ({ form, fields }: { readonly form: Form; readonly fiel
   )
   if (loose.length === 0) return null
   return html`<div class="alert" role="alert">
-    ${loose.map(([param, message]) => html`<p>${param === "" ? message : `${param}: ${message}`}</p>`)}
+    ${loose.map(([param, message]) => html`<p>${naming(param, message)}</p>`)}
   </div>`
 }
 

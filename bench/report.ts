@@ -17,6 +17,8 @@ export interface BenchResults {
     readonly hono: LoadResult
     readonly ours_over_bare: number
     readonly ours_over_hono: number
+    readonly key_with_limits: LoadResult
+    readonly limited_over_unlimited: number
   }
   readonly render_efficiency: Awaited<ReturnType<typeof benchRenderEfficiency>>
   readonly render_latency_at_fixed_rate: Awaited<ReturnType<typeof benchRenderLatency>>
@@ -167,7 +169,8 @@ export const printReport = (r: BenchResults) => {
     ...table(["figure", "gateway-control", "baseline", "against it", "target", ""], summaryRows(r)),
     "",
     ...table(["HTTP (50 connections)", "req/s", "p50 ms", "p99 ms", "errors"], [
-      load("render: gateway-control (PGlite)", r.render.gateway_control),
+      load("render: gateway-control (PGlite), key without limits", r.render.gateway_control),
+      load("render: gateway-control (PGlite), key with 2 limits (in-memory counters)", r.render.key_with_limits),
       load("render: bare node:http", r.render.bare_node_http),
       load("render: Hono", r.render.hono),
       load("authenticated read: GET /v1/mcp-servers/{id}", r.authenticated_read.gateway_control),
@@ -175,7 +178,7 @@ export const printReport = (r: BenchResults) => {
     ]),
     "",
     `render ours/bare ${r.render.ours_over_bare}, ours/Hono ${r.render.ours_over_hono}; ` +
-    `read ours/bare ${r.authenticated_read.ours_over_bare}`,
+    `read ours/bare ${r.authenticated_read.ours_over_bare}; render with limits/without ${r.render.limited_over_unlimited}`,
     "",
     ...table(
       [

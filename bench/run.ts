@@ -81,6 +81,25 @@ const main = async () => {
   await bare.stop()
 
   const auth = { "x-service-api-key": small.key, "content-type": "application/json" }
+  // The same render with a key that has rate limits (never reached): what counting each request costs, here in
+  // this process's memory (no REDIS_URL).
+  const limited = await json(`${ours.url}/v1/api-keys/workspace/service`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({
+      name: "bench limited",
+      workspace_id: small.workspaceId,
+      scopes: ["prompts.render"],
+      rate_limits: [{ type: "requests", unit: "rps", value: 1_000_000_000 }, {
+        type: "requests",
+        unit: "rpd",
+        value: 1_000_000_000
+      }]
+    })
+  })
+  log("render: gateway-control, a key with rate limits")
+  const renderLimited = await load(renderOptions(ours.url, String(limited.key)))
+
   const integration = await json(`${ours.url}/v1/mcp-integrations`, {
     method: "POST",
     headers: auth,
@@ -135,7 +154,9 @@ const main = async () => {
       bare_node_http: renderBare,
       hono: renderHono,
       ours_over_bare: round(renderOurs.requestsPerSecond / renderBare.requestsPerSecond, 3),
-      ours_over_hono: round(renderOurs.requestsPerSecond / renderHono.requestsPerSecond, 3)
+      ours_over_hono: round(renderOurs.requestsPerSecond / renderHono.requestsPerSecond, 3),
+      key_with_limits: renderLimited,
+      limited_over_unlimited: round(renderLimited.requestsPerSecond / renderOurs.requestsPerSecond, 3)
     },
     render_efficiency: efficiency,
     render_latency_at_fixed_rate: latency,

@@ -6,20 +6,27 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./groups/apiKeys/Api.ts"
 import { AuditLogsGroup } from "./groups/auditLogs/Api.ts"
+import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpGroup } from "./groups/mcp/Api.ts"
+import { McpLiveGroup } from "./groups/mcpLive/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
 import { ProvidersGroup } from "./groups/providers/Api.ts"
+import { RegistryGroup } from "./groups/registry/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
 import { UsersGroup } from "./groups/users/Api.ts"
 import { WorkspacesGroup } from "./groups/workspaces/Api.ts"
+import { documentApiKeyAlias } from "./Security.ts"
 
 export * from "./groups/apiKeys/Api.ts"
 export * from "./groups/auditLogs/Api.ts"
 export * from "./groups/Common.ts"
+export * from "./groups/labels/Api.ts"
 export * from "./groups/mcp/Api.ts"
+export * from "./groups/mcpLive/Api.ts"
 export * from "./groups/prompts/Api.ts"
 export * from "./groups/providers/Api.ts"
+export * from "./groups/registry/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/system/Api.ts"
 export * from "./groups/users/Api.ts"
@@ -34,7 +41,10 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(ScopesGroup)
   .add(AuditLogsGroup)
   .add(PromptsGroup)
+  .add(LabelsGroup)
   .add(McpGroup)
+  .add(McpLiveGroup)
+  .add(RegistryGroup)
   .add(ProvidersGroup)
 {}
 
@@ -47,7 +57,8 @@ export class GatewayApi extends HttpApi.make("gateway-control")
       title: "gateway-control",
       version: "2.0.0",
       description:
-        "Control plane of an LLM API gateway: prompt rendering, MCP registry, fine-tuning job listing and API-key administration."
+        "Control plane of an LLM API gateway: prompt rendering, MCP registry, fine-tuning job listing and API-key administration.",
+      transform: documentApiKeyAlias
     })
   )
 {}

@@ -16,6 +16,7 @@ export {
   GatewayTimeout,
   NotFoundError,
   ServiceUnavailable,
+  TooManyRequests,
   Unauthorized
 } from "./ApiErrors.ts"
 export { InstantQuery, RequestInputRules } from "./InputRules.ts"

@@ -6,7 +6,17 @@
  * tag is a class field rather than a schema field: decoding constructs the class and so sets it, while
  * encoding writes the schema's fields only, so neither the wire nor the OpenAPI document shows it.
  */
-import type { Conflict, Forbidden, InvalidRequest, NotFound, Unauthenticated } from "@gateway-control/domain"
+import type {
+  Conflict,
+  Forbidden,
+  InvalidRequest,
+  McpTimedOut,
+  McpUnreachable,
+  NotFound,
+  RateLimited,
+  RateLimitStatus,
+  Unauthenticated
+} from "@gateway-control/domain"
 import { Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 
@@ -52,6 +62,15 @@ export class ConflictError extends Schema.Error<ConflictError>("ConflictError")(
   description: "conflict: a uniqueness rule would be broken (duplicate slug, name or email)."
 }) {
   readonly _tag = "ConflictError"
+}
+
+export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyRequests")(Envelope, {
+  httpApiStatus: 429,
+  description: "rate_limited: the key made more requests than one of its rate limits allows; the retry-after " +
+    "header says in how many seconds to try again, x-ratelimit-limit, x-ratelimit-remaining and " +
+    "x-ratelimit-reset describe the limit."
+}) {
+  readonly _tag = "TooManyRequests"
 }
 
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(Envelope, {
@@ -159,6 +178,30 @@ export const statusOf = (error: DomainError): number => {
   }
 }
 
+/** Failures of a call the service made to another server on the caller's behalf (an MCP server). */
+export type UpstreamError = McpUnreachable | McpTimedOut
+
+const isUpstreamError = (error: DomainError | UpstreamError): error is UpstreamError =>
+  error._tag === "McpUnreachable" || error._tag === "McpTimedOut"
+
+/** The envelope a failure answers with: an upstream failure's only where one can happen. */
+export type EnvelopeOf<E> = E extends UpstreamError ? BadGateway | GatewayTimeout : ReturnType<typeof fromDomain>
+
+/** `fromDomain`, and 502 `upstream_error` / 504 `upstream_timeout` for the other server's failures. */
+export const fromDomainOrUpstream = <E extends DomainError | UpstreamError>(error: E): EnvelopeOf<E> => {
+  const envelope = !isUpstreamError(error)
+    ? fromDomain(error)
+    : error._tag === "McpTimedOut"
+    ? upstreamTimeout(error.message)
+    : upstreamError(error.message)
+  // The branch taken is the one `EnvelopeOf<E>` names for this error's type.
+  return envelope as EnvelopeOf<E>
+}
+
+/** The status a failure answers with, for the audit log. */
+export const failureStatusOf = (error: DomainError | UpstreamError): number =>
+  !isUpstreamError(error) ? statusOf(error) : error._tag === "McpTimedOut" ? 504 : 502
+
 /** The envelope as a response, for answers made outside HttpApi's error encoding (the edge, lean routes). */
 export const errorResponse = (status: number, code: string, message: string, param: string | null = null) =>
   HttpServerResponse.jsonUnsafe({ success: false, error: { code, message, param } }, { status })
@@ -171,3 +214,31 @@ export const domainErrorResponse = (error: DomainError) => {
   const { error: detail } = fromDomain(error)
   return errorResponse(statusOf(error), detail.code, detail.message, detail.param)
 }
+
+const seconds = (ms: number) => String(Math.max(1, Math.ceil(ms / 1000)))
+
+/**
+ * What a limited key's answers say of its tightest rate limit: `x-ratelimit-limit` (requests per window),
+ * `x-ratelimit-remaining`, and `x-ratelimit-reset` (seconds until the window starts over).
+ */
+export const rateLimitHeaders = (status: RateLimitStatus): Record<string, string> => ({
+  "x-ratelimit-limit": String(status.limit),
+  "x-ratelimit-remaining": String(status.remaining),
+  "x-ratelimit-reset": seconds(status.resetAfterMs)
+})
+
+/** The 429 for a call over a rate limit, with `retry-after` (seconds) and the limit's headers. */
+export const rateLimitedResponse = (error: RateLimited) =>
+  HttpServerResponse.setHeaders(
+    errorResponse(429, "rate_limited", error.message),
+    {
+      "retry-after": seconds(error.retryAfterMs),
+      ...rateLimitHeaders({ limit: error.limit, unit: error.unit, remaining: 0, resetAfterMs: error.retryAfterMs })
+    }
+  )
+
+/** A response of a limited key's call, with its limit's headers; any other call's as it is. */
+export const withRateLimitHeaders = (
+  response: HttpServerResponse.HttpServerResponse,
+  status: RateLimitStatus | undefined
+) => status === undefined ? response : HttpServerResponse.setHeaders(response, rateLimitHeaders(status))

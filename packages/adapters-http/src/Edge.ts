@@ -1,12 +1,14 @@
 /**
- * The edge of every request, around the router: request ids, body limits and media types checked before
- * any handler runs, every failure turned into the error envelope, and one structured log line a request.
+ * The edge of every request, around the router: request ids, body limits, media types and the spellings of
+ * aliased headers (HeaderAliases.ts) checked before any handler runs, every failure turned into the error
+ * envelope, and one structured log line a request.
  */
 import { ByteSize, Cause, Context, Effect, LogLevel, References, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { errorResponse, payloadTooLarge } from "./ApiErrors.ts"
 import { makeClientAddress, type TrustProxy } from "./ClientAddress.ts"
+import { conflictingSpellings } from "./HeaderAliases.ts"
 import { firstProblem } from "./internal/issuePath.ts"
 import { RequestInfo } from "./RequestInfo.ts"
 
@@ -44,6 +46,10 @@ const precheck = (
   request: HttpServerRequest.HttpServerRequest,
   options: EdgeOptions
 ): HttpServerResponse.HttpServerResponse | undefined => {
+  const conflict = conflictingSpellings(request.headers)
+  if (conflict !== undefined) {
+    return envelope(400, conflict.error.code, conflict.error.message, conflict.error.param)
+  }
   if (!BODY_METHODS.has(request.method)) return undefined
   const contentType = request.headers["content-type"]
   // A declared media type is held to the rule even without a body: HttpApi would refuse it all the same.
@@ -148,7 +154,11 @@ const makeEdge = (options: EdgeOptions) => {
         (cause) => recover(cause, request, requestId)
       )
       return Effect.flatMap(handled, (answer) => {
-        const response = HttpServerResponse.setHeader(answer, "x-request-id", requestId)
+        // Portkey's SDKs read the id from their own header (and retry a 5xx that lacks it).
+        const response = HttpServerResponse.setHeaders(answer, {
+          "x-request-id": requestId,
+          "x-portkey-request-id": requestId
+        })
         const level = response.status >= 500 ? "Warn" : "Info"
         if (LogLevel.isLessThan(level, fiber.getRef(References.MinimumLogLevel))) return Effect.succeed(response)
         return Effect.as(

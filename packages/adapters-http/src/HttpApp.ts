@@ -10,10 +10,13 @@ import { layerDocs } from "./Docs.ts"
 import { type EdgeOptions, layerEdge } from "./Edge.ts"
 import { ApiKeysHandlers } from "./groups/apiKeys/Http.ts"
 import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
+import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpHandlers } from "./groups/mcp/Http.ts"
+import { McpLiveHandlers } from "./groups/mcpLive/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
 import { ProvidersHandlers } from "./groups/providers/Http.ts"
+import { RegistryHandlers } from "./groups/registry/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
 import { UsersHandlers } from "./groups/users/Http.ts"
@@ -44,7 +47,10 @@ export const layerRoutes = (options: EdgeOptions) =>
         ScopesHandlers,
         AuditLogsHandlers,
         PromptsHandlers,
+        LabelsHandlers,
         McpHandlers,
+        McpLiveHandlers,
+        RegistryHandlers,
         ProvidersHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])

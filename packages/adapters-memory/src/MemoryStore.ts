@@ -3,14 +3,17 @@
  * Nothing survives the process.
  */
 import {
-  ApiKey,
   ApiKeyStore,
   AuditLogStore,
   type AuditRecord,
+  ChangeFeed,
   ConfigStore,
   type GatewayConfig,
   GENESIS_HASH,
-  type McpIntegration,
+  LabelStore,
+  LeaseStore,
+  McpCapabilityStore,
+  McpIntegration,
   McpIntegrationStore,
   type McpServer,
   McpServerStore,
@@ -21,10 +24,9 @@ import {
   PartialStore,
   type PartialVersion,
   Prompt,
-  type PromptLabel,
+  PromptLabel,
   PromptStore,
   type PromptVersion,
-  type StoredApiKey,
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
@@ -39,6 +41,11 @@ import {
   WorkspaceStore
 } from "@gateway-control/domain"
 import { Context, Effect, Layer, Option } from "effect"
+import { makeCapabilityStore } from "./internal/Capabilities.ts"
+import { directoryOf } from "./internal/Directory.ts"
+import { makeLeaseStore } from "./internal/Leases.ts"
+import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
+import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
 import { versionedTables } from "./internal/VersionedTables.ts"
@@ -49,9 +56,6 @@ const make = Effect.sync(() => {
   const workspaces = new Table<Workspace>(state, (w) => [`${w.organisation_id}/${w.slug}`])
   const users = new Table<User>(state, (u) => [`${u.organisation_id}/${u.email.toLowerCase()}`])
   const members = new Table<WorkspaceMember>(state)
-  const apiKeys = new Table<StoredApiKey & { readonly id: string; readonly created_at: string }>(state, (k) => [
-    `digest/${k.digest}`
-  ])
 
   const organisationStore = OrganisationStore.of({
     insert: (organisation) =>
@@ -109,28 +113,7 @@ const make = Effect.sync(() => {
     remove: (workspaceId, userId) => members.delete(memberId(workspaceId, userId))
   })
 
-  const apiKeyStore = ApiKeyStore.of({
-    insert: (stored) =>
-      Effect.flatMap(
-        apiKeys.insert(stored.key.id, { ...stored, id: stored.key.id, created_at: stored.key.created_at }),
-        (taken) => conflictOn(taken, "An API key with this id or digest already exists.", null)
-      ),
-    findByDigest: (digest) =>
-      Effect.sync(() =>
-        Option.map(apiKeys.byUnique(`digest/${digest}`), (row) => ({ key: row.key, digest: row.digest }))
-      ),
-    get: (id) => Effect.sync(() => Option.map(apiKeys.get(id), (row) => row.key)),
-    list: (organisationId, workspaceId, page) =>
-      Effect.sync(() => {
-        const result = apiKeys.page((row) => inScope(row.key, organisationId, workspaceId), page)
-        return { items: result.items.map((row) => row.key), total: result.total }
-      }),
-    revoke: (id, at) =>
-      apiKeys.replace(id, (row) => ({
-        ...row,
-        key: new ApiKey({ ...row.key, status: "revoked", last_updated_at: at })
-      }))
-  })
+  const apiKeyStore = makeMemoryApiKeyStore(state)
 
   const prompts = versionedTables(state, {
     what: "prompt",
@@ -143,6 +126,12 @@ const make = Effect.sync(() => {
     make: (fields: Partial) => new Partial(fields)
   })
   const promptLabels = new Table<PromptLabel>(state)
+  /** The pointers named `label` of the organisation's prompts, or of one workspace's. */
+  const pointersNamed = (organisationId: string, workspaceId: string | null, label: string) =>
+    [...promptLabels.rows].filter(([, pointer]) => {
+      const prompt = prompts.resources.rows.get(pointer.prompt_id)
+      return pointer.label === label && prompt !== undefined && inScope(prompt, organisationId, workspaceId)
+    })
   const versionsOf = (promptId: string) =>
     [...prompts.versions.rows.values()].filter((v) => v.prompt_id === promptId).sort((a, b) => a.version - b.version)
 
@@ -168,6 +157,16 @@ const make = Effect.sync(() => {
           a.label.localeCompare(b.label)
         )
       ),
+    renameLabel: (organisationId, workspaceId, from, to) =>
+      Effect.forEach(pointersNamed(organisationId, workspaceId, from), ([key, pointer]) =>
+        Effect.andThen(
+          promptLabels.delete(key),
+          promptLabels.insert(`${pointer.prompt_id}/${to}`, new PromptLabel({ ...pointer, label: to }))
+        ), { discard: true }),
+    removeLabel: (organisationId, workspaceId, label) =>
+      Effect.forEach(pointersNamed(organisationId, workspaceId, label), ([key]) => promptLabels.delete(key), {
+        discard: true
+      }),
     delete: (id) =>
       state.withTransaction(Effect.gen(function*() {
         for (const v of versionsOf(id)) yield* prompts.versions.delete(v.id)
@@ -176,9 +175,19 @@ const make = Effect.sync(() => {
       }))
   })
 
+  const partialVersionsOf = (partialId: string) =>
+    [...partials.versions.rows.values()].filter((v) => v.partial_id === partialId).sort((a, b) => a.version - b.version)
   const partialStore = PartialStore.of({
     ...partials.store,
-    findBySlug: (workspaceId, slug) => Effect.sync(() => partials.resources.byUnique(`${workspaceId}/${slug}`))
+    findBySlug: (workspaceId, slug) => Effect.sync(() => partials.resources.byUnique(`${workspaceId}/${slug}`)),
+    // The slug and workspace, and so the unique key, stay as they were.
+    update: (partial) => partials.resources.replace(partial.id, () => partial),
+    versions: (partialId) => Effect.sync(() => partialVersionsOf(partialId)),
+    delete: (id) =>
+      state.withTransaction(Effect.gen(function*() {
+        for (const v of partialVersionsOf(id)) yield* partials.versions.delete(v.id)
+        return yield* partials.resources.delete(id)
+      }))
   })
 
   const integrations = new Table<McpIntegration>(state, (i) => [`${i.organisation_id}/${i.slug}`])
@@ -197,14 +206,35 @@ const make = Effect.sync(() => {
             "slug"
           )
       ),
-    update: (integration) => Effect.asVoid(integrations.replace(integration.id, () => integration)),
+    update: (integration) =>
+      Effect.asVoid(integrations.replace(integration.id, (current) =>
+        new McpIntegration({
+          ...integration,
+          status: current.status,
+          status_message: current.status_message,
+          status_changed_at: current.status_changed_at,
+          consecutive_failures: current.consecutive_failures
+        }))),
+    setStatus: (id, change) =>
+      integrations.replaceWhen(
+        id,
+        (current) => current.status !== "archived",
+        (current) => new McpIntegration({ ...current, ...change })
+      ),
+    listInUse: (afterId, limit) =>
+      Effect.sync(() =>
+        [...integrations.rows.values()]
+          .filter((i) => i.status !== "archived" && (afterId === null || i.id > afterId))
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .slice(0, limit)
+      ),
     get: (id) => Effect.sync(() => integrations.get(id)),
     findBySlug: (organisationId, slug) => Effect.sync(() => integrations.byUnique(`${organisationId}/${slug}`)),
     list: (query, page) =>
       Effect.sync(() =>
         integrations.page((i) =>
           i.organisation_id === query.organisationId &&
-          i.status === query.status &&
+          (i.status === "archived") === (query.status === "archived") &&
           (query.level === "all" || (query.level === "workspace") === (i.workspace_id !== null)) &&
           (query.usableBy === null || usableBy(i, query.usableBy)) &&
           matches(query.search, i.name, i.slug), page)
@@ -226,7 +256,8 @@ const make = Effect.sync(() => {
           (s) => inScope(s, organisationId, workspaceId) && matches(search, s.name, s.slug),
           page
         )
-      )
+      ),
+    directory: (query) => Effect.sync(() => directoryOf(servers, integrations, query))
   })
 
   const virtualKeys = new Table<StoredSecret<VirtualKey>>(state, (k) => [`${k.record.workspace_id}/${k.record.slug}`])
@@ -247,6 +278,8 @@ const make = Effect.sync(() => {
         table.insert(stored.record.id, stored),
         (taken) => conflictOn(taken, `A ${what} with this slug already exists in the workspace.`, "slug")
       ),
+    // The slug and workspace, and so the unique key, stay as they were.
+    update: (stored: StoredSecret<A>) => table.replace(stored.record.id, () => stored),
     get: (id: string) => Effect.sync(() => table.get(id)),
     findBySlug: (workspaceId: string, slug: string) => Effect.sync(() => table.byUnique(`${workspaceId}/${slug}`)),
     list: (organisationId: string, workspaceId: string | null, page: { limit: number; offset: number }) =>
@@ -313,8 +346,13 @@ const make = Effect.sync(() => {
     Context.add(ConfigStore, configStore),
     Context.add(McpIntegrationStore, integrationStore),
     Context.add(McpServerStore, serverStore),
+    Context.add(McpCapabilityStore, makeCapabilityStore(state)),
+    Context.add(LeaseStore, makeLeaseStore()),
     Context.add(PartialStore, partialStore),
-    Context.add(StoreTransaction, transaction)
+    Context.add(LabelStore, makeLabelStore(state)),
+    Context.add(StoreTransaction, transaction),
+    // Nothing outside this process shares the store: nobody to tell.
+    Context.add(ChangeFeed, ChangeFeed.inProcess)
   )
 })
 

@@ -283,10 +283,107 @@ export const migrationScripts = {
     ALTER TABLE audit_logs ALTER COLUMN organisation_id DROP NOT NULL;
     CREATE INDEX audit_logs_unauthenticated_seq ON audit_logs (seq DESC) WHERE organisation_id IS NULL
   `,
+  // A partial's own description and status (archived partials are read, not rendered). Existing partials
+  // are active (the default fills them in, then goes, so every new partial must say).
+  "0009_prompt_partial_metadata": `
+    ALTER TABLE prompt_partials ADD COLUMN description text;
+    ALTER TABLE prompt_partials ADD COLUMN status text NOT NULL DEFAULT 'active'
+      CHECK (status IN ('active', 'archived'));
+    ALTER TABLE prompt_partials ALTER COLUMN status DROP DEFAULT
+  `,
+  // Labels as resources of a workspace, or of the organisation (workspace_id null). A name is unique at its
+  // level; the service keeps it unique among the labels any one workspace has. Prompts' pointers still name
+  // labels by name; every name they already use becomes a label of the prompt's workspace (the three built-in
+  // labels are no rows: every organisation has them).
+  "0010_labels": `
+    CREATE TABLE labels (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text REFERENCES workspaces (id),
+      name text NOT NULL,
+      description text,
+      color_code text,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE UNIQUE INDEX labels_workspace_name_unique ON labels (workspace_id, name) WHERE workspace_id IS NOT NULL;
+    CREATE UNIQUE INDEX labels_organisation_name_unique ON labels (organisation_id, name) WHERE workspace_id IS NULL;
+    CREATE INDEX labels_organisation_created ON labels (organisation_id, created_at, id);
+    CREATE INDEX labels_organisation_name ON labels (organisation_id, name);
+    INSERT INTO labels (id, organisation_id, workspace_id, name, description, color_code, created_at, last_updated_at)
+      SELECT gen_random_uuid()::text, p.organisation_id, p.workspace_id, l.label, NULL, NULL,
+             min(l.last_updated_at), min(l.last_updated_at)
+      FROM prompt_labels l JOIN prompts p ON p.id = l.prompt_id
+      WHERE l.label NOT IN ('production', 'staging', 'development')
+      GROUP BY p.organisation_id, p.workspace_id, l.label
+  `,
+  // \`api_keys.update\` came after keys existed: a key that may revoke keys (\`api_keys.delete\`) may also rename
+  // them and narrow their scopes, so an upgrade does not leave existing admin keys unable to use the new route.
+  "0011_api_keys_update_scope": `
+    UPDATE api_keys SET scopes = scopes || '["api_keys.update"]'::jsonb
+    WHERE scopes ? 'api_keys.delete' AND NOT scopes ? 'api_keys.update'
+  `,
+  // Live MCP integrations: health (status 'unhealthy', its message and time, failures in a row), capabilities
+  // and their on/off choices, the registry API's keyset order, and leases for background jobs. Lists of
+  // integrations in use (every status but archived) get indexes of their own, so a page still stops at LIMIT.
+  "0012_mcp_live": `
+    ALTER TABLE mcp_integrations DROP CONSTRAINT mcp_integrations_status_check;
+    ALTER TABLE mcp_integrations ADD CONSTRAINT mcp_integrations_status_check
+      CHECK (status IN ('active', 'unhealthy', 'archived'));
+    ALTER TABLE mcp_integrations ADD COLUMN new_capabilities_enabled boolean NOT NULL DEFAULT true;
+    ALTER TABLE mcp_integrations ADD COLUMN status_message text;
+    ALTER TABLE mcp_integrations ADD COLUMN status_changed_at timestamptz NOT NULL DEFAULT now();
+    UPDATE mcp_integrations SET status_changed_at = last_updated_at;
+    ALTER TABLE mcp_integrations ADD COLUMN consecutive_failures integer NOT NULL DEFAULT 0;
+    CREATE INDEX mcp_integrations_organisation_in_use
+      ON mcp_integrations (organisation_id, created_at, id) WHERE status <> 'archived';
+    CREATE INDEX mcp_integrations_workspace_in_use
+      ON mcp_integrations (workspace_id, created_at, id) WHERE status <> 'archived';
+
+    CREATE TABLE mcp_capabilities (
+      integration_id text NOT NULL REFERENCES mcp_integrations (id),
+      type text COLLATE "C" NOT NULL CHECK (type IN ('tool', 'prompt', 'resource', 'resource_template')),
+      name text COLLATE "C" NOT NULL,
+      description text,
+      enabled boolean NOT NULL,
+      input_schema jsonb,
+      synced_at timestamptz NOT NULL,
+      PRIMARY KEY (integration_id, type, name)
+    );
+
+    CREATE INDEX mcp_servers_directory
+      ON mcp_servers (organisation_id, (workspace_id COLLATE "C"), (slug COLLATE "C"));
+
+    CREATE TABLE leases (
+      name text PRIMARY KEY,
+      holder text NOT NULL,
+      expires_at timestamptz NOT NULL
+    )
+  `,
+  // Keys in production: rotation (the replaced secret's digest, kept until its transition ends), when each key
+  // was last used, and its request limits (existing keys have none: the default fills them in, then goes).
+  // Rotating came after keys existed: a key that may create keys of a kind may also rotate them, as the rule
+  // of rotating is the rule of creating (so an upgrade leaves admin keys able to rotate).
+  "0013_api_key_rotation_usage_limits": `
+    UPDATE api_keys SET scopes = scopes || '["organisation_service_api_keys.rotate"]'::jsonb
+    WHERE scopes ? 'organisation_service_api_keys.create' AND NOT scopes ? 'organisation_service_api_keys.rotate';
+    UPDATE api_keys SET scopes = scopes || '["workspace_service_api_keys.rotate"]'::jsonb
+    WHERE scopes ? 'workspace_service_api_keys.create' AND NOT scopes ? 'workspace_service_api_keys.rotate';
+    UPDATE api_keys SET scopes = scopes || '["workspace_user_api_keys.rotate"]'::jsonb
+    WHERE scopes ? 'workspace_user_api_keys.create' AND NOT scopes ? 'workspace_user_api_keys.rotate';
+    ALTER TABLE api_keys ADD COLUMN previous_digest text;
+    ALTER TABLE api_keys ADD COLUMN rotated_at timestamptz;
+    ALTER TABLE api_keys ADD COLUMN transition_ends_at timestamptz;
+    ALTER TABLE api_keys ADD COLUMN last_used_at timestamptz;
+    ALTER TABLE api_keys ADD COLUMN rate_limits jsonb NOT NULL DEFAULT '[]';
+    ALTER TABLE api_keys ALTER COLUMN rate_limits DROP DEFAULT;
+    CREATE UNIQUE INDEX api_keys_previous_digest_unique ON api_keys (previous_digest) WHERE previous_digest IS NOT NULL;
+    CREATE INDEX api_keys_transitions ON api_keys (transition_ends_at) WHERE previous_digest IS NOT NULL
+  `,
   // Audit chains: a record's position is in its chain, and every record so far is in chain 0. Listings go
   // newest first by time (then chain and position), as positions of different chains do not compare. Each
   // chain's end is a row that appends lock; 16 chains, chain 0 ending where the one chain ended.
-  "0009_audit_chains": `
+  "0014_audit_chains": `
     ALTER TABLE audit_logs ADD COLUMN chain integer NOT NULL DEFAULT 0 CHECK (chain >= 0);
     ALTER TABLE audit_logs ALTER COLUMN chain DROP DEFAULT;
     ALTER TABLE audit_logs DROP CONSTRAINT audit_logs_pkey;

@@ -12,6 +12,7 @@ import {
 } from "@gateway-control/domain"
 import { Context, Effect, Schema, SchemaGetter } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import type { SqlError } from "effect/sql/SqlError"
 import { queriesOn } from "./internal/queries.ts"
 import { Jsonb, timestamps, toJson } from "./internal/rows.ts"
 import { read, write } from "./internal/statements.ts"
@@ -43,6 +44,9 @@ const ConfigRow = Schema.Struct({
 export const makeCredentialStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { byId, bySlug, inScope, listing } = queriesOn(sql)
+  /** Whether a statement `RETURNING id` changed a row. */
+  const updated = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
+    read(Effect.map(statement, (rows) => rows.length > 0))
 
   const queriesOf = <A>(table: string, Row: Schema.Decoder<StoredSecret<A>>) => {
     return {
@@ -53,8 +57,7 @@ export const makeCredentialStores = Effect.gen(function*() {
           listing(Row, table, inScope(organisationId, workspaceId), page),
           ({ items, total }) => ({ items: items.map((stored) => stored.record), total })
         ),
-      delete: (id: string) =>
-        read(Effect.map(sql`DELETE FROM ${sql(table)} WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0))
+      delete: (id: string) => updated(sql`DELETE FROM ${sql(table)} WHERE id = ${id} RETURNING id`)
     }
   }
 
@@ -64,7 +67,12 @@ export const makeCredentialStores = Effect.gen(function*() {
       write(sql`INSERT INTO virtual_keys (id, organisation_id, workspace_id, name, slug, provider, masked_key,
                   encrypted_key, custom_host, created_at, last_updated_at)
                 VALUES (${k.id}, ${k.organisation_id}, ${k.workspace_id}, ${k.name}, ${k.slug}, ${k.provider},
-                  ${k.masked_key}, ${encryptedKey}, ${k.custom_host}, ${k.created_at}, ${k.last_updated_at})`)
+                  ${k.masked_key}, ${encryptedKey}, ${k.custom_host}, ${k.created_at}, ${k.last_updated_at})`),
+    update: ({ encryptedKey, record: k }) =>
+      updated(sql`UPDATE virtual_keys SET name = ${k.name}, masked_key = ${k.masked_key},
+                    encrypted_key = ${encryptedKey}, custom_host = ${k.custom_host},
+                    last_updated_at = ${k.last_updated_at}
+                  WHERE id = ${k.id} RETURNING id`)
   })
 
   const configs = ConfigStore.of({
@@ -74,7 +82,12 @@ export const makeCredentialStores = Effect.gen(function*() {
                   encrypted_api_key, created_at, last_updated_at)
                 VALUES (${c.id}, ${c.organisation_id}, ${c.workspace_id}, ${c.name}, ${c.slug},
                   ${toJson(c.config)}::jsonb, ${c.masked_api_key}, ${encryptedKey}, ${c.created_at},
-                  ${c.last_updated_at})`)
+                  ${c.last_updated_at})`),
+    update: ({ encryptedKey, record: c }) =>
+      updated(sql`UPDATE configs SET name = ${c.name}, config = ${toJson(c.config)}::jsonb,
+                    masked_api_key = ${c.masked_api_key}, encrypted_api_key = ${encryptedKey},
+                    last_updated_at = ${c.last_updated_at}
+                  WHERE id = ${c.id} RETURNING id`)
   })
 
   return Context.make(VirtualKeyStore, virtualKeys).pipe(Context.add(ConfigStore, configs))

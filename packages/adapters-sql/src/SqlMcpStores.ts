@@ -13,13 +13,16 @@ import { Context, Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as SqlSchema from "effect/sql/SqlSchema"
-import { queriesOn } from "./internal/queries.ts"
-import { Jsonb, Timestamp, timestamps, toJson } from "./internal/rows.ts"
+import { directoryOn } from "./internal/directory.ts"
+import { likePattern, queriesOn } from "./internal/queries.ts"
+import { Int, Jsonb, Timestamp, timestamps, toJson } from "./internal/rows.ts"
 import { countOf, read, write } from "./internal/statements.ts"
 
 const IntegrationRow = McpIntegration.mapFields((f) => ({
   ...f,
   ...timestamps,
+  status_changed_at: Timestamp,
+  consecutive_failures: Int,
   configurations: Jsonb(f.configurations),
   workspace_ids: Jsonb(f.workspace_ids),
   secret_mappings: Jsonb(f.secret_mappings)
@@ -27,12 +30,17 @@ const IntegrationRow = McpIntegration.mapFields((f) => ({
 
 const ServerRow = McpServer.mapFields((f) => ({ ...f, created_at: Timestamp })).pipe(Schema.decodeTo(McpServer))
 
-/** `%` and `_` match themselves in a search. */
-const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+/**
+ * Integrations in use (`active`: every status but archived) or archived. The "in use" indexes are partial on
+ * exactly `status <> 'archived'`, so the condition must be written so.
+ */
+const lifecycleOn = (sql: SqlClient.SqlClient) => (status: IntegrationQuery["status"]) =>
+  status === "archived" ? sql`status = 'archived'` : sql`status <> 'archived'`
 
 export const makeMcpStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const { byId, bySlug } = queriesOn(sql)
+  const lifecycle = lifecycleOn(sql)
 
   // The page and the total are two queries: the page walks the (organisation, status, created_at, id) index
   // and stops at LIMIT; a window count over the same query would have to read every matching row first.
@@ -64,7 +72,7 @@ export const makeMcpStores = Effect.gen(function*() {
    */
   const maintainedCount = (query: IntegrationQuery) =>
     sql`SELECT COALESCE(sum(n), 0) AS n FROM mcp_integration_counts
-             WHERE organisation_id = ${query.organisationId} AND status = ${query.status}
+             WHERE organisation_id = ${query.organisationId} AND ${lifecycle(query.status)}
              ${
       query.level === "all"
         ? sql``
@@ -75,23 +83,44 @@ export const makeMcpStores = Effect.gen(function*() {
     insert: (i) =>
       write(sql`INSERT INTO mcp_integrations (id, organisation_id, name, slug, owner_id, status, url, description,
                   workspace_id, configurations, auth_type, transport, global_workspace_access, workspace_ids,
-                  secret_mappings, created_at, last_updated_at)
+                  secret_mappings, new_capabilities_enabled, status_message, status_changed_at,
+                  consecutive_failures, created_at, last_updated_at)
                 VALUES (${i.id}, ${i.organisation_id}, ${i.name}, ${i.slug}, ${i.owner_id}, ${i.status}, ${i.url},
                   ${i.description}, ${i.workspace_id}, ${toJson(i.configurations)}::jsonb, ${i.auth_type},
                   ${i.transport}, ${i.global_workspace_access}, ${toJson(i.workspace_ids)}::jsonb,
-                  ${toJson(i.secret_mappings)}::jsonb, ${i.created_at}, ${i.last_updated_at})`),
+                  ${toJson(i.secret_mappings)}::jsonb, ${i.new_capabilities_enabled}, ${i.status_message},
+                  ${i.status_changed_at}, ${i.consecutive_failures}, ${i.created_at}, ${i.last_updated_at})`),
+    // The definition only: status and health are `setStatus`'s, so an edit cannot undo a health check.
     update: (i) =>
-      read(Effect.asVoid(sql`UPDATE mcp_integrations SET name = ${i.name}, status = ${i.status}, url = ${i.url},
+      read(Effect.asVoid(sql`UPDATE mcp_integrations SET name = ${i.name}, url = ${i.url},
                   description = ${i.description}, configurations = ${toJson(i.configurations)}::jsonb,
                   auth_type = ${i.auth_type}, transport = ${i.transport},
                   global_workspace_access = ${i.global_workspace_access},
                   workspace_ids = ${toJson(i.workspace_ids)}::jsonb,
-                  secret_mappings = ${toJson(i.secret_mappings)}::jsonb, last_updated_at = ${i.last_updated_at}
+                  secret_mappings = ${toJson(i.secret_mappings)}::jsonb,
+                  new_capabilities_enabled = ${i.new_capabilities_enabled}, last_updated_at = ${i.last_updated_at}
                 WHERE id = ${i.id}`)),
+    setStatus: (id, change) =>
+      read(Effect.map(
+        sql`UPDATE mcp_integrations SET status = ${change.status}, status_message = ${change.status_message},
+              status_changed_at = ${change.status_changed_at}, consecutive_failures = ${change.consecutive_failures}
+            WHERE id = ${id} AND status <> 'archived' RETURNING id`,
+        (rows) => rows.length > 0
+      )),
+    listInUse: (afterId, limit) =>
+      read(
+        SqlSchema.findAll({
+          Request: Schema.Void,
+          Result: IntegrationRow,
+          execute: () =>
+            sql`SELECT * FROM mcp_integrations WHERE status <> 'archived'
+                ${afterId === null ? sql`` : sql`AND id > ${afterId}`} ORDER BY id LIMIT ${limit}`
+        })(undefined)
+      ),
     get: byId("mcp_integrations", IntegrationRow),
     findBySlug: bySlug("mcp_integrations", "organisation_id", IntegrationRow),
     list: (query, page) => {
-      const clauses = [sql`organisation_id = ${query.organisationId}`, sql`status = ${query.status}`]
+      const clauses = [sql`organisation_id = ${query.organisationId}`, lifecycle(query.status)]
       if (query.level === "workspace") clauses.push(sql`workspace_id IS NOT NULL`)
       if (query.level === "organisation") clauses.push(sql`workspace_id IS NULL`)
       if (query.usableBy !== null) {
@@ -129,7 +158,8 @@ export const makeMcpStores = Effect.gen(function*() {
         clauses.push(sql`(name ILIKE ${pattern} OR slug ILIKE ${pattern})`)
       }
       return pagedList(ServerRow, "mcp_servers", sql.and(clauses), page.limit, page.offset)
-    }
+    },
+    directory: directoryOn(sql, IntegrationRow, ServerRow)
   })
 
   return Context.make(McpIntegrationStore, integrations).pipe(Context.add(McpServerStore, servers))

@@ -70,9 +70,10 @@ export const makePromptStores = Effect.gen(function*() {
     readonly versions: string
     readonly resourceColumn: string
     readonly VersionRow: Schema.Decoder<V>
+    readonly insertResource: (resource: R) => Effect.Effect<unknown, SqlError>
     readonly insertVersion: (version: V) => Effect.Effect<unknown, SqlError>
   }) => {
-    const { insertVersion, resourceColumn, resources, Row, versions } = tables
+    const { insertResource, insertVersion, resourceColumn, resources, Row, versions } = tables
     const version = SqlSchema.findOneOption({
       Request: VersionOf,
       Result: tables.VersionRow,
@@ -81,13 +82,7 @@ export const makePromptStores = Effect.gen(function*() {
     })
     return {
       insert: (r: R, firstVersion: V) =>
-        write(inTransaction(Effect.andThen(
-          sql`INSERT INTO ${sql(resources)} (id, organisation_id, workspace_id, name, slug, published_version,
-                                             created_at, last_updated_at)
-              VALUES (${r.id}, ${r.organisation_id}, ${r.workspace_id}, ${r.name}, ${r.slug}, ${r.published_version},
-                      ${r.created_at}, ${r.last_updated_at})`,
-          insertVersion(firstVersion)
-        ))),
+        write(inTransaction(Effect.andThen(insertResource(r), insertVersion(firstVersion)))),
       addVersion: (v: V) => write(Effect.asVoid(insertVersion(v))),
       get: byId(resources, Row),
       list: (organisationId: string, workspaceId: string | null, page: PageRequest) =>
@@ -117,6 +112,11 @@ export const makePromptStores = Effect.gen(function*() {
     Result: VersionRow,
     execute: (id) => sql`SELECT * FROM prompt_versions WHERE prompt_id = ${id} ORDER BY version`
   })
+  const partialVersions = SqlSchema.findAll({
+    Request: ById,
+    Result: PartialVersionRow,
+    execute: (id) => sql`SELECT * FROM prompt_partial_versions WHERE partial_id = ${id} ORDER BY version`
+  })
   const labels = SqlSchema.findAll({
     Request: ById,
     Result: LabelRow,
@@ -130,6 +130,11 @@ export const makePromptStores = Effect.gen(function*() {
       versions: "prompt_versions",
       resourceColumn: "prompt_id",
       VersionRow,
+      insertResource: (r: Prompt) =>
+        sql`INSERT INTO prompts (id, organisation_id, workspace_id, name, slug, published_version, created_at,
+                                 last_updated_at)
+            VALUES (${r.id}, ${r.organisation_id}, ${r.workspace_id}, ${r.name}, ${r.slug}, ${r.published_version},
+                    ${r.created_at}, ${r.last_updated_at})`,
       insertVersion: (v: PromptVersion) =>
         sql`INSERT INTO prompt_versions (id, prompt_id, version, string, parameters, model, type, is_raw_template,
                                          version_description, template_metadata, created_at)
@@ -148,6 +153,20 @@ export const makePromptStores = Effect.gen(function*() {
               last_updated_at = EXCLUDED.last_updated_at`
       )),
     labels: (promptId) => read(labels(promptId)),
+    renameLabel: (organisationId, workspaceId, from, to) =>
+      read(Effect.asVoid(
+        sql`UPDATE prompt_labels SET label = ${to}
+            WHERE label = ${from} AND prompt_id IN (SELECT id FROM prompts WHERE ${
+          inScope(organisationId, workspaceId)
+        })`
+      )),
+    removeLabel: (organisationId, workspaceId, label) =>
+      read(Effect.asVoid(
+        sql`DELETE FROM prompt_labels
+            WHERE label = ${label} AND prompt_id IN (SELECT id FROM prompts WHERE ${
+          inScope(organisationId, workspaceId)
+        })`
+      )),
     delete: (id) => read(Effect.map(sql`DELETE FROM prompts WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0))
   })
 
@@ -158,11 +177,26 @@ export const makePromptStores = Effect.gen(function*() {
       versions: "prompt_partial_versions",
       resourceColumn: "partial_id",
       VersionRow: PartialVersionRow,
+      insertResource: (r: Partial) =>
+        sql`INSERT INTO prompt_partials (id, organisation_id, workspace_id, name, slug, published_version,
+                                         description, status, created_at, last_updated_at)
+            VALUES (${r.id}, ${r.organisation_id}, ${r.workspace_id}, ${r.name}, ${r.slug}, ${r.published_version},
+                    ${r.description}, ${r.status}, ${r.created_at}, ${r.last_updated_at})`,
       insertVersion: (v: PartialVersion) =>
         sql`INSERT INTO prompt_partial_versions (id, partial_id, version, string, version_description, created_at)
             VALUES (${v.id}, ${v.partial_id}, ${v.version}, ${v.string}, ${v.version_description}, ${v.created_at})`
     }),
-    findBySlug: bySlug("prompt_partials", "workspace_id", PartialRow)
+    findBySlug: bySlug("prompt_partials", "workspace_id", PartialRow),
+    update: (p) =>
+      read(Effect.map(
+        sql`UPDATE prompt_partials SET name = ${p.name}, description = ${p.description}, status = ${p.status},
+              published_version = ${p.published_version}, last_updated_at = ${p.last_updated_at}
+            WHERE id = ${p.id} RETURNING id`,
+        (rows) => rows.length > 0
+      )),
+    versions: (partialId) => read(partialVersions(partialId)),
+    delete: (id) =>
+      read(Effect.map(sql`DELETE FROM prompt_partials WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0))
   })
 
   return Context.make(PromptStore, prompts).pipe(Context.add(PartialStore, partials))

@@ -3,15 +3,28 @@
  * (embedded, the default) or on PostgreSQL, migrated on start.
  */
 import { PgClient } from "@effect/sql-pg"
-import { ApiKeyStore, AuditLogStore, type StorePorts, StoreTransaction } from "@gateway-control/domain"
+import {
+  ApiKeyStore,
+  AuditLogStore,
+  ChangeFeed,
+  LabelStore,
+  LeaseStore,
+  McpCapabilityStore,
+  type StorePorts,
+  StoreTransaction
+} from "@gateway-control/domain"
 import { Context, Effect, Layer, type Redacted } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { migrate } from "./Migrations.ts"
+import { layerPgChangeFeed } from "./PgChangeFeed.ts"
 import * as PgliteClient from "./PgliteClient.ts"
 import { makeAccessStores } from "./SqlAccessStores.ts"
 import { makeApiKeyStore } from "./SqlApiKeyStore.ts"
 import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
+import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeLabelStore } from "./SqlLabelStore.ts"
+import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
@@ -24,19 +37,36 @@ const makeAll = Effect.gen(function*() {
   return Context.mergeAll(access, prompts, mcp, credentials).pipe(
     Context.add(ApiKeyStore, yield* makeApiKeyStore),
     Context.add(AuditLogStore, yield* makeAuditLogStore),
-    Context.add(StoreTransaction, yield* makeStoreTransaction)
+    Context.add(LabelStore, yield* makeLabelStore),
+    Context.add(StoreTransaction, yield* makeStoreTransaction),
+    Context.add(McpCapabilityStore, yield* makeCapabilityStore),
+    Context.add(LeaseStore, yield* makeLeaseStore)
   )
 })
 
-/** Every store port on the `SqlClient` in context. Run the migrations first (`migrate`). */
-export const layerSql: Layer.Layer<StorePorts, never, SqlClient.SqlClient> = Layer.effectContext(makeAll)
+/** The change feed of a store that one process uses alone (PGlite): there is nobody to tell. */
+const layerInProcessFeed = Layer.succeed(ChangeFeed)(ChangeFeed.inProcess)
+
+type ChangeFeedLayer = Layer.Layer<ChangeFeed, never, SqlClient.SqlClient>
+
+/**
+ * Every store port on the `SqlClient` in context, with the given change feed (in-process by default). Run the
+ * migrations first (`migrate`).
+ */
+export const layerSqlWith = (feed: ChangeFeedLayer): Layer.Layer<StorePorts, never, SqlClient.SqlClient> =>
+  Layer.merge(Layer.effectContext(makeAll), feed)
+
+/** Every store port on the `SqlClient` in context, for one process. Run the migrations first (`migrate`). */
+export const layerSql: Layer.Layer<StorePorts, never, SqlClient.SqlClient> = layerSqlWith(layerInProcessFeed)
 
 /** Migrates on build; any failure stops the start with the reason. */
 const layerMigrated = Layer.effectDiscard(Effect.orDie(migrate))
 
 /** Every port on the given SQL client, after running the pending migrations. */
-export const layerFromClient = <E, R>(client: Layer.Layer<SqlClient.SqlClient, E, R>) =>
-  layerSql.pipe(Layer.provide(layerMigrated), Layer.provideMerge(client))
+export const layerFromClient = <E, R>(
+  client: Layer.Layer<SqlClient.SqlClient, E, R>,
+  feed: ChangeFeedLayer = layerInProcessFeed
+) => layerSqlWith(feed).pipe(Layer.provide(layerMigrated), Layer.provideMerge(client))
 
 export const layerPglite = (options: PgliteClient.PgliteClientOptions) => layerFromClient(PgliteClient.layer(options))
 
@@ -55,4 +85,6 @@ export const layerPostgresClient = (options: PostgresOptions) =>
     startupParameters: options.startupParameters
   })
 
-export const layerPostgres = (options: PostgresOptions) => layerFromClient(layerPostgresClient(options))
+/** Every port on PostgreSQL, with the change feed that tells the other processes on it (PgChangeFeed.ts). */
+export const layerPostgres = (options: PostgresOptions) =>
+  layerFromClient(layerPostgresClient(options), layerPgChangeFeed(options))

@@ -1,3 +1,4 @@
 export * from "./Migrations.ts"
+export * from "./PgChangeFeed.ts"
 export * as PgliteClient from "./PgliteClient.ts"
 export * from "./SqlStoreLayer.ts"

@@ -172,6 +172,13 @@ describe("errors a caller catches by tag", () => {
 })
 
 describe("the requests it sends", () => {
+  /** A well-formed `GET /v1/scopes` answer: the catalogue and the calling key. */
+  const scopesAnswer = {
+    object: "list",
+    data: [],
+    key: { id: "k", type: "organisation-service", organisation_id: "o", workspace_id: null, user_id: null, scopes: [] }
+  }
+
   /** A client over an HttpClient that records each request and answers `body` with 200. */
   const recording = (baseUrl: string, body: unknown) => {
     const sent: Array<{ readonly url: string; readonly key: string | undefined }> = []
@@ -192,14 +199,14 @@ describe("the requests it sends", () => {
   it("puts the key on the endpoints the security scheme covers only, not on the health checks", async () => {
     const { client, sent } = recording("http://gateway.test", { status: "ok" })
     await Effect.runPromise(client.healthz())
-    const scopes = recording("http://gateway.test", { object: "list", data: [] })
+    const scopes = recording("http://gateway.test", scopesAnswer)
     await Effect.runPromise(scopes.client.scopes.list())
     expect(sent).toEqual([{ url: "http://gateway.test/healthz", key: undefined }])
     expect(scopes.sent).toEqual([{ url: "http://gateway.test/v1/scopes", key: "gwc_secret" }])
   })
 
   it("appends the endpoint's path to a base URL with a prefix", async () => {
-    const { client, sent } = recording("http://example.test/gateway", { object: "list", data: [] })
+    const { client, sent } = recording("http://example.test/gateway", scopesAnswer)
     await Effect.runPromise(client.scopes.list())
     expect(sent.map((request) => request.url)).toEqual(["http://example.test/gateway/v1/scopes"])
   })

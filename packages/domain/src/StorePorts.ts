@@ -6,8 +6,12 @@ import type { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore
 import type { AuditLogStore } from "./audit/AuditLogStore.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
+import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
+import type { LabelStore } from "./prompts/Label.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
+import type { ChangeFeed } from "./shared/ChangeFeed.ts"
+import type { LeaseStore } from "./shared/Leases.ts"
 import type { StoreTransaction } from "./shared/StoreTransaction.ts"
 
 /** Every store port: what a store adapter (`layerMemory`, `layerSql`) provides, each the same set. */
@@ -20,8 +24,12 @@ export type StorePorts =
   | AuditLogStore
   | PromptStore
   | PartialStore
+  | LabelStore
   | McpIntegrationStore
   | McpServerStore
+  | McpCapabilityStore
   | VirtualKeyStore
   | ConfigStore
   | StoreTransaction
+  | ChangeFeed
+  | LeaseStore

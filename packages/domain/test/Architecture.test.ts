@@ -21,6 +21,10 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
   ],
   // proxy-addr: reading X-Forwarded-For past trusted proxies, as Express does (ClientAddress.ts).
   "adapters-http": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^node:/, /^proxy-addr$/],
+  // The official MCP client; the fetch it connects with comes from the server (pinned like provider calls).
+  "adapters-mcp": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^@modelcontextprotocol\/sdk(\/|$)/],
+  // The console's server side serves files; it knows nothing of the domain or the API it calls.
+  console: [/^effect(\/|$)/, /^node:/],
   // The client knows the HTTP contract only: the definition entry of adapters-http, never its handlers.
   client: [/^effect(\/|$)/, /^@gateway-control\/adapters-http\/api$/],
   server: [/.*/]
@@ -62,7 +66,7 @@ describe("package dependencies point inward", () => {
   })
 
   it("package.json dependencies follow the same rule", () => {
-    for (const pkg of ["domain", "adapters-memory", "adapters-sql", "adapters-http", "client"]) {
+    for (const pkg of ["domain", "adapters-memory", "adapters-sql", "adapters-http", "adapters-mcp", "client"]) {
       const manifest = JSON.parse(readFileSync(join(packagesDir, pkg, "package.json"), "utf8"))
       const deps = Object.keys(manifest.dependencies ?? {})
       for (const dep of deps) {
@@ -72,6 +76,23 @@ describe("package dependencies point inward", () => {
         ).toBe(true)
       }
     }
+  })
+})
+
+describe("the console's browser code", () => {
+  it("imports only the modules the page's import map provides", async () => {
+    const { VENDOR_MODULES } = await import("@gateway-control/console")
+    const appFiles = sourceFiles(join(packagesDir, "console", "app"))
+    const imports = new Set(appFiles.flatMap(importsOf))
+    expect(imports.size).toBeGreaterThan(2)
+    expect([...imports].filter((specifier) => !(VENDOR_MODULES as ReadonlyArray<string>).includes(specifier))).toEqual(
+      []
+    )
+    const manifest = JSON.parse(readFileSync(join(packagesDir, "console", "package.json"), "utf8"))
+    const vendorPackages = new Set(
+      VENDOR_MODULES.map((m) => m.split("/").slice(0, m.startsWith("@") ? 2 : 1).join("/"))
+    )
+    expect(Object.keys(manifest.dependencies).sort()).toEqual([...vendorPackages, "effect"].sort())
   })
 })
 

@@ -7,7 +7,14 @@
  */
 import { Arbitrary, Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { ensureKeyCreation, ensureKeyUser, newKeyUser } from "../src/access/KeyPolicy.ts"
+import {
+  authorizeKeyChange,
+  authorizeKeyCreation,
+  authorizeKeyRotation,
+  ensureKeyCreation,
+  ensureKeyUser,
+  newKeyUser
+} from "../src/access/KeyPolicy.ts"
 import { type Action, ActionNames, authorize, type Decision, type Target, Target as T } from "../src/access/Policy.ts"
 import type { Principal } from "../src/access/Principal.ts"
 import { type Scope, ScopeNames } from "../src/access/Scopes.ts"
@@ -36,8 +43,16 @@ type Operation =
 
 const operationOf = (action: Action): Operation => {
   if (action === "users.create.owner") return "owner"
-  if (action === "api_keys.create.organisation_service") return "create admin key"
-  if (action.startsWith("api_keys.create.") || action === "api_keys.delete") return "create workspace key"
+  // Rotating a key issues a secret with its powers: the role rows of creating one.
+  if (action === "api_keys.create.organisation_service" || action === "api_keys.rotate.organisation_service") {
+    return "create admin key"
+  }
+  if (
+    action.startsWith("api_keys.create.") || action.startsWith("api_keys.rotate.") || action === "api_keys.delete" ||
+    action === "api_keys.update"
+  ) {
+    return "create workspace key"
+  }
   if (action.startsWith("feedback.") || action === "completions.write") return "workspace key only"
   const organisationWide = [
     "workspaces.create",
@@ -49,7 +64,11 @@ const operationOf = (action: Action): Operation => {
     "members.delete",
     "audit_logs.list",
     "mcp_integrations.create.organisation",
-    "mcp_integrations.update.organisation"
+    "mcp_integrations.update.organisation",
+    // Organisation labels are open to every workspace; changing them is the organisation's business.
+    "labels.create.organisation",
+    "labels.update.organisation",
+    "labels.delete.organisation"
   ]
   return organisationWide.includes(action) ? "organisation" : "workspace resource"
 }
@@ -73,13 +92,24 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "api_keys.create.organisation_service": ["organisation_service_api_keys.create"],
     "api_keys.create.workspace_service": ["workspace_service_api_keys.create"],
     "api_keys.create.workspace_user": ["workspace_user_api_keys.create"],
+    "api_keys.rotate.organisation_service": ["organisation_service_api_keys.rotate"],
+    "api_keys.rotate.workspace_service": ["workspace_service_api_keys.rotate"],
+    "api_keys.rotate.workspace_user": ["workspace_user_api_keys.rotate"],
     "api_keys.read": ["api_keys.list"],
     "mcp_integrations.create.organisation": ["organisation_mcp_integrations.create"],
     "mcp_integrations.create.workspace": ["workspace_mcp_integrations.create"],
     "mcp_integrations.update.organisation": ["organisation_mcp_integrations.create"],
     "mcp_integrations.update.workspace": perKind("create"),
     "mcp_integrations.read": perKind("read"),
-    "mcp_integrations.list": perKind("list")
+    "mcp_integrations.list": perKind("list"),
+    // Labels belong to prompts: the prompts scope of the same verb.
+    ...Object.fromEntries(
+      ["create", "update", "delete"].flatMap((verb) =>
+        ["organisation", "workspace"].map((level) => [`labels.${verb}.${level}`, [`prompts.${verb}` as Scope]])
+      )
+    ),
+    "labels.read": ["prompts.read"],
+    "labels.list": ["prompts.list"]
   }
   return renamed[action] ?? [action as Scope]
 }
@@ -320,5 +350,64 @@ describe("monotonicity", () => {
       { runs: 3000 }
     ))
     expect(Arbitrary.formatCheckFailure(result)).toBeUndefined()
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------
+// Rotation and key changes: no escalation either
+
+/** The principal with each kind's create scope swapped for its rotate scope. */
+const createToRotate = (p: Principal): Principal => ({
+  ...p,
+  scopes: new Set(
+    [...p.scopes].map((s) => s.endsWith("_api_keys.create") ? s.replace(/create$/, "rotate") as Scope : s)
+  )
+})
+
+describe("rotation", () => {
+  it("decides as creation does, with the rotate scope in place of the create scope", () => {
+    const disagreements: Array<string> = []
+    const types: ReadonlyArray<ApiKeyType> = ["organisation-service", "workspace-service", "workspace-user"]
+    for (const shape of PrincipalShapes) {
+      for (const scopes of [ALL, without(["workspace_service_api_keys.create", "prompts.render"])]) {
+        const creator = principalFrom(shape, place(ORG), scopes)
+        for (const type of types) {
+          for (const workspaceId of [null, OWN, OTHER]) {
+            for (const organisationId of [ORG, OTHER_ORG]) {
+              const request = { type, organisationId, workspaceId, scopes: ["prompts.render" as Scope] }
+              const created = authorizeKeyCreation(creator, request)._tag
+              const rotated = authorizeKeyRotation(createToRotate(creator), request)._tag
+              if (created !== rotated) disagreements.push(`${JSON.stringify(shape)} ${type} ${workspaceId}`)
+            }
+          }
+        }
+      }
+    }
+    expect(disagreements).toEqual([])
+  })
+
+  it("needs the kind's rotate scope: the create scope alone does not rotate", () => {
+    const admin = principalFrom(PrincipalShapes[0]!, place(ORG), without(["workspace_service_api_keys.rotate"]))
+    const request = { type: "workspace-service" as const, organisationId: ORG, workspaceId: OWN, scopes: [] }
+    expect(authorizeKeyCreation(admin, request)._tag).toBe("Allowed")
+    expect(authorizeKeyRotation(admin, request)._tag).toBe("Denied")
+  })
+})
+
+describe("key changes", () => {
+  const admin = principalFrom(PrincipalShapes[0]!, place(ORG), without(["prompts.render"]))
+
+  it("never give a key a scope the changing key lacks", () => {
+    const change = { keyId: "other", scopes: ["prompts.render" as Scope], rateLimits: false }
+    expect(authorizeKeyChange(admin, change)._tag).toBe("Denied")
+    expect(authorizeKeyChange(admin, { ...change, scopes: ["prompts.read" as Scope] })._tag).toBe("Allowed")
+  })
+
+  it("never let a key lift its own rate limits", () => {
+    expect(authorizeKeyChange(admin, { keyId: admin.keyId, scopes: undefined, rateLimits: true })._tag).toBe("Denied")
+    expect(authorizeKeyChange(admin, { keyId: "other", scopes: undefined, rateLimits: true })._tag).toBe("Allowed")
+    expect(authorizeKeyChange(admin, { keyId: admin.keyId, scopes: undefined, rateLimits: false })._tag).toBe(
+      "Allowed"
+    )
   })
 })

@@ -4,20 +4,28 @@
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
+import { layerMcpConnections } from "@gateway-control/adapters-mcp"
 import { layerMemory } from "@gateway-control/adapters-memory"
+import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
   Audit,
   Bootstrap,
   type BootstrapInput,
   Configs,
+  DEFAULT_MCP_SETTINGS,
   FineTuning,
   HostResolver,
+  layerTransitionSweep,
+  McpConnectivity,
+  McpDirectory,
   McpRegistry,
+  McpSettings,
   Prompts,
   ProviderRegistry,
   RenderLimits,
   type RenderLimitsShape,
+  runHealthChecks,
   type StorePorts,
   Users,
   VirtualKeys,
@@ -25,6 +33,7 @@ import {
 } from "@gateway-control/domain"
 import { Console, Context, Effect, Layer, Logger, Option, Redacted, References } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import type { RateLimiter } from "effect/persistence"
 import type { SqlError } from "effect/sql/SqlError"
 import { randomBytes } from "node:crypto"
 import { mkdirSync } from "node:fs"
@@ -36,8 +45,10 @@ import { answerClientErrorsInEnvelope } from "./internal/ClientErrors.ts"
 import { lockDataDir } from "./internal/DataDirLock.ts"
 import { loadMasterKey } from "./internal/MasterKey.ts"
 import { layerMount } from "./internal/Mount.ts"
+import { layerMcpSecrets, loadMcpConfig, type McpConfig } from "./McpConfig.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
-import { type ConnectorFactory, layerProviderHttpClients } from "./ProviderConnections.ts"
+import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
+import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
 
 /**
@@ -64,11 +75,22 @@ export const layerSqlClient = (store: SqlStoreConfig) =>
     }
   }))
 
-/** Every store port, as chosen by the configuration; SQL stores run their pending migrations as they open. */
-export const layerStore = (store: StoreConfig): Layer.Layer<StorePorts, SqlError | InvalidConfiguration> =>
-  store.kind === "memory"
-    ? layerMemory
-    : Layer.unwrap(Effect.map(loadSqlAdapters, (sql) => sql.layerFromClient(layerSqlClient(store))))
+/**
+ * Every store port, as chosen by the configuration; SQL stores run their pending migrations as they open.
+ * On PostgreSQL, processes sharing the database tell each other of changes (its change feed).
+ */
+export const layerStore = (store: StoreConfig): Layer.Layer<StorePorts, SqlError | InvalidConfiguration> => {
+  switch (store.kind) {
+    case "memory":
+      return layerMemory
+    case "pglite":
+      return Layer.unwrap(Effect.map(loadSqlAdapters, (sql) => sql.layerFromClient(layerSqlClient(store))))
+    case "postgres":
+      return Layer.unwrap(
+        Effect.map(loadSqlAdapters, (sql) => sql.layerPostgres({ url: store.url, poolSize: store.poolSize }))
+      )
+  }
+}
 
 export interface ProviderSettings {
   readonly registry: ProviderRegistry["Service"]
@@ -95,27 +117,50 @@ const defaultProviders: () => ProviderSettings = () => ({
   masterKey: new Uint8Array(randomBytes(32))
 })
 
+/** The MCP settings without configuration: the defaults, and no secrets. */
+export const DEFAULT_MCP_CONFIG: McpConfig = { ...DEFAULT_MCP_SETTINGS, secrets: new Map() }
+
+/** MCP connections: the official client, on fetches made like provider connections (`connector`), and secrets. */
+const layerMcp = (mcp: McpConfig, connector: ConnectorFactory | undefined) =>
+  Layer.mergeAll(
+    layerMcpConnections.pipe(Layer.provide(layerMcpFetch(connector))),
+    layerMcpSecrets(mcp.secrets),
+    Layer.succeed(McpSettings)({
+      timeoutMs: mcp.timeoutMs,
+      healthIntervalMs: mcp.healthIntervalMs,
+      unhealthyAfter: mcp.unhealthyAfter
+    })
+  )
+
 /**
  * The domain services over a store, with the store's ports exposed too (the CLI and tests use them).
- * `renderLimits` defaults to the domain's own.
+ * `renderLimits` and `mcp` default to the domain's own; keys' rate limits are counted in memory unless
+ * `rateLimiter` says where else.
  */
-export const layerDomain = <ROut, E>(
+export const layerDomain = <ROut, E, E2 = never>(
   store: Layer.Layer<ROut, E>,
   providers: ProviderSettings = defaultProviders(),
-  renderLimits: RenderLimitsShape = RenderLimits.defaultValue()
+  renderLimits: RenderLimitsShape = RenderLimits.defaultValue(),
+  mcp: McpConfig = DEFAULT_MCP_CONFIG,
+  rateLimiter: Layer.Layer<RateLimiter.RateLimiter, E2> = layerRateLimiterInMemory
 ) =>
   Layer.mergeAll(
     Bootstrap.layer,
     Workspaces.layer,
     Users.layer,
-    Audit.layer,
     Prompts.layer,
     McpRegistry.layer,
-    FineTuning.layer
+    McpConnectivity.layer,
+    McpDirectory.layer,
+    FineTuning.layer,
+    layerTransitionSweep
   ).pipe(
+    Layer.provideMerge(layerMcp(mcp, providers.connector)),
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.merge(VirtualKeys.layer, Configs.layer)),
     Layer.provideMerge(ApiKeys.layer),
+    Layer.provideMerge(Audit.layer),
+    Layer.provideMerge(rateLimiter),
     Layer.provideMerge(store),
     Layer.provideMerge(layerNodeCrypto),
     Layer.provideMerge(layerSecretCipher(providers.masterKey)),
@@ -131,10 +176,14 @@ export const layerDomain = <ROut, E>(
 /** The domain over the configured store and providers. */
 export const layerConfiguredDomain = (config: AppConfig) =>
   Layer.unwrap(
-    Effect.map(loadMasterKey(config), (masterKey) =>
-      layerDomain(layerStore(config.store), { registry: providerRegistry(config), masterKey }, {
-        maxRenderBytes: config.maxRenderBytes
-      }))
+    Effect.map(Effect.all([loadMasterKey(config), loadMcpConfig(config)]), ([masterKey, mcp]) =>
+      layerDomain(
+        layerStore(config.store),
+        { registry: providerRegistry(config), masterKey },
+        { maxRenderBytes: config.maxRenderBytes },
+        mcp,
+        layerRateLimiter(config.redisUrl)
+      ))
   )
 
 /** One JSON object a line on stderr, so that stdout stays free for command output. */
@@ -208,9 +257,11 @@ export const requestBaseContext = <R>(context: Context.Context<R>) =>
  * Under `basePath` it serves the paths below that prefix (internal/Mount.ts).
  */
 export const makeHttpApp = (
-  config: Pick<AppConfig, "maxBodyBytes" | "trustProxy"> & { readonly basePath?: Option.Option<string> }
+  config: Pick<AppConfig, "maxBodyBytes" | "trustProxy"> & { readonly basePath?: Option.Option<string> },
+  /** More routes beside the API's, behind the same edge (`serve` adds the console). */
+  more: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty
 ) => {
-  const routes = layerRoutes({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy })
+  const routes = Layer.merge(layerRoutes({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }), more)
   const basePath = config.basePath ?? Option.none()
   // Built after the routes, so the mount runs inside the edge the routes installed.
   return HttpRouter.toHttpEffect(
@@ -219,12 +270,19 @@ export const makeHttpApp = (
 }
 
 /**
+ * The web console beside the API, unless `CONSOLE_ENABLED=false`. Only `serve` has it: its pages load their
+ * files from `/console` at the root, so an engine mounted under a prefix serves the API alone.
+ */
+export const layerConsoleRoutes = (config: Pick<AppConfig, "consoleEnabled">) =>
+  config.consoleEnabled ? layerConsole() : Layer.empty
+
+/**
  * The HTTP server, serving `makeHttpApp` instead of `HttpRouter.serve` (which would add the default request
  * logger, and serve from the layer-built context; see `REQUEST_CONTEXT_DEPTH`).
  */
 export const layerHttp = (config: AppConfig) =>
   Layer.effectDiscard(Effect.gen(function*() {
-    const httpApp = yield* makeHttpApp(config)
+    const httpApp = yield* makeHttpApp(config, layerConsoleRoutes(config))
     const server = yield* HttpServer.HttpServer
     yield* Effect.updateContext(server.serve(httpApp), (context: Context.Context<never>) =>
       Context.makeUnsafe(requestBaseContext(context).mapUnsafe))
@@ -252,10 +310,16 @@ const layerCloseIdleOnShutdown = (server: Server) =>
 /** The Node HTTP server the service runs on: errors Node answers itself come in the envelope too. */
 export const createGatewayServer = (): Server => answerClientErrorsInEnvelope(createServer())
 
+/**
+ * The MCP health checker in the background, for as long as the layer lives (McpHealth.ts); it does nothing
+ * when `MCP_HEALTH_INTERVAL_MS` is 0.
+ */
+export const layerMcpHealthChecks = Layer.effectDiscard(Effect.forkScoped(runHealthChecks))
+
 /** `gateway-control serve`: the whole service. */
 export const layerServe = (config: AppConfig) => {
   const server = createGatewayServer()
-  return Layer.merge(layerHttp(config), layerCloseIdleOnShutdown(server)).pipe(
+  return Layer.mergeAll(layerHttp(config), layerCloseIdleOnShutdown(server), layerMcpHealthChecks).pipe(
     Layer.provide(
       NodeHttpServer.layer(() => server, {
         port: config.port,

@@ -47,6 +47,15 @@ export interface DomainOptions {
   readonly trustedCustomHosts?: ReadonlyArray<string> | undefined
   /** Provider base URL overrides, e.g. `{ openai: "https://proxy.internal/v1" }` (`PROVIDER_BASE_URLS`). */
   readonly providerBaseUrls?: Readonly<Record<string, string>> | undefined
+  /** How long one call to an MCP server may take, in ms (`MCP_TIMEOUT_MS`, default 10000). */
+  readonly mcpTimeoutMs?: number | undefined
+  /** The JSON file of the secrets MCP integrations' `secret_mappings` may name (`MCP_SECRETS_FILE`). */
+  readonly mcpSecretsFile?: string | undefined
+  /**
+   * Where keys' rate limits are counted (`REDIS_URL`): `redis://host:6379`, shared by every engine or server
+   * using it. When absent, this engine counts alone, in memory.
+   */
+  readonly redisUrl?: string | Redacted.Redacted<string> | undefined
 }
 
 /** What `GatewayControl.layer` takes: a store, and the domain's settings. */
@@ -59,6 +68,8 @@ const serviceTags = [
   Domain.Bootstrap,
   Domain.Configs,
   Domain.FineTuning,
+  Domain.McpConnectivity,
+  Domain.McpDirectory,
   Domain.McpRegistry,
   Domain.Prompts,
   Domain.Users,
@@ -79,8 +90,8 @@ const layerFromConfig = (config: AppConfig): Layer.Layer<Services, OpenError> =>
   )
 
 /**
- * Every domain service (`ApiKeys`, `Prompts`, `McpRegistry`, `Bootstrap`, `Audit`, `Users`, `Workspaces`,
- * `VirtualKeys`, `Configs`, `FineTuning`) on the chosen store. Options are checked as the server checks its
+ * Every domain service (`ApiKeys`, `Prompts`, `McpRegistry`, `McpConnectivity`, `McpDirectory`, `Bootstrap`,
+ * `Audit`, `Users`, `Workspaces`, `VirtualKeys`, `Configs`, `FineTuning`) on the chosen store. Options are checked as the server checks its
  * variables: an invalid one fails the layer with `InvalidConfiguration` naming it. SQL stores migrate as
  * they open and close with the layer's scope. The layer installs no logger: logs go to the program's.
  * Calls made here are not in the audit log, which records API requests.

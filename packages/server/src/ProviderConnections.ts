@@ -4,14 +4,16 @@
  * check cannot move the connection. The URL keeps its host name, so the Host header, TLS SNI and the
  * certificate check are on the name the caller gave. undici follows no redirects unless told to.
  *
- * undici and the client on it are loaded on the first provider call, not at start: most processes never
- * make one, and the modules held ~5 MB of each process's memory.
+ * undici and the client on it are loaded on the first provider call or MCP session, not at start: many
+ * processes never make one, and the modules held ~5 MB of each process's memory.
  */
 import { ProviderHttpClients } from "@gateway-control/adapters-http"
+import { type FetchLike, McpFetch } from "@gateway-control/adapters-mcp"
+import type { PinnedAddresses } from "@gateway-control/domain"
 import { Effect, Layer, Scope } from "effect"
 import type { LookupAddress } from "node:dns"
 import { isIP, type LookupFunction } from "node:net"
-import type { buildConnector } from "undici"
+import type { Agent, buildConnector, fetch as undiciFetchType } from "undici"
 
 /** Makes the function that opens a connection's socket; undici's own, unless a test watches it. */
 export type ConnectorFactory = (options: buildConnector.BuildOptions) => buildConnector.connector
@@ -30,17 +32,26 @@ export const pinnedLookup = (addresses: ReadonlyArray<string>): LookupFunction =
   callback(null, all[0].address, all[0].family)
 }
 
+/** The connector options of a connection: pinned to the checked addresses, or wherever DNS says. */
+const connectOptions = (pinnedAddresses: PinnedAddresses): buildConnector.BuildOptions =>
+  pinnedAddresses === undefined ? {} : { lookup: pinnedLookup(pinnedAddresses) }
+
 const loadUndici = Effect.promise(() =>
   Promise.all([import("undici"), import("@effect/platform-node/NodeHttpClient")]).then((
     [undici, NodeHttpClient]
-  ) => ({ buildConnector: undici.buildConnector, NodeHttpClient }))
+  ) => ({ undici, NodeHttpClient }))
 )
 
-/** A client on an agent of its own, released with the current scope, connecting through `connect`. */
-const clientOn = (connect: (undici: typeof buildConnector) => buildConnector.connector) =>
-  Effect.flatMap(loadUndici, ({ buildConnector, NodeHttpClient }) =>
+/** The connector factory: the given one (tests watch connections), else undici's own. */
+type Connector = ConnectorFactory | undefined
+
+/** A client on an agent of its own, released with the current scope, pinned as `pinnedAddresses` says. */
+const clientOn = (connector: Connector, pinnedAddresses: PinnedAddresses) =>
+  Effect.flatMap(loadUndici, ({ NodeHttpClient, undici }) =>
     Effect.flatMap(
-      NodeHttpClient.makeDispatcherOptions({ connect: connect(buildConnector) }),
+      NodeHttpClient.makeDispatcherOptions({
+        connect: (connector ?? undici.buildConnector)(connectOptions(pinnedAddresses))
+      }),
       (dispatcher) => Effect.provideService(NodeHttpClient.makeUndici, NodeHttpClient.Dispatcher, dispatcher)
     ))
 
@@ -53,14 +64,52 @@ export const layerProviderHttpClients = (connector?: ConnectorFactory): Layer.La
     ProviderHttpClients,
     Effect.gen(function*() {
       // Made on the first call, and kept until the layer is released (not the first call's scope).
-      const shared = yield* Effect.cached(
-        Scope.provide(clientOn((undici) => (connector ?? undici)({})), yield* Effect.scope)
-      )
+      const shared = yield* Effect.cached(Scope.provide(clientOn(connector, undefined), yield* Effect.scope))
       return ProviderHttpClients.of({
-        clientFor: (pinnedAddresses) =>
-          pinnedAddresses === undefined
-            ? shared
-            : clientOn((undici) => (connector ?? undici)({ lookup: pinnedLookup(pinnedAddresses) }))
+        clientFor: (pinnedAddresses) => pinnedAddresses === undefined ? shared : clientOn(connector, pinnedAddresses)
       })
     })
   )
+
+/**
+ * MCP sessions' fetch: an agent of its own per session, pinned like a provider call to a custom host (a
+ * session is a handful of requests to one server; no pool can mix pins), closed with the session.
+ */
+export const layerMcpFetch = (connector?: ConnectorFactory): Layer.Layer<McpFetch> =>
+  Layer.succeed(McpFetch)(McpFetch.of({
+    fetchFor: (pinnedAddresses) =>
+      Effect.flatMap(loadUndici, ({ undici }) =>
+        Effect.map(
+          Effect.acquireRelease(
+            Effect.sync(() =>
+              new undici.Agent({ connect: (connector ?? undici.buildConnector)(connectOptions(pinnedAddresses)) })
+            ),
+            (agent) => Effect.promise(() => agent.destroy())
+          ),
+          (agent) => fetchOn(undici.fetch, agent)
+        ))
+  }))
+
+/**
+ * A fetch on one agent. npm's undici and Node's global fetch declare their Request and Response types apart,
+ * so the request is passed field by field (the MCP client sends text bodies only) and the answer rewrapped
+ * as a global Response around the same body stream.
+ */
+const fetchOn = (undiciFetch: typeof undiciFetchType, agent: Agent): FetchLike => async (url, init) => {
+  if (init?.body !== undefined && init.body !== null && typeof init.body !== "string") {
+    throw new TypeError("MCP requests carry text bodies only")
+  }
+  const answer = await undiciFetch(url instanceof URL ? url.href : url, {
+    method: init?.method,
+    headers: [...new Headers(init?.headers)],
+    body: init?.body,
+    signal: init?.signal,
+    redirect: init?.redirect,
+    dispatcher: agent
+  })
+  return new Response(answer.body, {
+    status: answer.status,
+    statusText: answer.statusText,
+    headers: [...answer.headers]
+  })
+}

@@ -53,6 +53,16 @@ const secretText = (input: unknown): string | undefined => {
   return typeof value === "string" ? value : undefined
 }
 
+/** A URL that may hold a password, given as text or `Redacted` text, kept redacted. */
+const secretUrl =
+  (accepts: (url: string) => boolean, expected: string): Decode<Option.Option<Redacted.Redacted<string>>> =>
+  (input, name) => {
+    const url = secretText(input)?.trim()
+    return url === undefined || !accepts(url)
+      ? Result.fail(`${name} must be ${expected}.`)
+      : Result.succeed(Option.some(Redacted.make(url)))
+  }
+
 /** The master key's one rule, for the setting and for the key file alike; the message never shows the key. */
 export const decodeMasterKey = (input: unknown, name: string): Result.Result<Redacted.Redacted<Uint8Array>, string> => {
   const bytes = Buffer.from(secretText(input)?.trim() ?? "", "base64")
@@ -161,12 +171,7 @@ export const settings = {
     env: "DATABASE_URL",
     defaultValue: Option.none(),
     fromText: asIs,
-    decode: (input, name) => {
-      const url = secretText(input)?.trim()
-      return url === undefined || url.length === 0
-        ? Result.fail(`${name} must be a PostgreSQL connection URL (postgres://user@host:5432/db).`)
-        : Result.succeed(Option.some(Redacted.make(url)))
-    }
+    decode: secretUrl((url) => url.length > 0, "a PostgreSQL connection URL (postgres://user@host:5432/db)")
   }),
   poolSize: setting({ env: "DATABASE_POOL_SIZE", defaultValue: 10, fromText: numberText, decode: wholeNumber(1) }),
   dataDir: setting({ env: "DATA_DIR", defaultValue: "./.gateway-data", fromText: asIs, decode: nonEmptyText }),
@@ -212,7 +217,48 @@ export const settings = {
   }),
   trustedCustomHosts: setting({ env: "TRUSTED_CUSTOM_HOSTS", defaultValue: [], fromText: commaList, decode: hostList }),
   providerBaseUrls: setting({ env: "PROVIDER_BASE_URLS", defaultValue: [], fromText: providerPairs, decode: baseUrls }),
-  basePath: setting<Option.Option<string>>({ defaultValue: Option.none(), fromText: asIs, decode: basePath })
+  basePath: setting<Option.Option<string>>({ defaultValue: Option.none(), fromText: asIs, decode: basePath }),
+  // MCP connections and health checks (McpConfig.ts reads the secrets file as the domain opens).
+  /** How long one call to an MCP server (a test, a sync, a health check) may take. */
+  mcpTimeoutMs: setting({ env: "MCP_TIMEOUT_MS", defaultValue: 10_000, fromText: numberText, decode: wholeNumber(1) }),
+  /** How often the health checker runs (0: never): `serve` only, which runs the checker (App.ts `layerServe`). */
+  mcpHealthIntervalMs: setting({
+    env: "MCP_HEALTH_INTERVAL_MS",
+    serveOnly: true,
+    defaultValue: 60_000,
+    fromText: numberText,
+    decode: wholeNumber(0)
+  }),
+  /** Failed health checks in a row that make an integration unhealthy: `serve` only, as the checker is. */
+  mcpUnhealthyAfter: setting({
+    env: "MCP_UNHEALTHY_AFTER",
+    serveOnly: true,
+    defaultValue: 3,
+    fromText: numberText,
+    decode: wholeNumber(1)
+  }),
+  /** The JSON file of the secrets integrations' `secret_mappings` may name. */
+  mcpSecretsFile: setting<Option.Option<string>>({
+    env: "MCP_SECRETS_FILE",
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: (input, name) => Result.map(nonEmptyText(input, name), Option.some)
+  }),
+  /** The web console at `/console`, and `/` redirecting there: `serve` only (App.ts `layerConsoleRoutes`). */
+  consoleEnabled: setting({
+    env: "CONSOLE_ENABLED",
+    serveOnly: true,
+    defaultValue: true,
+    fromText: (text) => (text === "true" ? true : text === "false" ? false : text),
+    decode: (input, name) =>
+      typeof input === "boolean" ? Result.succeed(input) : Result.fail(`${name} must be true or false.`)
+  }),
+  redisUrl: setting<Option.Option<Redacted.Redacted<string>>>({
+    env: "REDIS_URL",
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: secretUrl((url) => /^rediss?:\/\/./.test(url), "a Redis URL (redis://host:6379 or rediss://...)")
+  })
 }
 
 export type SettingName = keyof typeof settings

@@ -280,6 +280,26 @@ describe("users, members and scopes", () => {
     )
   })
 
+  it("names the calling key and its own scopes beside the catalogue", async () => {
+    const admin = await server.api((client) => client.scopes.list())
+    expect(admin.key).toMatchObject({ type: "organisation-service", workspace_id: null, user_id: server.ownerId })
+    expect(admin.key.scopes).toEqual(admin.data)
+    const created = await server.api(createKey("workspace/service", {
+      name: "narrow",
+      workspace_id: server.workspaceId,
+      scopes: ["prompts.read", "prompts.list"]
+    }))
+    const narrow = await server.api((client) => client.scopes.list(), created.key)
+    expect(narrow.data).toEqual(admin.data)
+    expect(narrow.key).toMatchObject({
+      id: created.id,
+      type: "workspace-service",
+      organisation_id: server.organisationId,
+      workspace_id: server.workspaceId
+    })
+    expect([...narrow.key.scopes].sort()).toEqual(["prompts.list", "prompts.read"])
+  })
+
   it("refuses unknown scopes on a new key, naming them and where the catalogue is", async () => {
     const refused = await server.refusal(createKey("organisation/service", { name: "x", scopes: ["nope"] }))
     expect(refused).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "scopes" })

@@ -19,6 +19,7 @@ const fromOptions = (options: object): AppConfig => Result.getOrThrow(configFrom
 const comparable = (config: AppConfig) => ({
   ...config,
   masterKey: config.masterKey.pipe((key) => key._tag === "Some" ? [...Redacted.value(key.value)] : null),
+  redisUrl: config.redisUrl.pipe((url) => url._tag === "Some" ? Redacted.value(url.value) : null),
   store: config.store.kind === "postgres" ? { ...config.store, url: Redacted.value(config.store.url) } : config.store
 })
 
@@ -41,7 +42,8 @@ describe("embedding options and the environment", () => {
       GATEWAY_MASTER_KEY: key,
       UPSTREAM_TIMEOUT_MS: "1500",
       TRUSTED_CUSTOM_HOSTS: "Models.Internal, gpu:8443",
-      PROVIDER_BASE_URLS: "openai=https://proxy.internal/v1"
+      PROVIDER_BASE_URLS: "openai=https://proxy.internal/v1",
+      REDIS_URL: "redis://cache:6379"
     })
     const options = fromOptions(
       {
@@ -55,7 +57,8 @@ describe("embedding options and the environment", () => {
         masterKey: key,
         upstreamTimeoutMs: 1500,
         trustedCustomHosts: ["Models.Internal", " gpu:8443"],
-        providerBaseUrls: { openai: "https://proxy.internal/v1" }
+        providerBaseUrls: { openai: "https://proxy.internal/v1" },
+        redisUrl: "redis://cache:6379"
       } satisfies GatewayControlOptions
     )
     expect(comparable(options)).toEqual(comparable(env))
@@ -88,6 +91,7 @@ describe("an invalid option", () => {
     [{ basePath: "/gate?x" }, "basePath", undefined],
     [{ trustedCustomHosts: "a.example" }, "trustedCustomHosts", undefined],
     [{ providerBaseUrls: { openai: "https://user:pw@proxy/v1" } }, "providerBaseUrls", undefined],
+    [{ redisUrl: "cache:6379" }, "redisUrl", "redisUrl must be a Redis URL (redis://host:6379 or rediss://...)."],
     [{ maxBodyByte: 10 }, "maxBodyByte", "There is no option 'maxBodyByte'."],
     [{ port: 8080 }, "port", "There is no option 'port'."]
   ])("%j is refused, naming %s", (options, setting, message) => {

@@ -314,6 +314,7 @@ describe("stored provider keys", () => {
 
 describe("the official openai client", () => {
   it("walks every page with auto-pagination", async () => {
+    // #region readme-openai
     const client = new OpenAI({
       apiKey: "sk-good",
       baseURL: `${server.baseUrl}/v1`,
@@ -322,6 +323,7 @@ describe("the official openai client", () => {
     })
     const seen: Array<string> = []
     for await (const job of client.fineTuning.jobs.list({ limit: 3 })) seen.push(job.id)
+    // #endregion readme-openai
     expect(seen).toEqual(Array.from({ length: 7 }, (_, i) => `ftjob-primary-${String(i).padStart(3, "0")}`))
     const pageRequests = primary.requests.filter((r) => r.url.includes("limit=3"))
     expect(pageRequests.length).toBe(3)

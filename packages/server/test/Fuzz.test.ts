@@ -22,6 +22,7 @@ import {
   fuzzRequest
 } from "./support/fuzz/FuzzRequests.ts"
 import { describeAnswer, problemWith, type RawClient, rawClient } from "./support/fuzz/RawHttp.ts"
+import { type SdkMcpServer, startSdkMcpServer } from "./support/SdkMcpServer.ts"
 import { testStores } from "./support/Stores.ts"
 import { jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
@@ -53,10 +54,13 @@ describe("the fuzz table", () => {
 describe.each(testStores)("fuzzing every endpoint on the $name store", (store) => {
   let server: TestServer
   let provider: Awaited<ReturnType<typeof startLocalProvider>>
+  /** The MCP server the live examples (test, sync, capabilities) talk to, trusted on 127.0.0.1. */
+  let mcp: SdkMcpServer
   let client: RawClient
 
   beforeAll(async () => {
     provider = await startLocalProvider()
+    mcp = await startSdkMcpServer()
     server = await startTestServer({
       store: store.layer(),
       providers: {
@@ -64,7 +68,7 @@ describe.each(testStores)("fuzzing every endpoint on the $name store", (store) =
         registry: providerRegistry({
           providerBaseUrls: ["openai", "together-ai", "fireworks-ai"].map((name) => [name, provider.baseUrl]),
           upstreamTimeoutMs: 5_000,
-          trustedCustomHosts: []
+          trustedCustomHosts: [mcp.host]
         }),
         masterKey: new Uint8Array(randomBytes(32))
       }
@@ -75,6 +79,7 @@ describe.each(testStores)("fuzzing every endpoint on the $name store", (store) =
     client?.close()
     await server?.close()
     await provider?.close()
+    await mcp?.close()
   })
 
   it("fuzzes the endpoints the server's own OpenAPI document lists", async () => {
@@ -87,7 +92,7 @@ describe.each(testStores)("fuzzing every endpoint on the $name store", (store) =
     async (_, endpoint, index) => {
       const makeExample = examples[endpoint.operationId]
       if (makeExample === undefined) throw new Error(`no valid example for ${endpoint.operationId}`)
-      const fixture = await makeFixture(server, String(index))
+      const fixture = await makeFixture(server, String(index), mcp.httpUrl)
       const example = makeExample(fixture)
 
       // The example must be valid, or mutations of it explore nothing beyond the first rejection.

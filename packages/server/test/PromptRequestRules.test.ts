@@ -49,6 +49,9 @@ describe("the request-object rules, one accepting and one refusing case each", (
       tool_choice: { type: "function", function: {} }
     }, "tool_choice.function.name"],
     ["thinking", { thinking: { type: "enabled", budget_tokens: 1 } }, { thinking: { type: "on" } }, "thinking.type"],
+    ["thinking budget", { thinking: { type: "enabled", budget_tokens: 1 } }, {
+      thinking: { type: "enabled", budget_tokens: 0 }
+    }, "thinking.budget_tokens"],
     ["thinking budget", { thinking: { type: "enabled", budget_tokens: 1024 } }, {
       thinking: { type: "enabled", budget_tokens: 0 }
     }, "budget_tokens"],

@@ -117,7 +117,11 @@ describe("partials", () => {
     )
     expect(partial).toMatchObject({ slug, version: 1 })
     const updated = await api((client) =>
-      client.prompts.updatePartial({ params: { partialId: partial.id }, payload: { string: "Always be {{tone}}." } })
+      client.prompts.updatePartial({
+        params: { partialId: partial.id },
+        query: {},
+        payload: { string: "Always be {{tone}}." }
+      })
     )
     expect(updated.version).toBe(2)
     const prompt = await createPrompt({
@@ -184,6 +188,20 @@ describe("rendering", () => {
     })
     // A saved stream flag is dropped: only the request decides.
     expect(await rendered(promptId, { variables: { persona: "p", question: "q" } })).not.toHaveProperty("stream")
+  })
+
+  it("keeps the fields that address the render (prompt_id, promptId) out of data", async () => {
+    const rendered = await jsonOf(
+      await render(promptId, {
+        variables: { persona: "p", question: "q" },
+        prompt_id: `${promptId}@latest`,
+        promptId,
+        user: "u-1"
+      })
+    )
+    expect(rendered.data).not.toHaveProperty("prompt_id")
+    expect(rendered.data).not.toHaveProperty("promptId")
+    expect(rendered.data.user).toBe("u-1")
   })
 
   it("renders missing variables as empty and names them in x-service-missing-variables", async () => {

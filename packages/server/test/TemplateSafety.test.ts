@@ -143,7 +143,7 @@ describe.each(["memory", "pglite"] satisfies Array<TestStore>)("on the %s store"
         ),
         await server.refusal(createPartial(unique("deep"), template)),
         await server.refusal((client) =>
-          client.prompts.updatePartial({ params: { partialId: partial.id }, payload: { string: template } })
+          client.prompts.updatePartial({ params: { partialId: partial.id }, query: {}, payload: { string: template } })
         )
       ]
       for (const error of refusals) {

@@ -57,6 +57,27 @@ export const v1Group = <Id extends string, Endpoints extends HttpApiEndpoint.Con
 /** The path parameter of a resource addressed by id. */
 export const ById = { id: Schema.String }
 
+/**
+ * Where a slug in the path is looked up: the named workspace, else the key's own (the policy's `slugScope`); an
+ * id finds the resource wherever it is.
+ */
+export const SlugQuery = {
+  workspace_id: Schema.optionalKey(
+    Schema.String.annotate({ description: "The workspace a slug in the path names a resource of; default the key's." })
+  )
+}
+
+/**
+ * The options of an endpoint on one workspace resource that `params` names by id or slug: with the slug's
+ * workspace in the query, and the common errors. A `PUT` adds its `payload`.
+ */
+export const byRef = <const Params extends Schema.Struct.Fields, S extends Schema.Top>(params: Params, success: S) => ({
+  params,
+  query: SlugQuery,
+  success,
+  error: CommonErrors
+})
+
 /** `POST path`: creates from `payload`, answers 201 with `success`. */
 export const createEndpoint = <
   const Name extends string,

@@ -1,6 +1,6 @@
 import { Audit, CurrentPrincipal, StoreTransaction } from "@gateway-control/domain"
 import { Cause, Effect, Result } from "effect"
-import { type DomainError, statusOf } from "../ApiErrors.ts"
+import { type DomainError, failureStatusOf, type UpstreamError } from "../ApiErrors.ts"
 import { RequestInfo } from "../RequestInfo.ts"
 import { AUDITED_ENDPOINTS, type AuditedEndpointName } from "./auditedEndpoints.ts"
 
@@ -8,6 +8,8 @@ export interface AuditSpec<A> {
   /** The endpoint, whose entry in `AUDITED_ENDPOINTS` gives the record's action and resource type. */
   readonly endpoint: AuditedEndpointName
   readonly resourceId: string | null | ((result: A) => string | null)
+  /** What a failed call records when `resourceId` needs the result: the id or slug the request named, if any. */
+  readonly requestedId?: string | undefined
   /** The workspace the call acts in; the caller's own when absent. */
   readonly workspaceId?: string | null | ((result: A) => string | null) | undefined
   /** The request body as received; secrets are redacted before it is stored. */
@@ -26,6 +28,25 @@ const resolve = <A, V>(value: V | ((result: A) => V), result: A | undefined, fal
  * be written, the call fails closed with a 500 (and, on success, its change is rolled back).
  */
 export const audited = <A, E extends DomainError, R>(spec: AuditSpec<NoInfer<A>>, effect: Effect.Effect<A, E, R>) =>
+  auditedSteps(spec, Effect.void, () => effect)
+
+/**
+ * `audited` for a use case that calls another server before it changes anything: `outside` runs first, in no
+ * unit of work (no transaction stays open across the network), then `change` and its audit record in one.
+ * A failure of either step is recorded like any other.
+ */
+export const auditedSteps = <
+  P,
+  A,
+  E1 extends DomainError | UpstreamError,
+  E2 extends DomainError | UpstreamError,
+  R1,
+  R2
+>(
+  spec: AuditSpec<NoInfer<A>>,
+  outside: Effect.Effect<P, E1, R1>,
+  change: (prepared: P) => Effect.Effect<A, E2, R2>
+) =>
   Effect.gen(function*() {
     const principal = yield* CurrentPrincipal
     const info = yield* RequestInfo
@@ -40,7 +61,7 @@ export const audited = <A, E extends DomainError, R>(spec: AuditSpec<NoInfer<A>>
         workspaceId: resolve(spec.workspaceId ?? principal.workspaceId, result, principal.workspaceId),
         action,
         resourceType,
-        resourceId: resolve(spec.resourceId, result, null),
+        resourceId: resolve(spec.resourceId, result, spec.requestedId ?? null),
         method: info.method,
         uri: info.uri,
         requestId: info.requestId,
@@ -49,12 +70,13 @@ export const audited = <A, E extends DomainError, R>(spec: AuditSpec<NoInfer<A>>
         responseStatusCode: status,
         clientIp: info.clientIp
       })
-    return yield* transaction.withTransaction(Effect.tap(effect, (result) => record(successStatus, result))).pipe(
-      Effect.catchCause((cause) => {
-        const failure = Cause.findError(cause)
-        const status = Result.isSuccess(failure) ? statusOf(failure.success as DomainError) : 500
-        // A record that cannot be written replaces the refusal: the caller gets a 500, not an unaudited answer.
-        return Effect.andThen(record(status, undefined), Effect.failCause(cause))
-      })
-    )
+    const recordFailure = <F>(cause: Cause.Cause<F>) => {
+      const failure = Cause.findError(cause)
+      const status = Result.isSuccess(failure) ? failureStatusOf(failure.success as DomainError | UpstreamError) : 500
+      // A record that cannot be written replaces the refusal: the caller gets a 500, not an unaudited answer.
+      return Effect.andThen(record(status, undefined), Effect.failCause(cause))
+    }
+    const prepared = yield* Effect.catchCause(outside, recordFailure)
+    return yield* transaction.withTransaction(Effect.tap(change(prepared), (result) => record(successStatus, result)))
+      .pipe(Effect.catchCause(recordFailure))
   })

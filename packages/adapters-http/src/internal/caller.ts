@@ -4,8 +4,8 @@
  */
 import { CurrentPrincipal, type Page, type PageRequest, type Principal } from "@gateway-control/domain"
 import { Effect } from "effect"
-import { type DomainError, fromDomain } from "../ApiErrors.ts"
-import { audited, type AuditSpec } from "./audited.ts"
+import { type DomainError, fromDomain, fromDomainOrUpstream, type UpstreamError } from "../ApiErrors.ts"
+import { audited, auditedSteps, type AuditSpec } from "./audited.ts"
 import type { AuditedEndpointName } from "./auditedEndpoints.ts"
 import { listBody, pageOf, type PageQuery } from "./listing.ts"
 
@@ -31,7 +31,7 @@ export const pageAsCaller = <A, E extends DomainError, R>(
 
 /**
  * A change to a resource that lives in a workspace, audited under the resource's id and workspace. A request
- * that names the resource (`id`) records that id even when the change fails.
+ * that names the resource (`ref`, its id or slug) records that reference when the change fails.
  */
 export const auditedResourceChange = <
   A extends { readonly id: string; readonly workspace_id: string | null },
@@ -39,12 +39,43 @@ export const auditedResourceChange = <
   R
 >(
   endpoint: AuditedEndpointName,
-  request: { readonly id?: string; readonly body: unknown },
+  request: { readonly ref?: string; readonly body: unknown },
   use: (principal: Principal) => Effect.Effect<A, E, R>
 ) =>
   auditedAsCaller(use, {
     endpoint,
-    resourceId: request.id ?? ((resource) => resource.id),
+    resourceId: (resource) => resource.id,
+    requestedId: request.ref,
     workspaceId: (resource) => resource.workspace_id,
     body: request.body
   })
+
+/**
+ * `auditedResourceChange` for a use case that calls another server first (`outside`, in no unit of work), then
+ * changes a resource (`change`, with its audit record); the other server's failures answer 502 or 504.
+ */
+export const auditedCallOut = <
+  P,
+  A extends { readonly id: string; readonly workspace_id: string | null },
+  E1 extends DomainError | UpstreamError,
+  E2 extends DomainError | UpstreamError,
+  R1,
+  R2
+>(
+  endpoint: AuditedEndpointName,
+  request: { readonly ref: string; readonly body: unknown },
+  outside: (principal: Principal) => Effect.Effect<P, E1, R1>,
+  change: (prepared: P) => Effect.Effect<A, E2, R2>
+) =>
+  Effect.flatMap(currentPrincipal, (principal) =>
+    auditedSteps(
+      {
+        endpoint,
+        resourceId: (resource) => resource.id,
+        requestedId: request.ref,
+        workspaceId: (resource) => resource.workspace_id,
+        body: request.body
+      },
+      outside(principal),
+      change
+    )).pipe(Effect.mapError((error: E1 | E2) => fromDomainOrUpstream(error)))

@@ -43,11 +43,38 @@ export class Table<A> {
 
   /** Replaces the row with id; unique keys must not change. Returns false when there was no row. */
   replace(id: string, update: (row: A) => A): Effect.Effect<boolean> {
+    return this.replaceWhen(id, () => true, update)
+  }
+
+  /** Replaces the row with id when `condition` holds for it; false when it did not, or there was no row. */
+  replaceWhen(id: string, condition: (row: A) => boolean, update: (row: A) => A): Effect.Effect<boolean> {
     return this.state.write(() => {
       const previous = this.rows.get(id)
-      if (previous === undefined) return [false, () => {}] as const
+      if (previous === undefined || !condition(previous)) return [false, () => {}] as const
       this.rows.set(id, update(previous))
       return [true, () => void this.rows.set(id, previous)] as const
+    })
+  }
+
+  /**
+   * Replaces the row with id by `row`, whose unique keys may differ: answers the first of them another row
+   * holds instead (writing nothing), else whether there was a row to replace.
+   */
+  rekey(id: string, row: A): Effect.Effect<string | boolean> {
+    return this.state.write((): readonly [string | boolean, () => void] => {
+      const previous = this.rows.get(id)
+      if (previous === undefined) return [false, () => {}] as const
+      const before = this.uniqueKeys(previous)
+      const after = this.uniqueKeys(row)
+      const taken = after.find((key) => this.unique.has(key) && this.unique.get(key) !== id)
+      if (taken !== undefined) return [taken, () => {}] as const
+      const swap = (from: ReadonlyArray<string>, to: ReadonlyArray<string>, value: A) => {
+        for (const key of from) this.unique.delete(key)
+        for (const key of to) this.unique.set(key, id)
+        this.rows.set(id, value)
+      }
+      swap(before, after, row)
+      return [true, () => swap(after, before, previous)] as const
     })
   }
 

@@ -11,6 +11,9 @@ import * as SqlSchema from "effect/sql/SqlSchema"
 import type { Fragment } from "effect/sql/Statement"
 import { pageOf, read } from "./statements.ts"
 
+/** A substring search for `ILIKE`: `%` and `_` match themselves. */
+export const likePattern = (search: string) => `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
 export const queriesOn = (sql: SqlClient.SqlClient) => {
   /** `SELECT * FROM table WHERE id = ?`, decoded with `Result`. */
   const byId = <S extends Schema.Decoder<unknown>>(table: string, Result: S) => {

@@ -22,6 +22,11 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
   virtual_keys_slug_unique: { message: "A virtual key with this slug already exists in the workspace.", param: "slug" },
   configs_slug_unique: { message: "A config with this slug already exists in the workspace.", param: "slug" },
   mcp_servers_slug_unique: { message: "An MCP server with this slug already exists in the workspace.", param: "slug" },
+  labels_workspace_name_unique: { message: "A label with this name already exists in the workspace.", param: "name" },
+  labels_organisation_name_unique: {
+    message: "An organisation label with this name already exists.",
+    param: "name"
+  },
   prompt_partial_versions_number_unique: {
     message: "Another request created this version at the same time; retry.",
     param: null

@@ -8,7 +8,8 @@
  * The check is the type system's: the grant is not looked at when the write runs. The one path that writes
  * without a grant is bootstrap's (access/Bootstrap.ts, with `ApiKeys.issue` for its key): it runs before any
  * principal exists, so it uses the stores' own writes; audit records, which say what happened rather than
- * change what may happen, are not access-controlled writes either.
+ * change what may happen, are not access-controlled writes either, nor are the MCP health checker's status
+ * writes (mcp/McpHealth.ts), which record what it observed on no principal's behalf.
  */
 import type { AccessGrant, Action } from "./Policy.ts"
 

@@ -32,14 +32,23 @@ export interface KeyCreation {
   readonly scopes: ReadonlyArray<Scope>
 }
 
+/** The action that doing `verb` to a key of each kind is. */
+const keyActions = <const Verb extends "create" | "rotate">(verb: Verb) =>
+  ({
+    "organisation-service": `api_keys.${verb}.organisation_service`,
+    "workspace-service": `api_keys.${verb}.workspace_service`,
+    "workspace-user": `api_keys.${verb}.workspace_user`
+  }) as const satisfies Record<ApiKeyType, string>
+
 /** The action that creating a key of each kind is. */
-export const KeyCreationActions = {
-  "organisation-service": "api_keys.create.organisation_service",
-  "workspace-service": "api_keys.create.workspace_service",
-  "workspace-user": "api_keys.create.workspace_user"
-} as const satisfies Record<ApiKeyType, string>
+export const KeyCreationActions = keyActions("create")
 
 export type KeyCreationAction = (typeof KeyCreationActions)[ApiKeyType]
+
+/** The action that rotating a key of each kind is: issuing a new secret with the key's powers. */
+export const KeyRotationActions = keyActions("rotate")
+
+export type KeyRotationAction = (typeof KeyRotationActions)[ApiKeyType]
 
 /** Where the new key is to live: its workspace, or its organisation for an admin key. */
 const keyTarget = (request: KeyCreation): Target =>
@@ -51,19 +60,61 @@ const keyTarget = (request: KeyCreation): Target =>
  * May this principal create this key? On top of `authorize`: no escalation. The new key's scopes are a
  * subset of the creator's, and its reach (organisation or one workspace) is no wider than the creator's.
  */
-export const authorizeKeyCreation = (principal: Principal, request: KeyCreation): Decision => {
+export const authorizeKeyCreation = (principal: Principal, request: KeyCreation): Decision =>
+  authorizeKeyIssue(principal, request, KeyCreationActions[request.type])
+
+/**
+ * May this principal rotate this key? A new secret carries the key's powers, so: the rules of creating such a
+ * key (no escalation, no wider reach), with the kind's rotate scope instead of its create scope.
+ */
+export const authorizeKeyRotation = (principal: Principal, key: KeyCreation): Decision =>
+  authorizeKeyIssue(principal, key, KeyRotationActions[key.type])
+
+const authorizeKeyIssue = (
+  principal: Principal,
+  request: KeyCreation,
+  action: KeyCreationAction | KeyRotationAction
+): Decision => {
   const wantsOrganisation = request.type === "organisation-service"
   if (wantsOrganisation !== (request.workspaceId === null)) {
     return denied(wantsOrganisation ? "Admin keys belong to no workspace." : "Workspace keys need a workspace.")
   }
-  const decision = authorize(principal, KeyCreationActions[request.type], keyTarget(request))
+  const decision = authorize(principal, action, keyTarget(request))
   if (decision._tag !== "Allowed") return decision
-  const missing = request.scopes.filter((scope) => !principal.scopes.has(scope))
-  if (missing.length > 0) {
-    return denied(`A key cannot grant scopes it lacks: ${missing.join(", ")}.`)
+  return grantable(principal, request.scopes)
+}
+
+/** No escalation: a key gives a key (a new one, or one it changes) only scopes it holds itself. */
+const grantable = (principal: Principal, scopes: ReadonlyArray<Scope>): Decision => {
+  const missing = scopes.filter((scope) => !principal.scopes.has(scope))
+  return missing.length > 0 ? denied(`A key cannot grant scopes it lacks: ${missing.join(", ")}.`) : allowed
+}
+
+/** What an update of a key changes, as far as the policy cares. */
+export interface KeyChange {
+  readonly keyId: string
+  /** The scopes the key is to have; undefined when they stay. */
+  readonly scopes: ReadonlyArray<Scope> | undefined
+  /** Whether its rate limits change. */
+  readonly rateLimits: boolean
+}
+
+/**
+ * May this principal, allowed `api_keys.update` on the key, make this change? No escalation: the key's new
+ * scopes are the principal's too; and no key lifts its own rate limits.
+ */
+export const authorizeKeyChange = (principal: Principal, change: KeyChange): Decision => {
+  const scopes = grantable(principal, change.scopes ?? [])
+  if (scopes._tag !== "Allowed") return scopes
+  if (change.rateLimits && change.keyId === principal.keyId) {
+    return denied("A key cannot change its own rate limits; use another key.")
   }
   return allowed
 }
+
+/** `authorizeKeyChange` as an effect. */
+export const ensureKeyChange = (principal: Principal, change: KeyChange): Effect.Effect<void, Forbidden | NotFound> =>
+  decided(authorizeKeyChange(principal, change), { type: "API key", id: change.keyId })
 
 /** The user a workspace/user key is to act as, as the store knows them. */
 export interface KeyUser {
@@ -150,6 +201,21 @@ export const ensureKeyCreation = (
   return Effect.andThen(
     decided(authorizeKeyCreation(principal, request), resource),
     ensureAllowed(principal, KeyCreationActions[request.type], keyTarget(request), resource)
+  )
+}
+
+/**
+ * `authorizeKeyRotation` as an effect, which on success hands back the grant of the rotation action that the
+ * key's rotation takes. The key is one the principal was allowed to read, so it is never hidden here.
+ */
+export const ensureKeyRotation = (
+  principal: Principal,
+  key: KeyCreation & { readonly id: string }
+): Effect.Effect<AccessGrant<KeyRotationAction>, Forbidden | NotFound> => {
+  const resource: ResourceRef = { type: "API key", id: key.id }
+  return Effect.andThen(
+    decided(authorizeKeyRotation(principal, key), resource),
+    ensureAllowed(principal, KeyRotationActions[key.type], keyTarget(key), resource)
   )
 }
 

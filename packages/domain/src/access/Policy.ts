@@ -48,6 +48,11 @@ export const Actions = {
   "api_keys.create.workspace_user": { scope: "workspace_user_api_keys.create", reach: "any", manager: true },
   "api_keys.list": { scope: "api_keys.list", reach: "any" },
   "api_keys.read": { scope: "api_keys.list", reach: "any" },
+  "api_keys.update": { scope: "api_keys.update", reach: "any", manager: true },
+  /** Rotating a key issues a secret with its powers: as creating such a key, with the kind's rotate scope. */
+  "api_keys.rotate.organisation_service": { scope: "organisation_service_api_keys.rotate", reach: "admin" },
+  "api_keys.rotate.workspace_service": { scope: "workspace_service_api_keys.rotate", reach: "any", manager: true },
+  "api_keys.rotate.workspace_user": { scope: "workspace_user_api_keys.rotate", reach: "any", manager: true },
   "api_keys.delete": { scope: "api_keys.delete", reach: "any", manager: true },
   "audit_logs.list": { scope: "audit_logs.list", reach: "admin" },
   "prompts.create": { scope: "prompts.create", reach: "any" },
@@ -57,6 +62,15 @@ export const Actions = {
   "prompts.delete": { scope: "prompts.delete", reach: "any" },
   "prompts.publish": { scope: "prompts.publish", reach: "any" },
   "prompts.render": { scope: "prompts.render", reach: "any" },
+  /** Labels are prompts' (Label.ts): their scopes. Organisation labels, open to every workspace, are admin keys' to change. */
+  "labels.create.organisation": { scope: "prompts.create", reach: "admin" },
+  "labels.create.workspace": { scope: "prompts.create", reach: "any" },
+  "labels.read": { scope: "prompts.read", reach: "any" },
+  "labels.list": { scope: "prompts.list", reach: "any" },
+  "labels.update.organisation": { scope: "prompts.update", reach: "admin" },
+  "labels.update.workspace": { scope: "prompts.update", reach: "any" },
+  "labels.delete.organisation": { scope: "prompts.delete", reach: "admin" },
+  "labels.delete.workspace": { scope: "prompts.delete", reach: "any" },
   "configs.create": { scope: "configs.create", reach: "any" },
   "configs.read": { scope: "configs.read", reach: "any" },
   "configs.list": { scope: "configs.list", reach: "any" },
@@ -86,6 +100,8 @@ export const Actions = {
   "mcp_servers.create": { scope: "mcp_servers.create", reach: "any" },
   "mcp_servers.read": { scope: "mcp_servers.read", reach: "any" },
   "mcp_servers.list": { scope: "mcp_servers.list", reach: "any" },
+  /** Connecting to a server to test it: initialize and ping. */
+  "mcp_servers.test": { scope: "mcp_servers.test", reach: "any" },
   "completions.write": { scope: "completions.write", reach: "workspace" },
   "logs.view": { scope: "logs.view", reach: "any" },
   "logs.list": { scope: "logs.list", reach: "any" },
@@ -270,6 +286,14 @@ export const seesIntegrationDetails = (principal: Principal): boolean =>
   KeyKinds[principal.keyType].seesIntegrationDetails
 
 /**
+ * The one rule for where a slug names a resource: the named workspace, else the key's own; null for an admin key
+ * naming none (it addresses resources by id then). A workspace the key cannot reach is looked in all the same:
+ * what is found there, `authorize` hides (404), as it hides another organisation's.
+ */
+export const slugScope = (principal: Principal, workspaceId: string | undefined): string | null =>
+  workspaceId ?? principal.workspaceId
+
+/**
  * The one rule for what a list covers: the named workspace, else the key's own, else (an admin key naming
  * none) the whole organisation. Answers the workspace id to list, null for the whole organisation.
  */
@@ -278,7 +302,7 @@ export const ensureListScope = (
   workspaceId: string | undefined,
   action: Action
 ): Effect.Effect<string | null, Forbidden | NotFound> => {
-  const scope = workspaceId ?? principal.workspaceId
+  const scope = slugScope(principal, workspaceId)
   const target = scope === null
     ? Target.organisation(principal.organisationId)
     : Target.workspace(principal.organisationId, scope)

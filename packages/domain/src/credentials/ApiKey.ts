@@ -11,6 +11,32 @@ export type ApiKeyType = typeof ApiKeyType.Type
 export const ApiKeyStatus = Schema.Literals(["active", "revoked"])
 export type ApiKeyStatus = typeof ApiKeyStatus.Type
 
+/** The windows a request limit counts over: a second, a minute, an hour, a day. */
+export const RateLimitUnit = Schema.Literals(["rps", "rpm", "rph", "rpd"])
+export type RateLimitUnit = typeof RateLimitUnit.Type
+
+/** Each unit's window in milliseconds. */
+export const RATE_LIMIT_WINDOW_MS: Record<RateLimitUnit, number> = {
+  rps: 1_000,
+  rpm: 60_000,
+  rph: 3_600_000,
+  rpd: 86_400_000
+}
+
+/**
+ * At most `value` requests of the key per `unit`: the one schema of a key's limit, which the API's create and
+ * update bodies and the stores all use.
+ */
+export const RateLimit = Schema.Struct({
+  type: Schema.Literal("requests"),
+  unit: RateLimitUnit,
+  value: Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 1_000_000_000 }))
+})
+export type RateLimit = typeof RateLimit.Type
+
+/** A key's limits: one a unit at most. */
+export const RateLimits = Schema.Array(RateLimit)
+
 /** What a read of a key shows: never the digest, only the masked form of the key. */
 export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   id: Schema.String,
@@ -32,13 +58,25 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   created_by_user_id: Schema.NullOr(Schema.String),
   created_by_api_key_id: Schema.NullOr(Schema.String),
   last_updated_at: Schema.String,
-  expires_at: Schema.NullOr(Schema.String)
+  expires_at: Schema.NullOr(Schema.String),
+  /** Requests the key may make per window; empty for none. */
+  rate_limits: RateLimits,
+  /** When the key last authenticated, to the minute; null when never (or not since this was recorded). */
+  last_used_at: Schema.NullOr(Schema.String),
+  /** When the key's secret was last rotated; null when never. */
+  rotated_at: Schema.NullOr(Schema.String),
+  /** Until when the secret before the last rotation still works; null when the key was never rotated. */
+  transition_ends_at: Schema.NullOr(Schema.String)
 }) {}
 
-/** The stored record: the public view plus the SHA-256 digest (hex) of the plaintext. */
+/**
+ * The stored record: the public view plus the SHA-256 digest (hex) of the plaintext, and during a rotation's
+ * transition the digest of the secret it replaced (null otherwise).
+ */
 export interface StoredApiKey {
   readonly key: ApiKey
   readonly digest: string
+  readonly previousDigest: string | null
 }
 
 /** Recognisable prefix, so a leaked key is easy to spot in logs and by secret scanners. */

@@ -1,38 +1,37 @@
 /**
  * Issuing API keys and resolving a presented key into a `Principal`.
  */
-import { Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import { ensureKeyCreation, ensureKeyUser, KeyCreationActions, newKeyUser } from "../access/KeyPolicy.ts"
 import { ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
-import { type Principal, principalOf } from "../access/Principal.ts"
-import { isScope, type Scope, unknownScopes } from "../access/Scopes.ts"
+import type { Principal } from "../access/Principal.ts"
+import type { Scope } from "../access/Scopes.ts"
 import {
   type Conflict,
   type Forbidden,
   InvalidRequest,
   type NotFound,
   requireRow,
-  Unauthenticated
+  type Unauthenticated
 } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
-import { TtlCache } from "../shared/internal/TtlCache.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName } from "../shared/Rules.ts"
-import { StoreTransaction } from "../shared/StoreTransaction.ts"
-import { ApiKey, type ApiKeyType, hasKeyShape, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey } from "./ApiKey.ts"
-import { ApiKeyStore } from "./ApiKeyStore.ts"
+import { ApiKey, type ApiKeyType, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey, type RateLimit } from "./ApiKey.ts"
+import { ApiKeyStore, type KeyListFilters } from "./ApiKeyStore.ts"
+import { makeKeyChanges, type RotateKeyInput, type UpdateKeyInput } from "./KeyChanges.ts"
+import type { RateLimited } from "./KeyRateLimits.ts"
+import { type Admitted, makeKeyResolution } from "./KeyResolution.ts"
+import { checkExpiry, checkInstant, checkRateLimits, checkScopes, type UnknownScopes } from "./KeyRules.ts"
 
-/** Scopes asked for that do not exist (field `scopes`); an adapter says where its callers find the known ones. */
-export class UnknownScopes extends Schema.TaggedError<UnknownScopes>()("UnknownScopes", {
-  scopes: Schema.Array(Schema.String)
-}) {
-  override get message() {
-    return `Unknown scopes: ${this.scopes.join(", ")}.`
-  }
-}
+export type { RotateKeyInput, UpdateKeyInput } from "./KeyChanges.ts"
+export { RateLimited, type RateLimitStatus } from "./KeyRateLimits.ts"
+export { KEY_CACHE_TTL_MS } from "./KeyResolution.ts"
+export type { Admitted } from "./KeyResolution.ts"
+export { DEFAULT_TRANSITION_PERIOD_MS, MAX_TRANSITION_PERIOD_MS, UnknownScopes } from "./KeyRules.ts"
 
 export interface IssueKeyInput {
   readonly type: ApiKeyType
@@ -43,6 +42,7 @@ export interface IssueKeyInput {
   readonly userId: string | null
   readonly scopes: ReadonlyArray<Scope>
   readonly expiresAt: string | null
+  readonly rateLimits?: ReadonlyArray<RateLimit> | undefined
 }
 
 export interface IssuedKey {
@@ -60,16 +60,20 @@ export interface CreateKeyInput {
   readonly workspaceId?: string | undefined
   readonly userId?: string | undefined
   readonly expiresAt?: string | undefined
+  readonly rateLimits?: ReadonlyArray<RateLimit> | undefined
+}
+
+/** What a key list is narrowed to: a workspace (the caller's own, or any for an admin key), and `filters`. */
+export interface KeyListRequest {
+  readonly workspaceId?: string | undefined
+  readonly status?: KeyListFilters["status"]
+  readonly type?: KeyListFilters["type"]
+  readonly name?: string | undefined
+  /** An ISO 8601 date-time: keys last used before it, or never. */
+  readonly lastUsedBefore?: string | undefined
 }
 
 type AccessError = Forbidden | NotFound
-
-/**
- * How long a resolved key is reused before the store is asked again. Revoking a key, or removing its user
- * from its workspace, takes effect at once in this process; in another process sharing the store, within
- * this time.
- */
-export const KEY_CACHE_TTL_MS = 5_000
 
 export class ApiKeys extends Context.Service<
   ApiKeys,
@@ -86,15 +90,35 @@ export class ApiKeys extends Context.Service<
     ) => Effect.Effect<IssuedKey, InvalidRequest | UnknownScopes | AccessError | Conflict>
     readonly list: (
       principal: Principal,
-      workspaceId: string | undefined,
+      request: KeyListRequest,
       page: PageRequest
-    ) => Effect.Effect<Page<ApiKey>, AccessError>
+    ) => Effect.Effect<Page<ApiKey>, InvalidRequest | AccessError>
     readonly get: (principal: Principal, id: string) => Effect.Effect<ApiKey, AccessError>
     /** Revokes the key; it answers 401 from then on. Revoking a revoked key changes nothing. */
     readonly revoke: (principal: Principal, id: string) => Effect.Effect<ApiKey, AccessError>
-    readonly authenticate: (presented: Redacted.Redacted<string>) => Effect.Effect<Principal, Unauthenticated>
     /**
-     * Forgets what this process resolved for the user's keys, once the current unit of work commits: call it
+     * Gives the key a new secret, returned this once; the current one keeps working until the transition
+     * ends. `Conflict` while the last rotation's transition lasts, or for a revoked key.
+     */
+    readonly rotate: (
+      principal: Principal,
+      id: string,
+      input: RotateKeyInput
+    ) => Effect.Effect<IssuedKey, InvalidRequest | AccessError | Conflict>
+    /** Changes the key's name, description, scopes (never past the caller's), expiry or rate limits. */
+    readonly update: (
+      principal: Principal,
+      id: string,
+      input: UpdateKeyInput
+    ) => Effect.Effect<ApiKey, InvalidRequest | UnknownScopes | AccessError>
+    /** The presented key's principal, once its rate limits (if any) let the call through. */
+    readonly admit: (presented: Redacted.Redacted<string>) => Effect.Effect<Admitted, Unauthenticated | RateLimited>
+    /** `admit`'s principal. */
+    readonly authenticate: (
+      presented: Redacted.Redacted<string>
+    ) => Effect.Effect<Principal, Unauthenticated | RateLimited>
+    /**
+     * Forgets what every process resolved for the user's keys, once the current unit of work commits: call it
      * whenever the user's memberships or roles change.
      */
     readonly forgetUser: (userId: string) => Effect.Effect<void>
@@ -106,17 +130,24 @@ export class ApiKeys extends Context.Service<
       const unguarded = yield* ApiKeyStore
       const store = grantedWrites(unguarded, {
         insert: Object.values(KeyCreationActions),
+        update: "api_keys.update",
         revoke: "api_keys.delete"
       })
       const crypto = yield* PlatformCrypto
       const users = yield* UserStore
       const members = yield* WorkspaceMemberStore
       const workspaces = yield* WorkspaceStore
-      const transaction = yield* StoreTransaction
+      const { admit, forget } = yield* makeKeyResolution
+
+      const newSecret = () => {
+        const plaintext = `${KEY_PREFIX}${crypto.randomToken(KEY_RANDOM_BYTES)}`
+        return { plaintext, digest: crypto.sha256Hex(plaintext) }
+      }
+      const { rotate, update } = yield* makeKeyChanges({ forget, newSecret })
 
       /** A new key, as stored and as handed to its holder; `createdBy` is null for bootstrap's. */
       const mint = Effect.fnUntraced(function*(input: IssueKeyInput, createdBy: Principal | null) {
-        const plaintext = `${KEY_PREFIX}${crypto.randomToken(KEY_RANDOM_BYTES)}`
+        const { digest, plaintext } = newSecret()
         const now = yield* nowIso
         const key = new ApiKey({
           id: crypto.uuid(),
@@ -133,10 +164,14 @@ export class ApiKeys extends Context.Service<
           created_by_user_id: createdBy?.userId ?? null,
           created_by_api_key_id: createdBy?.keyId ?? null,
           last_updated_at: now,
-          expires_at: input.expiresAt
+          expires_at: input.expiresAt,
+          rate_limits: input.rateLimits ?? [],
+          last_used_at: null,
+          rotated_at: null,
+          transition_ends_at: null
         })
         const issued: IssuedKey = { key, plaintext: Redacted.make(plaintext, { label: "api-key" }) }
-        return { stored: { key, digest: crypto.sha256Hex(plaintext) }, issued }
+        return { stored: { key, digest }, issued }
       })
 
       // Bootstrap's insert takes no grant: there is no principal yet for the policy to grant one to.
@@ -146,111 +181,13 @@ export class ApiKeys extends Context.Service<
         return issued
       })
 
-      const rejected = (message: string, key?: ApiKey, credential?: Unauthenticated["credential"]) =>
-        Effect.fail(
-          new Unauthenticated({
-            message,
-            ...(credential === undefined ? {} : { credential }),
-            ...(key === undefined ? {} : {
-              knownKey: {
-                id: key.id,
-                organisation_id: key.organisation_id,
-                workspace_id: key.workspace_id,
-                user_id: key.user_id
-              }
-            })
-          })
-        )
-      const expired = (key: ApiKey) => rejected(`This API key expired at ${key.expires_at}; create a new key.`, key)
-      const invalid = () => rejected("Invalid API key.", undefined, "unrecognised")
-      const resolved = new TtlCache<string, {
-        readonly key: ApiKey
-        readonly expiresAtMs: number
-        readonly principal: Principal
-      }>(KEY_CACHE_TTL_MS, 10_000)
-      // Bumped by every invalidation: a resolution that read the store before one does not fill the cache.
-      let generation = 0
-      const forget = (predicate: (key: ApiKey) => boolean) =>
-        transaction.afterCommit(Effect.sync(() => {
-          generation++
-          resolved.deleteWhere((entry) => predicate(entry.key))
-        }))
-
-      const resolveFromStore = Effect.fnUntraced(function*(digest: string, now: number) {
-        const startedAt = generation
-        const found = yield* store.findByDigest(digest)
-        if (Option.isNone(found) || !crypto.digestsEqual(found.value.digest, digest)) return yield* invalid()
-        const key = found.value.key
-        if (key.status === "revoked") {
-          return yield* rejected("This API key has been revoked; use another key.", key)
-        }
-        const expiresAtMs = key.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(key.expires_at)
-        if (expiresAtMs <= now) return yield* expired(key)
-        const principal = yield* resolvePrincipal(key)
-        if (generation === startedAt) resolved.set(digest, { key, expiresAtMs, principal }, now)
-        return principal
-      })
-
-      // Every request runs this: a cached key resolves synchronously, with no generator and no store access.
-      const authenticate = (presented: Redacted.Redacted<string>) =>
-        Effect.clockWith((clock): Effect.Effect<Principal, Unauthenticated> => {
-          const candidate = Redacted.value(presented).trim()
-          if (candidate.length === 0) return rejected("Missing API key.", undefined, "missing")
-          if (!hasKeyShape(candidate)) return invalid()
-          const digest = crypto.sha256Hex(candidate)
-          const now = clock.currentTimeMillisUnsafe()
-          const cached = resolved.get(digest, now)
-          if (cached === undefined) return resolveFromStore(digest, now)
-          return cached.expiresAtMs <= now ? expired(cached.key) : Effect.succeed(cached.principal)
-        })
-
-      /**
-       * The key as a principal, with its user's current roles. A key whose user no longer exists, or a
-       * workspace/user key whose user is no longer a member of its workspace, does not authenticate: it
-       * acts as that user, and that user may no longer act there.
-       */
-      const resolvePrincipal = Effect.fnUntraced(function*(key: ApiKey) {
-        let organisationRole: Principal["organisationRole"] = null
-        if (key.user_id !== null) {
-          const user = yield* users.get(key.user_id)
-          if (Option.isNone(user) || user.value.organisation_id !== key.organisation_id) {
-            return yield* rejected("This API key's user no longer exists; use another key.")
-          }
-          organisationRole = user.value.role
-        }
-        const membership = key.workspace_id === null || key.user_id === null
-          ? null
-          : Option.getOrNull(Option.map(yield* members.get(key.workspace_id, key.user_id), (m) => m.role))
-        const principal = principalOf({ ...key, scopes: key.scopes.filter(isScope) }, organisationRole, membership)
-        if (principal === undefined) {
-          return yield* rejected(
-            `This API key's user is no longer a member of workspace '${key.workspace_id}'; ` +
-              "the key works again only if they are added back."
-          )
-        }
-        return principal
-      })
-
       const validate = Effect.fnUntraced(function*(input: CreateKeyInput) {
         const name = input.name.trim()
         yield* checkName(name)
-        if (input.scopes.length === 0) return yield* InvalidRequest.of("scopes must name at least one scope.", "scopes")
-        const unknown = unknownScopes(input.scopes)
-        if (unknown.length > 0) {
-          return yield* new UnknownScopes({ scopes: unknown })
-        }
-        let expiresAt: string | null = null
-        if (input.expiresAt !== undefined) {
-          const parsed = Date.parse(input.expiresAt)
-          if (!/^\d{4}-\d{2}-\d{2}T/.test(input.expiresAt) || Number.isNaN(parsed)) {
-            return yield* InvalidRequest.of("expires_at must be an ISO 8601 date-time.", "expires_at")
-          }
-          expiresAt = new Date(parsed).toISOString()
-          if (expiresAt <= (yield* nowIso)) {
-            return yield* InvalidRequest.of("expires_at must be in the future.", "expires_at")
-          }
-        }
-        return { name, scopes: input.scopes.filter(isScope), expiresAt }
+        const scopes = yield* checkScopes(input.scopes)
+        const expiresAt = input.expiresAt === undefined ? null : yield* checkExpiry(input.expiresAt)
+        if (input.rateLimits !== undefined) yield* checkRateLimits(input.rateLimits)
+        return { name, scopes, expiresAt }
       })
 
       const create = Effect.fn("ApiKeys.create")(function*(principal: Principal, input: CreateKeyInput) {
@@ -302,7 +239,8 @@ export class ApiKeys extends Context.Service<
           workspaceId,
           userId,
           scopes: valid.scopes,
-          expiresAt: valid.expiresAt
+          expiresAt: valid.expiresAt,
+          rateLimits: input.rateLimits
         }, principal)
         yield* store.insert(creating, stored)
         return issued
@@ -310,7 +248,11 @@ export class ApiKeys extends Context.Service<
 
       /** The key, if the principal may see it (another organisation's answers not found), and the grant of `action`. */
       const visible = Effect.fnUntraced(
-        function*<A extends "api_keys.read" | "api_keys.delete">(principal: Principal, id: string, action: A) {
+        function*<A extends "api_keys.read" | "api_keys.update" | "api_keys.delete">(
+          principal: Principal,
+          id: string,
+          action: A
+        ) {
           const key = yield* requireRow(yield* store.get(id), "API key", id)
           // An admin key is organisation-level and open to no workspace: workspace keys do not see it.
           const allowed = yield* ensureAllowed(principal, action, Target.of(key), { type: "API key", id })
@@ -319,9 +261,17 @@ export class ApiKeys extends Context.Service<
       )
 
       const list = Effect.fn("ApiKeys.list")(
-        function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
-          const scope = yield* ensureListScope(principal, workspaceId, "api_keys.list")
-          return yield* store.list(principal.organisationId, scope, page)
+        function*(principal: Principal, request: KeyListRequest, page: PageRequest) {
+          const lastUsedBefore = request.lastUsedBefore === undefined
+            ? undefined
+            : yield* checkInstant(request.lastUsedBefore, "last_used_before")
+          const scope = yield* ensureListScope(principal, request.workspaceId, "api_keys.list")
+          return yield* store.list(principal.organisationId, scope, page, {
+            status: request.status,
+            type: request.type,
+            name: request.name,
+            lastUsedBefore
+          })
         }
       )
 
@@ -333,13 +283,16 @@ export class ApiKeys extends Context.Service<
         if (key.status === "revoked") return key
         const at = yield* nowIso
         yield* store.revoke(allowed, id, at)
-        yield* forget((cached) => cached.id === id)
+        yield* forget({ _tag: "ApiKeyChanged", keyId: id })
         return new ApiKey({ ...key, status: "revoked", last_updated_at: at })
       })
 
-      const forgetUser = (userId: string) => forget((cached) => cached.user_id === userId)
+      const authenticate = (presented: Redacted.Redacted<string>) =>
+        Effect.map(admit(presented), (admitted) => admitted.principal)
 
-      return ApiKeys.of({ issue, authenticate, create, list, get, revoke, forgetUser })
+      const forgetUser = (userId: string) => forget({ _tag: "UserAccessChanged", userId })
+
+      return ApiKeys.of({ issue, authenticate, admit, create, list, get, revoke, rotate, update, forgetUser })
     })
   )
 }

@@ -39,6 +39,12 @@ export interface ConfigInput {
   readonly workspace_id?: string | undefined
 }
 
+/** What an update may change: the name, and the whole config (which replaces the stored one, key included). */
+export interface ConfigChange {
+  readonly name?: string | undefined
+  readonly config?: Readonly<Record<string, unknown>> | undefined
+}
+
 /** What a config, parsed and with its key decrypted, says about a call. */
 export interface ResolvedConfig {
   /** The stored config's slug; undefined for an inline config, which the request itself supplies. */

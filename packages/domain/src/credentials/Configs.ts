@@ -7,9 +7,11 @@ import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
 import { knownProvider, ProviderRegistry } from "../fine-tuning/Providers.ts"
 import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import { checkName } from "../shared/Rules.ts"
 import { maskKey } from "./ApiKey.ts"
-import { type ConfigInput, GatewayConfig, parseConfig, type ResolvedConfig } from "./Config.ts"
+import { type ConfigChange, type ConfigInput, GatewayConfig, parseConfig, type ResolvedConfig } from "./Config.ts"
 import { makeProviderKeyRecords } from "./internal/providerKeyRecords.ts"
 import { ConfigStore } from "./ProviderKeyStores.ts"
 
@@ -27,8 +29,23 @@ export class Configs extends Context.Service<
       workspaceId: string | undefined,
       page: PageRequest
     ) => Effect.Effect<Page<GatewayConfig>, Failure>
-    readonly getConfig: (principal: Principal, id: string) => Effect.Effect<GatewayConfig, Failure>
-    readonly deleteConfig: (principal: Principal, id: string) => Effect.Effect<GatewayConfig, Failure>
+    /** `ref` is the config's id or slug; a slug is looked up in `workspaceId`, else the caller's workspace. */
+    readonly getConfig: (
+      principal: Principal,
+      ref: string,
+      workspaceId?: string
+    ) => Effect.Effect<GatewayConfig, Failure>
+    readonly updateConfig: (
+      principal: Principal,
+      ref: string,
+      change: ConfigChange,
+      workspaceId?: string
+    ) => Effect.Effect<GatewayConfig, Failure>
+    readonly deleteConfig: (
+      principal: Principal,
+      ref: string,
+      workspaceId?: string
+    ) => Effect.Effect<GatewayConfig, Failure>
     /**
      * A workspace's config by slug, with its key decrypted, for a provider call; an unknown slug is refused
      * naming the field `config`.
@@ -39,7 +56,11 @@ export class Configs extends Context.Service<
   static readonly layer = Layer.effect(
     Configs,
     Effect.gen(function*() {
-      const configs = grantedWrites(yield* ConfigStore, { insert: "configs.create", delete: "configs.delete" })
+      const configs = grantedWrites(yield* ConfigStore, {
+        insert: "configs.create",
+        update: "configs.update",
+        delete: "configs.delete"
+      })
       const registry = yield* ProviderRegistry
       const records = yield* makeProviderKeyRecords
       const managed = records.management(configs, "config", "Configs", {
@@ -48,9 +69,9 @@ export class Configs extends Context.Service<
         delete: "configs.delete"
       })
 
-      const createConfig = Effect.fn("Configs.create")(function*(principal: Principal, input: ConfigInput) {
-        const { allowed, fields } = yield* records.newRecordFields(principal, input, "configs.create")
-        const parsed = parseConfig(input.config)
+      /** A config as stored: parsed, checked, its key masked for reads and encrypted for the store. */
+      const storable = Effect.fnUntraced(function*(config: Readonly<Record<string, unknown>>) {
+        const parsed = parseConfig(config)
         if (parsed instanceof InvalidRequest) return yield* parsed
         if (parsed.target.provider !== undefined) {
           yield* knownProvider(registry, parsed.target.provider, "config.provider")
@@ -58,17 +79,50 @@ export class Configs extends Context.Service<
         if (parsed.target.custom_host !== undefined) {
           yield* records.checkHost(parsed.target.custom_host, "config.custom_host")
         }
-        const record = new GatewayConfig({
-          ...fields,
-          config: parsed.target,
-          masked_api_key: parsed.apiKey === undefined ? null : maskKey(parsed.apiKey)
-        })
-        yield* configs.insert(allowed, {
-          record,
+        return {
+          fields: {
+            config: parsed.target,
+            masked_api_key: parsed.apiKey === undefined ? null : maskKey(parsed.apiKey)
+          },
           encryptedKey: parsed.apiKey === undefined ? null : records.encrypt(parsed.apiKey)
-        })
+        }
+      })
+
+      const createConfig = Effect.fn("Configs.create")(function*(principal: Principal, input: ConfigInput) {
+        const { allowed, fields } = yield* records.newRecordFields(principal, input, "configs.create")
+        const { encryptedKey, fields: configFields } = yield* storable(input.config)
+        const record = new GatewayConfig({ ...fields, ...configFields })
+        yield* configs.insert(allowed, { record, encryptedKey })
         return record
       })
+
+      /**
+       * A new name, or a new config that replaces the stored one whole, its key included: a config sent without
+       * `api_key` keeps none, so a stored key never follows a new `custom_host` it was not sent with.
+       */
+      const updateConfig = Effect.fn("Configs.update")(
+        function*(principal: Principal, ref: string, change: ConfigChange, workspaceId?: string) {
+          const { allowed, record, stored } = yield* records.owned(
+            principal,
+            configs,
+            "config",
+            "configs.update",
+            ref,
+            workspaceId
+          )
+          if (change.name !== undefined) yield* checkName(change.name)
+          const replaced = change.config === undefined ? undefined : yield* storable(change.config)
+          const updated = new GatewayConfig({
+            ...record,
+            ...replaced?.fields,
+            name: change.name?.trim() ?? record.name,
+            last_updated_at: yield* nowIso
+          })
+          const encryptedKey = replaced === undefined ? stored.encryptedKey : replaced.encryptedKey
+          yield* configs.update(allowed, { record: updated, encryptedKey })
+          return updated
+        }
+      )
 
       const resolveConfig = Effect.fn("Configs.resolveConfig")(function*(workspaceId: string, slug: string) {
         const found = yield* configs.findBySlug(workspaceId, slug)
@@ -86,6 +140,7 @@ export class Configs extends Context.Service<
         createConfig,
         listConfigs: managed.list,
         getConfig: managed.get,
+        updateConfig,
         deleteConfig: managed.delete,
         resolveConfig
       })

@@ -17,6 +17,8 @@ export interface StoredSecret<A> {
 /** The operations each of the two stores has, over its own record type. */
 interface SecretRecordStore<A> {
   readonly insert: (stored: StoredSecret<A>) => Effect.Effect<void, Conflict>
+  /** Replaces the record (its slug and workspace stay) and its encrypted key; false when there was none. */
+  readonly update: (stored: StoredSecret<A>) => Effect.Effect<boolean>
   readonly get: (id: string) => Effect.Effect<Option.Option<StoredSecret<A>>>
   readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<StoredSecret<A>>>
   readonly list: (organisationId: string, workspaceId: string | null, page: PageRequest) => Effect.Effect<Page<A>>

@@ -30,6 +30,13 @@ export interface VirtualKeyInput {
   readonly workspace_id?: string | undefined
 }
 
+/** What an update may change: the name, the provider key, and the custom host (null: back to the provider's). */
+export interface VirtualKeyChange {
+  readonly name?: string | undefined
+  readonly key?: string | undefined
+  readonly custom_host?: string | null | undefined
+}
+
 /** Credentials a call can use: a provider, its key, and where to send the call. */
 export interface ResolvedVirtualKey {
   readonly slug: string

@@ -6,11 +6,13 @@ import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
 import { knownProvider, ProviderRegistry } from "../fine-tuning/Providers.ts"
 import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import { checkName } from "../shared/Rules.ts"
 import { maskKey } from "./ApiKey.ts"
 import { makeProviderKeyRecords } from "./internal/providerKeyRecords.ts"
 import { VirtualKeyStore } from "./ProviderKeyStores.ts"
-import { type ResolvedVirtualKey, VirtualKey, type VirtualKeyInput } from "./VirtualKey.ts"
+import { type ResolvedVirtualKey, VirtualKey, type VirtualKeyChange, type VirtualKeyInput } from "./VirtualKey.ts"
 
 type Failure = InvalidRequest | Forbidden | NotFound
 
@@ -26,8 +28,23 @@ export class VirtualKeys extends Context.Service<
       workspaceId: string | undefined,
       page: PageRequest
     ) => Effect.Effect<Page<VirtualKey>, Failure>
-    readonly getVirtualKey: (principal: Principal, id: string) => Effect.Effect<VirtualKey, Failure>
-    readonly deleteVirtualKey: (principal: Principal, id: string) => Effect.Effect<VirtualKey, Failure>
+    /** `ref` is the key's id or slug; a slug is looked up in `workspaceId`, else the caller's workspace. */
+    readonly getVirtualKey: (
+      principal: Principal,
+      ref: string,
+      workspaceId?: string
+    ) => Effect.Effect<VirtualKey, Failure>
+    readonly updateVirtualKey: (
+      principal: Principal,
+      ref: string,
+      change: VirtualKeyChange,
+      workspaceId?: string
+    ) => Effect.Effect<VirtualKey, Failure>
+    readonly deleteVirtualKey: (
+      principal: Principal,
+      ref: string,
+      workspaceId?: string
+    ) => Effect.Effect<VirtualKey, Failure>
     /**
      * A workspace's virtual key by slug, with its key decrypted, for a provider call; an unknown slug is
      * refused naming the field `virtual_key`.
@@ -40,6 +57,7 @@ export class VirtualKeys extends Context.Service<
     Effect.gen(function*() {
       const keys = grantedWrites(yield* VirtualKeyStore, {
         insert: "virtual_keys.create",
+        update: "virtual_keys.update",
         delete: "virtual_keys.delete"
       })
       const registry = yield* ProviderRegistry
@@ -65,6 +83,49 @@ export class VirtualKeys extends Context.Service<
         return record
       })
 
+      /**
+       * A new name, provider key or custom host. The stored key only ever goes to the host stored with it, so
+       * a new custom host needs the provider key in the same request: otherwise whoever may update virtual
+       * keys could send the stored key to a host of their choosing.
+       */
+      const updateVirtualKey = Effect.fn("VirtualKeys.update")(
+        function*(principal: Principal, ref: string, change: VirtualKeyChange, workspaceId?: string) {
+          const { allowed, record, stored } = yield* records.owned(
+            principal,
+            keys,
+            "virtual key",
+            "virtual_keys.update",
+            ref,
+            workspaceId
+          )
+          if (change.name !== undefined) yield* checkName(change.name)
+          if (change.key !== undefined && change.key.length === 0) {
+            return yield* InvalidRequest.of("key must be the provider's API key.", "key")
+          }
+          const host = change.custom_host === undefined ? record.custom_host : change.custom_host
+          if (change.custom_host !== undefined && change.custom_host !== null) {
+            yield* records.checkHost(change.custom_host, "custom_host")
+          }
+          if (host !== record.custom_host && change.key === undefined) {
+            return yield* InvalidRequest.of(
+              "A new custom_host needs the provider key (key) in the same request: a stored provider key is " +
+                "only sent to the host it was stored with.",
+              "custom_host"
+            )
+          }
+          const updated = new VirtualKey({
+            ...record,
+            name: change.name?.trim() ?? record.name,
+            masked_key: change.key === undefined ? record.masked_key : maskKey(change.key),
+            custom_host: host,
+            last_updated_at: yield* nowIso
+          })
+          const encryptedKey = change.key === undefined ? stored.encryptedKey : records.encrypt(change.key)
+          yield* keys.update(allowed, { record: updated, encryptedKey })
+          return updated
+        }
+      )
+
       const resolveVirtualKey = Effect.fn("VirtualKeys.resolveVirtualKey")(
         function*(workspaceId: string, slug: string) {
           const found = yield* keys.findBySlug(workspaceId, slug)
@@ -85,6 +146,7 @@ export class VirtualKeys extends Context.Service<
         createVirtualKey,
         listVirtualKeys: managed.list,
         getVirtualKey: managed.get,
+        updateVirtualKey,
         deleteVirtualKey: managed.delete,
         resolveVirtualKey
       })

@@ -11,7 +11,15 @@ import { Name, slugOf } from "../shared/Rules.ts"
 
 export const McpAuthType = Schema.Literals(["oauth_auto", "headers", "none"])
 export const McpTransport = Schema.Literals(["http", "sse"])
-export const McpIntegrationStatus = Schema.Literals(["active", "archived"])
+/**
+ * An integration's status: `active`, `unhealthy` after repeated failed health checks (McpHealth.ts), or
+ * `archived`. Only archiving and the health checker change it.
+ */
+export const McpIntegrationStatus = Schema.Literals(["active", "unhealthy", "archived"])
+export type McpIntegrationStatus = typeof McpIntegrationStatus.Type
+
+/** What a list asks for: `active` is every integration in use (healthy or not), `archived` the others. */
+export const McpIntegrationListStatus = Schema.Literals(["active", "archived"])
 
 export const SecretMapping = Schema.Struct({
   target_field: Schema.String,
@@ -90,9 +98,22 @@ export class McpIntegration extends Schema.Class<McpIntegration>("McpIntegration
   global_workspace_access: Schema.Boolean,
   workspace_ids: Schema.Array(Schema.String),
   secret_mappings: Schema.Array(SecretMapping),
+  /** Whether capabilities a sync finds for the first time start enabled. */
+  new_capabilities_enabled: Schema.Boolean,
+  /** Why the status is what it is: the last failed check's error while unhealthy; null otherwise. */
+  status_message: Schema.NullOr(Schema.String),
+  status_changed_at: Schema.String,
+  /** Health checks failed in a row; reset by the first success. */
+  consecutive_failures: Schema.Int,
   created_at: Schema.String,
   last_updated_at: Schema.String
 }) {}
+
+/** An integration's status and health, which only archiving and the health checker write. */
+export type StatusChange = Pick<
+  McpIntegration,
+  "status" | "status_message" | "status_changed_at" | "consecutive_failures"
+>
 
 export class McpServer extends Schema.Class<McpServer>("McpServer")({
   id: Schema.String,
@@ -100,7 +121,8 @@ export class McpServer extends Schema.Class<McpServer>("McpServer")({
   workspace_id: Schema.String,
   slug: slugOf(MCP_SERVER_SLUG),
   name: Name,
-  status: Schema.Literal("active"),
+  /** Its integration's status, as reads show it (stored servers say `active`). */
+  status: McpIntegrationStatus,
   description: Schema.NullOr(Schema.String),
   mcp_integration_id: Schema.String,
   created_at: Schema.String
@@ -112,7 +134,7 @@ export interface IntegrationQuery {
   /** Only what this workspace can use: its own, and organisation-level ones open to it. */
   readonly usableBy: string | null
   readonly level: "workspace" | "organisation" | "all"
-  readonly status: "active" | "archived"
+  readonly status: typeof McpIntegrationListStatus.Type
   /** Case-insensitive match on name or slug. */
   readonly search: string | null
 }
@@ -128,13 +150,43 @@ export class McpIntegrationStore extends Context.Service<
   {
     /** `Conflict` when the slug is taken in the organisation. */
     readonly insert: (integration: McpIntegration) => Effect.Effect<void, Conflict>
+    /** Writes the integration's definition; its status and health (`StatusChange`) stay as they are. */
     readonly update: (integration: McpIntegration) => Effect.Effect<void>
+    /**
+     * Writes the status and health of an integration that is not archived; false when it is archived (or
+     * gone), so a health check that ends after an archive cannot bring the integration back.
+     */
+    readonly setStatus: (id: string, change: StatusChange) => Effect.Effect<boolean>
+    /** Up to `limit` integrations that are not archived, of every organisation, by id after `afterId`. */
+    readonly listInUse: (afterId: string | null, limit: number) => Effect.Effect<ReadonlyArray<McpIntegration>>
     readonly get: (id: string) => Effect.Effect<Option.Option<McpIntegration>>
     readonly findBySlug: (organisationId: string, slug: string) => Effect.Effect<Option.Option<McpIntegration>>
     /** Ordered by created_at, then id; paged by the store. */
     readonly list: (query: IntegrationQuery, page: PageRequest) => Effect.Effect<Page<McpIntegration>>
   }
 >()("@gateway-control/McpIntegrationStore") {}
+
+/** Which servers the registry API lists (McpDirectory.ts): keyset-paged by workspace, then slug. */
+export interface DirectoryQuery {
+  readonly organisationId: string
+  /** One workspace's servers, or (null) the whole organisation's. */
+  readonly workspaceId: string | null
+  /** Only servers after this one, in (workspace_id, slug) order by code point. */
+  readonly after: { readonly workspaceId: string; readonly slug: string } | null
+  /** Case-insensitive match on the server's slug or name. */
+  readonly search: string | null
+  /** Only entries changed after this instant (ISO 8601): created, their integration updated or its status changed. */
+  readonly updatedSince: string | null
+  /** Servers of archived integrations too. */
+  readonly includeArchived: boolean
+  readonly limit: number
+}
+
+/** A server the registry API lists, with its integration (as stored: secrets unmasked, never shown). */
+export interface DirectoryEntry {
+  readonly server: McpServer
+  readonly integration: McpIntegration
+}
 
 export class McpServerStore extends Context.Service<
   McpServerStore,
@@ -149,5 +201,14 @@ export class McpServerStore extends Context.Service<
       search: string | null,
       page: PageRequest
     ) => Effect.Effect<Page<McpServer>>
+    /**
+     * Up to `limit` servers whose integration their workspace may use (`usableBy`), in (workspace_id, slug)
+     * order: a server that exists throughout a walk of the pages is listed once, whatever is inserted meanwhile.
+     */
+    readonly directory: (query: DirectoryQuery) => Effect.Effect<ReadonlyArray<DirectoryEntry>>
   }
 >()("@gateway-control/McpServerStore") {}
+
+/** The instant a directory entry last changed: the server's creation, its integration's update or status change. */
+export const entryUpdatedAt = ({ integration, server }: DirectoryEntry): string =>
+  [server.created_at, integration.last_updated_at, integration.status_changed_at].reduce((a, b) => (a > b ? a : b))

@@ -38,6 +38,7 @@ export interface IntegrationInput {
   readonly secret_mappings?: ReadonlyArray<SecretMapping> | undefined
   readonly global_workspace_access?: boolean | undefined
   readonly workspace_ids?: ReadonlyArray<string> | undefined
+  readonly new_capabilities_enabled?: boolean | undefined
 }
 
 export interface IntegrationListRequest {
@@ -70,6 +71,36 @@ export const integrationTarget = (integration: McpIntegration): Target =>
       integration.global_workspace_access ? "every-workspace" : integration.workspace_ids
     )
 
+/** The action that changes the integration: organisation-level ones are for owners and admins. */
+export const updateActionOf = (integration: McpIntegration) =>
+  integration.workspace_id === null
+    ? "mcp_integrations.update.organisation" as const
+    : "mcp_integrations.update.workspace" as const
+
+/** Finds an integration by id, or by slug within the principal's organisation; whether it may be seen is the policy's. */
+export const findIntegrationIn = (integrations: Pick<McpIntegrationStore["Service"], "get" | "findBySlug">) =>
+  Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
+    const byId = yield* integrations.get(idOrSlug)
+    const found = Option.isSome(byId) ? byId : yield* integrations.findBySlug(principal.organisationId, idOrSlug)
+    return yield* requireRow(found, "MCP integration", idOrSlug)
+  })
+
+/**
+ * The integration, and the policy's leave to change it (its capabilities are part of it): organisation-level
+ * ones are for owners and admins.
+ */
+export const managedIn = (integrations: Pick<McpIntegrationStore["Service"], "get" | "findBySlug">) => {
+  const find = findIntegrationIn(integrations)
+  return Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
+    const integration = yield* find(principal, idOrSlug)
+    const allowed = yield* ensureAllowed(principal, updateActionOf(integration), integrationTarget(integration), {
+      type: "MCP integration",
+      id: idOrSlug
+    })
+    return { integration, allowed }
+  })
+}
+
 const checkUrl = (url: string) => {
   const parsed = parseHttpUrl(url)
   if (parsed instanceof URL) return Effect.void
@@ -82,19 +113,20 @@ export const checkLength = (value: string | undefined, param: string, min: numbe
     ? Effect.fail(InvalidRequest.of(`${param} must be ${min} to ${max} characters.`, param))
     : Effect.void
 
-/** The integration operations; `serversChanged` clears what server reads cached of integrations. */
-export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
+/** The integration operations; `integrationChanged` clears what server reads cached of an integration. */
+export const makeIntegrations = (integrationChanged: (integrationId: string) => Effect.Effect<void>) =>
   Effect.gen(function*() {
     const integrations = grantedWrites(yield* McpIntegrationStore, {
       insert: ["mcp_integrations.create.organisation", "mcp_integrations.create.workspace"],
-      update: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"]
+      update: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"],
+      setStatus: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"]
     })
     const workspaces = yield* WorkspaceStore
     const crypto = yield* PlatformCrypto
 
     /** An update, which server reads may have cached. */
     const save: typeof integrations.update = (allowed, integration) =>
-      Effect.andThen(integrations.update(allowed, integration), serversChanged)
+      Effect.andThen(integrations.update(allowed, integration), integrationChanged(integration.id))
 
     const organisationWorkspaces = (organisationId: string) =>
       Effect.map(workspaces.list(organisationId, { limit: 1, offset: 0 }), (page) => page.total)
@@ -173,6 +205,10 @@ export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
           global_workspace_access: workspace === null ? (input.global_workspace_access ?? true) : false,
           workspace_ids: yield* checkWorkspaceIds(principal, input.workspace_ids ?? []),
           secret_mappings: [...(input.secret_mappings ?? [])],
+          new_capabilities_enabled: input.new_capabilities_enabled ?? true,
+          status_message: null,
+          status_changed_at: now,
+          consecutive_failures: 0,
           created_at: now,
           last_updated_at: now
         })
@@ -181,26 +217,8 @@ export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
       }
     )
 
-    /** An integration by id, or by slug within the principal's organisation. */
-    const findIntegration = Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
-      const byId = yield* integrations.get(idOrSlug)
-      const found = Option.isSome(byId) ? byId : yield* integrations.findBySlug(principal.organisationId, idOrSlug)
-      return yield* requireRow(found, "MCP integration", idOrSlug)
-    })
-
-    /** The integration, and the policy's leave to manage it: organisation-level ones are for owners and admins. */
-    const managed = Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
-      const integration = yield* findIntegration(principal, idOrSlug)
-      const allowed = yield* ensureAllowed(
-        principal,
-        integration.workspace_id === null
-          ? "mcp_integrations.update.organisation"
-          : "mcp_integrations.update.workspace",
-        integrationTarget(integration),
-        { type: "MCP integration", id: idOrSlug }
-      )
-      return { integration, allowed }
-    })
+    const findIntegration = findIntegrationIn(integrations)
+    const managed = managedIn(integrations)
 
     const updateIntegration = Effect.fn("McpRegistry.updateIntegration")(
       function*(principal: Principal, id: string, input: IntegrationInput) {
@@ -231,6 +249,7 @@ export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
             ? current.workspace_ids
             : yield* checkWorkspaceIds(principal, input.workspace_ids),
           secret_mappings: input.secret_mappings === undefined ? current.secret_mappings : [...input.secret_mappings],
+          new_capabilities_enabled: input.new_capabilities_enabled ?? current.new_capabilities_enabled,
           last_updated_at: yield* nowIso
         })
         yield* save(allowed, updated)
@@ -241,8 +260,18 @@ export const makeIntegrations = (serversChanged: Effect.Effect<void>) =>
     const archiveIntegration = Effect.fn("McpRegistry.archiveIntegration")(
       function*(principal: Principal, id: string) {
         const { allowed, integration: current } = yield* managed(principal, id)
-        const archived = new McpIntegration({ ...current, status: "archived", last_updated_at: yield* nowIso })
-        yield* save(allowed, archived)
+        const now = yield* nowIso
+        const archived = new McpIntegration({
+          ...current,
+          status: "archived",
+          status_message: null,
+          status_changed_at: now,
+          consecutive_failures: 0,
+          last_updated_at: now
+        })
+        yield* integrations.update(allowed, archived)
+        yield* integrations.setStatus(allowed, archived.id, archived)
+        yield* integrationChanged(archived.id)
         return archived
       }
     )

@@ -55,8 +55,8 @@ export class McpRegistry extends Context.Service<
   static readonly layer = Layer.effect(
     McpRegistry,
     Effect.gen(function*() {
-      const { serversChanged, ...servers } = yield* makeServers
-      const integrations = yield* makeIntegrations(serversChanged)
+      const { integrationChanged, ...servers } = yield* makeServers
+      const integrations = yield* makeIntegrations(integrationChanged)
       return McpRegistry.of({ ...integrations, ...servers })
     })
   )

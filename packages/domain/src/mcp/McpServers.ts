@@ -8,6 +8,7 @@ import { WorkspaceStore } from "../access/AccessStores.ts"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import { ensureAllowed, ensureListScope, seesIntegrationDetails, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
+import { type Change, type ChangeEvent, ChangeFeed } from "../shared/ChangeFeed.ts"
 import { InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { hotPathSpan } from "../shared/internal/hotPathSpan.ts"
 import { nowIso } from "../shared/internal/time.ts"
@@ -35,7 +36,8 @@ export interface ServerInput {
 
 /**
  * How long a server read reuses what an id or slug resolved to (server and integration). Changes made through
- * this process clear it at once; another process sharing the store sees them within this time.
+ * this process clear it at once; another process sharing the store sees them as soon as the change feed tells
+ * it (PostgreSQL), else within this time.
  */
 export const SERVER_CACHE_TTL_MS = 2_000
 
@@ -52,14 +54,33 @@ export interface ServerView {
   readonly showIntegrationDetails: boolean
 }
 
-/** The server operations, and `serversChanged`, which any change a server read shows must run. */
+/** The server as reads show it: its status is its integration's (archived integrations' servers read archived). */
+export const withStatusOf = (server: McpServer, integration: McpIntegration) =>
+  server.status === integration.status ? server : new McpServer({ ...server, status: integration.status })
+
+/** The server operations, and `integrationChanged`, which any change of an integration must run. */
 export const makeServers = Effect.gen(function*() {
   const integrations = yield* McpIntegrationStore
   const servers = grantedWrites(yield* McpServerStore, { insert: "mcp_servers.create" })
   const workspaces = yield* WorkspaceStore
   const crypto = yield* PlatformCrypto
+  const feed = yield* ChangeFeed
   const resolvedServers = new TtlCache<string, ResolvedServer>(SERVER_CACHE_TTL_MS, 5_000)
-  const serversChanged = Effect.sync(() => resolvedServers.clear())
+  // Bumped by every change: a read that went to the store before one does not fill the cache.
+  let generation = 0
+  /** Forgets exactly what server reads hold of a change, made here or in another process. */
+  const forget = (event: ChangeEvent) => {
+    if (event._tag !== "McpIntegrationChanged" && event._tag !== "Resync") return
+    generation++
+    if (event._tag === "Resync") return resolvedServers.clear()
+    resolvedServers.deleteWhere(({ integration }) => integration.id === event.integrationId)
+  }
+  yield* feed.subscribe(forget)
+  /** The integration changed: server reads here and in the other processes read it again. */
+  const integrationChanged = (integrationId: string) => {
+    const change: Change = { _tag: "McpIntegrationChanged", integrationId }
+    return Effect.andThen(Effect.sync(() => forget(change)), feed.publish(change))
+  }
 
   const createServer = Effect.fn("McpRegistry.createServer")(function*(principal: Principal, input: ServerInput) {
     const workspaceId = input.workspace_id ?? principal.workspaceId
@@ -102,7 +123,6 @@ export const makeServers = Effect.gen(function*() {
       created_at: yield* nowIso
     })
     yield* servers.insert(creating, server)
-    yield* serversChanged
     return server
   })
 
@@ -112,8 +132,19 @@ export const makeServers = Effect.gen(function*() {
     if (Option.isNone(found) && workspaceId !== null) found = yield* servers.findBySlug(workspaceId, idOrSlug)
     const server = yield* requireRow(found, "MCP server", idOrSlug)
     const integration = Option.getOrThrow(yield* integrations.get(server.mcp_integration_id))
-    const resolved: ResolvedServer = { server, integration: readable(integration) }
+    const resolved: ResolvedServer = { server: withStatusOf(server, integration), integration: readable(integration) }
     return resolved
+  })
+
+  /** The servers as reads show them: each with its integration's status. */
+  const withStatuses = Effect.fnUntraced(function*(listed: ReadonlyArray<McpServer>) {
+    const ids = [...new Set(listed.map((server) => server.mcp_integration_id))]
+    const found = yield* Effect.forEach(ids, (id) => integrations.get(id), { concurrency: 8 })
+    const byId = new Map(found.flatMap((integration) => Option.toArray(integration)).map((i) => [i.id, i]))
+    return listed.map((server) => {
+      const integration = byId.get(server.mcp_integration_id)
+      return integration === undefined ? server : withStatusOf(server, integration)
+    })
   })
 
   // The gateway reads servers far more often than anyone changes them: the authenticated read path.
@@ -125,9 +156,13 @@ export const makeServers = Effect.gen(function*() {
       const now = clock.currentTimeMillisUnsafe()
       const cacheKey = `${scope ?? "*"}/${idOrSlug}`
       const cached = resolvedServers.get(cacheKey, now)
+      const startedAt = generation
       const resolved = cached !== undefined
         ? Effect.succeed(cached)
-        : Effect.tap(findServer(idOrSlug, scope), (r) => Effect.sync(() => resolvedServers.set(cacheKey, r, now)))
+        : Effect.tap(findServer(idOrSlug, scope), (r) =>
+          Effect.sync(() => {
+            if (generation === startedAt) resolvedServers.set(cacheKey, r, now)
+          }))
       return Effect.flatMap(resolved, ({ integration, server }) =>
         Effect.as(
           ensureAllowed(principal, "mcp_servers.read", Target.workspace(server.organisation_id, server.workspace_id), {
@@ -141,9 +176,10 @@ export const makeServers = Effect.gen(function*() {
   const listServers = Effect.fn("McpRegistry.listServers")(
     function*(principal: Principal, workspaceId: string | undefined, search: string | undefined, page: PageRequest) {
       const scope = yield* ensureListScope(principal, workspaceId, "mcp_servers.list")
-      return yield* servers.list(principal.organisationId, scope, search?.trim() || null, page)
+      const listed = yield* servers.list(principal.organisationId, scope, search?.trim() || null, page)
+      return { items: yield* withStatuses(listed.items), total: listed.total }
     }
   )
 
-  return { createServer, getServer, listServers, serversChanged }
+  return { createServer, getServer, listServers, integrationChanged }
 })

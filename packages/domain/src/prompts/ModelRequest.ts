@@ -82,20 +82,25 @@ const expectName = (value: unknown, param: string) => {
   if (!NAME.test(value as string)) invalid(param, "expected 1 to 64 letters, digits, '_' or '-'")
 }
 
-/** Optional and nullable fields: `check` runs only on a present, non-null value. */
+/**
+ * Optional and nullable fields: `check` runs only on a present, non-null value. `at` is the path of the object
+ * holding `key` (empty at the root): the check and the refusal of a null both get the field's full path.
+ */
 const optional = (
   body: Record<string, unknown>,
   key: string,
   check: (value: unknown, param: string) => void,
-  nullable = true
+  nullable = true,
+  at = ""
 ) => {
   if (!has(body, key)) return
   const value = body[key]
+  const param = at === "" ? key : `${at}.${key}`
   if (value === null) {
-    if (!nullable) invalid(key, "must not be null")
+    if (!nullable) invalid(param, "must not be null")
     return
   }
-  check(value, key)
+  check(value, param)
 }
 
 const MAX = Number.MAX_SAFE_INTEGER
@@ -120,7 +125,7 @@ const stop = (value: unknown, param: string) => {
 
 const streamOptions = (value: unknown, param: string) => {
   const options = expectObject(value, param)
-  optional(options, "include_usage", (v, p) => expectBoolean(v, `${param}.${p}`), false)
+  optional(options, "include_usage", expectBoolean, false, param)
 }
 
 // Shared by both request kinds.
@@ -150,9 +155,9 @@ const functionObject = (value: unknown, param: string) => {
   const fn = expectObject(value, param)
   if (!has(fn, "name")) invalid(`${param}.name`, "is required")
   expectName(fn.name, `${param}.name`)
-  optional(fn, "description", (v, p) => expectString(v, `${param}.${p}`), false)
-  optional(fn, "parameters", (v, p) => expectObject(v, `${param}.${p}`), false)
-  optional(fn, "strict", (v, p) => expectBoolean(v, `${param}.${p}`))
+  optional(fn, "description", expectString, false, param)
+  optional(fn, "parameters", expectObject, false, param)
+  optional(fn, "strict", expectBoolean, true, param)
 }
 
 const toolCall = (value: unknown, param: string) => {
@@ -179,7 +184,7 @@ const userPart = (value: unknown, param: string) => {
   const image = expectObject(part.image_url, `${param}.image_url`)
   if (!has(image, "url")) invalid(`${param}.image_url.url`, "is required")
   expectString(image.url, `${param}.image_url.url`)
-  optional(image, "detail", (v) => expectEnum(v, `${param}.image_url.detail`, ["auto", "low", "high"]), false)
+  optional(image, "detail", (v, p) => expectEnum(v, p, ["auto", "low", "high"]), false, `${param}.image_url`)
 }
 
 const ROLES = ["system", "developer", "user", "assistant", "tool", "function"] as const
@@ -193,7 +198,7 @@ const message = (value: unknown, param: string, deprecated: Set<string>) => {
     if (!has(m, key)) invalid(field(key), "is required")
     expectString(m[key], field(key))
   }
-  const optionalName = () => optional(m, "name", (v) => expectString(v, field("name")), false)
+  const optionalName = () => optional(m, "name", expectString, false, param)
   switch (m.role) {
     case "system":
     case "developer":
@@ -210,17 +215,29 @@ const message = (value: unknown, param: string, deprecated: Set<string>) => {
       break
     }
     case "assistant": {
-      optional(m, "content", (v) => expectString(v, field("content")))
+      optional(m, "content", expectString, true, param)
       optionalName()
-      optional(m, "tool_calls", (v) => {
-        expectArray(v, field("tool_calls"), 0, MAX).forEach((call, i) => toolCall(call, `${field("tool_calls")}[${i}]`))
-      }, false)
+      optional(
+        m,
+        "tool_calls",
+        (v, p) => {
+          expectArray(v, p, 0, MAX).forEach((call, i) => toolCall(call, `${p}[${i}]`))
+        },
+        false,
+        param
+      )
       if (has(m, "function_call")) deprecated.add("function_call")
-      optional(m, "function_call", (v) => {
-        const call = expectObject(v, field("function_call"))
-        expectString(call.name, `${field("function_call")}.name`)
-        expectString(call.arguments, `${field("function_call")}.arguments`)
-      })
+      optional(
+        m,
+        "function_call",
+        (v, p) => {
+          const call = expectObject(v, p)
+          expectString(call.name, `${p}.name`)
+          expectString(call.arguments, `${p}.arguments`)
+        },
+        true,
+        param
+      )
       const hasCalls = (has(m, "tool_calls") && m.tool_calls !== null) ||
         (has(m, "function_call") && m.function_call !== null)
       if ((!has(m, "content") || m.content === null) && !hasCalls) {
@@ -248,9 +265,9 @@ const responseFormat = (value: unknown, param: string) => {
   const schema = expectObject(format.json_schema, `${param}.json_schema`)
   if (!has(schema, "name")) invalid(`${param}.json_schema.name`, "is required")
   expectName(schema.name, `${param}.json_schema.name`)
-  optional(schema, "description", (v) => expectString(v, `${param}.json_schema.description`), false)
-  optional(schema, "schema", (v) => expectObject(v, `${param}.json_schema.schema`), false)
-  optional(schema, "strict", (v) => expectBoolean(v, `${param}.json_schema.strict`))
+  optional(schema, "description", expectString, false, `${param}.json_schema`)
+  optional(schema, "schema", expectObject, false, `${param}.json_schema`)
+  optional(schema, "strict", expectBoolean, true, `${param}.json_schema`)
 }
 
 const toolChoice = (value: unknown, param: string) => {
@@ -265,7 +282,7 @@ const thinking = (value: unknown, param: string) => {
   const config = expectObject(value, param)
   if (!has(config, "type")) invalid(`${param}.type`, "is required")
   expectEnum(config.type, `${param}.type`, ["enabled", "disabled"])
-  optional(config, "budget_tokens", integer(1, MAX), false)
+  optional(config, "budget_tokens", integer(1, MAX), false, param)
 }
 
 const chatRules = (body: Record<string, unknown>, deprecated: Set<string>) => {
@@ -289,8 +306,8 @@ const chatRules = (body: Record<string, unknown>, deprecated: Set<string>) => {
   optional(body, "max_completion_tokens", integer(0, MAX))
   optional(body, "response_format", responseFormat, false)
   optional(body, "thinking", thinking)
-  optional(body, "tools", (v) => {
-    expectArray(v, "tools", 0, 128).forEach((tool, i) => {
+  optional(body, "tools", (v, p) => {
+    expectArray(v, p, 0, 128).forEach((tool, i) => {
       const t = expectObject(tool, `tools[${i}]`)
       if (!has(t, "type")) invalid(`tools[${i}].type`, "is required")
       expectEnum(t.type, `tools[${i}].type`, ["function"])

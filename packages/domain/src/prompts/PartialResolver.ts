@@ -46,6 +46,7 @@ export const makePartialResolver = (cache: RenderCache) =>
       variables: Record<string, unknown>,
       useCache: boolean
     ) {
+      const startedAt = cache.generation
       const resolved = new Map<string, Template>()
       const missing = new Set<string>()
       const missingVariables = new Set<string>()
@@ -74,7 +75,8 @@ export const makePartialResolver = (cache: RenderCache) =>
           }
           const { slug, version } = parsePartialName(name)
           const partial = yield* partials.findBySlug(workspaceId, slug)
-          const partialVersion = Option.isNone(partial)
+          // An archived partial is kept for reading, not for rendering.
+          const partialVersion = Option.isNone(partial) || partial.value.status === "archived"
             ? Option.none<PartialVersion>()
             : yield* partials.getVersion(partial.value.id, version ?? partial.value.published_version)
           if (Option.isNone(partialVersion)) {
@@ -88,7 +90,7 @@ export const makePartialResolver = (cache: RenderCache) =>
             compiledPartials.set(partialVersion.value.id, template, 0)
           }
           resolved.set(name, template)
-          resolvedPartials.set(cacheKey, template, now)
+          if (cache.generation === startedAt) resolvedPartials.set(cacheKey, template, now)
           next.push(...template.partials)
         }
         frontier = next

@@ -1,7 +1,7 @@
 /**
  * Prompt templates and partials: named resources of a workspace with immutable, numbered versions. A
- * prompt has a published version and labels (`production`, `staging`, `development`, and any other)
- * that point at versions; a partial's newest version is its published one.
+ * prompt has a published version and labels (`production`, `staging`, `development`, and any other;
+ * Label.ts) that point at versions; a partial's newest version is published unless another is chosen.
  */
 import { Context, type Effect, type Option, Schema } from "effect"
 import type { Conflict } from "../shared/Errors.ts"
@@ -48,7 +48,15 @@ export class PromptLabel extends Schema.Class<PromptLabel>("PromptLabel")({
   last_updated_at: Schema.String
 }) {}
 
-export class Partial extends Schema.Class<Partial>("Partial")(TemplateResourceFields) {}
+export const PartialStatus = Schema.Literals(["active", "archived"])
+export type PartialStatus = typeof PartialStatus.Type
+
+/** An archived partial stays readable, and renders as a missing one. */
+export class Partial extends Schema.Class<Partial>("Partial")({
+  ...TemplateResourceFields,
+  description: Schema.NullOr(Schema.String),
+  status: PartialStatus
+}) {}
 
 export class PartialVersion extends Schema.Class<PartialVersion>("PartialVersion")({
   id: Schema.String,
@@ -58,9 +66,6 @@ export class PartialVersion extends Schema.Class<PartialVersion>("PartialVersion
   version_description: Schema.NullOr(Schema.String),
   created_at: Schema.String
 }) {}
-
-/** Labels every prompt has, pointing at version 1 until moved. */
-export const BUILT_IN_LABELS = ["production", "staging", "development"] as const
 
 /** What a store of prompts and a store of partials do alike, for a resource `R` with versions `V`. */
 interface VersionedResourceStore<R, V> {
@@ -83,6 +88,18 @@ export class PromptStore extends Context.Service<
     readonly versions: (promptId: string) => Effect.Effect<ReadonlyArray<PromptVersion>>
     readonly setLabel: (label: PromptLabel) => Effect.Effect<void>
     readonly labels: (promptId: string) => Effect.Effect<ReadonlyArray<PromptLabel>>
+    /**
+     * Renames the pointers named `from` of the organisation's prompts, or of one workspace's: a label's new
+     * name follows it wherever it points.
+     */
+    readonly renameLabel: (
+      organisationId: string,
+      workspaceId: string | null,
+      from: string,
+      to: string
+    ) => Effect.Effect<void>
+    /** Removes the pointers named `label` of the organisation's prompts, or of one workspace's. */
+    readonly removeLabel: (organisationId: string, workspaceId: string | null, label: string) => Effect.Effect<void>
     /** Deletes the prompt with its versions and labels; false when there was none. */
     readonly delete: (id: string) => Effect.Effect<boolean>
   }
@@ -92,5 +109,10 @@ export class PartialStore extends Context.Service<
   PartialStore,
   VersionedResourceStore<Partial, PartialVersion> & {
     readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<Partial>>
+    /** Replaces the partial's own fields (name, description, status); false when there was none. */
+    readonly update: (partial: Partial) => Effect.Effect<boolean>
+    readonly versions: (partialId: string) => Effect.Effect<ReadonlyArray<PartialVersion>>
+    /** Deletes the partial with its versions; false when there was none. */
+    readonly delete: (id: string) => Effect.Effect<boolean>
   }
 >()("@gateway-control/PartialStore") {}

@@ -1,88 +1,155 @@
 /**
  * Prompt partials as a principal manages them: templates that prompts include by slug (`{{>slug}}`).
- * A partial's newest version is always its published one.
+ * A new template is a new version, published at once; an older version can be published again.
  */
 import { Effect, Option } from "effect"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
+import { InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
-import { Partial, PartialStore, PartialVersion } from "./Prompt.ts"
+import { Partial, type PartialStatus, PartialStore, PartialVersion } from "./Prompt.ts"
 import type { RenderCache } from "./RenderCache.ts"
 import { compilePartial } from "./TemplateCompiler.ts"
 import {
   allowed,
   type TemplateResourceInput,
   type TemplateResources,
+  validateName,
   validateTemplateText
 } from "./TemplateResources.ts"
 
 export type PartialInput = TemplateResourceInput
 
-export const makePromptPartials = (resources: TemplateResources, { changed }: RenderCache) =>
+/** What an update may change: the template (a new version, published), and the partial's own fields. */
+export interface PartialChange {
+  readonly string?: string | undefined
+  readonly version_description?: string | undefined
+  readonly name?: string | undefined
+  readonly description?: string | null | undefined
+  readonly status?: PartialStatus | undefined
+}
+
+const PARTIAL = "prompt partial"
+
+export const makePromptPartials = (resources: TemplateResources, { partialChanged }: RenderCache) =>
   Effect.gen(function*() {
-    // A partial's newest version is its published one: updating one publishes it.
     const partials = grantedWrites(yield* PartialStore, {
       insert: "prompts.create",
       addVersion: "prompts.update",
-      setPublished: "prompts.update"
+      update: "prompts.update",
+      setPublished: "prompts.publish",
+      delete: "prompts.delete"
     })
     const crypto = yield* PlatformCrypto
     const { findPartial, listScope, newResource } = resources
 
-    /** A version of the partial with the input's template: validated before, since it is required. */
-    const newVersion = (partial: Partial, version: number, input: PartialInput, now: string) =>
+    /** A version of the partial with this template, checked before: it is what the version renders. */
+    const newVersion = (partial: Partial, version: number, input: PartialChange, template: string, now: string) =>
       new PartialVersion({
         id: crypto.uuid(),
         partial_id: partial.id,
         version,
-        string: input.string!,
+        string: template,
         version_description: input.version_description ?? null,
         created_at: now
       })
 
     const createPartial = Effect.fn("Prompts.createPartial")(function*(principal: Principal, input: PartialInput) {
       const { creating, fields } = yield* newResource(principal, input)
-      const partial = new Partial(fields)
+      const partial = new Partial({ ...fields, description: null, status: "active" })
       yield* compilePartial(partial.slug, input.string!)
-      const version = newVersion(partial, 1, input, partial.created_at)
+      const version = newVersion(partial, 1, input, input.string!, partial.created_at)
       yield* partials.insert(creating, partial, version)
-      yield* changed
+      yield* partialChanged(partial.workspace_id, partial.slug)
       return { partial, version }
     })
 
-    /** The store keeps no pointer to a partial's newest version: it is found by looking past the published one. */
+    /** The newest version: the versions are numbered from 1 without gaps. */
     const latestPartialVersion = Effect.fnUntraced(function*(partial: Partial) {
       let version = partial.published_version
       while (Option.isSome(yield* partials.getVersion(partial.id, version + 1))) version++
       return version
     })
 
+    const existingVersion = Effect.fnUntraced(function*(partial: Partial, version: number) {
+      return yield* requireRow(
+        yield* partials.getVersion(partial.id, version),
+        `version of prompt partial '${partial.slug}'`,
+        String(version)
+      )
+    })
+
     const updatePartial = Effect.fn("Prompts.updatePartial")(
-      function*(principal: Principal, partialId: string, input: PartialInput) {
-        const partial = yield* findPartial(principal, partialId)
-        const updating = yield* allowed(principal, "prompts.update", partial, "prompt partial")
-        yield* validateTemplateText(input.string)
-        yield* compilePartial(partial.slug, input.string!)
+      function*(principal: Principal, ref: string, change: PartialChange, workspaceId?: string) {
+        const partial = yield* findPartial(principal, ref, workspaceId)
+        const updating = yield* allowed(principal, "prompts.update", partial, PARTIAL)
+        if (change.name !== undefined) yield* validateName(change.name)
         const now = yield* nowIso
-        const next = (yield* latestPartialVersion(partial)) + 1
-        const version = newVersion(partial, next, input, now)
-        yield* partials.addVersion(updating, version)
-        yield* partials.setPublished(updating, partial.id, next, now)
-        yield* changed
-        return { partial: new Partial({ ...partial, published_version: next, last_updated_at: now }), version }
+        let published = yield* existingVersion(partial, partial.published_version)
+        if (change.string !== undefined) {
+          yield* validateTemplateText(change.string)
+          yield* compilePartial(partial.slug, change.string)
+          published = newVersion(partial, (yield* latestPartialVersion(partial)) + 1, change, change.string, now)
+          yield* partials.addVersion(updating, published)
+        } else if (change.name === undefined && change.description === undefined && change.status === undefined) {
+          return yield* InvalidRequest.of("Give a new string, name, description or status.", "string")
+        }
+        const updated = new Partial({
+          ...partial,
+          name: change.name?.trim() ?? partial.name,
+          description: change.description === undefined ? partial.description : change.description,
+          status: change.status ?? partial.status,
+          published_version: published.version,
+          last_updated_at: now
+        })
+        yield* partials.update(updating, updated)
+        yield* partialChanged(partial.workspace_id, partial.slug)
+        return { partial: updated, version: published }
       }
     )
 
-    const getPartial = Effect.fn("Prompts.getPartial")(function*(principal: Principal, partialId: string) {
-      const partial = yield* findPartial(principal, partialId)
-      yield* allowed(principal, "prompts.read", partial, "prompt partial")
-      return {
-        partial,
-        version: Option.getOrThrow(yield* partials.getVersion(partial.id, partial.published_version))
+    const publishPartial = Effect.fn("Prompts.publishPartial")(
+      function*(principal: Principal, ref: string, version: number, workspaceId?: string) {
+        const partial = yield* findPartial(principal, ref, workspaceId)
+        const publishing = yield* allowed(principal, "prompts.publish", partial, PARTIAL)
+        const published = yield* existingVersion(partial, version)
+        const now = yield* nowIso
+        yield* partials.setPublished(publishing, partial.id, version, now)
+        yield* partialChanged(partial.workspace_id, partial.slug)
+        return {
+          partial: new Partial({ ...partial, published_version: version, last_updated_at: now }),
+          version: published
+        }
       }
-    })
+    )
+
+    const getPartial = Effect.fn("Prompts.getPartial")(
+      function*(principal: Principal, ref: string, workspaceId?: string) {
+        const partial = yield* findPartial(principal, ref, workspaceId)
+        yield* allowed(principal, "prompts.read", partial, PARTIAL)
+        return { partial, version: yield* existingVersion(partial, partial.published_version) }
+      }
+    )
+
+    const listPartialVersions = Effect.fn("Prompts.listPartialVersions")(
+      function*(principal: Principal, ref: string, workspaceId?: string) {
+        const partial = yield* findPartial(principal, ref, workspaceId)
+        yield* allowed(principal, "prompts.read", partial, PARTIAL)
+        return yield* partials.versions(partial.id)
+      }
+    )
+
+    const deletePartial = Effect.fn("Prompts.deletePartial")(
+      function*(principal: Principal, ref: string, workspaceId?: string) {
+        const partial = yield* findPartial(principal, ref, workspaceId)
+        const deleting = yield* allowed(principal, "prompts.delete", partial, PARTIAL)
+        yield* partials.delete(deleting, partial.id)
+        yield* partialChanged(partial.workspace_id, partial.slug)
+        return partial
+      }
+    )
 
     const listPartials = Effect.fn("Prompts.listPartials")(
       function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
@@ -91,5 +158,13 @@ export const makePromptPartials = (resources: TemplateResources, { changed }: Re
       }
     )
 
-    return { createPartial, updatePartial, getPartial, listPartials }
+    return {
+      createPartial,
+      updatePartial,
+      publishPartial,
+      getPartial,
+      listPartialVersions,
+      deletePartial,
+      listPartials
+    }
   })

@@ -78,6 +78,13 @@ const checkRenderBody = (body: Record<string, unknown>): InvalidRequest | undefi
   return undefined
 }
 
+/**
+ * Fields of a render's body that are not fields of the request it renders: its variables, and what clients add
+ * to address the render (Portkey's Node SDK sends the path's prompt reference again as `prompt_id`). They never
+ * reach `data`, which goes to a provider.
+ */
+const RENDER_ONLY_FIELDS: ReadonlySet<string> = new Set(["variables", "prompt_id", "promptId"])
+
 /** The field of the request body the template renders. */
 const ownedField = (template: CompiledVersion) => template.kind === "chat" ? "messages" : "prompt"
 
@@ -181,7 +188,7 @@ export const makePromptRenderer = (resources: TemplateResources, cache: RenderCa
       const data: Record<string, unknown> = { ...version.parameters }
       delete data.stream
       if (version.model !== null) data.model = version.model
-      for (const key in body) if (key !== "variables" && Object.hasOwn(body, key)) data[key] = body[key]
+      for (const key in body) if (!RENDER_ONLY_FIELDS.has(key) && Object.hasOwn(body, key)) data[key] = body[key]
       if (
         template.raw && template.kind === "chat" && rendered !== null && typeof rendered === "object" &&
         !Array.isArray(rendered)
@@ -227,11 +234,16 @@ export const makePromptRenderer = (resources: TemplateResources, cache: RenderCa
           const now = clock.currentTimeMillisUnsafe()
           const cacheKey = `${principal.organisationId}/${principal.workspaceId ?? "*"}/${promptRef}`
           const cached = resolvedTargets.get(cacheKey, now)
+          const startedAt = cache.generation
           const target = cached !== undefined
             ? Effect.as(allowed(principal, "prompts.render", cached.prompt), cached)
             : Effect.tap(
               resolveTarget(principal, promptRef),
-              (resolved) => Effect.sync(() => resolvedTargets.set(cacheKey, resolved, now))
+              (resolved) =>
+                Effect.sync(() => {
+                  // A change heard while resolving may have come after the store was read.
+                  if (cache.generation === startedAt) resolvedTargets.set(cacheKey, resolved, now)
+                })
             )
           return Effect.flatMap(target, (resolved) => renderWith(resolved, body))
         })

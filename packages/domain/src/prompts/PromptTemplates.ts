@@ -5,13 +5,15 @@
 import { Effect, Option } from "effect"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
-import { InvalidRequest } from "../shared/Errors.ts"
+import { InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { BUILT_IN_LABELS } from "./Label.ts"
 import { checkRequest, NULL_MEANS_DEFAULT } from "./ModelRequest.ts"
 import { noEscape } from "./Mustache.ts"
-import { BUILT_IN_LABELS, Prompt, PromptLabel, PromptStore, type PromptType, PromptVersion } from "./Prompt.ts"
+import { Prompt, PromptLabel, PromptStore, type PromptType, PromptVersion } from "./Prompt.ts"
+import type { PromptLabels } from "./PromptLabels.ts"
 import type { RenderCache } from "./RenderCache.ts"
 import { compileVersion, parseMessages, renderValue } from "./TemplateCompiler.ts"
 import {
@@ -36,7 +38,11 @@ export interface PromptDetails {
   readonly labels: ReadonlyArray<PromptLabel>
 }
 
-const LABEL = /^[a-zA-Z0-9_-]{1,64}$/
+/** A version with the names of the labels that point at it. */
+export interface PromptVersionView {
+  readonly version: PromptVersion
+  readonly labels: ReadonlyArray<string>
+}
 
 /** Saved parameters must make a body that can render: checked now, with a stand-in template. */
 const checkSaved = Effect.fnUntraced(function*(
@@ -66,7 +72,11 @@ const checkSaved = Effect.fnUntraced(function*(
 const detectType = (input: PromptInput): PromptType =>
   input.type ?? (input.string !== undefined && parseMessages(input.string) !== undefined ? "chat" : "completion")
 
-export const makePromptTemplates = (resources: TemplateResources, { changed }: RenderCache) =>
+export const makePromptTemplates = (
+  resources: TemplateResources,
+  { promptChanged }: RenderCache,
+  { ensureLabelFor, labelForPrompt }: Pick<PromptLabels, "ensureLabelFor" | "labelForPrompt">
+) =>
   Effect.gen(function*() {
     const prompts = grantedWrites(yield* PromptStore, {
       insert: "prompts.create",
@@ -98,7 +108,7 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
       })
       yield* checkSaved(`prompt '${prompt.slug}'`, version)
       yield* prompts.insert(creating, prompt, version)
-      yield* changed
+      yield* promptChanged(prompt.id)
       for (const label of BUILT_IN_LABELS) {
         yield* prompts.setLabel(
           creating,
@@ -135,7 +145,7 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
       })
       yield* checkSaved(`prompt '${prompt.slug}'`, version)
       yield* prompts.addVersion(updating, version)
-      yield* changed
+      yield* promptChanged(prompt.id)
       return { prompt, version }
     })
 
@@ -145,25 +155,75 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
       yield* existingVersion(prompt, version)
       const now = yield* nowIso
       yield* prompts.setPublished(publishing, prompt.id, version, now)
-      yield* changed
+      yield* promptChanged(prompt.id)
       return new Prompt({ ...prompt, published_version: version, last_updated_at: now })
     })
 
+    /** Points the label named `label` at the version: one the prompt's workspace has, else a new one there. */
     const setLabel = Effect.fn("Prompts.setLabel")(
       function*(principal: Principal, promptId: string, label: string, version: number) {
-        if (!LABEL.test(label) || /^(latest|\d+)$/.test(label)) {
-          return yield* InvalidRequest.of(
-            "A label is 1 to 64 letters, digits, '_' or '-', and not 'latest' or a number.",
-            "label"
-          )
-        }
         const prompt = yield* findPrompt(principal, promptId)
         const publishing = yield* allowed(principal, "prompts.publish", prompt)
         yield* existingVersion(prompt, version)
+        yield* ensureLabelFor(publishing, prompt, label)
         const record = new PromptLabel({ prompt_id: prompt.id, label, version, last_updated_at: yield* nowIso })
         yield* prompts.setLabel(publishing, record)
-        yield* changed
+        yield* promptChanged(prompt.id)
         return record
+      }
+    )
+
+    /** The versions with the labels pointing at each. */
+    const viewsOf = Effect.fnUntraced(function*(prompt: Prompt, versions: ReadonlyArray<PromptVersion>) {
+      const pointers = yield* prompts.labels(prompt.id)
+      return versions.map((version): PromptVersionView => ({
+        version,
+        labels: pointers.filter((p) => p.version === version.version).map((p) => p.label)
+      }))
+    })
+
+    /** The version `versionRef` names: its id, or its number. */
+    const versionOf = Effect.fnUntraced(function*(prompt: Prompt, versionRef: string) {
+      const versions = yield* prompts.versions(prompt.id)
+      return yield* requireRow(
+        Option.fromUndefinedOr(versions.find((v) => v.id === versionRef || String(v.version) === versionRef)),
+        `version of prompt '${prompt.slug}'`,
+        versionRef
+      )
+    })
+
+    const listVersions = Effect.fn("Prompts.listVersions")(function*(principal: Principal, promptId: string) {
+      const prompt = yield* findPrompt(principal, promptId)
+      yield* allowed(principal, "prompts.read", prompt)
+      return yield* viewsOf(prompt, yield* prompts.versions(prompt.id))
+    })
+
+    const getVersion = Effect.fn("Prompts.getVersion")(
+      function*(principal: Principal, promptId: string, versionRef: string) {
+        const prompt = yield* findPrompt(principal, promptId)
+        yield* allowed(principal, "prompts.read", prompt)
+        return (yield* viewsOf(prompt, [yield* versionOf(prompt, versionRef)]))[0]
+      }
+    )
+
+    /** Points the label `labelId` names (one the prompt's workspace has) at the version. */
+    const setVersionLabel = Effect.fn("Prompts.setVersionLabel")(
+      function*(principal: Principal, promptId: string, versionRef: string, labelId: string) {
+        const prompt = yield* findPrompt(principal, promptId)
+        const publishing = yield* allowed(principal, "prompts.publish", prompt)
+        const version = yield* versionOf(prompt, versionRef)
+        const label = yield* labelForPrompt(principal, prompt, labelId)
+        yield* prompts.setLabel(
+          publishing,
+          new PromptLabel({
+            prompt_id: prompt.id,
+            label: label.name,
+            version: version.version,
+            last_updated_at: yield* nowIso
+          })
+        )
+        yield* promptChanged(prompt.id)
+        return (yield* viewsOf(prompt, [version]))[0]
       }
     )
 
@@ -189,9 +249,9 @@ export const makePromptTemplates = (resources: TemplateResources, { changed }: R
       const prompt = yield* findPrompt(principal, promptId)
       const deleting = yield* allowed(principal, "prompts.delete", prompt)
       yield* prompts.delete(deleting, prompt.id)
-      yield* changed
+      yield* promptChanged(prompt.id)
       return prompt
     })
 
-    return { create, update, publish, setLabel, get, list, remove }
+    return { create, update, publish, setLabel, listVersions, getVersion, setVersionLabel, get, list, remove }
   })

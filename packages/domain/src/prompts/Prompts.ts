@@ -5,23 +5,27 @@
  * The service is put together from its parts: the prompt templates (PromptTemplates.ts), their partials
  * (PromptPartials.ts) and rendering (PromptRenderer.ts, with PartialResolver.ts). They share what prompts
  * and partials have in common (TemplateResources.ts), the compiled templates (TemplateCompiler.ts) and
- * the render cache (RenderCache.ts), which every change clears.
+ * the render cache (RenderCache.ts), from which every change, here or in another process, clears what it touches.
  */
 import { Context, Effect, Layer } from "effect"
 import type { Principal } from "../access/Principal.ts"
+import { ChangeFeed } from "../shared/ChangeFeed.ts"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import type { Label } from "./Label.ts"
 import type { Partial, PartialVersion, Prompt, PromptLabel, PromptVersion } from "./Prompt.ts"
-import { makePromptPartials, type PartialInput } from "./PromptPartials.ts"
+import { type LabelChange, type LabelFailure, type LabelInput, makePromptLabels } from "./PromptLabels.ts"
+import { makePromptPartials, type PartialChange, type PartialInput } from "./PromptPartials.ts"
 import { makePromptRenderer, type Rendered } from "./PromptRenderer.ts"
-import { makePromptTemplates, type PromptDetails, type PromptInput } from "./PromptTemplates.ts"
+import { makePromptTemplates, type PromptDetails, type PromptInput, type PromptVersionView } from "./PromptTemplates.ts"
 import { RenderCache } from "./RenderCache.ts"
 import { type Failure, makeTemplateResources } from "./TemplateResources.ts"
 
 export { MAX_PARTIAL_DEPTH } from "./PartialResolver.ts"
-export type { PartialInput } from "./PromptPartials.ts"
+export type { LabelChange, LabelInput } from "./PromptLabels.ts"
+export type { PartialChange, PartialInput } from "./PromptPartials.ts"
 export type { Rendered } from "./PromptRenderer.ts"
-export type { PromptDetails, PromptInput } from "./PromptTemplates.ts"
+export type { PromptDetails, PromptInput, PromptVersionView } from "./PromptTemplates.ts"
 export { RESOLUTION_CACHE_TTL_MS } from "./RenderCache.ts"
 
 /** Those in a workspace, or with an admin key and no workspace given, in the whole organisation. */
@@ -36,6 +40,13 @@ interface PartialAndVersion {
   readonly partial: Partial
   readonly version: PartialVersion
 }
+
+/** A partial's reference (id, or slug in `workspaceId`, else the caller's workspace) and what is done with it. */
+type OnPartial<Args extends ReadonlyArray<unknown>, A, E> = (
+  principal: Principal,
+  partialId: string,
+  ...args: [...Args, workspaceId?: string]
+) => Effect.Effect<A, E>
 
 export class Prompts extends Context.Service<
   Prompts,
@@ -55,7 +66,24 @@ export class Prompts extends Context.Service<
       promptId: string,
       label: string,
       version: number
-    ) => Effect.Effect<PromptLabel, Failure>
+    ) => Effect.Effect<PromptLabel, Failure | Conflict>
+    readonly listVersions: (
+      principal: Principal,
+      promptId: string
+    ) => Effect.Effect<ReadonlyArray<PromptVersionView>, Failure>
+    /** `versionRef` is the version's id or number. */
+    readonly getVersion: (
+      principal: Principal,
+      promptId: string,
+      versionRef: string
+    ) => Effect.Effect<PromptVersionView, Failure>
+    /** Points the label `labelId` names at the version. */
+    readonly setVersionLabel: (
+      principal: Principal,
+      promptId: string,
+      versionRef: string,
+      labelId: string
+    ) => Effect.Effect<PromptVersionView, Failure>
     readonly get: (principal: Principal, promptId: string) => Effect.Effect<PromptDetails, Failure>
     readonly list: ListInWorkspace<Prompt>
     readonly remove: (principal: Principal, promptId: string) => Effect.Effect<Prompt, Failure>
@@ -68,23 +96,36 @@ export class Prompts extends Context.Service<
       principal: Principal,
       input: PartialInput
     ) => Effect.Effect<PartialAndVersion, Failure | Conflict>
-    readonly updatePartial: (
-      principal: Principal,
-      partialId: string,
-      input: PartialInput
-    ) => Effect.Effect<PartialAndVersion, Failure | Conflict>
-    readonly getPartial: (principal: Principal, partialId: string) => Effect.Effect<PartialAndVersion, Failure>
+    /** A new template (a new version, published), and the partial's name, description or status. */
+    readonly updatePartial: OnPartial<[change: PartialChange], PartialAndVersion, Failure | Conflict>
+    readonly publishPartial: OnPartial<[version: number], PartialAndVersion, Failure>
+    readonly getPartial: OnPartial<[], PartialAndVersion, Failure>
+    readonly listPartialVersions: OnPartial<[], ReadonlyArray<PartialVersion>, Failure>
+    readonly deletePartial: OnPartial<[], Partial, Failure>
     readonly listPartials: ListInWorkspace<Partial>
+    readonly createLabel: (principal: Principal, input: LabelInput) => Effect.Effect<Label, LabelFailure>
+    readonly getLabel: (principal: Principal, labelId: string) => Effect.Effect<Label, Failure>
+    readonly listLabels: ListInWorkspace<Label>
+    readonly updateLabel: (
+      principal: Principal,
+      labelId: string,
+      change: LabelChange
+    ) => Effect.Effect<Label, LabelFailure>
+    readonly deleteLabel: (principal: Principal, labelId: string) => Effect.Effect<Label, Failure>
   }
 >()("@gateway-control/Prompts") {
   static readonly layer = Layer.effect(
     Prompts,
     Effect.gen(function*() {
-      const cache = new RenderCache()
+      const feed = yield* ChangeFeed
+      const cache = new RenderCache(feed.publish)
+      yield* feed.subscribe(cache.forget)
       const resources = yield* makeTemplateResources
+      const labels = yield* makePromptLabels(cache)
       return Prompts.of({
-        ...(yield* makePromptTemplates(resources, cache)),
+        ...(yield* makePromptTemplates(resources, cache, labels)),
         ...(yield* makePromptPartials(resources, cache)),
+        ...labels.service,
         render: yield* makePromptRenderer(resources, cache)
       })
     })

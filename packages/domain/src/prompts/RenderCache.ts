@@ -4,6 +4,7 @@
  * references and partial names resolved to (kept `RESOLUTION_CACHE_TTL_MS`).
  */
 import { Effect } from "effect"
+import type { Change, ChangeEvent } from "../shared/ChangeFeed.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import type { Template } from "./Mustache.ts"
 import type { Prompt, PromptVersion } from "./Prompt.ts"
@@ -11,7 +12,8 @@ import type { CompiledVersion } from "./TemplateCompiler.ts"
 
 /**
  * How long a render reuses what a prompt reference and a partial name resolved to. Changes made through
- * this process clear it at once; another process sharing the store sees them within this time.
+ * this process clear it at once; another process sharing the store sees them as soon as the change feed
+ * tells it (PostgreSQL), else within this time.
  */
 export const RESOLUTION_CACHE_TTL_MS = 2_000
 
@@ -24,6 +26,9 @@ export interface RenderTarget {
   readonly partials: ReadonlyMap<string, Template> | undefined
 }
 
+/** Does a partial name as templates use it (`slug` or `slug@3`) name the partial `slug`? */
+const namesPartial = (name: string, slug: string) => name === slug || name.startsWith(`${slug}@`)
+
 export class RenderCache {
   /** By version id. */
   readonly compiledVersions = new TtlCache<string, CompiledVersion>(Number.POSITIVE_INFINITY, 2000)
@@ -33,10 +38,60 @@ export class RenderCache {
   readonly resolvedTargets = new TtlCache<string, RenderTarget>(RESOLUTION_CACHE_TTL_MS, 5_000)
   /** By workspace and partial name. */
   readonly resolvedPartials = new TtlCache<string, Template>(RESOLUTION_CACHE_TTL_MS, 5_000)
+  /** Bumped by every change: a resolution that read the store before one does not fill the cache. */
+  generation = 0
+  private readonly publish: (change: Change) => Effect.Effect<void>
 
-  /** Any change to prompts or partials in this process: the next render reads the store again. */
-  readonly changed: Effect.Effect<void> = Effect.sync(() => {
-    this.resolvedTargets.clear()
-    this.resolvedPartials.clear()
-  })
+  /** `publish` tells the other processes of a change made here (`ChangeFeed.publish`). */
+  constructor(publish: (change: Change) => Effect.Effect<void>) {
+    this.publish = publish
+  }
+
+  /** Forgets exactly what renders hold of a change, made here or in another process. */
+  readonly forget = (event: ChangeEvent): void => {
+    switch (event._tag) {
+      case "PromptChanged":
+        this.generation++
+        return this.resolvedTargets.deleteWhere((target) => target.prompt.id === event.promptId)
+      case "LabelChanged": {
+        this.generation++
+        const { organisationId, workspaceId } = event
+        return this.resolvedTargets.deleteWhere(({ prompt }) =>
+          prompt.organisation_id === organisationId && (workspaceId === null || prompt.workspace_id === workspaceId)
+        )
+      }
+      case "PartialChanged": {
+        this.generation++
+        const { slug, workspaceId } = event
+        const prefix = `${workspaceId}/`
+        this.resolvedPartials.deleteWhere((_, key) =>
+          key.startsWith(prefix) && namesPartial(key.slice(prefix.length), slug)
+        )
+        return this.resolvedTargets.deleteWhere((target) =>
+          target.prompt.workspace_id === workspaceId && target.partials !== undefined &&
+          [...target.partials.keys()].some((name) => namesPartial(name, slug))
+        )
+      }
+      case "Resync":
+        this.generation++
+        this.resolvedTargets.clear()
+        return this.resolvedPartials.clear()
+      default:
+        return
+    }
+  }
+
+  private readonly changed = (change: Change): Effect.Effect<void> =>
+    Effect.andThen(Effect.sync(() => this.forget(change)), this.publish(change))
+
+  /** A prompt's versions, published version or labels changed, or it went: the next render reads it again. */
+  readonly promptChanged = (promptId: string) => this.changed({ _tag: "PromptChanged", promptId })
+
+  /** A label was renamed or deleted: renders of its organisation's (or workspace's) prompts read them again. */
+  readonly labelChanged = (organisationId: string, workspaceId: string | null) =>
+    this.changed({ _tag: "LabelChanged", organisationId, workspaceId })
+
+  /** A partial changed: renders that reach it read it again. */
+  readonly partialChanged = (workspaceId: string, slug: string) =>
+    this.changed({ _tag: "PartialChanged", workspaceId, slug })
 }

@@ -8,6 +8,7 @@ import { slugify } from "../access/AccessModel.ts"
 import { WorkspaceStore } from "../access/AccessStores.ts"
 import { type Action, canSee, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
+import { findByIdOrSlug } from "../access/ResourceLookup.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -113,16 +114,8 @@ export const makeTemplateResources = Effect.gen(function*() {
       )
   })
 
-  /** A partial's slug is looked up in the key's own workspace only. */
-  const findPartial = finder({
-    resource: "prompt partial",
-    param: "partialId",
-    get: partials.get,
-    withSlug: (principal, slug) => {
-      const own = principal.workspaceId
-      return own === null ? Effect.succeed([]) : Effect.map(partials.findBySlug(own, slug), Option.toArray)
-    }
-  })
+  /** A partial's slug is looked up where the policy looks slugs up: the named workspace, else the key's. */
+  const findPartial = findByIdOrSlug(partials, "prompt partial")
 
   /** Where a new prompt or partial goes, and under which slug: the checks both creations share. */
   const creationPlace = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {

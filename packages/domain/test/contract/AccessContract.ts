@@ -5,8 +5,8 @@ import { Effect, Exit, Option } from "effect"
 import { expect, it } from "vitest"
 import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "../../src/access/AccessStores.ts"
 import { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
-import { type ApiKey, WorkspaceMember } from "../../src/index.ts"
-import { apiKey, at, type Harness, user, workspace } from "./ContractHarness.ts"
+import { ApiKey, WorkspaceMember } from "../../src/index.ts"
+import { apiKey, at, type Harness, uid, user, workspace } from "./ContractHarness.ts"
 
 export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
   it("stores and reads organisations; first is the oldest", async () => {
@@ -110,7 +110,7 @@ export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
       yield* keys.insert({ key: scoped, digest: `d-${scoped.id}` })
     }))
     const found = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.findByDigest(`d-${scoped.id}`)))
-    expect(Option.getOrThrow(found)).toEqual({ key: scoped, digest: `d-${scoped.id}` })
+    expect(Option.getOrThrow(found)).toEqual({ key: scoped, digest: `d-${scoped.id}`, previousDigest: null })
     const duplicate = await exit(
       Effect.flatMap(
         Effect.service(ApiKeyStore),
@@ -133,6 +133,32 @@ export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
     )
     const revoked = await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.get(scoped.id)))
     expect(Option.getOrThrow(revoked)).toMatchObject({ status: "revoked", last_updated_at: revokedAt })
+  })
+
+  it("updates an API key's name, description, scopes and expiry, keeping its digest", async () => {
+    const org = await freshOrganisation()
+    const key = apiKey(org.id, null)
+    await run(Effect.flatMap(Effect.service(ApiKeyStore), (s) => s.insert({ key, digest: `digest-${key.id}` })))
+    const changed = new ApiKey({
+      ...key,
+      name: "renamed",
+      description: null,
+      scopes: ["workspaces.read"],
+      expires_at: null,
+      last_updated_at: at()
+    })
+    const result = await run(Effect.gen(function*() {
+      const store = yield* ApiKeyStore
+      return {
+        updated: yield* store.update(changed),
+        missing: yield* store.update(new ApiKey({ ...changed, id: uid() })),
+        byId: yield* store.get(key.id),
+        byDigest: yield* store.findByDigest(`digest-${key.id}`)
+      }
+    }))
+    expect([result.updated, result.missing]).toEqual([true, false])
+    expect(Option.getOrThrow(result.byId)).toEqual(changed)
+    expect(Option.getOrThrow(result.byDigest).key).toEqual(changed)
   })
 
   it("keeps who created each API key, and null for a key without a recorded creator", async () => {

@@ -11,9 +11,10 @@ import { Audit } from "../../src/audit/AuditLog.ts"
 import { AuditLogStore } from "../../src/audit/AuditLogStore.ts"
 import { type AuditActor, type AuditEntry, type AuditRecord, newestFirst } from "../../src/audit/AuditRecord.ts"
 import { MAX_DEPTH } from "../../src/audit/internal/storable.ts"
-import { Organisation, Prompt, PromptStore, PromptVersion, Workspace } from "../../src/index.ts"
+import { Organisation, Prompt, PromptStore, Workspace } from "../../src/index.ts"
 import { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { StorePorts } from "../../src/StorePorts.ts"
+import { promptVersion } from "./ContractHarness.ts"
 import { hmacHex, layerAuditTestCrypto } from "./TestCrypto.ts"
 
 let counter = 0
@@ -186,19 +187,7 @@ export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<Stor
         created_at: now,
         last_updated_at: now
       })
-      const version = new PromptVersion({
-        id: `v-${uid()}`,
-        prompt_id: prompt.id,
-        version: 1,
-        string: "{{x}}",
-        parameters: {},
-        model: null,
-        type: "completion",
-        is_raw_template: false,
-        version_description: null,
-        template_metadata: {},
-        created_at: now
-      })
+      const version = promptVersion(prompt.id, 1, { string: "{{x}}", created_at: now })
       const result = await runtime.runPromiseExit(Effect.gen(function*() {
         yield* (yield* OrganisationStore).insert(
           new Organisation({

@@ -14,11 +14,17 @@ import type { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
 import {
   ApiKey,
   type ConfigStore,
+  type LabelStore,
+  type LeaseStore,
+  type McpCapabilityStore,
+  McpIntegration,
   type McpIntegrationStore,
   type McpServerStore,
   Organisation,
   type PartialStore,
+  Prompt,
   type PromptStore,
+  PromptVersion,
   User,
   type VirtualKeyStore,
   Workspace
@@ -27,9 +33,12 @@ import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 
 export type Stores =
   | McpIntegrationStore
+  | McpCapabilityStore
+  | LeaseStore
   | McpServerStore
   | PromptStore
   | PartialStore
+  | LabelStore
   | OrganisationStore
   | WorkspaceStore
   | UserStore
@@ -95,9 +104,71 @@ export const apiKey = (
     created_by_user_id: createdBy?.userId ?? null,
     created_by_api_key_id: createdBy?.keyId ?? null,
     last_updated_at: now,
-    expires_at: "2030-01-01T00:00:00.000Z"
+    expires_at: "2030-01-01T00:00:00.000Z",
+    rate_limits: [],
+    last_used_at: null,
+    rotated_at: null,
+    transition_ends_at: null
   })
 }
+
+/** An organisation-level integration open to every workspace; `fields` replace or add fields. */
+export const mcpIntegration = (organisationId: string, slug: string, fields: Partial<McpIntegration> = {}) => {
+  const now = at()
+  return new McpIntegration({
+    id: uid(),
+    organisation_id: organisationId,
+    name: slug,
+    slug,
+    owner_id: null,
+    status: "active",
+    url: "https://mcp.example.com",
+    description: null,
+    workspace_id: null,
+    configurations: {},
+    auth_type: "none",
+    transport: "http",
+    global_workspace_access: true,
+    workspace_ids: [],
+    secret_mappings: [],
+    new_capabilities_enabled: true,
+    status_message: null,
+    status_changed_at: now,
+    consecutive_failures: 0,
+    created_at: now,
+    last_updated_at: now,
+    ...fields
+  })
+}
+
+export const prompt = (organisationId: string, workspaceId: string, slug = "p") => {
+  const now = at()
+  return new Prompt({
+    id: uid(),
+    organisation_id: organisationId,
+    workspace_id: workspaceId,
+    name: slug.toUpperCase(),
+    slug,
+    published_version: 1,
+    created_at: now,
+    last_updated_at: now
+  })
+}
+export const promptVersion = (promptId: string, version: number, fields: Partial<PromptVersion> = {}) =>
+  new PromptVersion({
+    id: uid(),
+    prompt_id: promptId,
+    version,
+    string: `v${version} {{x}}`,
+    parameters: {},
+    model: null,
+    type: "completion",
+    is_raw_template: false,
+    version_description: null,
+    template_metadata: {},
+    created_at: at(),
+    ...fields
+  })
 
 export interface Harness {
   readonly run: <A, E>(effect: Effect.Effect<A, E, Stores>) => Promise<A>

@@ -94,6 +94,70 @@ export const credentialContract = ({ exit, freshOrganisation, run }: Harness) =>
     ))
   })
 
+  it("updates a virtual key's record and ciphertext in place, its slug still finding it", async () => {
+    const org = await freshOrganisation()
+    const w = workspace(org.id)
+    const record = virtualKey(org.id, w.id, "rotated")
+    await run(Effect.gen(function*() {
+      yield* (yield* WorkspaceStore).insert(w)
+      yield* (yield* VirtualKeyStore).insert({ record, encryptedKey: cipher.encrypt("sk-old") })
+    }))
+    const changed = new VirtualKey({
+      ...record,
+      name: "Rotated",
+      masked_key: "sk-n****-new",
+      custom_host: "https://llm.example.com/v1",
+      last_updated_at: at()
+    })
+    const ciphertext = cipher.encrypt("sk-new")
+    const result = await run(Effect.gen(function*() {
+      const store = yield* VirtualKeyStore
+      return {
+        updated: yield* store.update({ record: changed, encryptedKey: ciphertext }),
+        missing: yield* store.update({ record: new VirtualKey({ ...changed, id: uid() }), encryptedKey: ciphertext }),
+        bySlug: yield* store.findBySlug(w.id, "rotated"),
+        listed: yield* store.list(org.id, w.id, { limit: 10, offset: 0 })
+      }
+    }))
+    expect([result.updated, result.missing]).toEqual([true, false])
+    expect(Option.getOrThrow(result.bySlug)).toEqual({ record: changed, encryptedKey: ciphertext })
+    expect(result.listed).toEqual({ items: [changed], total: 1 })
+  })
+
+  it("updates a config's target and key, down to no key at all", async () => {
+    const org = await freshOrganisation()
+    const w = workspace(org.id)
+    const now = at()
+    const record = new GatewayConfig({
+      id: uid(),
+      organisation_id: org.id,
+      workspace_id: w.id,
+      name: "Routing",
+      slug: "routing",
+      config: { provider: "openai" },
+      masked_api_key: "sk-o****1111",
+      created_at: now,
+      last_updated_at: now
+    })
+    await run(Effect.gen(function*() {
+      yield* (yield* WorkspaceStore).insert(w)
+      yield* (yield* ConfigStore).insert({ record, encryptedKey: cipher.encrypt("sk-old") })
+    }))
+    const changed = new GatewayConfig({
+      ...record,
+      name: "Routing by key",
+      config: { virtual_key: "main", request_timeout: 5000 },
+      masked_api_key: null,
+      last_updated_at: at()
+    })
+    const read = await run(Effect.gen(function*() {
+      const store = yield* ConfigStore
+      yield* store.update({ record: changed, encryptedKey: null })
+      return yield* store.get(record.id)
+    }))
+    expect(Option.getOrThrow(read)).toEqual({ record: changed, encryptedKey: null })
+  })
+
   it("keeps a config's target as given, its API key as ciphertext, and a config without a key", async () => {
     const org = await freshOrganisation()
     const w = workspace(org.id)

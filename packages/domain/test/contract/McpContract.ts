@@ -6,36 +6,20 @@ import { expect, it } from "vitest"
 import { WorkspaceStore } from "../../src/access/AccessStores.ts"
 import { McpIntegration, McpIntegrationStore, McpServer, McpServerStore } from "../../src/index.ts"
 import { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
-import { at, type Harness, uid, workspace } from "./ContractHarness.ts"
+import { at, type Harness, mcpIntegration, uid, workspace } from "./ContractHarness.ts"
 
 export const mcpContract = ({ exit, freshOrganisation, run }: Harness) => {
   it("queries MCP integrations by level, visibility, status and search, paged in creation order", async () => {
     const org = await freshOrganisation()
     const [w1, w2] = [workspace(org.id), workspace(org.id)]
     await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => Effect.forEach([w1, w2], s.insert)))
-    const make = (slug: string, fields: Readonly<Record<string, unknown>> = {}) => {
-      const now = at()
-      return new McpIntegration({
-        id: uid(),
-        organisation_id: org.id,
+    const make = (slug: string, fields: Partial<McpIntegration> = {}) =>
+      mcpIntegration(org.id, slug, {
         name: `Integration ${slug.toUpperCase()}`,
-        slug,
-        owner_id: null,
-        status: "active",
-        url: "https://mcp.example.com",
-        description: null,
-        workspace_id: null,
         configurations: { a: 1 },
-        auth_type: "none",
-        transport: "http",
-        global_workspace_access: true,
-        workspace_ids: [],
         secret_mappings: [{ target_field: "t", secret_reference_id: "s", secret_key: "k", value_format: "string" }],
-        created_at: now,
-        last_updated_at: now,
         ...fields
       })
-    }
     const all = [
       make("global"),
       make("only-w2", { global_workspace_access: false, workspace_ids: [w2.id] }),
@@ -104,25 +88,7 @@ export const mcpContract = ({ exit, freshOrganisation, run }: Harness) => {
     const w1 = workspace(org.id)
     await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(w1)))
     const make = (slug: string, workspaceId: string | null) =>
-      new McpIntegration({
-        id: uid(),
-        organisation_id: org.id,
-        name: slug,
-        slug,
-        owner_id: null,
-        status: "active",
-        url: "https://mcp.example.com",
-        description: null,
-        workspace_id: workspaceId,
-        configurations: {},
-        auth_type: "none",
-        transport: "http",
-        global_workspace_access: true,
-        workspace_ids: [],
-        secret_mappings: [],
-        created_at: at(),
-        last_updated_at: at()
-      })
+      mcpIntegration(org.id, slug, { workspace_id: workspaceId })
     const totals = () =>
       run(Effect.gen(function*() {
         const store = yield* McpIntegrationStore
@@ -144,10 +110,15 @@ export const mcpContract = ({ exit, freshOrganisation, run }: Harness) => {
     const items = [make("a", null), make("b", null), make("c", w1.id)]
     await run(Effect.flatMap(Effect.service(McpIntegrationStore), (s) => Effect.forEach(items, s.insert)))
     expect(await totals()).toEqual([3, 2, 1, 0])
-    await run(Effect.flatMap(
-      Effect.service(McpIntegrationStore),
-      (s) => s.update(new McpIntegration({ ...items[0], status: "archived" }))
-    ))
+    const setStatus = (id: string, status: McpIntegration["status"]) =>
+      run(Effect.flatMap(
+        Effect.service(McpIntegrationStore),
+        (s) => s.setStatus(id, { status, status_message: null, status_changed_at: at(), consecutive_failures: 0 })
+      ))
+    expect(await setStatus(items[0].id, "archived")).toBe(true)
+    expect(await totals()).toEqual([2, 1, 1, 1])
+    // An unhealthy integration is still in use: listed, and counted, with the active ones.
+    expect(await setStatus(items[2].id, "unhealthy")).toBe(true)
     expect(await totals()).toEqual([2, 1, 1, 1])
     await run(Effect.flatMap(
       Effect.service(McpIntegrationStore),
@@ -160,5 +131,43 @@ export const mcpContract = ({ exit, freshOrganisation, run }: Harness) => {
       yield* transaction.withTransaction(Effect.andThen(store.insert(make("lost", null)), Effect.fail("boom")))
     }))
     expect(await totals()).toEqual([2, 1, 1, 1])
+  })
+
+  it("writes status and health apart from the definition, never reviving an archived integration", async () => {
+    const org = await freshOrganisation()
+    const made = mcpIntegration(org.id, "health")
+    const other = mcpIntegration(org.id, "health-other")
+    const store = Effect.service(McpIntegrationStore)
+    await run(Effect.flatMap(store, (s) => Effect.forEach([made, other], s.insert)))
+    const read = () => run(Effect.flatMap(store, (s) => s.get(made.id))).then(Option.getOrThrow)
+    const change = {
+      status: "unhealthy" as const,
+      status_message: "connection refused",
+      status_changed_at: at(),
+      consecutive_failures: 3
+    }
+    expect(await run(Effect.flatMap(store, (s) => s.setStatus(made.id, change)))).toBe(true)
+    expect(await read()).toMatchObject(change)
+    // An edit made from a read taken before the check keeps the check's status.
+    await run(Effect.flatMap(store, (s) => s.update(new McpIntegration({ ...made, name: "renamed" }))))
+    expect(await read()).toMatchObject({ ...change, name: "renamed" })
+    const inUse = await run(Effect.flatMap(store, (s) => s.listInUse(null, 100_000)))
+    expect(inUse.map((i) => i.id)).toEqual(expect.arrayContaining([made.id, other.id]))
+    const archived = {
+      status: "archived" as const,
+      status_message: null,
+      status_changed_at: at(),
+      consecutive_failures: 0
+    }
+    expect(await run(Effect.flatMap(store, (s) => s.setStatus(made.id, archived)))).toBe(true)
+    expect(await run(Effect.flatMap(store, (s) => s.setStatus(made.id, change)))).toBe(false)
+    expect(await read()).toMatchObject(archived)
+    const after = await run(Effect.flatMap(store, (s) => s.listInUse(null, 100_000)))
+    expect(after.map((i) => i.id)).not.toContain(made.id)
+    // Pages by id: each integration in use once, whichever order the store's collation gives ids.
+    const ids = after.map((i) => i.id)
+    const first = await run(Effect.flatMap(store, (s) => s.listInUse(null, 1)))
+    const rest = await run(Effect.flatMap(store, (s) => s.listInUse(first[0].id, 100_000)))
+    expect([...first, ...rest].map((i) => i.id)).toEqual(ids)
   })
 }

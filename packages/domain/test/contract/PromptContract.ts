@@ -13,37 +13,18 @@ import {
   PromptStore,
   PromptVersion
 } from "../../src/index.ts"
-import { at, type Harness, uid, workspace } from "./ContractHarness.ts"
+import { at, type Harness, prompt as promptIn, promptVersion, uid, workspace } from "./ContractHarness.ts"
 
 export const promptContract = ({ exit, freshOrganisation, run }: Harness) => {
   it("stores prompts with numbered versions and labels, and deletes them whole", async () => {
     const org = await freshOrganisation()
     const w = workspace(org.id)
     await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.insert(w)))
-    const now = at()
-    const prompt = new Prompt({
-      id: uid(),
-      organisation_id: org.id,
-      workspace_id: w.id,
-      name: "P",
-      slug: "p",
-      published_version: 1,
-      created_at: now,
-      last_updated_at: now
-    })
+    const prompt = promptIn(org.id, w.id)
     const version = (n: number) =>
-      new PromptVersion({
-        id: uid(),
-        prompt_id: prompt.id,
-        version: n,
-        string: `v${n} {{x}}`,
+      promptVersion(prompt.id, n, {
         parameters: { temperature: 0.5, nested: { a: [1, "b"] } },
-        model: n === 1 ? null : "gpt-4o",
-        type: "completion",
-        is_raw_template: false,
-        version_description: null,
-        template_metadata: {},
-        created_at: at()
+        model: n === 1 ? null : "gpt-4o"
       })
     const [v1, v2] = [version(1), version(2)]
     await run(Effect.gen(function*() {
@@ -112,6 +93,8 @@ export const promptContract = ({ exit, freshOrganisation, run }: Harness) => {
       name: "Tone",
       slug: "tone",
       published_version: 1,
+      description: "How to sound",
+      status: "active",
       created_at: now,
       last_updated_at: now
     })
@@ -140,8 +123,77 @@ export const promptContract = ({ exit, freshOrganisation, run }: Harness) => {
       }
     }))
     expect(Option.getOrThrow(read.bySlug).published_version).toBe(2)
+    expect(Option.getOrThrow(read.bySlug).description).toBe("How to sound")
     expect(Option.getOrThrow(read.v2).string).toBe("tone 2")
     expect(Option.isNone(read.none)).toBe(true)
     expect(Option.isNone(read.elsewhere)).toBe(true)
+
+    const archived = new Partial({
+      ...partial,
+      name: "Tone of voice",
+      description: null,
+      status: "archived",
+      published_version: 1,
+      last_updated_at: at()
+    })
+    const changed = await run(Effect.gen(function*() {
+      const store = yield* PartialStore
+      return {
+        updated: yield* store.update(archived),
+        missing: yield* store.update(new Partial({ ...archived, id: uid() })),
+        read: yield* store.get(partial.id),
+        versions: yield* store.versions(partial.id)
+      }
+    }))
+    expect([changed.updated, changed.missing]).toEqual([true, false])
+    expect(Option.getOrThrow(changed.read)).toEqual(archived)
+    expect(changed.versions.map((version) => [version.version, version.string])).toEqual([[1, "tone 1"], [
+      2,
+      "tone 2"
+    ]])
+    const deleted = await run(Effect.gen(function*() {
+      const store = yield* PartialStore
+      return {
+        first: yield* store.delete(partial.id),
+        again: yield* store.delete(partial.id),
+        read: yield* store.get(partial.id),
+        versions: yield* store.versions(partial.id),
+        bySlug: yield* store.findBySlug(w.id, "tone")
+      }
+    }))
+    expect(deleted).toEqual({
+      first: true,
+      again: false,
+      read: Option.none(),
+      versions: [],
+      bySlug: Option.none()
+    })
+  })
+
+  it("renames and removes label pointers by name, within the organisation or one workspace", async () => {
+    const org = await freshOrganisation()
+    const [w1, w2] = [workspace(org.id), workspace(org.id)]
+    const [p1, p2] = [promptIn(org.id, w1.id), promptIn(org.id, w2.id)]
+    const pointer = (p: Prompt, label: string) =>
+      new PromptLabel({ prompt_id: p.id, label, version: 1, last_updated_at: at() })
+    await run(Effect.gen(function*() {
+      yield* Effect.forEach([w1, w2], (yield* WorkspaceStore).insert)
+      const store = yield* PromptStore
+      for (const p of [p1, p2]) {
+        yield* store.insert(p, promptVersion(p.id, 1))
+        yield* store.setLabel(pointer(p, "beta"))
+        yield* store.setLabel(pointer(p, "production"))
+      }
+    }))
+    const names = (p: Prompt) =>
+      run(
+        Effect.map(Effect.flatMap(Effect.service(PromptStore), (s) => s.labels(p.id)), (ls) => ls.map((l) => l.label))
+      )
+    await run(Effect.flatMap(Effect.service(PromptStore), (s) => s.renameLabel(org.id, w1.id, "beta", "gamma")))
+    expect([await names(p1), await names(p2)]).toEqual([["gamma", "production"], ["beta", "production"]])
+    await run(Effect.flatMap(Effect.service(PromptStore), (s) => s.renameLabel("other-org", null, "beta", "x")))
+    expect(await names(p2)).toEqual(["beta", "production"])
+    await run(Effect.flatMap(Effect.service(PromptStore), (s) => s.removeLabel(org.id, null, "beta")))
+    expect([await names(p1), await names(p2)]).toEqual([["gamma", "production"], ["production"]])
   })
 }

@@ -6,9 +6,12 @@
 import type { Layer } from "effect"
 import { describe } from "vitest"
 import { accessContract } from "./AccessContract.ts"
+import { apiKeyContract } from "./ApiKeyContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
+import { labelContract } from "./LabelContract.ts"
 import { mcpContract } from "./McpContract.ts"
+import { mcpLiveContract } from "./McpLiveContract.ts"
 import { promptContract } from "./PromptContract.ts"
 import { transactionContract } from "./TransactionContract.ts"
 
@@ -19,8 +22,11 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     const harness = useStore(makeLayer)
     transactionContract(harness)
     accessContract(harness)
+    apiKeyContract(harness)
     promptContract(harness)
+    labelContract(harness)
     mcpContract(harness)
+    mcpLiveContract(harness)
     credentialContract(harness)
   })
 }

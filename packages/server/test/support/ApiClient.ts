@@ -14,6 +14,7 @@ import {
   GatewayTimeout,
   NotFoundError,
   ServiceUnavailable,
+  TooManyRequests,
   Unauthorized
 } from "@gateway-control/client"
 import { Cause, Effect, Exit } from "effect"
@@ -37,6 +38,7 @@ const envelopeErrors = [
   NotFoundError,
   ConflictError,
   ServiceUnavailable,
+  TooManyRequests,
   BadGateway,
   GatewayTimeout
 ]

@@ -9,7 +9,8 @@ import { Bootstrap, type RenderLimitsShape, type StorePorts } from "@gateway-con
 import { Clock, Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
-import { createGatewayServer, layerDomain, type ProviderSettings } from "../../src/App.ts"
+import { createGatewayServer, layerDomain, layerMcpHealthChecks, type ProviderSettings } from "../../src/App.ts"
+import type { McpConfig } from "../../src/McpConfig.ts"
 import { type TypedCalls, typedCalls } from "./ApiClient.ts"
 
 export type TestStore = "memory" | "pglite" | "postgres"
@@ -39,6 +40,8 @@ export interface TestServerOptions {
   readonly renderLimits?: RenderLimitsShape
   /** The server's clock (see `MovableClock`); the real one when absent. */
   readonly clock?: Clock.Clock | undefined
+  /** MCP settings and secrets; the health checker runs when `healthIntervalMs` is above 0. */
+  readonly mcp?: McpConfig | undefined
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
@@ -46,12 +49,14 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     disableLogger: true,
     disableListenLog: true
   }).pipe(
+    Layer.merge(options.mcp === undefined ? Layer.empty : layerMcpHealthChecks),
     Layer.provideMerge(NodeHttpServer.layer(createGatewayServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(
       layerDomain(
         typeof options.store === "object" ? options.store : storeLayer(options.store ?? "memory"),
         options.providers,
-        options.renderLimits
+        options.renderLimits,
+        options.mcp
       )
     ),
     Layer.provide(Logger.layer([])),

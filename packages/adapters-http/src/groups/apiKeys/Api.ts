@@ -1,15 +1,45 @@
-import { ApiKey } from "@gateway-control/domain"
+import { ApiKey, ApiKeyStatus, ApiKeyType } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { created, deleteByIdEndpoint, Description, getByIdEndpoint, listEndpoint, v1Group } from "../Common.ts"
+import {
+  ById,
+  created,
+  deleteByIdEndpoint,
+  Description,
+  getByIdEndpoint,
+  listOf,
+  updateEndpoint,
+  v1Group,
+  WorkspaceListQuery
+} from "../Common.ts"
 
 export const CreateApiKey = Schema.Struct({
   ...Struct.pick(ApiKey.fields, ["name", "scopes"]),
   description: Schema.optionalKey(Description),
   workspace_id: Schema.optionalKey(Schema.String),
   user_id: Schema.optionalKey(Schema.String),
-  expires_at: Schema.optionalKey(Schema.String)
+  expires_at: Schema.optionalKey(Schema.String),
+  rate_limits: Schema.optionalKey(ApiKey.fields.rate_limits)
+})
+
+export const RotateApiKey = Schema.Struct({
+  transition_period_ms: Schema.optionalKey(
+    Schema.Int.annotate({
+      description: "How long the current secret keeps working, in ms: default 1800000 (30 minutes), 0 for not at all."
+    })
+  )
+})
+
+/**
+ * A new name, description or expiry (null clears either), scopes (only scopes the caller holds) or rate limits
+ * (never the calling key's own).
+ */
+export const UpdateApiKey = Schema.Struct({
+  ...Struct.map(Struct.pick(CreateApiKey.fields, ["name", "scopes"]), Schema.optionalKey),
+  rate_limits: CreateApiKey.fields.rate_limits,
+  description: Schema.optionalKey(Schema.NullOr(Description)),
+  expires_at: Schema.optionalKey(Schema.NullOr(Schema.String))
 })
 
 /** The only answer that holds the plaintext key. */
@@ -19,11 +49,28 @@ export const IssuedApiKey = created(Schema.Struct({
   object: Schema.Literal("api-key")
 }))
 
+/** The key with its new secret, shown this once, and when the old one stops working. */
+export const RotatedApiKey = Schema.Struct({
+  ...ApiKey.fields,
+  key: Schema.String,
+  object: Schema.Literal("api-key")
+})
+
 export const RevokedApiKey = Schema.Struct({
   ...Struct.pick(ApiKey.fields, ["id"]),
   object: Schema.Literal("api-key"),
   status: Schema.Literal("revoked")
 })
+
+export const ApiKeyListQuery = {
+  ...WorkspaceListQuery,
+  status: Schema.optionalKey(ApiKeyStatus),
+  type: Schema.optionalKey(ApiKeyType),
+  name: Schema.optionalKey(Schema.String.annotate({ description: "Part of the key's name, in any case." })),
+  last_used_before: Schema.optionalKey(
+    Schema.String.annotate({ description: "ISO 8601 date-time: keys last used before it, or never used." })
+  )
+}
 
 export class ApiKeysGroup extends v1Group(
   HttpApiGroup.make("apiKeys")
@@ -37,8 +84,34 @@ export class ApiKeysGroup extends v1Group(
         OpenApi.Description,
         "Creates an API key: organisation/service (admin key), workspace/service or workspace/user. The plaintext key is returned only here."
       ),
-      listEndpoint("list", "/api-keys", ApiKey),
+      HttpApiEndpoint.get("list", "/api-keys", {
+        query: ApiKeyListQuery,
+        success: listOf(ApiKey),
+        error: CommonErrors
+      }),
       getByIdEndpoint("get", "/api-keys/:id", ApiKey),
+      updateEndpoint(
+        "update",
+        "/api-keys/:id",
+        ById,
+        UpdateApiKey,
+        Schema.Struct({ ...ApiKey.fields, object: Schema.Literal("api-key") })
+      ).annotate(
+        OpenApi.Description,
+        "Changes a key's name, description, expiry, scopes or rate limits. Its scopes can only be ones the calling key " +
+          "holds, as at creation; no key changes its own rate limits."
+      ),
+      HttpApiEndpoint.post("rotate", "/api-keys/:id/rotate", {
+        params: ById,
+        // The body may be left out: the default transition.
+        payload: [RotateApiKey, Schema.Null],
+        success: RotatedApiKey,
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "Gives the key a new secret, returned only here. The current secret keeps working until transition_ends_at; " +
+          "a second rotation before then answers 409."
+      ),
       deleteByIdEndpoint("revoke", "/api-keys/:id", RevokedApiKey)
     )
 ) {}

@@ -1,4 +1,4 @@
-import { McpIntegration, McpIntegrationStatus, McpServer } from "@gateway-control/domain"
+import { McpIntegration, McpIntegrationListStatus, McpServer } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
@@ -39,7 +39,8 @@ const optionalIntegrationFields = {
       "configurations",
       "secret_mappings",
       "global_workspace_access",
-      "workspace_ids"
+      "workspace_ids",
+      "new_capabilities_enabled"
     ]),
     Schema.optionalKey
   ),
@@ -73,7 +74,9 @@ export class McpGroup extends v1Group(
           organisation_id: Schema.optionalKey(Schema.String),
           workspace_id: Schema.optionalKey(Schema.String),
           type: Schema.optionalKey(Schema.Literals(["workspace", "organisation", "all"])),
-          status: Schema.optionalKey(McpIntegrationStatus),
+          status: Schema.optionalKey(McpIntegrationListStatus.annotate({
+            description: "active (default): every integration in use, healthy or unhealthy; archived: the others."
+          })),
           search: Schema.optionalKey(Schema.String),
           ...PagingQuery
         },

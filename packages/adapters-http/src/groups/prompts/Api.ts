@@ -1,8 +1,17 @@
-import { JsonObject, Partial, PartialVersion, Prompt, PromptLabel, PromptVersion } from "@gateway-control/domain"
+import { JsonObject, Label, Partial, PartialVersion, Prompt, PromptLabel, PromptVersion } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { createEndpoint, deletedOf, Description, listEndpoint, updateEndpoint, v1Group } from "../Common.ts"
+import {
+  byRef,
+  createEndpoint,
+  deletedOf,
+  Description,
+  listEndpoint,
+  listOf,
+  updateEndpoint,
+  v1Group
+} from "../Common.ts"
 
 /** What a new version may say about itself. */
 const versionFields = { version_description: Schema.optionalKey(Description) }
@@ -37,11 +46,32 @@ export const CreatePartial = Schema.Struct({
   ...placementFields,
   ...versionFields
 })
-export const UpdatePartial = Schema.Struct({ ...Struct.pick(PartialVersion.fields, ["string"]), ...versionFields })
+/** A new template (a new version, published), and the partial's own fields; each optional. */
+export const UpdatePartial = Schema.Struct({
+  ...Struct.map(Struct.pick(PartialVersion.fields, ["string"]), Schema.optionalKey),
+  ...versionFields,
+  ...Struct.map(Struct.pick(Partial.fields, ["name", "status"]), Schema.optionalKey),
+  description: Schema.optionalKey(Schema.NullOr(Description))
+})
 
 const VersionRef = Schema.Struct({ version: PromptVersion.fields.version.check(Schema.isGreaterThanOrEqualTo(1)) })
 const PromptRef = { promptId: Schema.String }
 const PartialRef = { partialId: Schema.String }
+const VersionOfPrompt = { ...PromptRef, versionId: Schema.String }
+
+/** A prompt's version, with the names of the labels pointing at it. */
+export const PromptVersionDetails = Schema.Struct({
+  ...PromptVersion.fields,
+  object: Schema.Literal("prompt-version"),
+  labels: Schema.Array(Label.fields.name)
+})
+
+export const SetVersionLabel = Schema.Struct({ label_id: Label.fields.id })
+
+export const PartialVersionDetails = Schema.Struct({
+  ...PartialVersion.fields,
+  object: Schema.Literal("prompt-partial-version")
+})
 
 /** The answer to a new version of a prompt or partial. */
 export const VersionCreated = Schema.Struct({
@@ -64,19 +94,43 @@ export const PartialDetails = Schema.Struct({
   version_id: PartialVersion.fields.id
 })
 
+/** A partial after a change: its fields, and its published version (the new one, when a template was given). */
+export const PartialChanged = Schema.Struct({
+  ...Partial.fields,
+  object: Schema.Literal("prompt-partial"),
+  version_id: PartialVersion.fields.id,
+  ...Struct.pick(PartialVersion.fields, ["version"])
+})
+
 export const RenderResponse = Schema.Struct({ success: Schema.Literal(true), data: JsonObject })
 
 export class PromptsGroup extends v1Group(
   HttpApiGroup.make("prompts")
     .add(
       createEndpoint("createPartial", "/prompts/partials", CreatePartial, VersionCreated),
-      updateEndpoint("updatePartial", "/prompts/partials/:partialId", PartialRef, UpdatePartial, VersionCreated)
-        .annotate(OpenApi.Description, "Adds a version to the partial and publishes it."),
-      HttpApiEndpoint.get("getPartial", "/prompts/partials/:partialId", {
-        params: PartialRef,
-        success: PartialDetails,
-        error: CommonErrors
+      HttpApiEndpoint.put("updatePartial", "/prompts/partials/:partialId", {
+        ...byRef(PartialRef, PartialChanged),
+        payload: UpdatePartial
+      })
+        .annotate(
+          OpenApi.Description,
+          "A new string adds a version to the partial and publishes it; name, description and status change the partial itself."
+        ),
+      HttpApiEndpoint.put("publishPartial", "/prompts/partials/:partialId/makeDefault", {
+        ...byRef(PartialRef, PartialChanged),
+        payload: VersionRef
       }),
+      HttpApiEndpoint.get("getPartial", "/prompts/partials/:partialId", byRef(PartialRef, PartialDetails)),
+      HttpApiEndpoint.get(
+        "listPartialVersions",
+        "/prompts/partials/:partialId/versions",
+        byRef(PartialRef, listOf(PartialVersionDetails))
+      ),
+      HttpApiEndpoint.delete(
+        "deletePartial",
+        "/prompts/partials/:partialId",
+        byRef(PartialRef, deletedOf("prompt-partial"))
+      ),
       listEndpoint("listPartials", "/prompts/partials", Partial),
       createEndpoint(
         "create",
@@ -101,6 +155,26 @@ export class PromptsGroup extends v1Group(
         { ...PromptRef, label: Schema.String },
         VersionRef,
         PromptLabel
+      ),
+      HttpApiEndpoint.get("listVersions", "/prompts/:promptId/versions", {
+        params: PromptRef,
+        success: listOf(PromptVersionDetails),
+        error: CommonErrors
+      }),
+      HttpApiEndpoint.get("getVersion", "/prompts/:promptId/versions/:versionId", {
+        params: VersionOfPrompt,
+        success: PromptVersionDetails,
+        error: CommonErrors
+      }).annotate(OpenApi.Description, "`versionId` is the version's id or its number."),
+      updateEndpoint(
+        "setVersionLabel",
+        "/prompts/:promptId/versions/:versionId",
+        VersionOfPrompt,
+        SetVersionLabel,
+        PromptVersionDetails
+      ).annotate(
+        OpenApi.Description,
+        "Points the label `label_id` names (one the prompt's workspace has) at this version. `versionId` is the version's id or its number."
       ),
       HttpApiEndpoint.get("get", "/prompts/:promptId", {
         params: PromptRef,

@@ -1,4 +1,4 @@
-import { type Partial, type PartialVersion, Prompts } from "@gateway-control/domain"
+import { type Partial, type PartialVersion, Prompts, type PromptVersionView } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
@@ -14,9 +14,36 @@ const versionCreated = <Owner extends { readonly id: string; readonly slug: stri
   version: { readonly id: string; readonly version: number }
 ) => ({ ...owner, version_id: version.id, version: version.version })
 
+interface PartialAndVersion {
+  readonly partial: Partial
+  readonly version: PartialVersion
+}
+
 /** A partial's new version as its answer. */
-const partialVersionCreated = ({ partial, version }: { readonly partial: Partial; readonly version: PartialVersion }) =>
-  versionCreated(partial, version)
+const partialVersionCreated = ({ partial, version }: PartialAndVersion) => versionCreated(partial, version)
+
+/** A partial after a change, with its published version. */
+const partialChanged = ({ partial, version }: PartialAndVersion) => ({
+  ...partial,
+  object: "prompt-partial" as const,
+  version_id: version.id,
+  version: version.version
+})
+
+/** A prompt's version with its labels, as an answer. */
+const versionDetails = ({ labels, version }: PromptVersionView) => ({
+  ...version,
+  object: "prompt-version" as const,
+  labels
+})
+
+/** Items that are all there is, in the list envelope. */
+const wholeList = <A>(items: ReadonlyArray<A>) => ({
+  object: "list" as const,
+  data: items,
+  total: items.length,
+  has_more: false
+})
 
 export const PromptsHandlers = HttpApiBuilder.group(
   GatewayApi,
@@ -44,6 +71,19 @@ export const PromptsHandlers = HttpApiBuilder.group(
               ({ prompt, version }) => versionCreated(prompt, version)
             )
         ),
+      listVersions: ({ params }) =>
+        asCaller((principal) => prompts.listVersions(principal, params.promptId)).pipe(
+          Effect.map((views) => wholeList(views.map(versionDetails)))
+        ),
+      getVersion: ({ params }) =>
+        asCaller((principal) => prompts.getVersion(principal, params.promptId, params.versionId)).pipe(
+          Effect.map(versionDetails)
+        ),
+      setVersionLabel: ({ params, payload }) =>
+        auditedAsCaller(
+          (principal) => prompts.setVersionLabel(principal, params.promptId, params.versionId, payload.label_id),
+          { endpoint: "prompts.setVersionLabel", resourceId: ({ version }) => version.prompt_id, body: payload }
+        ).pipe(Effect.map(versionDetails)),
       makeDefault: ({ params, payload }) =>
         auditedResourceChange(
           "prompts.makeDefault",
@@ -76,14 +116,37 @@ export const PromptsHandlers = HttpApiBuilder.group(
           { body: payload },
           (principal) => Effect.map(prompts.createPartial(principal, payload), partialVersionCreated)
         ),
-      updatePartial: ({ params, payload }) =>
+      updatePartial: ({ params, payload, query }) =>
         auditedResourceChange(
           "prompts.updatePartial",
-          { body: payload },
-          (principal) => Effect.map(prompts.updatePartial(principal, params.partialId, payload), partialVersionCreated)
+          { ref: params.partialId, body: payload },
+          (principal) =>
+            Effect.map(prompts.updatePartial(principal, params.partialId, payload, query.workspace_id), partialChanged)
         ),
-      getPartial: ({ params }) =>
-        asCaller((principal) => prompts.getPartial(principal, params.partialId)).pipe(
+      publishPartial: ({ params, payload, query }) =>
+        auditedResourceChange(
+          "prompts.publishPartial",
+          { ref: params.partialId, body: payload },
+          (principal) =>
+            Effect.map(
+              prompts.publishPartial(principal, params.partialId, payload.version, query.workspace_id),
+              partialChanged
+            )
+        ),
+      listPartialVersions: ({ params, query }) =>
+        asCaller((principal) => prompts.listPartialVersions(principal, params.partialId, query.workspace_id)).pipe(
+          Effect.map((versions) =>
+            wholeList(versions.map((version) => ({ ...version, object: "prompt-partial-version" as const })))
+          )
+        ),
+      deletePartial: ({ params, query }) =>
+        auditedResourceChange(
+          "prompts.deletePartial",
+          { ref: params.partialId, body: null },
+          (principal) => prompts.deletePartial(principal, params.partialId, query.workspace_id)
+        ).pipe(Effect.map((partial) => ({ ...partial, object: "prompt-partial" as const, deleted: true as const }))),
+      getPartial: ({ params, query }) =>
+        asCaller((principal) => prompts.getPartial(principal, params.partialId, query.workspace_id)).pipe(
           Effect.map(({ partial, version }) => ({
             ...partial,
             object: "prompt-partial" as const,

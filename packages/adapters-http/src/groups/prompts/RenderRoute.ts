@@ -6,12 +6,18 @@
  * envelope for every failure, the same body limits (the edge checks the declared length before this runs).
  */
 import { ApiKeys, jsonProblem, Prompts, type Rendered } from "@gateway-control/domain"
-import { Effect, Redacted } from "effect"
+import { Effect } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { domainErrorResponse, errorResponse, isDomainError } from "../../ApiErrors.ts"
+import {
+  domainErrorResponse,
+  errorResponse,
+  isDomainError,
+  rateLimitedResponse,
+  withRateLimitHeaders
+} from "../../ApiErrors.ts"
 import { readBodyText } from "../../internal/bodyText.ts"
-import { API_KEY_HEADER } from "../../Security.ts"
+import { presentedApiKey } from "../../SecurityLive.ts"
 
 export const RENDER_PATH = "/v1/prompts/:promptId/render"
 
@@ -53,9 +59,9 @@ export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
     const prompts = yield* Prompts
     // Plain combinators rather than a generator: this runs on every render.
     const handler = (request: HttpServerRequest.HttpServerRequest) =>
-      apiKeys.authenticate(Redacted.make(request.headers[API_KEY_HEADER] ?? "")).pipe(
-        Effect.flatMap((principal) =>
-          Effect.flatMap(readBodyText(request, options.maxBodyBytes), (text) => {
+      apiKeys.admit(presentedApiKey(request.headers)).pipe(
+        Effect.flatMap(({ principal, rateLimit }) => {
+          const rendered = Effect.flatMap(readBodyText(request, options.maxBodyBytes), (text) => {
             if (typeof text !== "string") return Effect.succeed(text)
             const body = parseBody(text)
             if (HttpServerResponse.isHttpServerResponse(body)) return Effect.succeed(body)
@@ -64,8 +70,14 @@ export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
               (params) => Effect.map(prompts.render(principal, params.promptId ?? "", body), respond)
             )
           })
-        ),
-        Effect.catchIf(isDomainError, (error) => Effect.succeed(domainErrorResponse(error)))
+          // A limited key's answers, refusals included, say what is left of its limit.
+          return rateLimit === undefined ? rendered : rendered.pipe(
+            Effect.catchIf(isDomainError, (error) => Effect.succeed(domainErrorResponse(error))),
+            Effect.map((response) => withRateLimitHeaders(response, rateLimit))
+          )
+        }),
+        Effect.catchIf(isDomainError, (error) => Effect.succeed(domainErrorResponse(error))),
+        Effect.catchTag("RateLimited", (error) => Effect.succeed(rateLimitedResponse(error)))
       )
     yield* router.add("POST", RENDER_PATH, handler)
   }))

@@ -2,7 +2,7 @@ import { GatewayConfig, JsonObject, VirtualKey } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadGateway, CommonErrors, GatewayTimeout } from "../../ApiErrors.ts"
-import { createEndpoint, deleteByIdEndpoint, deletedOf, getByIdEndpoint, listEndpoint, v1Group } from "../Common.ts"
+import { ById, byRef, createEndpoint, deletedOf, listEndpoint, v1Group } from "../Common.ts"
 
 export const FineTuningJobList = Schema.Struct({
   object: Schema.Literal("list"),
@@ -32,6 +32,17 @@ export const CreateConfig = Schema.Struct({
   })
 })
 
+/** A new name, provider key, or custom host (null: the provider's base URL again). */
+export const UpdateVirtualKey = Schema.Struct({
+  ...Struct.map(Struct.pick(CreateVirtualKey.fields, ["name", "key"]), Schema.optionalKey),
+  custom_host: Schema.optionalKey(Schema.NullOr(Schema.String))
+})
+
+/** A new name, or a new config replacing the stored one whole (its api_key included). */
+export const UpdateConfig = Schema.Struct(
+  Struct.map(Struct.pick(CreateConfig.fields, ["name", "config"]), Schema.optionalKey)
+)
+
 const createdFields = Struct.pick(VirtualKey.fields, ["id", "slug"])
 
 export class ProvidersGroup extends v1Group(
@@ -46,7 +57,7 @@ export class ProvidersGroup extends v1Group(
         error: [...CommonErrors, BadGateway, GatewayTimeout]
       }).annotate(
         OpenApi.Description,
-        "Lists fine-tuning jobs at the provider chosen by x-service-virtual-key, x-service-provider with Authorization, x-service-config, or those with x-service-custom-host. A non-2xx answer of the provider is passed through."
+        "Lists fine-tuning jobs at the provider chosen by x-service-virtual-key, x-service-provider with Authorization, x-service-config, or those with x-service-custom-host (each also accepted as x-portkey-…). A non-2xx answer of the provider is passed through."
       ),
       createEndpoint(
         "createVirtualKey",
@@ -55,11 +66,22 @@ export class ProvidersGroup extends v1Group(
         Schema.Struct({ ...createdFields, object: Schema.Literal("virtual-key") })
       ),
       listEndpoint("listVirtualKeys", "/virtual-keys", VirtualKey),
-      getByIdEndpoint("getVirtualKey", "/virtual-keys/:id", VirtualKey),
-      deleteByIdEndpoint("deleteVirtualKey", "/virtual-keys/:id", deletedOf("virtual-key")),
+      HttpApiEndpoint.get("getVirtualKey", "/virtual-keys/:id", byRef(ById, VirtualKey)),
+      HttpApiEndpoint.put("updateVirtualKey", "/virtual-keys/:id", {
+        ...byRef(ById, Schema.Struct({ ...VirtualKey.fields, object: Schema.Literal("virtual-key") })),
+        payload: UpdateVirtualKey
+      }).annotate(
+        OpenApi.Description,
+        "Changes the name, the provider key (stored encrypted) or the custom host. A new custom_host needs the key in the same request: a stored key only goes to the host it was stored with."
+      ),
+      HttpApiEndpoint.delete("deleteVirtualKey", "/virtual-keys/:id", byRef(ById, deletedOf("virtual-key"))),
       createEndpoint("createConfig", "/configs", CreateConfig, Schema.Struct(createdFields)),
       listEndpoint("listConfigs", "/configs", GatewayConfig),
-      getByIdEndpoint("getConfig", "/configs/:id", GatewayConfig),
-      deleteByIdEndpoint("deleteConfig", "/configs/:id", deletedOf("config"))
+      HttpApiEndpoint.get("getConfig", "/configs/:id", byRef(ById, GatewayConfig)),
+      HttpApiEndpoint.put("updateConfig", "/configs/:id", {
+        ...byRef(ById, Schema.Struct({ ...GatewayConfig.fields, object: Schema.Literal("config") })),
+        payload: UpdateConfig
+      }),
+      HttpApiEndpoint.delete("deleteConfig", "/configs/:id", byRef(ById, deletedOf("config")))
     )
 ) {}

@@ -48,12 +48,12 @@ export const ProvidersHandlers = HttpApiBuilder.group(
               UpstreamUnreachable: (e) => Effect.fail(upstreamError(e.message)),
               UpstreamInvalid: (e) => Effect.fail(upstreamError(e.message)),
               UpstreamTimedOut: (e) => Effect.fail(upstreamTimeout(e.message)),
-              InvalidRequest: (e) => Effect.fail(listingRefusal(e)),
-              NoProviderSelected: (e) => Effect.fail(listingRefusal(e)),
-              ProviderKeyMissing: (e) => Effect.fail(listingRefusal(e)),
-              StoredKeyElsewhere: (e) => Effect.fail(listingRefusal(e)),
-              Forbidden: (e) => Effect.fail(listingRefusal(e)),
-              NotFound: (e) => Effect.fail(listingRefusal(e))
+              InvalidRequest: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              NoProviderSelected: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              ProviderKeyMissing: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              StoredKeyElsewhere: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              Forbidden: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              NotFound: (e) => Effect.fail(listingRefusal(e, request.headers))
             })
           ),
         createVirtualKey: ({ payload }) =>
@@ -67,11 +67,18 @@ export const ProvidersHandlers = HttpApiBuilder.group(
             (principal, request) =>
               virtualKeys.listVirtualKeys(principal, query.workspace_id, request)
           ),
-        getVirtualKey: ({ params }) =>
-          asCaller((principal) => virtualKeys.getVirtualKey(principal, params.id)),
-        deleteVirtualKey: ({ params }) =>
-          auditedResourceChange("providers.deleteVirtualKey", { id: params.id, body: null }, (principal) =>
-            virtualKeys.deleteVirtualKey(principal, params.id)).pipe(
+        getVirtualKey: ({ params, query }) =>
+          asCaller((principal) =>
+            virtualKeys.getVirtualKey(principal, params.id, query.workspace_id)
+          ),
+        updateVirtualKey: ({ params, payload, query }) =>
+          auditedResourceChange("providers.updateVirtualKey", { ref: params.id, body: payload }, (principal) =>
+            virtualKeys.updateVirtualKey(principal, params.id, payload, query.workspace_id)).pipe(
+              Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
+            ),
+        deleteVirtualKey: ({ params, query }) =>
+          auditedResourceChange("providers.deleteVirtualKey", { ref: params.id, body: null }, (principal) =>
+            virtualKeys.deleteVirtualKey(principal, params.id, query.workspace_id)).pipe(
               Effect.map((k) => ({ ...k, object: "virtual-key" as const, deleted: true as const }))
             ),
         createConfig: ({ payload }) =>
@@ -80,13 +87,18 @@ export const ProvidersHandlers = HttpApiBuilder.group(
         listConfigs: ({ query }) =>
           pageAsCaller(query, (principal, request) =>
             configs.listConfigs(principal, query.workspace_id, request)),
-        getConfig: ({ params }) =>
+        getConfig: ({ params, query }) =>
           asCaller((principal) =>
-            configs.getConfig(principal, params.id)
+            configs.getConfig(principal, params.id, query.workspace_id)
           ),
-        deleteConfig: ({ params }) =>
-          auditedResourceChange("providers.deleteConfig", { id: params.id, body: null }, (principal) =>
-            configs.deleteConfig(principal, params.id)).pipe(
+        updateConfig: ({ params, payload, query }) =>
+          auditedResourceChange("providers.updateConfig", { ref: params.id, body: payload }, (principal) =>
+            configs.updateConfig(principal, params.id, payload, query.workspace_id)).pipe(
+              Effect.map((c) => ({ ...c, object: "config" as const }))
+            ),
+        deleteConfig: ({ params, query }) =>
+          auditedResourceChange("providers.deleteConfig", { ref: params.id, body: null }, (principal) =>
+            configs.deleteConfig(principal, params.id, query.workspace_id)).pipe(
               Effect.map((c) => ({ ...c, object: "config" as const, deleted: true as const }))
             )
       })

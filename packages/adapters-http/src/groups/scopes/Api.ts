@@ -1,16 +1,26 @@
-import { Schema } from "effect"
+import { ApiKey } from "@gateway-control/domain"
+import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
 import { v1Group } from "../Common.ts"
 
-export const ScopeCatalogue = Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(Schema.String) })
+/** The calling key as far as deciding what to offer needs: its kind, where it reaches, and its own scopes. */
+export const CallingKey = Schema.Struct(
+  Struct.pick(ApiKey.fields, ["id", "type", "organisation_id", "workspace_id", "user_id", "scopes"])
+)
+
+export const ScopeCatalogue = Schema.Struct({
+  object: Schema.Literal("list"),
+  data: Schema.Array(Schema.String),
+  key: CallingKey
+})
 
 export class ScopesGroup extends v1Group(
   HttpApiGroup.make("scopes")
     .add(
       HttpApiEndpoint.get("list", "/scopes", { success: ScopeCatalogue, error: CommonErrors }).annotate(
         OpenApi.Description,
-        "Every scope a key can carry."
+        "Every scope a key can carry (`data`), and the calling key with its own scopes (`key`)."
       )
     )
 ) {}

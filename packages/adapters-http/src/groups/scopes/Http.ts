@@ -1,10 +1,17 @@
-import { ensureAllowed, ScopeNames, Target } from "@gateway-control/domain"
+import { ensureAllowed, type Principal, ScopeNames, Target } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { asCaller } from "../../internal/caller.ts"
 
-const catalogue = { object: "list" as const, data: ScopeNames }
+const callingKey = (principal: Principal) => ({
+  id: principal.keyId,
+  type: principal.keyType,
+  organisation_id: principal.organisationId,
+  workspace_id: principal.workspaceId,
+  user_id: principal.userId,
+  scopes: ScopeNames.filter((scope) => principal.scopes.has(scope))
+})
 
 export const ScopesHandlers = HttpApiBuilder.group(GatewayApi, "scopes", (handlers) =>
   handlers.handleAll({
@@ -13,6 +20,6 @@ export const ScopesHandlers = HttpApiBuilder.group(GatewayApi, "scopes", (handle
         ensureAllowed(principal, "scopes.list", Target.own(principal), {
           type: "organisation",
           id: principal.organisationId
-        })
-      ).pipe(Effect.as(catalogue))
+        }).pipe(Effect.as({ object: "list" as const, data: ScopeNames, key: callingKey(principal) }))
+      )
   }))

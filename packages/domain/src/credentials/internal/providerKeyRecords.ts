@@ -2,13 +2,13 @@
  * What the services of virtual keys and configs share: both are workspace records holding an encrypted
  * provider key, created, listed, read and deleted under the same access and input rules.
  */
-import type { Option } from "effect"
 import { Effect, Redacted } from "effect"
 import { slugify } from "../../access/AccessModel.ts"
 import { WorkspaceStore } from "../../access/AccessStores.ts"
 import type { GrantedWrite } from "../../access/GrantedWrites.ts"
 import { type Action, ensureAllowed, ensureListScope, Target } from "../../access/Policy.ts"
 import type { Principal } from "../../access/Principal.ts"
+import { findByIdOrSlug, type SlugLookup } from "../../access/ResourceLookup.ts"
 import { parseCustomHost } from "../../fine-tuning/CustomHosts.ts"
 import { SecretCipher } from "../../fine-tuning/Providers.ts"
 import { InvalidRequest, requireRow } from "../../shared/Errors.ts"
@@ -20,13 +20,13 @@ import type { StoredSecret } from "../ProviderKeyStores.ts"
 
 /** A record in a workspace, as both kinds are. */
 interface WorkspaceRecord {
+  readonly id: string
   readonly organisation_id: string
   readonly workspace_id: string
 }
 
 /** What listing, reading and deleting need of a record's store, whose deletes take a grant of `D`. */
-interface RecordStore<A, D extends Action> {
-  readonly get: (id: string) => Effect.Effect<Option.Option<StoredSecret<A>>>
+interface RecordStore<A, D extends Action> extends SlugLookup<StoredSecret<A>> {
   readonly list: (organisationId: string, workspaceId: string | null, page: PageRequest) => Effect.Effect<Page<A>>
   readonly delete: GrantedWrite<D, (id: string) => Effect.Effect<boolean>>
 }
@@ -87,23 +87,28 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
     return { allowed, fields }
   })
 
-  /** The record, if found, and the policy's grant of `action` on it. */
+  /**
+   * The record `ref` names (its id, or its slug where the policy looks slugs up), as stored, and the policy's
+   * grant of `action` on it.
+   */
   const owned = Effect.fnUntraced(
     function*<A extends WorkspaceRecord, G extends Action>(
       principal: Principal,
-      found: Option.Option<StoredSecret<A>>,
-      id: string,
+      store: SlugLookup<StoredSecret<A>>,
       resource: string,
-      action: G
+      action: G,
+      ref: string,
+      workspaceId: string | undefined
     ) {
-      const { record } = yield* requireRow(found, resource, id)
+      const stored = yield* findByIdOrSlug(store, resource)(principal, ref, workspaceId)
+      const { record } = stored
       const allowed = yield* ensureAllowed(
         principal,
         action,
         Target.workspace(record.organisation_id, record.workspace_id),
-        { type: resource, id }
+        { type: resource, id: ref }
       )
-      return { allowed, record }
+      return { allowed, record, stored }
     }
   )
 
@@ -126,13 +131,13 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
         )
       }
     ),
-    get: Effect.fn(`${span}.get`)(function*(principal: Principal, id: string) {
-      const { record } = yield* owned(principal, yield* store.get(id), id, resource, actions.read)
+    get: Effect.fn(`${span}.get`)(function*(principal: Principal, ref: string, workspaceId?: string) {
+      const { record } = yield* owned(principal, store, resource, actions.read, ref, workspaceId)
       return record
     }),
-    delete: Effect.fn(`${span}.delete`)(function*(principal: Principal, id: string) {
-      const { allowed, record } = yield* owned(principal, yield* store.get(id), id, resource, actions.delete)
-      yield* store.delete(allowed, id)
+    delete: Effect.fn(`${span}.delete`)(function*(principal: Principal, ref: string, workspaceId?: string) {
+      const { allowed, record } = yield* owned(principal, store, resource, actions.delete, ref, workspaceId)
+      yield* store.delete(allowed, record.id)
       return record
     })
   })
@@ -147,5 +152,5 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
       : Effect.succeed(Redacted.make(plaintext))
   }
 
-  return { newRecordFields, checkHost, management, encrypt, decrypt }
+  return { newRecordFields, checkHost, owned, management, encrypt, decrypt }
 })

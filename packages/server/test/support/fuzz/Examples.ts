@@ -18,11 +18,19 @@ export interface Fixture extends HeaderContext {
   readonly doomedApiKeyId: string
   readonly partialId: string
   readonly partialSlug: string
+  readonly doomedPartialId: string
+  readonly promptVersionId: string
+  readonly labelId: string
+  readonly doomedLabelId: string
   readonly promptId: string
   readonly doomedPromptId: string
   readonly integrationId: string
   readonly doomedIntegrationId: string
   readonly mcpServerId: string
+  /** An integration and server on the local MCP server, with its capabilities synced. */
+  readonly liveIntegrationId: string
+  readonly liveServerId: string
+  readonly liveServerName: string
   readonly virtualKeyId: string
   readonly doomedVirtualKeyId: string
   readonly configId: string
@@ -43,7 +51,7 @@ const WORKSPACE_KEY_SCOPES = ["completions.write", "virtual_keys.read", "configs
  * The resources every example points at. Each test makes its own (`tag` keeps names and slugs apart), so that a
  * mutation one endpoint's fuzzing saves (a PUT of a hostile template, say) never reaches another test.
  */
-export const makeFixture = async (server: TestServer, tag: string): Promise<Fixture> => {
+export const makeFixture = async (server: TestServer, tag: string, mcpUrl: string): Promise<Fixture> => {
   const create = creator(server)
   const workspace_id = server.workspaceId
   const otherWorkspace = await create("/v1/workspaces", {
@@ -69,6 +77,11 @@ export const makeFixture = async (server: TestServer, tag: string): Promise<Fixt
     string: "Be {{tone}}.",
     workspace_id
   })
+  const doomedPartial = await create("/v1/prompts/partials", {
+    name: `Fuzz doomed partial ${tag}`,
+    string: "Gone.",
+    workspace_id
+  })
   const chat = JSON.stringify([{ role: "system", content: `{{> fuzz-tone-${tag}}}` }, {
     role: "user",
     content: "{{q}}"
@@ -88,6 +101,19 @@ export const makeFixture = async (server: TestServer, tag: string): Promise<Fixt
     mcp_integration_id: mcp.id,
     workspace_id
   })
+  const live = await create("/v1/mcp-integrations", {
+    ...integration(`Fuzz live MCP ${tag}`),
+    url: mcpUrl,
+    transport: "http"
+  })
+  const liveServer = await create("/v1/mcp-servers", {
+    name: `Fuzz live server ${tag}`,
+    slug: `fuzz-live-${tag}`,
+    mcp_integration_id: live.id,
+    workspace_id
+  })
+  const synced = await server.send("POST", `/v1/mcp-integrations/${live.id}/capabilities/sync`, undefined)
+  if (synced.status !== 200) throw new Error(`fixture: sync answered ${synced.status} ${await synced.text()}`)
   const virtualKey = (slug: string) => ({ name: slug, slug, provider: "openai", key: "sk-good", workspace_id })
   const mainKey = await create("/v1/virtual-keys", virtualKey(`fuzz-main-${tag}`))
   const doomedKey = await create("/v1/virtual-keys", virtualKey(`fuzz-doomed-${tag}`))
@@ -99,6 +125,8 @@ export const makeFixture = async (server: TestServer, tag: string): Promise<Fixt
   })
   const directConfig = await create("/v1/configs", config(`fuzz-direct-${tag}`))
   const doomedConfig = await create("/v1/configs", config(`fuzz-doomed-${tag}`))
+  const label = await create("/v1/labels", { name: `fuzz-label-${tag}`, workspace_id })
+  const doomedLabel = await create("/v1/labels", { name: `fuzz-doomed-${tag}`, workspace_id })
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -113,11 +141,18 @@ export const makeFixture = async (server: TestServer, tag: string): Promise<Fixt
     doomedApiKeyId: doomedApiKey.id,
     partialId: partial.id,
     partialSlug: partial.slug,
+    doomedPartialId: doomedPartial.id,
+    promptVersionId: prompt.version_id,
+    labelId: label.id,
+    doomedLabelId: doomedLabel.id,
     promptId: prompt.id,
     doomedPromptId: doomedPrompt.id,
     integrationId: mcp.id,
     doomedIntegrationId: doomedMcp.id,
     mcpServerId: mcpServer.id,
+    liveIntegrationId: live.id,
+    liveServerId: liveServer.id,
+    liveServerName: `io.gateway-control.${workspace_id}/${liveServer.slug}`,
     virtualKeyId: mainKey.id,
     doomedVirtualKeyId: doomedKey.id,
     configId: directConfig.id,
@@ -138,8 +173,28 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     params: { type: "workspace", subType: "service" },
     body: { name: "fuzz example key", scopes: ["prompts.read"], workspace_id: f.workspaceId, description: "d" }
   }),
-  "apiKeys.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "apiKeys.list": (f) => ({
+    query: {
+      workspace_id: f.workspaceId,
+      status: "active",
+      type: "workspace-service",
+      name: "fuzz",
+      last_used_before: "2100-01-01T00:00:00Z",
+      ...PAGE
+    }
+  }),
   "apiKeys.get": (f) => ({ params: { id: f.apiKeyId } }),
+  "apiKeys.update": (f) => ({
+    params: { id: f.apiKeyId },
+    body: {
+      name: "fuzz renamed key",
+      description: null,
+      scopes: ["prompts.render"],
+      expires_at: "2099-01-01T00:00:00Z",
+      rate_limits: [{ type: "requests", unit: "rpm", value: 1000 }]
+    }
+  }),
+  "apiKeys.rotate": (f) => ({ params: { id: f.apiKeyId }, body: { transition_period_ms: 60_000 } }),
   "apiKeys.revoke": (f) => ({ params: { id: f.doomedApiKeyId } }),
   "users.create": () => ({ body: { email: "fuzz-example@example.com", name: "Example", role: "member" } }),
   "users.list": () => ({ query: PAGE }),
@@ -169,7 +224,13 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     params: { partialId: f.partialId },
     body: { string: "Be very {{tone}}.", version_description: "fuzz" }
   }),
-  "prompts.getPartial": (f) => ({ params: { partialId: f.partialId } }),
+  "prompts.getPartial": (f) => ({ params: { partialId: f.partialId }, query: { workspace_id: f.workspaceId } }),
+  "prompts.publishPartial": (f) => ({ params: { partialId: f.partialId }, body: { version: 1 } }),
+  "prompts.listPartialVersions": (f) => ({
+    params: { partialId: f.partialSlug },
+    query: { workspace_id: f.workspaceId }
+  }),
+  "prompts.deletePartial": (f) => ({ params: { partialId: f.doomedPartialId } }),
   "prompts.create": (f) => ({
     body: {
       name: "Fuzz example prompt",
@@ -188,6 +249,24 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { string: "Hello {{q}}", parameters: { temperature: 1 }, template_metadata: { v: 2 } }
   }),
   "prompts.get": (f) => ({ params: { promptId: f.promptId } }),
+  "prompts.listVersions": (f) => ({ params: { promptId: f.promptId } }),
+  "prompts.getVersion": (f) => ({ params: { promptId: f.promptId, versionId: f.promptVersionId } }),
+  "prompts.setVersionLabel": (f) => ({
+    params: { promptId: f.promptId, versionId: "1" },
+    body: { label_id: f.labelId }
+  }),
+  "labels.create": (f) => ({
+    body: {
+      name: "fuzz-example",
+      description: "made by the fuzz test",
+      color_code: "#12ab34",
+      workspace_id: f.workspaceId
+    }
+  }),
+  "labels.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "labels.get": (f) => ({ params: { id: f.labelId } }),
+  "labels.update": (f) => ({ params: { id: f.labelId }, body: { description: "updated", color_code: null } }),
+  "labels.delete": (f) => ({ params: { id: f.doomedLabelId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),
@@ -220,6 +299,29 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   }),
   "mcp.listServers": (f) => ({ query: { workspace_id: f.workspaceId, search: "Fuzz", ...PAGE } }),
   "mcp.getServer": (f) => ({ params: { mcpServerId: f.mcpServerId }, query: { workspace_id: f.workspaceId } }),
+  "mcpLive.testServer": (f) => ({ params: { mcpServerId: f.liveServerId } }),
+  "mcpLive.syncCapabilities": (f) => ({ params: { id: f.liveIntegrationId } }),
+  "mcpLive.listCapabilities": (f) => ({
+    params: { id: f.liveIntegrationId },
+    query: { type: "tool", search: "s", ...PAGE }
+  }),
+  "mcpLive.setCapabilities": (f) => ({
+    params: { id: f.liveIntegrationId },
+    body: { capabilities: [{ name: "search", type: "tool", enabled: false }] }
+  }),
+  "registry.listServers": (f) => ({
+    query: {
+      limit: "5",
+      search: "Fuzz",
+      updated_since: "2020-01-01T00:00:00.000Z",
+      include_deleted: "true",
+      workspace_id: f.workspaceId
+    }
+  }),
+  "registry.latestVersion": (f) => ({
+    params: { serverName: f.liveServerName },
+    query: { include_deleted: "false" }
+  }),
   "providers.listFineTuningJobs": (f) => ({
     key: f.workspaceKey,
     headers: { "x-service-virtual-key": f.virtualKeySlug },
@@ -230,6 +332,11 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   }),
   "providers.listVirtualKeys": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
   "providers.getVirtualKey": (f) => ({ params: { id: f.virtualKeyId } }),
+  "providers.updateVirtualKey": (f) => ({
+    params: { id: f.virtualKeySlug },
+    query: { workspace_id: f.workspaceId },
+    body: { name: "Fuzz main key", key: "sk-good" }
+  }),
   "providers.deleteVirtualKey": (f) => ({ params: { id: f.doomedVirtualKeyId } }),
   "providers.createConfig": (f) => ({
     body: {
@@ -240,6 +347,10 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   }),
   "providers.listConfigs": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
   "providers.getConfig": (f) => ({ params: { id: f.configId } }),
+  "providers.updateConfig": (f) => ({
+    params: { id: f.configId },
+    body: { name: "Fuzz direct config", config: { provider: "openai", api_key: "sk-good" } }
+  }),
   "providers.deleteConfig": (f) => ({ params: { id: f.doomedConfigId } })
 }
 

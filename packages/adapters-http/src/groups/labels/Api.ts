@@ -1,0 +1,70 @@
+import { ColorCode, Label } from "@gateway-control/domain"
+import { Schema, Struct } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { CommonErrors } from "../../ApiErrors.ts"
+import {
+  ById,
+  createEndpoint,
+  deleteByIdEndpoint,
+  deletedOf,
+  Description,
+  getByIdEndpoint,
+  PagingQuery,
+  updateEndpoint,
+  v1Group
+} from "../Common.ts"
+
+/** A label's own fields a request may give, each optional on an update. */
+const labelFields = {
+  ...Struct.pick(Label.fields, ["name"]),
+  description: Schema.optionalKey(Description),
+  color_code: Schema.optionalKey(ColorCode)
+}
+
+/** Where a new label goes: a workspace (by default the key's), or the whole organisation. */
+export const CreateLabel = Schema.Struct({
+  ...labelFields,
+  workspace_id: Schema.optionalKey(Schema.String),
+  organisation_id: Schema.optionalKey(Schema.String)
+})
+
+/** A new name, description or colour; null clears the description or the colour. */
+export const UpdateLabel = Schema.Struct({
+  name: Schema.optionalKey(Label.fields.name),
+  description: Schema.optionalKey(Schema.NullOr(Description)),
+  color_code: Schema.optionalKey(Label.fields.color_code)
+})
+
+export const LabelDetails = Schema.Struct({ ...Label.fields, object: Schema.Literal("label") })
+
+export class LabelsGroup extends v1Group(
+  HttpApiGroup.make("labels")
+    .add(
+      createEndpoint("create", "/labels", CreateLabel, LabelDetails).annotate(
+        OpenApi.Description,
+        "Creates a label of a workspace (workspace_id, by default the key's), or with organisation_id one every workspace has (admin keys)."
+      ),
+      HttpApiEndpoint.get("list", "/labels", {
+        query: { workspace_id: Schema.optionalKey(Schema.String), ...PagingQuery },
+        success: Schema.Struct({
+          object: Schema.Literal("list"),
+          data: Schema.Array(LabelDetails),
+          total: Schema.Int,
+          has_more: Schema.Boolean
+        }),
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "The built-in labels, the organisation's, and the workspace's (workspace_id, by default the key's; an admin key naming none lists every workspace's)."
+      ),
+      getByIdEndpoint("get", "/labels/:id", LabelDetails),
+      updateEndpoint("update", "/labels/:id", ById, UpdateLabel, LabelDetails).annotate(
+        OpenApi.Description,
+        "Renames a label (the prompts' pointers follow it) or changes its description or colour. Built-in labels never change."
+      ),
+      deleteByIdEndpoint("delete", "/labels/:id", deletedOf("label")).annotate(
+        OpenApi.Description,
+        "Deletes a label and every prompt's pointer to it. Built-in labels cannot be deleted."
+      )
+    )
+) {}

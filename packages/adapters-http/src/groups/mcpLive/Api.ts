@@ -1,0 +1,66 @@
+/**
+ * The MCP registry's live side: testing a server, and an integration's capabilities (sync from its server,
+ * list, turn on and off). Schemas come from the domain's.
+ */
+import {
+  CapabilityToggle,
+  CapabilityType,
+  JsonObject,
+  McpCapability,
+  ServerTestResult,
+  SyncResult
+} from "@gateway-control/domain"
+import { Schema, Struct } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { BadGateway, CommonErrors, GatewayTimeout } from "../../ApiErrors.ts"
+import { ById, pagedList, PagingQuery, v1Group } from "../Common.ts"
+
+/** A capability as reads show it: `input_schema` only where there is one. */
+export const McpCapabilityView = Schema.Struct({
+  ...Struct.pick(McpCapability.fields, ["name", "type", "description", "enabled"]),
+  input_schema: Schema.optionalKey(JsonObject)
+})
+
+export const SetMcpCapabilities = Schema.Struct({
+  capabilities: Schema.Array(CapabilityToggle).check(Schema.isMinLength(1))
+})
+
+export class McpLiveGroup extends v1Group(
+  HttpApiGroup.make("mcpLive")
+    .add(
+      HttpApiEndpoint.post("testServer", "/mcp-servers/:mcpServerId/test", {
+        params: { mcpServerId: Schema.String },
+        success: ServerTestResult,
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "Connects to the server's MCP endpoint (initialize, then ping) and reports the outcome and its latency. " +
+          "A server that cannot be used answers 200 with success false; a URL the address guard refuses, 400."
+      ),
+      HttpApiEndpoint.post("syncCapabilities", "/mcp-integrations/:id/capabilities/sync", {
+        params: ById,
+        success: SyncResult,
+        error: [...CommonErrors, BadGateway, GatewayTimeout]
+      }).annotate(
+        OpenApi.Description,
+        "Lists the server's tools, prompts, resources and resource templates (every page) and stores them, " +
+          "keeping earlier on/off choices; new ones start as new_capabilities_enabled says."
+      ),
+      HttpApiEndpoint.get("listCapabilities", "/mcp-integrations/:id/capabilities", {
+        params: ById,
+        query: {
+          type: Schema.optionalKey(CapabilityType),
+          search: Schema.optionalKey(Schema.String),
+          ...PagingQuery
+        },
+        success: pagedList(McpCapabilityView),
+        error: CommonErrors
+      }),
+      HttpApiEndpoint.put("setCapabilities", "/mcp-integrations/:id/capabilities", {
+        params: ById,
+        payload: SetMcpCapabilities,
+        success: Schema.Struct({ data: Schema.Array(McpCapabilityView) }),
+        error: CommonErrors
+      }).annotate(OpenApi.Description, "Turns the named capabilities on or off; answers them as they now are.")
+    )
+) {}

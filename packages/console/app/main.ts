@@ -1,0 +1,58 @@
+/** The console's entry: restores the tab's session, then shows the page the URL names. */
+import { render } from "preact"
+import { html } from "./html.ts"
+import { ApiKeysPage } from "./pages/apiKeys.ts"
+import { AuditPage } from "./pages/audit.ts"
+import { McpPage } from "./pages/mcp.ts"
+import { NewPartialPage, PartialsPage } from "./pages/partials.ts"
+import { PartialPage } from "./pages/partialVersions.ts"
+import { PlaygroundPage } from "./pages/playground.ts"
+import { PromptEditorPage } from "./pages/promptEditor.ts"
+import { PromptsPage } from "./pages/prompts.ts"
+import { PromptPage } from "./pages/promptVersions.ts"
+import { ProvidersPage } from "./pages/providers.ts"
+import { SignInPage } from "./pages/signIn.ts"
+import { WorkspacesPage } from "./pages/workspaces.ts"
+import { match, navigate, route } from "./router.ts"
+import { restoreSession, session } from "./session.ts"
+import { allowedSections, Shell } from "./ui/layout.ts"
+
+type Page = (params: Record<string, string>) => unknown
+
+const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
+  ["/prompts", () => html`<${PromptsPage} />`],
+  ["/prompts/new", () => html`<${PromptEditorPage} />`],
+  ["/prompts/:id", ({ id }) => html`<${PromptPage} id=${id} />`],
+  ["/prompts/:id/edit", ({ id }) => html`<${PromptEditorPage} id=${id} />`],
+  ["/prompts/:id/playground", ({ id }) => html`<${PlaygroundPage} id=${id} />`],
+  ["/playground", () => html`<${PlaygroundPage} />`],
+  ["/partials", () => html`<${PartialsPage} />`],
+  ["/partials/new", () => html`<${NewPartialPage} />`],
+  ["/partials/:id", ({ id }) => html`<${PartialPage} id=${id} />`],
+  ["/mcp", () => html`<${McpPage} />`],
+  ["/api-keys", () => html`<${ApiKeysPage} />`],
+  ["/providers", () => html`<${ProvidersPage} />`],
+  ["/audit", () => html`<${AuditPage} />`],
+  ["/workspaces", () => html`<${WorkspacesPage} />`]
+]
+
+const NotFound = () => html`<h1>Not found</h1><p>No page at this address.</p>`
+
+const App = () => {
+  if (session.value === null) return html`<${SignInPage} />`
+  const path = route.value
+  if (path === "/" || path === "") {
+    const first = allowedSections()[0]
+    if (first !== undefined) queueMicrotask(() => navigate(first.path, { replace: true }))
+    return html`<${Shell}><p class="muted">${first === undefined ? "This key may not use any page." : ""}</p><//>`
+  }
+  for (const [pattern, page] of PAGES) {
+    const params = match(pattern, path)
+    if (params !== undefined) return html`<${Shell} key=${pattern}>${page(params)}<//>`
+  }
+  return html`<${Shell}><${NotFound} /><//>`
+}
+
+const root = document.getElementById("root")!
+await restoreSession()
+render(html`<${App} />`, root)

@@ -1,0 +1,117 @@
+/**
+ * A new API key: its scopes chosen from the signed-in key's own (a key can never give more than it has), and
+ * its rate limits, if any.
+ */
+import { useState } from "preact/hooks"
+import { createApiKey } from "../api.ts"
+import { html } from "../html.ts"
+import { can, isAdminKey, session, workspaceId } from "../session.ts"
+import { rateLimitDraft, RateLimitsField, readRateLimits } from "../ui/apiKeyParts.ts"
+import {
+  errorFor,
+  type Form,
+  FormAlert,
+  FormFrame,
+  SelectField,
+  SubmitButton,
+  TextField,
+  useForm
+} from "../ui/forms.ts"
+
+const KINDS = [
+  ["organisation/service", "Admin key (organisation)", "organisation_service_api_keys.create"],
+  ["workspace/service", "Workspace service key", "workspace_service_api_keys.create"],
+  ["workspace/user", "Workspace user key", "workspace_user_api_keys.create"]
+] as const
+
+const ScopePicker = (
+  props: { readonly form: Form; readonly chosen: ReadonlySet<string>; readonly onChange: (s: Set<string>) => void }
+) => {
+  const own = session.value?.key.scopes ?? []
+  const [filter, setFilter] = useState("")
+  const shown = own.filter((s) => s.includes(filter.trim()))
+  const toggle = (scope: string, on: boolean) => {
+    const next = new Set(props.chosen)
+    if (on) next.add(scope)
+    else next.delete(scope)
+    props.onChange(next)
+  }
+  const error = errorFor(props.form, "scopes")
+  return html`<fieldset class="scopes" aria-describedby=${error === undefined ? undefined : "scopes-error"}>
+    <legend>Scopes (${props.chosen.size} of the ${own.length} this key has)</legend>
+    <label>Filter scopes <input type="search" value=${filter}
+      onInput=${(e: Event) => setFilter((e.currentTarget as HTMLInputElement).value)} /></label>
+    <div class="scope-list">
+      ${
+    shown.map((scope) =>
+      html`<label class="check"><input type="checkbox" name="scopes" value=${scope} checked=${props.chosen.has(scope)}
+          onChange=${(e: Event) => toggle(scope, (e.currentTarget as HTMLInputElement).checked)} /> ${scope}</label>`
+    )
+  }
+    </div>
+    ${error === undefined ? null : html`<p class="field-error" id="scopes-error" role="alert">${error}</p>`}
+  </fieldset>`
+}
+
+const FIELDS = ["name", "type", "workspace_id", "user_id", "description", "expires_at", "scopes", "rate_limits"]
+
+export const CreateKeyForm = ({ onCreated }: { readonly onCreated: (secret: string) => void }) => {
+  const form = useForm()
+  const kinds = KINDS.filter(([kind, , scope]) => can(scope) && (kind !== "organisation/service" || isAdminKey()))
+  const [kind, setKind] = useState<string>(
+    kinds.find(([k]) => k !== "organisation/service")?.[0] ?? kinds[0]?.[0] ?? ""
+  )
+  const [name, setName] = useState("")
+  const [userId, setUserId] = useState("")
+  const [description, setDescription] = useState("")
+  const [expires, setExpires] = useState("")
+  const [scopes, setScopes] = useState<Set<string>>(new Set())
+  const [limits, setLimits] = useState(rateLimitDraft())
+  if (kinds.length === 0) return null
+
+  const submit = async () => {
+    const rateLimits = readRateLimits(limits)
+    if (typeof rateLimits === "string") return form.fail("rate_limits", rateLimits)
+    const workspaceKey = kind !== "organisation/service"
+    const created = await createApiKey(kind, {
+      name,
+      scopes: [...scopes],
+      ...(workspaceKey && isAdminKey() && workspaceId.value !== null ? { workspace_id: workspaceId.value } : {}),
+      ...(kind === "workspace/user" && userId.trim() !== "" ? { user_id: userId.trim() } : {}),
+      ...(description.trim() === "" ? {} : { description: description.trim() }),
+      ...(expires === "" ? {} : { expires_at: new Date(expires).toISOString() }),
+      ...(rateLimits.length === 0 ? {} : { rate_limits: rateLimits })
+    })
+    setName("")
+    setScopes(new Set())
+    setLimits(rateLimitDraft())
+    onCreated(created.key)
+  }
+
+  return html`<${FormFrame} form=${form} onSubmit=${submit} label="New API key">
+    <h2>New API key</h2>
+    <${FormAlert} form=${form} fields=${FIELDS} />
+    <div class="grid">
+      <${TextField} form=${form} name="name" label="Name" value=${name} onInput=${setName} required=${true} />
+      <${SelectField} form=${form} name="type" label="Kind" value=${kind} onChange=${setKind}
+        options=${kinds.map(([k, label]) => [k, label] as const)} />
+      ${
+    kind === "workspace/user"
+      ? html`<${TextField} form=${form} name="user_id" label="User id" value=${userId} onInput=${setUserId}
+            hint="The member the key acts as; your own user when empty." />`
+      : null
+  }
+      <${TextField} form=${form} name="description" label="Description (optional)" value=${description} onInput=${setDescription} />
+      <${TextField} form=${form} name="expires_at" label="Expires (optional)" type="datetime-local" value=${expires}
+        onInput=${setExpires} />
+    </div>
+    ${
+    kind !== "organisation/service" && isAdminKey()
+      ? html`<p class="muted">For the workspace chosen at the top of the page.</p>`
+      : null
+  }
+    <${ScopePicker} form=${form} chosen=${scopes} onChange=${setScopes} />
+    <${RateLimitsField} form=${form} value=${limits} onChange=${setLimits} />
+    <${SubmitButton} form=${form} label="Create key" />
+  <//>`
+}

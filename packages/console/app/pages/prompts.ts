@@ -1,0 +1,57 @@
+/**
+ * The prompts of the workspace, a page at a time. The API has no prompt search yet: the search box filters
+ * the page shown by name and slug, and opens a prompt directly when it is an exact slug or id.
+ */
+import { useState } from "preact/hooks"
+import { ApiError, getPrompt, listPrompts, type Prompt } from "../api.ts"
+import { html } from "../html.ts"
+import { href, navigate } from "../router.ts"
+import { can, workspaceId } from "../session.ts"
+import { PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
+
+export const PromptsPage = () => {
+  const workspace = workspaceId.value ?? undefined
+  const list = usePagedList((paging) => listPrompts(workspace, paging), [workspace])
+  const [search, setSearch] = useState("")
+  const [notFound, setNotFound] = useState<string | null>(null)
+  const needle = search.trim().toLowerCase()
+
+  const open = async (e: Event) => {
+    e.preventDefault()
+    if (needle === "") return
+    try {
+      const prompt = await getPrompt(search.trim())
+      navigate(`/prompts/${prompt.id}`)
+    } catch (error) {
+      setNotFound(
+        error instanceof ApiError && error.status === 404
+          ? `No prompt has the slug or id '${search.trim()}'.`
+          : String(error instanceof Error ? error.message : error)
+      )
+    }
+  }
+
+  return html`
+    <${PageHeader} title="Prompts">
+      ${can("prompts.create") ? html`<a class="button primary" href=${href("/prompts/new")}>New prompt</a>` : null}
+    <//>
+    <form class="toolbar" role="search" onSubmit=${open}>
+      <label for="prompt-search">Search</label>
+      <input id="prompt-search" type="search" value=${search} placeholder="name or slug; Enter opens a slug or id"
+        onInput=${(e: Event) => {
+    setSearch((e.currentTarget as HTMLInputElement).value)
+    setNotFound(null)
+  }} />
+    </form>
+    ${notFound === null ? null : html`<p class="field-error" role="alert">${notFound}</p>`}
+    <${PagedTable} list=${list} caption="Prompts" head=${["Name", "Slug", "Published", "Updated"]}
+      only=${(p: Prompt) =>
+    needle === "" || p.name.toLowerCase().includes(needle) || p.slug.toLowerCase().includes(needle)}
+      row=${(p: Prompt) =>
+    html`<tr>
+        <td><a href=${href(`/prompts/${p.id}`)}>${p.name}</a></td>
+        <td><code>${p.slug}</code></td>
+        <td>v${p.published_version}</td>
+        <td>${when(p.last_updated_at)}</td>
+      </tr>`} />`
+}

@@ -1,0 +1,2 @@
+export * from "./ConsoleAssets.ts"
+export * from "./ConsoleRoutes.ts"

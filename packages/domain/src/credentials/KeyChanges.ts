@@ -1,0 +1,145 @@
+/**
+ * Changing an existing key: rotating its secret (the old one keeps working for a transition) and updating
+ * its name, description, scopes, expiry and rate limits. Both under the policy's no-escalation rules, and
+ * both forget the key in every process's cache.
+ */
+import { Effect, Option, Redacted } from "effect"
+import { UserStore, WorkspaceMemberStore } from "../access/AccessStores.ts"
+import { grantedWrites } from "../access/GrantedWrites.ts"
+import { ensureKeyChange, ensureKeyRotation, ensureKeyUser, KeyRotationActions } from "../access/KeyPolicy.ts"
+import { ensureAllowed, Target } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import { isScope } from "../access/Scopes.ts"
+import type { Change } from "../shared/ChangeFeed.ts"
+import { Conflict, InvalidRequest, requireRow } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import { checkName } from "../shared/Rules.ts"
+import { ApiKey, maskKey, type RateLimit } from "./ApiKey.ts"
+import { ApiKeyStore } from "./ApiKeyStore.ts"
+import {
+  checkExpiry,
+  checkRateLimits,
+  checkScopes,
+  checkTransitionPeriod,
+  DEFAULT_TRANSITION_PERIOD_MS
+} from "./KeyRules.ts"
+
+export interface RotateKeyInput {
+  /** How long the current secret keeps working, in ms: 30 minutes when absent, 0 for not at all. */
+  readonly transitionPeriodMs?: number | undefined
+}
+
+/** What an update changes; absent fields stay as they are. */
+export interface UpdateKeyInput {
+  readonly name?: string | undefined
+  readonly description?: string | null | undefined
+  /** The key's scopes from now on: never one the updating key lacks. */
+  readonly scopes?: ReadonlyArray<string> | undefined
+  /** null: no expiry. */
+  readonly expiresAt?: string | null | undefined
+  readonly rateLimits?: ReadonlyArray<RateLimit> | undefined
+}
+
+export interface KeyChangeServices {
+  /** A new secret: its plaintext, digest and masked form. */
+  readonly newSecret: () => { readonly plaintext: string; readonly digest: string }
+  /** Forgets the change in this process's cache once it commits, and tells the other processes. */
+  readonly forget: (change: Change) => Effect.Effect<void>
+}
+
+export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
+  Effect.gen(function*() {
+    const store = grantedWrites(yield* ApiKeyStore, {
+      rotate: Object.values(KeyRotationActions),
+      update: "api_keys.update"
+    })
+    const users = yield* UserStore
+    const members = yield* WorkspaceMemberStore
+
+    /** A workspace/user key acts as its user: rotating one is creating one that acts as them. */
+    const ensureMayActAs = Effect.fnUntraced(function*(principal: Principal, key: ApiKey) {
+      if (key.type !== "workspace-user" || key.user_id === null || key.workspace_id === null) return
+      const user = yield* requireRow(yield* users.get(key.user_id), "user", key.user_id)
+      const membership = yield* members.get(key.workspace_id, key.user_id)
+      yield* ensureKeyUser(principal, {
+        userId: user.id,
+        organisationId: user.organisation_id,
+        organisationRole: user.role,
+        workspaceRole: Option.getOrNull(Option.map(membership, (m) => m.role))
+      })
+    })
+
+    const rotate = Effect.fn("ApiKeys.rotate")(function*(principal: Principal, id: string, input: RotateKeyInput) {
+      const period = yield* checkTransitionPeriod(input.transitionPeriodMs ?? DEFAULT_TRANSITION_PERIOD_MS)
+      const key = yield* requireRow(yield* store.get(id), "API key", id)
+      const resource = { type: "API key", id }
+      // A key the caller cannot see (an admin key, for a workspace key) answers not found, as reading it does.
+      yield* ensureAllowed(principal, KeyRotationActions[key.type], Target.of(key), resource)
+      const rotating = yield* ensureKeyRotation(principal, {
+        id,
+        type: key.type,
+        organisationId: key.organisation_id,
+        workspaceId: key.workspace_id,
+        scopes: key.scopes.filter(isScope)
+      })
+      yield* ensureMayActAs(principal, key)
+      if (key.status === "revoked") {
+        return yield* new Conflict({
+          message: "This API key is revoked; a revoked key cannot be rotated.",
+          param: null
+        })
+      }
+      const at = yield* nowIso
+      const inTransition = new Conflict({
+        message: `This API key's last rotation is in its transition until ${key.transition_ends_at}; ` +
+          "rotate it again once that ends.",
+        param: null
+      })
+      if (key.transition_ends_at !== null && key.transition_ends_at > at) return yield* inTransition
+      const { digest, plaintext } = newSecret()
+      const transitionEndsAt = new Date(Date.parse(at) + period).toISOString()
+      const maskedKey = maskKey(plaintext)
+      // The store decides again in the same statement: of two concurrent rotations, one wins.
+      const rotated = yield* store.rotate(rotating, { id, digest, maskedKey, at, transitionEndsAt })
+      if (!rotated) return yield* inTransition
+      yield* forget({ _tag: "ApiKeyChanged", keyId: id })
+      return {
+        key: new ApiKey({
+          ...key,
+          masked_key: maskedKey,
+          rotated_at: at,
+          transition_ends_at: transitionEndsAt,
+          last_updated_at: at
+        }),
+        plaintext: Redacted.make(plaintext, { label: "api-key" })
+      }
+    })
+
+    const update = Effect.fn("ApiKeys.update")(function*(principal: Principal, id: string, input: UpdateKeyInput) {
+      const key = yield* requireRow(yield* store.get(id), "API key", id)
+      const updating = yield* ensureAllowed(principal, "api_keys.update", Target.of(key), { type: "API key", id })
+      if (key.status === "revoked") return yield* InvalidRequest.of("A revoked key cannot be changed.", null)
+      const name = input.name?.trim()
+      if (name !== undefined) yield* checkName(name)
+      const scopes = input.scopes === undefined ? undefined : yield* checkScopes(input.scopes)
+      const expiresAt = input.expiresAt === undefined || input.expiresAt === null
+        ? input.expiresAt
+        : yield* checkExpiry(input.expiresAt)
+      if (input.rateLimits !== undefined) yield* checkRateLimits(input.rateLimits)
+      yield* ensureKeyChange(principal, { keyId: id, scopes, rateLimits: input.rateLimits !== undefined })
+      const changed = new ApiKey({
+        ...key,
+        name: name ?? key.name,
+        description: input.description === undefined ? key.description : input.description,
+        scopes: scopes ?? key.scopes,
+        expires_at: expiresAt === undefined ? key.expires_at : expiresAt,
+        rate_limits: input.rateLimits ?? key.rate_limits,
+        last_updated_at: yield* nowIso
+      })
+      yield* store.update(updating, changed)
+      yield* forget({ _tag: "ApiKeyChanged", keyId: id })
+      return changed
+    })
+
+    return { rotate, update }
+  })

@@ -1,0 +1,216 @@
+/**
+ * What the registry does with live MCP servers for a principal: test a server (initialize and ping), sync an
+ * integration's capabilities from its server, list them, and turn them on and off. Every connection goes
+ * through `makeEndpointOf` (the address guard, headers and secrets); no unit of work stays open while a server
+ * is called, so a slow server holds no database connection.
+ */
+import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
+import { grantedWrites } from "../access/GrantedWrites.ts"
+import { ensureAllowed, Target } from "../access/Policy.ts"
+import type { Principal } from "../access/Principal.ts"
+import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import type { Page, PageRequest } from "../shared/Paging.ts"
+import { StoreTransaction } from "../shared/StoreTransaction.ts"
+import {
+  capabilityKey,
+  type CapabilityQuery,
+  type CapabilityToggle,
+  type McpCapability,
+  McpCapabilityStore,
+  syncedCapabilities,
+  unknownToggle
+} from "./Capabilities.ts"
+import { type McpIntegration, McpIntegrationStore, type McpServer, McpServerStore } from "./Mcp.ts"
+import { type CapabilityType, type McpCallError, McpConnections } from "./McpConnections.ts"
+import { makeEndpointOf } from "./McpEndpoints.ts"
+import { findIntegrationIn, integrationTarget, managedIn } from "./McpIntegrations.ts"
+
+/** The answer of a server test: whether `initialize` and `ping` succeeded, and how long they took. */
+export const ServerTestResult = Schema.Struct({
+  success: Schema.Boolean,
+  /** The HTTP status the server answered with: the connection's on success, the failing one's otherwise; null when none came. */
+  status_code: Schema.NullOr(Schema.Int),
+  response_time_ms: Schema.Int,
+  error: Schema.NullOr(Schema.String)
+})
+export type ServerTestResult = typeof ServerTestResult.Type
+
+export const SyncResult = Schema.Struct({
+  synced_at: Schema.String,
+  total: Schema.Int,
+  /** Capabilities seen for the first time. */
+  added: Schema.Int,
+  /** Capabilities the server no longer lists. */
+  removed: Schema.Int
+})
+export type SyncResult = typeof SyncResult.Type
+
+/**
+ * A sync whose server has answered: `commit` stores what it listed. Apart so that callers can run the
+ * commit in their own unit of work (with its audit record) after the network call, not around it.
+ */
+export interface PreparedSync {
+  readonly integration: McpIntegration
+  readonly commit: Effect.Effect<SyncResult>
+}
+
+type Failure = InvalidRequest | Forbidden | NotFound
+
+export class McpConnectivity extends Context.Service<
+  McpConnectivity,
+  {
+    readonly testServer: (
+      principal: Principal,
+      idOrSlug: string
+    ) => Effect.Effect<{ readonly server: McpServer; readonly result: ServerTestResult }, Failure>
+    readonly prepareSync: (
+      principal: Principal,
+      idOrSlug: string
+    ) => Effect.Effect<PreparedSync, Failure | McpCallError>
+    readonly listCapabilities: (
+      principal: Principal,
+      idOrSlug: string,
+      query: { readonly type: CapabilityType | undefined; readonly search: string | undefined },
+      page: PageRequest
+    ) => Effect.Effect<Page<McpCapability>, Failure>
+    readonly setCapabilities: (
+      principal: Principal,
+      idOrSlug: string,
+      toggles: ReadonlyArray<CapabilityToggle>
+    ) => Effect.Effect<
+      { readonly integration: McpIntegration; readonly capabilities: ReadonlyArray<McpCapability> },
+      Failure
+    >
+  }
+>()("@gateway-control/McpConnectivity") {
+  static readonly layer = Layer.effect(
+    McpConnectivity,
+    Effect.gen(function*() {
+      const integrations = yield* McpIntegrationStore
+      const servers = yield* McpServerStore
+      const capabilities = grantedWrites(yield* McpCapabilityStore, {
+        replace: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"],
+        setEnabled: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"]
+      })
+      const connections = yield* McpConnections
+      const transaction = yield* StoreTransaction
+      const endpointOf = yield* makeEndpointOf
+      const findIntegration = findIntegrationIn(integrations)
+
+      /** An integration a call may connect to: archived ones are out of use. */
+      const inUse = (integration: McpIntegration) =>
+        integration.status === "archived"
+          ? Effect.fail(InvalidRequest.of(`The MCP integration '${integration.slug}' is archived.`, null))
+          : Effect.void
+
+      const managed = managedIn(integrations)
+
+      /** Capability changes of one integration, one at a time across processes: a sync must not undo a toggle. */
+      const exclusively = <A, E>(integrationId: string, effect: Effect.Effect<A, E>) =>
+        transaction.withTransaction(Effect.andThen(transaction.lock(`mcp-capabilities:${integrationId}`), effect))
+
+      const testServer = Effect.fn("McpConnectivity.testServer")(function*(principal: Principal, idOrSlug: string) {
+        // A slug is looked up in the key's own workspace; an admin key names servers by id.
+        const slugScope = principal.workspaceId
+        const byId = yield* servers.get(idOrSlug)
+        const found = Option.isSome(byId) || slugScope === null ? byId : yield* servers.findBySlug(slugScope, idOrSlug)
+        const server = yield* requireRow(found, "MCP server", idOrSlug)
+        yield* ensureAllowed(principal, "mcp_servers.test", Target.of(server), { type: "MCP server", id: idOrSlug })
+        const integration = yield* requireRow(
+          yield* integrations.get(server.mcp_integration_id),
+          "MCP integration",
+          server.mcp_integration_id
+        )
+        yield* inUse(integration)
+        const endpoint = yield* endpointOf(integration)
+        const started = yield* Clock.currentTimeMillis
+        const outcome = yield* Effect.result(connections.probe(endpoint))
+        const responseTimeMs = Math.max(0, Math.round((yield* Clock.currentTimeMillis) - started))
+        const result: ServerTestResult = outcome._tag === "Success"
+          ? { success: true, status_code: outcome.success.statusCode, response_time_ms: responseTimeMs, error: null }
+          : {
+            success: false,
+            status_code: outcome.failure._tag === "McpUnreachable" ? outcome.failure.statusCode : null,
+            response_time_ms: responseTimeMs,
+            error: outcome.failure.message
+          }
+        return { server, result }
+      })
+
+      const prepareSync = Effect.fn("McpConnectivity.prepareSync")(function*(principal: Principal, idOrSlug: string) {
+        const { allowed, integration } = yield* managed(principal, idOrSlug)
+        yield* inUse(integration)
+        const discovered = yield* connections.listCapabilities(yield* endpointOf(integration))
+        const commit = exclusively(
+          integration.id,
+          Effect.gen(function*() {
+            const previous = yield* capabilities.all(integration.id)
+            const syncedAt = yield* nowIso
+            const synced = syncedCapabilities(
+              integration.id,
+              previous,
+              discovered,
+              integration.new_capabilities_enabled,
+              syncedAt
+            )
+            yield* capabilities.replace(allowed, integration.id, synced.capabilities)
+            const result: SyncResult = {
+              synced_at: syncedAt,
+              total: synced.capabilities.length,
+              added: synced.added,
+              removed: synced.removed
+            }
+            return result
+          })
+        )
+        return { integration, commit } satisfies PreparedSync
+      })
+
+      const listCapabilities = Effect.fn("McpConnectivity.listCapabilities")(function*(
+        principal: Principal,
+        idOrSlug: string,
+        query: { readonly type: CapabilityType | undefined; readonly search: string | undefined },
+        page: PageRequest
+      ) {
+        const integration = yield* findIntegration(principal, idOrSlug)
+        yield* ensureAllowed(principal, "mcp_integrations.read", integrationTarget(integration), {
+          type: "MCP integration",
+          id: idOrSlug
+        })
+        const request: CapabilityQuery = {
+          integrationId: integration.id,
+          type: query.type ?? null,
+          search: query.search?.trim() || null
+        }
+        return yield* capabilities.list(request, page)
+      })
+
+      const setCapabilities = Effect.fn("McpConnectivity.setCapabilities")(function*(
+        principal: Principal,
+        idOrSlug: string,
+        toggles: ReadonlyArray<CapabilityToggle>
+      ) {
+        const { allowed, integration } = yield* managed(principal, idOrSlug)
+        return yield* exclusively(
+          integration.id,
+          Effect.gen(function*() {
+            const unknown = unknownToggle(yield* capabilities.all(integration.id), toggles)
+            if (unknown !== undefined) {
+              return yield* InvalidRequest.of(
+                `The integration has no ${unknown.toggle.type} '${unknown.toggle.name}'; sync its capabilities first.`,
+                `capabilities[${unknown.index}]`
+              )
+            }
+            yield* capabilities.setEnabled(allowed, integration.id, toggles)
+            const named = new Set(toggles.map(capabilityKey))
+            const after = yield* capabilities.all(integration.id)
+            return { integration, capabilities: after.filter((c) => named.has(capabilityKey(c))) }
+          })
+        )
+      })
+
+      return McpConnectivity.of({ testServer, prepareSync, listCapabilities, setCapabilities })
+    })
+  )
+}

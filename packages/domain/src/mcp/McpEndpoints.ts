@@ -1,0 +1,99 @@
+/**
+ * Where a call to an integration's MCP server goes and what it carries: its URL through the same address guard
+ * as provider calls (refused when internal unless trusted, pinned to the checked addresses), its configured
+ * headers, and the secrets its `secret_mappings` name, resolved in the process. Refusals name the field at
+ * fault and never quote a secret.
+ */
+import { Effect, Option, Predicate, Redacted } from "effect"
+import { makeAddressGuard } from "../fine-tuning/CustomHosts.ts"
+import { InvalidRequest } from "../shared/Errors.ts"
+import { HTTP_URL_PROBLEMS, parseHttpUrl } from "../shared/HttpUrl.ts"
+import { MCP_HEADERS_FIELD, type McpIntegration, type SecretMapping } from "./Mcp.ts"
+import { type McpEndpoint, type McpSecret, McpSecrets, McpSettings } from "./McpConnections.ts"
+
+/** `headers.<Name>` (or `configurations.headers.<Name>`): the header a mapping's secret is sent in. */
+const HEADER_TARGET = /^(?:configurations\.)?headers\.([!#$%&'*+.^_`|~0-9A-Za-z-]+)$/
+
+/**
+ * The configured headers with string values (anything else was never a header value), by lower-case name:
+ * header names ignore case, so a mapped secret replaces a configured header of the same name.
+ */
+const configuredHeaders = (configurations: McpIntegration["configurations"]): Record<string, string> => {
+  const headers = configurations[MCP_HEADERS_FIELD]
+  if (!Predicate.isObject(headers) || Array.isArray(headers)) return {}
+  return Object.fromEntries(
+    Object.entries(headers).flatMap(([name, value]) => typeof value === "string" ? [[name.toLowerCase(), value]] : [])
+  )
+}
+
+/** The mapping's value out of the secret, or what is wrong with it (words that follow "secret_mappings[i]"). */
+const valueOf = (secret: McpSecret, mapping: SecretMapping): string | { readonly problem: string } => {
+  const value = Redacted.value(secret.value)
+  if (mapping.value_format === "string") {
+    return typeof value === "string" ? value : { problem: "names a JSON secret; use value_format 'json'" }
+  }
+  let fields: unknown = value
+  if (typeof value === "string") {
+    try {
+      fields = JSON.parse(value)
+    } catch {
+      return { problem: "names a secret that is not a JSON object" }
+    }
+  }
+  if (!Predicate.isObject(fields) || Array.isArray(fields)) {
+    return { problem: "names a secret that is not a JSON object" }
+  }
+  const field = Object.hasOwn(fields, mapping.secret_key)
+    ? (fields as Record<string, unknown>)[mapping.secret_key]
+    : undefined
+  return typeof field === "string" || typeof field === "number"
+    ? String(field)
+    : { problem: `has no string field '${mapping.secret_key}' in its secret` }
+}
+
+/** Builds the endpoint of an integration's server, or refuses it with an `InvalidRequest` naming the field. */
+export const makeEndpointOf = Effect.gen(function*() {
+  const guard = yield* makeAddressGuard
+  const secrets = yield* McpSecrets
+
+  return Effect.fnUntraced(function*(integration: McpIntegration) {
+    const settings = yield* McpSettings
+    const url = parseHttpUrl(integration.url)
+    if (!(url instanceof URL)) return yield* InvalidRequest.of(`url ${HTTP_URL_PROBLEMS[url]}.`, "url")
+    const pinnedAddresses = yield* guard(url, "The MCP server URL's host", "url")
+    const headers = configuredHeaders(integration.configurations)
+    for (const [i, mapping] of integration.secret_mappings.entries()) {
+      const param = `secret_mappings[${i}]`
+      const target = HEADER_TARGET.exec(mapping.target_field)
+      if (target === null) {
+        return yield* InvalidRequest.of(
+          `${param}.target_field must name a header: 'headers.<Header-Name>'.`,
+          `${param}.target_field`
+        )
+      }
+      const secret = yield* secrets.resolve(mapping.secret_reference_id)
+      if (Option.isNone(secret)) {
+        return yield* InvalidRequest.of(
+          `${param} names a secret reference this gateway does not hold (see MCP_SECRETS_FILE).`,
+          `${param}.secret_reference_id`
+        )
+      }
+      if (!secret.value.hosts.includes(url.host) && !secret.value.hosts.includes(url.hostname)) {
+        return yield* InvalidRequest.of(
+          `${param} names a secret that may not be sent to '${url.host}'.`,
+          `${param}.secret_reference_id`
+        )
+      }
+      const value = valueOf(secret.value, mapping)
+      if (typeof value !== "string") return yield* InvalidRequest.of(`${param} ${value.problem}.`, param)
+      headers[target[1].toLowerCase()] = value
+    }
+    return {
+      url: url.href,
+      transport: integration.transport,
+      headers: Redacted.make(headers),
+      pinnedAddresses,
+      timeoutMs: settings.timeoutMs
+    } satisfies McpEndpoint
+  })
+})

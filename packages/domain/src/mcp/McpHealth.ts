@@ -1,0 +1,145 @@
+/**
+ * The health of MCP integrations. A background checker pings every integration that is not archived (a fresh
+ * session: `initialize`, then `ping`) once per `MCP_HEALTH_INTERVAL_MS`:
+ *
+ * | status      | check     | becomes                                                            |
+ * |-------------|-----------|--------------------------------------------------------------------|
+ * | `active`    | succeeds  | `active`, failures reset to 0                                      |
+ * | `active`    | fails     | `active` with one more failure; `unhealthy` at `MCP_UNHEALTHY_AFTER` |
+ * | `unhealthy` | fails     | `unhealthy`, its message the last failure's                        |
+ * | `unhealthy` | succeeds  | `active`                                                           |
+ * | `archived`  | (none)    | `archived`: not checked                                            |
+ *
+ * Among processes sharing a store, the one holding the `mcp-health-checker` lease checks; the others wait,
+ * and take over once a crashed checker's lease expires.
+ */
+import { Cause, Effect } from "effect"
+import { nowIso } from "../shared/internal/time.ts"
+import { LeaseStore } from "../shared/Leases.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { type McpIntegration, McpIntegrationStore, type StatusChange } from "./Mcp.ts"
+import { McpConnections, McpSettings, McpTimedOut } from "./McpConnections.ts"
+import { makeEndpointOf } from "./McpEndpoints.ts"
+
+/**
+ * The status change one check makes, `failure` being its error (undefined when it succeeded); undefined
+ * when nothing changes. Pure.
+ */
+export const nextStatus = (
+  integration: McpIntegration,
+  failure: string | undefined,
+  unhealthyAfter: number,
+  now: string
+): StatusChange | undefined => {
+  if (integration.status === "archived") return undefined
+  if (failure === undefined) {
+    if (integration.status === "active" && integration.consecutive_failures === 0) return undefined
+    return {
+      status: "active",
+      status_message: null,
+      status_changed_at: integration.status === "unhealthy" ? now : integration.status_changed_at,
+      consecutive_failures: 0
+    }
+  }
+  const failures = integration.consecutive_failures + 1
+  const unhealthy = integration.status === "unhealthy" || failures >= unhealthyAfter
+  return {
+    status: unhealthy ? "unhealthy" : "active",
+    status_message: unhealthy ? failure : null,
+    status_changed_at: unhealthy && integration.status !== "unhealthy" ? now : integration.status_changed_at,
+    consecutive_failures: failures
+  }
+}
+
+/** Integrations read per page of a round. */
+const PAGE = 100
+/** Checks running at once. */
+const CONCURRENCY = 8
+
+/** One round of checks over every integration in use, and the number checked. */
+export const makeHealthRound = Effect.gen(function*() {
+  const integrations = yield* McpIntegrationStore
+  const connections = yield* McpConnections
+  const endpointOf = yield* makeEndpointOf
+
+  const check = Effect.fnUntraced(function*(integration: McpIntegration) {
+    const settings = yield* McpSettings
+    // The address check resolves a name first; the whole check gets the call's time and that much again.
+    const outcome = yield* endpointOf(integration).pipe(
+      Effect.flatMap(connections.probe),
+      Effect.timeoutOrElse({
+        duration: 2 * settings.timeoutMs,
+        orElse: () => Effect.fail(new McpTimedOut({ timeoutMs: 2 * settings.timeoutMs }))
+      }),
+      Effect.result
+    )
+    const failure = outcome._tag === "Success" ? undefined : outcome.failure.message
+    yield* Effect.logDebug("MCP health check").pipe(
+      Effect.annotateLogs({ integration_id: integration.id, ok: failure === undefined })
+    )
+    const change = nextStatus(integration, failure, settings.unhealthyAfter, yield* nowIso)
+    if (change === undefined) return
+    const written = yield* integrations.setStatus(integration.id, change)
+    if (written && change.status !== integration.status) {
+      yield* Effect.logInfo(`MCP integration is ${change.status}`).pipe(
+        Effect.annotateLogs({ integration_id: integration.id, status_message: change.status_message })
+      )
+    }
+  })
+
+  return Effect.gen(function*() {
+    let after: string | null = null
+    let checked = 0
+    while (true) {
+      const page: ReadonlyArray<McpIntegration> = yield* integrations.listInUse(after, PAGE)
+      yield* Effect.forEach(page, check, { concurrency: CONCURRENCY, discard: true })
+      checked += page.length
+      if (page.length < PAGE) return checked
+      after = page[page.length - 1].id
+    }
+  })
+})
+
+/** The lease only one process at a time holds to check. */
+export const HEALTH_CHECKER_LEASE = "mcp-health-checker"
+
+/**
+ * The checker: every interval, take or renew the lease and, holding it, run a round while renewing it; a
+ * round whose lease is lost (the process stalled past its expiry) stops. Runs until interrupted, then gives
+ * the lease up. Does nothing when `MCP_HEALTH_INTERVAL_MS` is 0.
+ */
+export const runHealthChecks = Effect.gen(function*() {
+  const settings = yield* McpSettings
+  if (settings.healthIntervalMs <= 0) return
+  const leases = yield* LeaseStore
+  const holder = (yield* PlatformCrypto).uuid()
+  const round = yield* makeHealthRound
+  const interval = settings.healthIntervalMs
+  // A crashed checker is replaced within three intervals.
+  const ttl = 3 * interval
+  let checking = false
+
+  const keepLease = Effect.gen(function*() {
+    while (true) {
+      yield* Effect.sleep(interval)
+      if (!(yield* leases.acquire(HEALTH_CHECKER_LEASE, holder, ttl))) return
+    }
+  })
+
+  const cycle = Effect.gen(function*() {
+    const held = yield* leases.acquire(HEALTH_CHECKER_LEASE, holder, ttl)
+    if (held !== checking) {
+      checking = held
+      yield* Effect.logInfo(
+        held ? "MCP health checks: this process checks now" : "MCP health checks: another process checks now"
+      )
+    }
+    if (held) yield* Effect.raceFirst(Effect.asVoid(round), keepLease)
+  }).pipe(
+    Effect.catchCause((cause) => Effect.logWarning("MCP health checks: a round failed", Cause.pretty(cause)))
+  )
+
+  return yield* Effect.forever(Effect.andThen(cycle, Effect.sleep(interval))).pipe(
+    Effect.ensuring(leases.release(HEALTH_CHECKER_LEASE, holder))
+  )
+})

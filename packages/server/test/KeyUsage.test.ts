@@ -1,0 +1,90 @@
+/**
+ * `last_used_at`: written in the background at most once a minute per key by one process, and a write that
+ * fails never fails the request that used the key.
+ */
+import { layerMemory } from "@gateway-control/adapters-memory"
+import { ApiKeys, ApiKeyStore, type StorePorts } from "@gateway-control/domain"
+import { Clock, Context, Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { describe, expect, it } from "vitest"
+import { layerDomain } from "../src/App.ts"
+import { makeMovableClock } from "./support/MovableClock.ts"
+
+/** The memory store, its `recordUse` counted, and failing while `failing.now` says so. */
+const countingStore = () => {
+  const writes: Array<ReadonlyArray<string>> = []
+  const failing = { now: false }
+  const store: Layer.Layer<StorePorts> = Layer.effectContext(Effect.map(Layer.build(layerMemory), (context) => {
+    const keys = Context.get(context, ApiKeyStore)
+    return Context.add(context, ApiKeyStore, {
+      ...keys,
+      recordUse: (ids, at) =>
+        Effect.suspend(() => {
+          writes.push(ids)
+          return failing.now ? Effect.die(new Error("the store is down")) : keys.recordUse(ids, at)
+        })
+    })
+  }))
+  return { store, writes, failing }
+}
+
+const within = async (withinMs: number, check: () => boolean) => {
+  const started = Date.now()
+  while (!check()) {
+    if (Date.now() - started > withinMs) throw new Error(`not within ${withinMs} ms: ${check.toString()}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+describe("last_used_at", () => {
+  it("is written once a minute per key however often it is used, and a failed write fails no request", async () => {
+    const clock = makeMovableClock()
+    const { failing, store, writes } = countingStore()
+    const logged: Array<string> = []
+    const runtime = ManagedRuntime.make(
+      layerDomain(store).pipe(
+        Layer.provideMerge(Layer.succeed(Clock.Clock)(clock.clock)),
+        Layer.provide(Logger.layer([Logger.make(({ message }) => void logged.push(String(message)))]))
+      )
+    )
+    try {
+      const { plaintext } = await runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) =>
+        keys.issue({
+          type: "organisation-service",
+          name: "used",
+          description: null,
+          organisationId: "org",
+          workspaceId: null,
+          userId: null,
+          scopes: ["workspaces.list"],
+          expiresAt: null
+        })))
+      const use = (times: number) =>
+        runtime.runPromise(
+          Effect.flatMap(Effect.service(ApiKeys), (keys) =>
+            Effect.forEach(Array.from({ length: times }), () => keys.authenticate(plaintext), { discard: true }))
+        )
+
+      await use(50)
+      await within(2000, () => writes.length === 1)
+      clock.advance(30_000)
+      await use(50)
+      clock.advance(29_000)
+      await use(50)
+      expect(writes).toHaveLength(1)
+
+      clock.advance(1_001)
+      failing.now = true
+      await use(1)
+      await within(2000, () => writes.length === 2)
+      await within(2000, () => logged.some((line) => line.includes("last_used_at could not be written")))
+      // The key still authenticates, and the next minute's use is written again.
+      failing.now = false
+      clock.advance(60_001)
+      await use(5)
+      await within(2000, () => writes.length === 3)
+      expect(writes.every((ids) => ids.length === 1)).toBe(true)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+})

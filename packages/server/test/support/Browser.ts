@@ -1,0 +1,118 @@
+/**
+ * Headless Chromium for the console's tests: Debian's `chromium` driven by playwright-core, with the flags that
+ * keep it off the network (without them it calls Google's services at start). Absent, the tests are skipped with
+ * one loud line, or fail when `REQUIRE_BROWSER=1` (set by `.ci/run`).
+ *
+ * A session records every request the page makes and aborts any that is not for the server under test, and
+ * collects what the page logs as an error, so a test can assert that nothing left 127.0.0.1 and nothing failed.
+ */
+import { existsSync, mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+
+export const CHROMIUM = "/usr/bin/chromium"
+
+/** `.ci/run` installs it; a developer without it is told once, loudly. */
+export const browserAvailable = (): boolean => {
+  if (existsSync(CHROMIUM)) return true
+  if (process.env.REQUIRE_BROWSER === "1") {
+    throw new Error(`REQUIRE_BROWSER=1 but ${CHROMIUM} is missing (apt-get install chromium)`)
+  }
+  console.warn(
+    `\n*** console browser tests SKIPPED: ${CHROMIUM} is missing (apt-get install chromium; REQUIRE_BROWSER=1 fails instead) ***\n`
+  )
+  return false
+}
+
+/** The machine's notes for Debian's Chromium as root; playwright adds `--headless` itself. */
+const FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-dev-shm-usage"
+]
+
+/** Where the tests write screenshots for people to look at; git ignores it. */
+export const SCREENSHOTS = fileURLToPath(new URL("../../../../screenshots/console/", import.meta.url))
+
+export const WIDTHS = [1280, 390] as const
+
+export interface BrowserSession {
+  readonly browser: Browser
+  readonly context: BrowserContext
+  readonly page: Page
+  /** Every URL the page asked for, in order. */
+  readonly requests: Array<string>
+  /** Requests for anywhere but the server under test: aborted, and listed here. */
+  readonly outside: Array<string>
+  /** Errors the page logged or threw, but the browser's own notes of API answers >= 400 (those are expected). */
+  readonly errors: Array<string>
+  /** Screenshots of the page as it is now, at each width, as `<name>-<width>.png`. */
+  readonly screenshot: (name: string) => Promise<void>
+  /** Pages that needed sideways scrolling at a width, as `<name>@<width>: <pixels>`. */
+  readonly overflows: Array<string>
+  /** Form controls with no label, as `<name>: <control>`, found on each page screenshot() saw. */
+  readonly unlabelled: Array<string>
+  readonly close: () => Promise<void>
+}
+
+export const openBrowser = async (baseUrl: string): Promise<BrowserSession> => {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
+  const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } })
+  // A step waits at most this long for the page; a missing element fails it well before the test's own limit.
+  context.setDefaultTimeout(15_000)
+  const page = await context.newPage()
+  const requests: Array<string> = []
+  const outside: Array<string> = []
+  const errors: Array<string> = []
+  const origin = new URL(baseUrl).origin
+  await context.route("**/*", (route) => {
+    const url = route.request().url()
+    requests.push(url)
+    if (new URL(url).origin === origin) return route.continue()
+    outside.push(url)
+    return route.abort("blockedbyclient")
+  })
+  page.on("console", (message) => {
+    if (message.type() !== "error") return
+    // Chromium notes every answer >= 400 in the console; the API's refusals are part of the flows tested.
+    const apiAnswer = message.text().startsWith("Failed to load resource: the server responded with a status of 4") &&
+      message.location().url.startsWith(`${origin}/v1/`)
+    if (!apiAnswer) errors.push(`${message.text()} (${message.location().url})`)
+  })
+  page.on("pageerror", (error) => errors.push(`uncaught: ${error.message}`))
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  const overflows: Array<string> = []
+  const unlabelled: Array<string> = []
+  const screenshot = async (name: string) => {
+    const controls = await page.evaluate(`[...document.querySelectorAll("input, select, textarea")]
+      .filter((c) => c.labels.length === 0 && !c.getAttribute("aria-label") && !c.getAttribute("aria-labelledby"))
+      .map((c) => c.outerHTML.slice(0, 80))`) as Array<string>
+    unlabelled.push(...controls.map((c) => `${name}: ${c}`))
+    for (const width of WIDTHS) {
+      await page.setViewportSize({ width, height: 900 })
+      // Evaluated in the page, where the DOM is (the tests' own types have none).
+      const overflow = Number(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
+      if (overflow > 0) overflows.push(`${name}@${width}: ${overflow}`)
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true })
+    }
+    await page.setViewportSize({ width: WIDTHS[0], height: 900 })
+  }
+  return {
+    browser,
+    context,
+    page,
+    requests,
+    outside,
+    errors,
+    overflows,
+    unlabelled,
+    screenshot,
+    close: () => browser.close()
+  }
+}

@@ -2,6 +2,9 @@
  * `McpConnections` on the official MCP SDK's client: a session per call over the Streamable HTTP or the SSE
  * transport, as the integration says, on a fetch the server supplies (pinned to the checked addresses), under
  * the call's timeout. The headers travel in the transport's request options and appear in no error.
+ *
+ * The SDK is loaded on the first session, not at start: it and its schema libraries (zod, ajv) held ~10 MB
+ * of each process's memory, most of which never talks to an MCP server.
  */
 import {
   type CapabilityType,
@@ -12,9 +15,7 @@ import {
   McpUnreachable,
   type PinnedAddresses
 } from "@gateway-control/domain"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js"
-import { SSEClientTransport, SseError } from "@modelcontextprotocol/sdk/client/sse.js"
-import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import { Context, Effect, Layer, Redacted, type Scope } from "effect"
 
@@ -48,8 +49,19 @@ const describe = (error: unknown): string => {
   return `${error.message}${cause}`
 }
 
-const unreachable = (error: unknown, lastStatus: number | null) => {
-  const statusCode = (error instanceof StreamableHTTPError || error instanceof SseError) && error.code !== undefined
+/** The SDK's client and transports, loaded once, on the first session. */
+const loadSdk = () =>
+  Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js")
+  ]).then(([client, sse, streamableHttp]) => ({ ...client, ...sse, ...streamableHttp }))
+
+type Sdk = Awaited<ReturnType<typeof loadSdk>>
+
+const unreachable = (sdk: Sdk, error: unknown, lastStatus: number | null) => {
+  const statusCode = (error instanceof sdk.StreamableHTTPError || error instanceof sdk.SseError) &&
+      error.code !== undefined
     ? error.code
     : lastStatus
   const status = statusCode === null || (statusCode >= 200 && statusCode < 300) ? "" : ` (HTTP ${statusCode})`
@@ -160,6 +172,7 @@ export const layerMcpConnections: Layer.Layer<McpConnections, never, McpFetch> =
   McpConnections,
   Effect.gen(function*() {
     const fetches = yield* McpFetch
+    const sdk = yield* Effect.cached(Effect.promise(loadSdk))
 
     /** A session: `initialize`, then `use`, then the session ended and the transport closed, within the timeout. */
     const session = <A>(
@@ -167,6 +180,8 @@ export const layerMcpConnections: Layer.Layer<McpConnections, never, McpFetch> =
       use: (client: Client, options: RequestOptions) => Promise<A>
     ) =>
       Effect.gen(function*() {
+        const loaded = yield* sdk
+        const { Client, SSEClientTransport, StreamableHTTPClientTransport } = loaded
         const pinned = yield* fetches.fetchFor(endpoint.pinnedAddresses)
         // The first answer is the connection's (the SSE stream, or the answer to initialize); the last, the one
         // a failure is best explained by.
@@ -204,7 +219,7 @@ export const layerMcpConnections: Layer.Layer<McpConnections, never, McpFetch> =
           Effect.andThen(ending, Effect.promise(() => client.close().catch(() => undefined)))
         )
         const call = <B>(run: (signal: AbortSignal) => Promise<B>) =>
-          Effect.tryPromise({ try: run, catch: (error) => unreachable(error, lastStatus) })
+          Effect.tryPromise({ try: run, catch: (error) => unreachable(loaded, error, lastStatus) })
         yield* call((signal) => client.connect(transport, { signal, timeout: endpoint.timeoutMs }))
         const result = yield* call((signal) => use(client, { signal, timeout: endpoint.timeoutMs }))
         return { result, statusCode: firstStatus }

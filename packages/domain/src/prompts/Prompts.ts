@@ -118,7 +118,7 @@ export class Prompts extends Context.Service<
     Prompts,
     Effect.gen(function*() {
       const feed = yield* ChangeFeed
-      const cache = new RenderCache(feed.publish)
+      const cache = new RenderCache(feed.publish, feed.soleWriter === true)
       yield* feed.subscribe(cache.forget)
       const resources = yield* makeTemplateResources
       const labels = yield* makePromptLabels(cache)

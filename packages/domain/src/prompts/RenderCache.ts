@@ -1,7 +1,8 @@
 /**
  * What rendering keeps between requests, so that a render of a recently used prompt asks nothing of the
  * store: compiled versions and partials (immutable, kept until the bound evicts them), and what prompt
- * references and partial names resolved to (kept `RESOLUTION_CACHE_TTL_MS`).
+ * references and partial names resolved to (kept `RESOLUTION_CACHE_TTL_MS`, or until a change clears them
+ * when this process is the store's only writer).
  */
 import { Effect } from "effect"
 import type { Change, ChangeEvent } from "../shared/ChangeFeed.ts"
@@ -13,7 +14,9 @@ import type { CompiledVersion } from "./TemplateCompiler.ts"
 /**
  * How long a render reuses what a prompt reference and a partial name resolved to. Changes made through
  * this process clear it at once; another process sharing the store sees them as soon as the change feed
- * tells it (PostgreSQL), else within this time.
+ * tells it (PostgreSQL), else within this time. On a store no other process writes (memory, PGlite), the
+ * resolution is kept until a change clears it: re-reading it every 2 s took five queries on the request
+ * path, and on PGlite each blocks the event loop (its p99 at 1,000 renders/s).
  */
 export const RESOLUTION_CACHE_TTL_MS = 2_000
 
@@ -35,16 +38,19 @@ export class RenderCache {
   /** By partial version id. */
   readonly compiledPartials = new TtlCache<string, Template>(Number.POSITIVE_INFINITY, 2000)
   /** By organisation, key workspace and prompt reference. */
-  readonly resolvedTargets = new TtlCache<string, RenderTarget>(RESOLUTION_CACHE_TTL_MS, 5_000)
+  readonly resolvedTargets: TtlCache<string, RenderTarget>
   /** By workspace and partial name. */
-  readonly resolvedPartials = new TtlCache<string, Template>(RESOLUTION_CACHE_TTL_MS, 5_000)
+  readonly resolvedPartials: TtlCache<string, Template>
   /** Bumped by every change: a resolution that read the store before one does not fill the cache. */
   generation = 0
   private readonly publish: (change: Change) => Effect.Effect<void>
 
   /** `publish` tells the other processes of a change made here (`ChangeFeed.publish`). */
-  constructor(publish: (change: Change) => Effect.Effect<void>) {
+  constructor(publish: (change: Change) => Effect.Effect<void>, soleWriter = false) {
     this.publish = publish
+    const ttlMs = soleWriter ? Number.POSITIVE_INFINITY : RESOLUTION_CACHE_TTL_MS
+    this.resolvedTargets = new TtlCache<string, RenderTarget>(ttlMs, 5_000)
+    this.resolvedPartials = new TtlCache<string, Template>(ttlMs, 5_000)
   }
 
   /** Forgets exactly what renders hold of a change, made here or in another process. */

@@ -42,11 +42,17 @@ export class ChangeFeed extends Context.Service<
      * after a time in which changes may have been missed. The handler runs synchronously and must not throw.
      */
     readonly subscribe: (handler: (event: ChangeEvent) => void) => Effect.Effect<void, never, Scope.Scope>
+    /**
+     * True when no other process writes the store: what this process read stays true until it changes it
+     * itself, so caches need no lifetime as a safety net for a missed change.
+     */
+    readonly soleWriter?: boolean | undefined
   }
 >()("@gateway-control/ChangeFeed") {
   /** For a store only one process uses (memory, PGlite): there is no other process to tell. */
   static readonly inProcess: ChangeFeed["Service"] = {
     publish: () => Effect.void,
-    subscribe: () => Effect.void
+    subscribe: () => Effect.void,
+    soleWriter: true
   }
 }

@@ -59,9 +59,21 @@ const main = async () => {
   const small = await prepare(1_000, "pglite")
   const eventLoopFile = eventLoopDelayFile()
   const preload = eventLoopDelayPreload(eventLoopFile)
-  const ours = await startServer(bin, ["serve"], { ...small.env, ...preload.env }, "/healthz", {
-    nodeArgs: preload.nodeArgs
-  })
+  // The store holds 1,000 MCP integrations (for the listing leg), none of them reachable: the health checker
+  // is off for the render legs, and its cost is measured on its own below.
+  const startOurs = (checker: boolean) =>
+    startServer(
+      bin,
+      ["serve"],
+      {
+        ...small.env,
+        ...preload.env,
+        ...(checker ? {} : { MCP_HEALTH_INTERVAL_MS: "0" })
+      },
+      "/healthz",
+      { nodeArgs: preload.nodeArgs }
+    )
+  let ours = await startOurs(false)
   await createRenderPrompt(ours, small)
   const bare = await startServer(join(root, "bench/baselines/bare.mjs"), [], {}, "/ping")
 
@@ -78,6 +90,15 @@ const main = async () => {
 
   const efficiency = await benchRenderEfficiency(ours, small.key, bare)
   const latency = await benchRenderLatency(ours, small.key, bare, eventLoopFile)
+  await ours.stop()
+  log("render latency at 1,000 req/s while the MCP health checker checks 1,000 unreachable integrations")
+  const checking = await startOurs(true)
+  const latencyWhileChecking = await benchRenderLatency(checking, small.key, bare, eventLoopFile, {
+    count: 1,
+    warmUp: true
+  })
+  await checking.stop()
+  ours = await startOurs(false)
   await bare.stop()
 
   const auth = { "x-service-api-key": small.key, "content-type": "application/json" }
@@ -160,6 +181,7 @@ const main = async () => {
     },
     render_efficiency: efficiency,
     render_latency_at_fixed_rate: latency,
+    render_latency_while_health_checking: latencyWhileChecking,
     authenticated_read: {
       gateway_control: readOurs,
       bare_trivial_get: readBare,

@@ -7,7 +7,7 @@ import autocannon from "autocannon"
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
@@ -28,6 +28,16 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
 
 // -----------------------------------------------------------------------------------------------------------
 // Processes and load
+
+/**
+ * The command that runs Node with `args` on core 0, or on every core. Children inherit this process's
+ * affinity (core 1 once `run.ts` pins itself), so "anywhere" must say so too: without it, 4 servers of
+ * the audited-writes leg once shared one core.
+ */
+export const placed = (where: "core 0" | "anywhere", args: ReadonlyArray<string>): [string, Array<string>] =>
+  hasTaskset
+    ? ["taskset", ["-c", where === "core 0" ? "0" : `0-${cpus().length - 1}`, process.execPath, ...args]]
+    : [process.execPath, [...args]]
 
 export interface Server {
   readonly child: ChildProcess
@@ -52,10 +62,10 @@ export const startServer = async (
   options: StartOptions = {}
 ): Promise<Server> => {
   const port = nextPort++
-  const pin = hasTaskset && options.pin !== false
-  const nodeArgs = [...(options.nodeArgs ?? []), script, ...args]
-  const command = pin ? "taskset" : process.execPath
-  const commandArgs = pin ? ["-c", "0", process.execPath, ...nodeArgs] : nodeArgs
+  const [command, commandArgs] = placed(
+    options.pin === false ? "anywhere" : "core 0",
+    [...(options.nodeArgs ?? []), script, ...args]
+  )
   const child = spawn(command, commandArgs, {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "ignore", "pipe"]
@@ -138,7 +148,7 @@ export const json = async (url: string, init: RequestInit = {}) => {
   const response = await fetch(url, init)
   const body = await response.json()
   if (!response.ok) throw new Error(`${init.method ?? "GET"} ${url}: ${response.status} ${JSON.stringify(body)}`)
-  return body as Record<string, any>
+  return body as Record<string, unknown>
 }
 
 // -----------------------------------------------------------------------------------------------------------

@@ -76,7 +76,19 @@ const sampleLockWaits = (url: string, database: string) => {
   }
 }
 
-const run = async (processes: number) => {
+/** One kind of write from every process of a run, summed. */
+export interface WriteResult {
+  readonly writes_per_second: number
+  readonly p50: number
+  readonly p99: number
+  readonly errors: number
+  readonly server_cpu_ms_per_write: number
+  readonly lock_wait_share: number
+}
+export type WriteKind = "prompts" | "api_keys"
+export type WriteRun = { readonly processes: number } & Record<WriteKind, WriteResult>
+
+const run = async (processes: number): Promise<WriteRun> => {
   const name = `gateway_control_bench_writes_${processes}`
   const database = throwawayDatabase(name)
   const boot = bootstrap(database.env)
@@ -85,8 +97,10 @@ const run = async (processes: number) => {
     for (let i = 0; i < processes; i++) {
       servers.push(await startServer(bin, ["serve"], database.env, "/readyz", { pin: false }))
     }
-    const result: Record<string, unknown> = { processes }
-    for (const [kind, options] of Object.entries(writes(boot.workspace_id))) {
+    const result: Partial<Record<WriteKind, WriteResult>> = {}
+    const workload = writes(boot.workspace_id)
+    for (const kind of ["prompts", "api_keys"] as const) {
+      const options = workload[kind]
       const connections = TOTAL_CONNECTIONS / processes
       const each = (duration: number) =>
         Promise.all(servers.map((server) => autocannon({ ...options(server, boot.api_key), connections, duration })))
@@ -111,7 +125,7 @@ const run = async (processes: number) => {
       }
       log(`audited writes, ${processes} process(es), ${kind}: ${JSON.stringify(result[kind])}`)
     }
-    return result
+    return { processes, prompts: result.prompts!, api_keys: result.api_keys! }
   } finally {
     for (const server of servers) await server.stop()
     database.drop()
@@ -119,9 +133,9 @@ const run = async (processes: number) => {
 }
 
 export const benchAuditedWrites = async () => {
-  const runs = []
+  const runs: Array<WriteRun> = []
   for (const processes of PROCESSES) runs.push(await run(processes))
-  const rate = (r: Record<string, any>, kind: string) => r[kind].writes_per_second as number
+  const rate = (r: WriteRun, kind: WriteKind) => r[kind].writes_per_second
   const [one, , four] = runs
   return {
     total_connections: TOTAL_CONNECTIONS,

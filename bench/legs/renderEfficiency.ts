@@ -71,12 +71,22 @@ const atFixedRate = async (server: Server, key: string | undefined, duration: nu
   }
 }
 
-/** p99 at 1,000 renders/s, ours and bare in turn, twice; the added p99 is the median of the rounds' gaps. */
-export const benchRenderLatency = async (ours: Server, key: string, bare: Server, eventLoopFile: string) => {
+/**
+ * p99 at 1,000 renders/s, ours and bare in turn, `count` rounds; the added p99 is the median of the rounds'
+ * gaps. `warmUp` first runs 3 s at full speed, for a server that has served nothing yet.
+ */
+export const benchRenderLatency = async (
+  ours: Server,
+  key: string,
+  bare: Server,
+  eventLoopFile: string,
+  { count = 2, warmUp = false } = {}
+) => {
   const duration = Math.max(5, Number(process.env.BENCH_DURATION ?? 10))
+  if (warmUp) await autocannon({ ...renderOptions(ours.url, key), connections: 10, duration: 3 })
   const rounds = []
-  for (let i = 0; i < 2; i++) {
-    log(`render latency at 1,000 req/s: round ${i + 1} of 2`)
+  for (let i = 0; i < count; i++) {
+    log(`render latency at 1,000 req/s: round ${i + 1} of ${count}`)
     const bareRun = await atFixedRate(bare, undefined, duration)
     const oursRun = await atFixedRate(ours, key, duration, eventLoopFile)
     rounds.push({ gateway_control: oursRun, bare_node_http: bareRun, added_p99_ms: oursRun.p99 - bareRun.p99 })

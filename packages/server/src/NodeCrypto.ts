@@ -4,8 +4,8 @@ import { Effect, Layer } from "effect"
 import {
   createCipheriv,
   createDecipheriv,
-  createHash,
   createHmac,
+  hash,
   hkdfSync,
   randomBytes,
   randomUUID,
@@ -18,7 +18,8 @@ export const layerNodeCrypto: Layer.Layer<PlatformCrypto> = Layer.succeed(Platfo
   PlatformCrypto.of({
     uuid: () => randomUUID(),
     randomToken: (bytes) => randomBytes(bytes).toString("base64url"),
-    sha256Hex: (input) => createHash("sha256").update(input, "utf8").digest("hex"),
+    // The one-shot form: every request hashes its key, and it skips a Hash object per call.
+    sha256Hex: (input) => hash("sha256", input, "hex"),
     digestsEqual: (a, b) => {
       const left = Buffer.from(a, "hex")
       const right = Buffer.from(b, "hex")

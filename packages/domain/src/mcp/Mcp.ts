@@ -103,7 +103,10 @@ export class McpIntegration extends Schema.Class<McpIntegration>("McpIntegration
   /** Why the status is what it is: the last failed check's error while unhealthy; null otherwise. */
   status_message: Schema.NullOr(Schema.String),
   status_changed_at: Schema.String,
-  /** Health checks failed in a row; reset by the first success. */
+  /**
+   * Health checks failed in a row, until the integration is unhealthy and fails again the same way (then no
+   * longer written); reset by the first success.
+   */
   consecutive_failures: Schema.Int,
   created_at: Schema.String,
   last_updated_at: Schema.String

@@ -6,14 +6,14 @@
  * |-------------|-----------|--------------------------------------------------------------------|
  * | `active`    | succeeds  | `active`, failures reset to 0                                      |
  * | `active`    | fails     | `active` with one more failure; `unhealthy` at `MCP_UNHEALTHY_AFTER` |
- * | `unhealthy` | fails     | `unhealthy`, its message the last failure's                        |
+ * | `unhealthy` | fails     | `unhealthy`, its message the last failure's (no write if unchanged)  |
  * | `unhealthy` | succeeds  | `active`                                                           |
  * | `archived`  | (none)    | `archived`: not checked                                            |
  *
  * Among processes sharing a store, the one holding the `mcp-health-checker` lease checks; the others wait,
  * and take over once a crashed checker's lease expires.
  */
-import { Cause, Effect } from "effect"
+import { Cause, Clock, Effect } from "effect"
 import { nowIso } from "../shared/internal/time.ts"
 import { LeaseStore } from "../shared/Leases.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -41,6 +41,10 @@ export const nextStatus = (
       consecutive_failures: 0
     }
   }
+  // An unhealthy integration failing as before changes nothing a reader acts on: its count stops there, so a
+  // store full of unreachable servers costs one write each when they turn unhealthy, not one every round
+  // (each a write on the request path's thread with PGlite).
+  if (integration.status === "unhealthy" && integration.status_message === failure) return undefined
   const failures = integration.consecutive_failures + 1
   const unhealthy = integration.status === "unhealthy" || failures >= unhealthyAfter
   return {
@@ -55,6 +59,14 @@ export const nextStatus = (
 const PAGE = 100
 /** Checks running at once. */
 const CONCURRENCY = 8
+/**
+ * The least time between two checks' starts: a hundredth of the interval, at most 50 ms (20 checks a second).
+ * A round's status writes then come one at a time, not in bursts: with PGlite each write runs on the thread
+ * that serves requests (~1 ms), and 1,000 unreachable integrations checked at once stalled renders for tens of
+ * milliseconds. A round of more integrations than the pace allows in one interval takes longer; the next
+ * starts an interval after it ends.
+ */
+const spacingOf = (intervalMs: number) => Math.min(50, intervalMs / 100)
 
 /** One round of checks over every integration in use, and the number checked. */
 export const makeHealthRound = Effect.gen(function*() {
@@ -88,11 +100,20 @@ export const makeHealthRound = Effect.gen(function*() {
   })
 
   return Effect.gen(function*() {
+    const spacing = spacingOf((yield* McpSettings).healthIntervalMs)
+    // When the next check may start, shared by the concurrent checks of the round.
+    let nextStart = 0
+    const paced = (integration: McpIntegration) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const wait = Math.max(0, nextStart - now)
+        nextStart = now + wait + spacing
+        return Effect.andThen(Effect.sleep(wait), check(integration))
+      })
     let after: string | null = null
     let checked = 0
     while (true) {
       const page: ReadonlyArray<McpIntegration> = yield* integrations.listInUse(after, PAGE)
-      yield* Effect.forEach(page, check, { concurrency: CONCURRENCY, discard: true })
+      yield* Effect.forEach(page, paced, { concurrency: CONCURRENCY, discard: true })
       checked += page.length
       if (page.length < PAGE) return checked
       after = page[page.length - 1].id

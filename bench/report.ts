@@ -50,6 +50,22 @@ const summaryRows = (r: BenchResults): Array<Row> => {
     r.idle_memory.gateway_control.find((l) => l.store === store && l.code === code && l.node_args === nodeArgs)!
   const start = (store: string, code: string) =>
     r.first_start.gateway_control.find((l) => l.store === store && l.code === code)!
+  const idleRow = (what: string, rss: number, targetMb: number): Row => [
+    `idle RSS, ${what} (MB)`,
+    rss,
+    r.idle_memory.bare_node_http.rss,
+    `+${round(rss - r.idle_memory.bare_node_http.rss, 1)} MB`,
+    `≤ ${targetMb} MB`,
+    verdict(rss <= targetMb)
+  ]
+  const startRow = (what: string, leg: { ready_ms: number; cpu_ms: number }): Row => [
+    `first start, ${what} (ms to /readyz)`,
+    leg.ready_ms,
+    r.first_start.bare_node_http.ready_ms,
+    `CPU ${leg.cpu_ms} ms`,
+    "≤ 2,000 ms",
+    verdict(leg.ready_ms <= 2000)
+  ]
   const latency = r.render_latency_at_fixed_rate
   const checking = r.render_latency_while_health_checking
   const lastRound = latency.rounds.at(-1)!
@@ -102,54 +118,12 @@ const summaryRows = (r: BenchResults): Array<Row> => {
       "report",
       "—"
     ],
-    [
-      "idle RSS, memory store, built (MB)",
-      idle("memory", "built").rss,
-      r.idle_memory.bare_node_http.rss,
-      `+${round(idle("memory", "built").rss - r.idle_memory.bare_node_http.rss, 1)} MB`,
-      "≤ 100 MB",
-      verdict(idle("memory", "built").rss <= 100)
-    ],
-    [
-      "idle RSS, PGlite, built (MB)",
-      idle("pglite", "built").rss,
-      r.idle_memory.bare_node_http.rss,
-      `+${round(idle("pglite", "built").rss - r.idle_memory.bare_node_http.rss, 1)} MB`,
-      "≤ 200 MB",
-      verdict(idle("pglite", "built").rss <= 200)
-    ],
-    [
-      "idle RSS, PGlite, built, --v8-pool-size=1 (MB)",
-      idle("pglite", "built", "--v8-pool-size=1").rss,
-      r.idle_memory.bare_node_http.rss,
-      `+${round(idle("pglite", "built", "--v8-pool-size=1").rss - r.idle_memory.bare_node_http.rss, 1)} MB`,
-      "≤ 200 MB",
-      verdict(idle("pglite", "built", "--v8-pool-size=1").rss <= 200)
-    ],
-    [
-      "idle RSS, PGlite, npm start (MB)",
-      idle("pglite", "npm start").rss,
-      r.idle_memory.bare_node_http.rss,
-      `+${round(idle("pglite", "npm start").rss - r.idle_memory.bare_node_http.rss, 1)} MB`,
-      "≤ 200 MB",
-      verdict(idle("pglite", "npm start").rss <= 200)
-    ],
-    [
-      "first start, PGlite, npm start (ms to /readyz)",
-      start("pglite", "npm start").ready_ms,
-      r.first_start.bare_node_http.ready_ms,
-      `CPU ${start("pglite", "npm start").cpu_ms} ms`,
-      "≤ 2,000 ms",
-      verdict(start("pglite", "npm start").ready_ms <= 2000)
-    ],
-    [
-      "first start, PGlite, built (ms to /readyz)",
-      start("pglite", "built").ready_ms,
-      r.first_start.bare_node_http.ready_ms,
-      `CPU ${start("pglite", "built").cpu_ms} ms`,
-      "≤ 2,000 ms",
-      verdict(start("pglite", "built").ready_ms <= 2000)
-    ]
+    idleRow("memory store, built", idle("memory", "built").rss, 100),
+    idleRow("PGlite, built", idle("pglite", "built").rss, 200),
+    idleRow("PGlite, built, --v8-pool-size=1", idle("pglite", "built", "--v8-pool-size=1").rss, 200),
+    idleRow("PGlite, npm start", idle("pglite", "npm start").rss, 200),
+    startRow("PGlite, npm start", start("pglite", "npm start")),
+    startRow("PGlite, built", start("pglite", "built"))
   ]
   const writes = r.audited_writes
   if (writes !== undefined) {

@@ -2,34 +2,12 @@
  * The health checker's status changes: what one check does to an integration's status, and when it writes.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { McpIntegration } from "../src/mcp/Mcp.ts"
+import type { McpIntegration } from "../src/mcp/Mcp.ts"
 import { nextStatus } from "../src/mcp/McpHealth.ts"
+import { mcpIntegration } from "./contract/ContractHarness.ts"
 
 const integration = (fields: Partial<McpIntegration>) =>
-  new McpIntegration({
-    id: "int-1",
-    organisation_id: "org-1",
-    name: "Docs",
-    slug: "docs",
-    owner_id: null,
-    status: "active",
-    url: "https://mcp.example.com",
-    description: null,
-    workspace_id: null,
-    configurations: {},
-    auth_type: "none",
-    transport: "http",
-    global_workspace_access: true,
-    workspace_ids: [],
-    secret_mappings: [],
-    new_capabilities_enabled: true,
-    status_message: null,
-    status_changed_at: "2026-01-01T00:00:00.000Z",
-    consecutive_failures: 0,
-    created_at: "2026-01-01T00:00:00.000Z",
-    last_updated_at: "2026-01-01T00:00:00.000Z",
-    ...fields
-  })
+  mcpIntegration("org-1", "docs", { status_changed_at: "2026-01-01T00:00:00.000Z", ...fields })
 const now = "2026-02-01T00:00:00.000Z"
 
 describe("nextStatus", () => {

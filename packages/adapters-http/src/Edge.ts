@@ -10,7 +10,7 @@ import { errorResponse, payloadTooLarge } from "./ApiErrors.ts"
 import { makeClientAddress, type TrustProxy } from "./ClientAddress.ts"
 import { conflictingSpellings } from "./HeaderAliases.ts"
 import { firstProblem } from "./internal/issuePath.ts"
-import { RequestInfo } from "./RequestInfo.ts"
+import { RequestContext } from "@gateway-control/domain"
 
 export interface EdgeOptions {
   /** Largest accepted request body in bytes; larger ones answer 413. */
@@ -132,7 +132,7 @@ const makeEdge = (options: EdgeOptions) => {
   // This runs on every request: one context update, and the log line only built when it will be written.
   // `Types.unhandled` in the error type tells the router nothing is left for later middleware to handle.
   return (
-    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, RequestInfo>
+    httpEffect: Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled>
   ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> =>
     Effect.withFiber((fiber) => {
       const request = Context.getUnsafe(fiber.context, HttpServerRequest.HttpServerRequest)
@@ -145,8 +145,15 @@ const makeEdge = (options: EdgeOptions) => {
           Context.add(
             Context.add(
               Context.add(context, HttpIncomingMessage.MaxBodySize, maxBodySize),
-              RequestInfo,
-              { requestId, method: request.method, uri: request.url, clientIp: clientIpOf(request) }
+              RequestContext,
+              {
+                channel: "http",
+                requestId,
+                method: request.method,
+                uri: request.url,
+                clientIp: clientIpOf(request),
+                operator: null
+              }
             ),
             References.CurrentLogAnnotations,
             { ...Context.get(context, References.CurrentLogAnnotations), request_id: requestId }
@@ -177,4 +184,4 @@ const makeEdge = (options: EdgeOptions) => {
 
 /** Installs the edge around every route of the router. */
 export const layerEdge = (options: EdgeOptions) =>
-  HttpRouter.middleware<{ provides: RequestInfo }>()(makeEdge(options), { global: true })
+  HttpRouter.middleware()(makeEdge(options), { global: true })

@@ -10,6 +10,7 @@ import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
   Audit,
+  AuditedUseCase,
   Bootstrap,
   type BootstrapInput,
   Configs,
@@ -159,6 +160,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.merge(VirtualKeys.layer, Configs.layer)),
     Layer.provideMerge(ApiKeys.layer),
+    Layer.provideMerge(AuditedUseCase.layer),
     Layer.provideMerge(Audit.layer),
     Layer.provideMerge(rateLimiter),
     Layer.provideMerge(store),

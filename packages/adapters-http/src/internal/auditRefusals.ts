@@ -3,12 +3,17 @@
  * key (401), and a request whose parameters or body do not decode or break the input rules (400). Like every audit record, they fail
  * closed: when one cannot be written the caller gets a 500 instead of the refusal.
  */
-import { type Audit, type AuditActor, type Principal, type Unauthenticated } from "@gateway-control/domain"
-import { Effect, Option } from "effect"
+import {
+  type Audit,
+  type AuditActor,
+  type Principal,
+  RequestContext,
+  type Unauthenticated
+} from "@gateway-control/domain"
+import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import { isInputRefusal } from "../InputRulesLive.ts"
-import { RequestInfo } from "../RequestInfo.ts"
 import { auditedEndpoint, MUTATING_METHODS } from "./auditedEndpoints.ts"
 
 /** The endpoint a middleware wraps, as HttpApi describes it. */
@@ -60,10 +65,9 @@ export const makeRefusalRecorder = (audit: Audit["Service"]) => {
       readonly unreadable: boolean
     }
   ) =>
-    // The edge provides `RequestInfo` to every route; read from the fiber so the middleware needs no more.
-    Effect.flatMap(Effect.serviceOption(RequestInfo), (found) => {
-      if (Option.isNone(found)) return Effect.die(new Error("No RequestInfo: the edge middleware is not installed"))
-      const info = found.value
+    // The edge provides the request's context to every route; read from the fiber so the middleware needs no more.
+    RequestContext.use((info) => {
+      if (info.channel !== "http") return Effect.die(new Error("No request context: the edge middleware is not installed"))
       const { action, resourceType } = auditedEndpoint(
         ref.group.identifier,
         ref.endpoint.identifier,
@@ -77,7 +81,7 @@ export const makeRefusalRecorder = (audit: Audit["Service"]) => {
         resourceId: null,
         method: info.method,
         uri: info.uri,
-        requestId: info.requestId,
+        requestId: info.requestId ?? "",
         requestBody: refusal.body,
         requestBodyUnreadable: refusal.unreadable,
         responseStatusCode: refusal.status,

@@ -11,6 +11,8 @@
  * change what may happen, are not access-controlled writes either, nor are the MCP health checker's status
  * writes (mcp/McpHealth.ts), which record what it observed on no principal's behalf.
  */
+import { Effect } from "effect"
+import { ActiveUseCase, WriteOutsideUseCase } from "../audit/ActiveUseCase.ts"
 import type { AccessGrant, Action } from "./Policy.ts"
 
 /** For each write method of a store `S`: the action, or the actions, whose grant permits it. */
@@ -29,9 +31,14 @@ export type Granted<S, P extends WritePermits<S>> =
   & Omit<S, keyof P>
   & { readonly [K in keyof P & keyof S]: GrantedWrite<Permitted<P[K]>, S[K]> }
 
+/** A write method of a store: every store method returns an Effect. */
+type StoreWrite = (...args: Array<unknown>) => Effect.Effect<unknown, unknown, unknown>
+
 /**
  * The store, its writes named in `permits` requiring a grant of the actions given for each. The action names
- * are for the type only; at run time a wrapped write calls the store's with its own arguments.
+ * are for the type only. At run time a wrapped write checks that an audited use case is running on its fiber
+ * (`ActiveUseCase`, set by `AuditedUseCase`), and dies otherwise: a change no record describes is a bug of
+ * the path that made it, caught on its first run by any test of that path.
  */
 export const grantedWrites = <S extends object, const P extends WritePermits<S>>(
   store: S,
@@ -40,8 +47,12 @@ export const grantedWrites = <S extends object, const P extends WritePermits<S>>
   const target: object = store
   const writes = Object.fromEntries(
     Object.keys(permits).map((method) => {
-      const write: (...args: Array<unknown>) => unknown = Reflect.get(target, method)
-      return [method, (_grant: AccessGrant<Action>, ...args: Array<unknown>) => Reflect.apply(write, store, args)]
+      const write: StoreWrite = Reflect.get(target, method)
+      const guarded = (_grant: AccessGrant<Action>, ...args: Array<unknown>) =>
+        ActiveUseCase.use((active) =>
+          active === null ? Effect.die(new WriteOutsideUseCase(method)) : Reflect.apply(write, store, args)
+        )
+      return [method, guarded]
     })
   )
   return { ...store, ...writes } as Granted<S, P>

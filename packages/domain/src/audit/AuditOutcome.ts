@@ -1,0 +1,27 @@
+/**
+ * The status a record keeps for a call's outcome. The specification's audit record names it
+ * `response_status_code`, so every edge records the same number for the same outcome: the one the HTTP API
+ * answers with. A failure the domain does not name here (a defect) is recorded as 500.
+ */
+const FAILURE_STATUS: Readonly<Record<string, number>> = {
+  InvalidRequest: 400,
+  UnknownScopes: 400,
+  Unauthenticated: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  AlreadyBootstrapped: 409,
+  RateLimited: 429,
+  McpUnreachable: 502,
+  McpTimedOut: 504,
+  StoreUnavailable: 503
+}
+
+/** The status recorded for a failure: its tag's, or 500 for anything else. */
+export const recordedStatusOf = (failure: unknown): number => {
+  const tag = typeof failure === "object" && failure !== null ? Reflect.get(failure, "_tag") : undefined
+  return typeof tag === "string" ? FAILURE_STATUS[tag] ?? 500 : 500
+}
+
+/** Creations succeed with 201, every other change with 200. */
+export const successStatusOf = (action: string): number => action === "create" ? 201 : 200

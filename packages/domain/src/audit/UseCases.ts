@@ -1,0 +1,55 @@
+/**
+ * Every administrative use case, in the audit log's terms: the action a record names and the type of resource
+ * it changes. A use case's name is the one its HTTP endpoint carries (`group.endpoint`), so a record, a
+ * domain method and an endpoint are found by one search. The audited use case (AuditedUseCase.ts) reads its
+ * record's action here; the HTTP adapter reads it for calls refused before any use case ran.
+ */
+export interface UseCaseRecord {
+  readonly action: string
+  readonly resourceType: string
+}
+
+const USE_CASE_TABLE = {
+  "bootstrap.run": { action: "create", resourceType: "organisation" },
+  "workspaces.create": { action: "create", resourceType: "workspace" },
+  "apiKeys.create": { action: "create", resourceType: "api_key" },
+  "apiKeys.update": { action: "update", resourceType: "api_key" },
+  "apiKeys.revoke": { action: "revoke", resourceType: "api_key" },
+  "apiKeys.rotate": { action: "rotate", resourceType: "api_key" },
+  "users.create": { action: "create", resourceType: "user" },
+  "users.addMember": { action: "create", resourceType: "workspace_member" },
+  "users.removeMember": { action: "delete", resourceType: "workspace_member" },
+  "prompts.createPartial": { action: "create", resourceType: "prompt_partial" },
+  "prompts.updatePartial": { action: "update", resourceType: "prompt_partial" },
+  "prompts.publishPartial": { action: "publish", resourceType: "prompt_partial" },
+  "prompts.deletePartial": { action: "delete", resourceType: "prompt_partial" },
+  "prompts.create": { action: "create", resourceType: "prompt" },
+  "prompts.update": { action: "update", resourceType: "prompt" },
+  "prompts.makeDefault": { action: "publish", resourceType: "prompt" },
+  "prompts.setLabel": { action: "label", resourceType: "prompt" },
+  "prompts.setVersionLabel": { action: "label", resourceType: "prompt" },
+  "prompts.delete": { action: "delete", resourceType: "prompt" },
+  "labels.create": { action: "create", resourceType: "label" },
+  "labels.update": { action: "update", resourceType: "label" },
+  "labels.delete": { action: "delete", resourceType: "label" },
+  "mcp.createIntegration": { action: "create", resourceType: "mcp_integration" },
+  "mcp.updateIntegration": { action: "update", resourceType: "mcp_integration" },
+  "mcp.archiveIntegration": { action: "archive", resourceType: "mcp_integration" },
+  "mcp.createServer": { action: "create", resourceType: "mcp_server" },
+  "mcpLive.testServer": { action: "test", resourceType: "mcp_server" },
+  "mcpLive.syncCapabilities": { action: "sync", resourceType: "mcp_integration" },
+  "mcpLive.setCapabilities": { action: "update", resourceType: "mcp_integration" },
+  "providers.createVirtualKey": { action: "create", resourceType: "virtual_key" },
+  "providers.updateVirtualKey": { action: "update", resourceType: "virtual_key" },
+  "providers.deleteVirtualKey": { action: "delete", resourceType: "virtual_key" },
+  "providers.createConfig": { action: "create", resourceType: "config" },
+  "providers.updateConfig": { action: "update", resourceType: "config" },
+  "providers.deleteConfig": { action: "delete", resourceType: "config" }
+} as const satisfies Readonly<Record<string, UseCaseRecord>>
+
+/** The name of an audited use case. */
+export type UseCaseName = keyof typeof USE_CASE_TABLE
+
+export const USE_CASES: Readonly<Record<UseCaseName, UseCaseRecord>> = USE_CASE_TABLE
+
+export const isUseCaseName = (name: string): name is UseCaseName => Object.hasOwn(USE_CASE_TABLE, name)

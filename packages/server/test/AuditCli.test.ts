@@ -55,10 +55,10 @@ const checkpointThenCut = async (env: Record<string, string>, deleteNewest: () =
   const taken = await cli(["audit", "checkpoint"], env)
   expect(taken.code).toBe(0)
   const checkpoint = JSON.parse(taken.stdout)
-  // Three creates and one refusal.
+  // The bootstrap at the server's first start, three creates and one refusal.
   expect(checkpoint).toMatchObject({
-    count: 4,
-    heads: [{ chain: 0, count: 4, last_hash: expect.stringMatching(/^[0-9a-f]{64}$/) }]
+    count: 5,
+    heads: [{ chain: 0, count: 5, last_hash: expect.stringMatching(/^[0-9a-f]{64}$/) }]
   })
   const file = join(dir, "checkpoint.json")
   writeFileSync(file, taken.stdout)
@@ -66,7 +66,7 @@ const checkpointThenCut = async (env: Record<string, string>, deleteNewest: () =
   const reached = await cli(["audit", "verify", "--checkpoint", file], env)
   expect(reached).toMatchObject({ code: 0 })
   expect(reached.stdout).toMatch(
-    /^ok: 4 audit records in 1 chain, all intact; it reaches the checkpoint of .* \(4 audit records\)/
+    /^ok: 5 audit records in 1 chain, all intact; it reaches the checkpoint of .* \(5 audit records\)/
   )
 
   const unauthenticated = await cli(["audit", "unauthenticated"], env)
@@ -76,14 +76,14 @@ const checkpointThenCut = async (env: Record<string, string>, deleteNewest: () =
 
   await deleteNewest()
   // Without the checkpoint, a shorter chain is a valid chain.
-  expect((await cli(["audit", "verify"], env)).stdout).toMatch(/^ok: 3 audit records in 1 chain, all intact/)
+  expect((await cli(["audit", "verify"], env)).stdout).toMatch(/^ok: 4 audit records in 1 chain, all intact/)
   const cut = await cli(["audit", "verify", "--checkpoint", file], env)
   expect(cut.code).toBe(1)
-  expect(cut.stdout).toContain("broken: chain 0 ends at record 3, but the checkpoint")
+  expect(cut.stdout).toContain("broken: chain 0 ends at record 4, but the checkpoint")
   expect(cut.stdout).toContain("records were removed")
 
   const forgedFile = join(dir, "forged.json")
-  writeFileSync(forgedFile, JSON.stringify({ ...checkpoint, count: 3 }))
+  writeFileSync(forgedFile, JSON.stringify({ ...checkpoint, count: 4 }))
   const forged = await cli(["audit", "verify", "--checkpoint", forgedFile], env)
   expect(forged.code).toBe(1)
   expect(forged.stdout).toContain("signature is not valid")
@@ -101,7 +101,7 @@ describe("audit checkpoints on the embedded PGlite store", () => {
     await writeRecords(env, 3)
     await checkpointThenCut(env, async () => {
       const db = await PGlite.create(join(env.DATA_DIR, "pglite"))
-      await db.query("DELETE FROM audit_logs WHERE seq = 4")
+      await db.query("DELETE FROM audit_logs WHERE seq = 5")
       await db.close()
     })
   }, 180_000)
@@ -119,7 +119,7 @@ describe.skipIf(postgresUrl === undefined)("audit checkpoints on PostgreSQL", ()
     await writeRecords(env, 3)
     await checkpointThenCut(
       env,
-      () => query(database.url, "DELETE FROM audit_logs WHERE seq = 4").then(() => undefined)
+      () => query(database.url, "DELETE FROM audit_logs WHERE seq = 5").then(() => undefined)
     )
   }, 180_000)
 })

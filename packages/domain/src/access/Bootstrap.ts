@@ -7,6 +7,8 @@
  * bootstrap lock, and that it is reached only from the server's start-up and CLI, never from a request.
  */
 import { Context, Effect, Layer, Option, type Redacted } from "effect"
+import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
+import type { AuditActor } from "../audit/AuditRecord.ts"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
 import type { InvalidRequest } from "../shared/Errors.ts"
 import { AlreadyBootstrapped, type Conflict } from "../shared/Errors.ts"
@@ -17,6 +19,9 @@ import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { Organisation, User, Workspace, WorkspaceMember } from "./AccessModel.ts"
 import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
 import { ScopeNames } from "./Scopes.ts"
+
+/** Whoever runs a bootstrap: no key and no organisation exist yet. */
+const NO_ACTOR: AuditActor = { organisationId: null, keyId: null, userId: null }
 
 export interface BootstrapInput {
   readonly organisationName: string
@@ -48,6 +53,7 @@ export class Bootstrap extends Context.Service<
       const apiKeys = yield* ApiKeys
       const transaction = yield* StoreTransaction
       const crypto = yield* PlatformCrypto
+      const useCases = yield* AuditedUseCase
 
       const validate = (input: BootstrapInput) => {
         const organisationName = input.organisationName.trim()
@@ -112,28 +118,39 @@ export class Bootstrap extends Context.Service<
       // A conflict here means a concurrent bootstrap won the race on an empty store.
       const raced = (conflict: Conflict) => Effect.die(conflict)
 
-      const ifEmpty = Effect.fn("Bootstrap.ifEmpty")(function*(input: BootstrapInput) {
-        const { organisationName, ownerEmail } = yield* validate(input)
-        return yield* transaction
-          .withTransaction(
-            Effect.gen(function*() {
-              // Two processes starting on an empty store must not both bootstrap it.
-              yield* transaction.lock("bootstrap")
-              const existing = yield* organisations.first
-              if (Option.isSome(existing)) return Option.none<BootstrapResult>()
-              return Option.some(yield* writeFirstOrganisation(organisationName, ownerEmail))
-            })
-          )
-          .pipe(Effect.catchTag("Conflict", raced))
+      /** The organisation already there, which a second bootstrap names in its refusal. */
+      const alreadyBootstrapped = (existing: Organisation) => new AlreadyBootstrapped({ organisation_id: existing.id })
+
+      // Audited like every use case; a bootstrap has no key yet, so its record is filed under the organisation
+      // it creates, and a refused one under none (`audit unauthenticated` lists those).
+      const run = Effect.fn("Bootstrap.run")(function*(input: BootstrapInput) {
+        return yield* useCases.run(
+          {
+            useCase: "bootstrap.run",
+            actor: NO_ACTOR,
+            successActor: (result) => ({ organisationId: result.organisation_id, keyId: null, userId: null }),
+            resourceId: (result) => result.organisation_id,
+            workspaceId: null,
+            body: { organisation_name: input.organisationName, owner_email: input.ownerEmail }
+          },
+          Effect.gen(function*() {
+            const { organisationName, ownerEmail } = yield* validate(input)
+            // Two processes starting on an empty store must not both bootstrap it.
+            yield* transaction.lock("bootstrap")
+            const existing = yield* organisations.first
+            if (Option.isSome(existing)) return yield* alreadyBootstrapped(existing.value)
+            return yield* writeFirstOrganisation(organisationName, ownerEmail)
+          }).pipe(Effect.catchTag("Conflict", raced))
+        )
       })
 
-      const run = Effect.fn("Bootstrap.run")(function*(input: BootstrapInput) {
-        const result = yield* ifEmpty(input)
-        if (Option.isSome(result)) return result.value
-        const existing = yield* organisations.first
-        return yield* new AlreadyBootstrapped({
-          organisation_id: Option.match(existing, { onNone: () => "unknown", onSome: (o) => o.id })
-        })
+      // A store that has its organisation is left as it is, with no record: `serve` asks at every start.
+      const ifEmpty = Effect.fn("Bootstrap.ifEmpty")(function*(input: BootstrapInput) {
+        if (Option.isSome(yield* organisations.first)) return Option.none<BootstrapResult>()
+        return yield* run(input).pipe(
+          Effect.map(Option.some),
+          Effect.catchTag("AlreadyBootstrapped", () => Effect.succeed(Option.none<BootstrapResult>()))
+        )
       })
 
       return Bootstrap.of({ run, ifEmpty })

@@ -3,17 +3,21 @@
  * without invitation mail.
  */
 import { Context, Effect, Layer, Option } from "effect"
+import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
 import { type Conflict, type Forbidden, type InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkEmail, checkName } from "../shared/Rules.ts"
-import { type OrganisationRole, User, WorkspaceMember, type WorkspaceRole } from "./AccessModel.ts"
+import { type OrganisationRole, User, WorkspaceMember } from "./AccessModel.ts"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
 import { grantedWrites } from "./GrantedWrites.ts"
 import { ensureAllowed, Target } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
+
+/** A membership as a caller asks for it: the member's fields in the API's casing. */
+export type AddMemberInput = Pick<WorkspaceMember, "user_id" | "role">
 
 export interface CreateUserInput {
   readonly email: string
@@ -32,7 +36,7 @@ export class Users extends Context.Service<
     readonly addMember: (
       principal: Principal,
       workspaceId: string,
-      input: { readonly userId: string; readonly role: WorkspaceRole }
+      input: AddMemberInput
     ) => Effect.Effect<WorkspaceMember, Forbidden | NotFound>
     readonly listMembers: (
       principal: Principal,
@@ -114,14 +118,14 @@ export class Users extends Context.Service<
         function*(
           principal: Principal,
           workspaceId: string,
-          input: { readonly userId: string; readonly role: WorkspaceRole }
+          input: AddMemberInput
         ) {
           const { allowed, workspace } = yield* workspaceFor(principal, workspaceId, "members.create")
-          const user = yield* requireRow(yield* users.get(input.userId), "user", input.userId)
+          const user = yield* requireRow(yield* users.get(input.user_id), "user", input.user_id)
           // A user of another organisation cannot join: hidden, like everything of another organisation.
           yield* ensureAllowed(principal, "members.create", Target.organisation(user.organisation_id), {
             type: "user",
-            id: input.userId
+            id: input.user_id
           })
           const member = new WorkspaceMember({
             workspace_id: workspace.id,
@@ -151,7 +155,26 @@ export class Users extends Context.Service<
         }
       )
 
-      return Users.of({ create, list, addMember, listMembers, removeMember })
+      const useCases = yield* AuditedUseCase
+      return Users.of({
+        create: (principal, input) =>
+          useCases.run(
+            { useCase: "users.create", actor: principal, resourceId: (user) => user.id, workspaceId: null, body: input },
+            create(principal, input)
+          ),
+        list,
+        addMember: (principal, workspaceId, input) =>
+          useCases.run(
+            { useCase: "users.addMember", actor: principal, resourceId: input.user_id, workspaceId, body: input },
+            addMember(principal, workspaceId, input)
+          ),
+        listMembers,
+        removeMember: (principal, workspaceId, userId) =>
+          useCases.run(
+            { useCase: "users.removeMember", actor: principal, resourceId: userId, workspaceId, body: null },
+            removeMember(principal, workspaceId, userId)
+          )
+      })
     })
   )
 }

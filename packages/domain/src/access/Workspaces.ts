@@ -2,6 +2,7 @@
  * Reading workspaces as a principal sees them.
  */
 import { Context, Effect, Layer, Option } from "effect"
+import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { type Conflict, type Forbidden, type InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
@@ -82,7 +83,22 @@ export class Workspaces extends Context.Service<
         return { items, total: Option.isSome(own) ? 1 : 0 }
       })
 
-      return Workspaces.of({ create, get, list })
+      const useCases = yield* AuditedUseCase
+      return Workspaces.of({
+        create: (principal, input) =>
+          useCases.run(
+            {
+              useCase: "workspaces.create",
+              actor: principal,
+              resourceId: (workspace) => workspace.id,
+              workspaceId: (workspace) => workspace.id,
+              body: input
+            },
+            create(principal, input)
+          ),
+        get,
+        list
+      })
     })
   )
 }

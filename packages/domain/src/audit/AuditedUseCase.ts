@@ -22,6 +22,8 @@ export interface UseCaseSpec<A> {
   readonly useCase: UseCaseName
   /** Who acts: a principal, or (bootstrap) an actor no key stands for yet. */
   readonly actor: Principal | AuditActor
+  /** Who the record names on success, when the change made the actor (bootstrap's new organisation). */
+  readonly successActor?: ((result: A) => AuditActor) | undefined
   readonly resourceId: string | null | ((result: A) => string | null)
   /** What a failed call records when `resourceId` needs the result: the id or slug the call named, if any. */
   readonly requestedId?: string | null | undefined
@@ -95,10 +97,11 @@ export class AuditedUseCase extends Context.Service<
           const { method, uri } = origin(context, spec.useCase)
           const requestId = context.requestId ?? crypto.uuid()
           const actor = actorOf(spec.actor)
+          const successActor = spec.successActor
           const ownWorkspace = workspaceOf(spec.actor)
           const record = (status: number, result: A | undefined) =>
             audit.record({
-              actor,
+              actor: result !== undefined && successActor !== undefined ? successActor(result) : actor,
               workspaceId: resolve(spec.workspaceId ?? ownWorkspace, result, ownWorkspace),
               action,
               resourceType,

@@ -9,6 +9,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { Principal } from "../access/Principal.ts"
+import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { ChangeFeed } from "../shared/ChangeFeed.ts"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
@@ -18,6 +19,7 @@ import { type LabelChange, type LabelFailure, type LabelInput, makePromptLabels 
 import { makePromptPartials, type PartialChange, type PartialInput } from "./PromptPartials.ts"
 import { makePromptRenderer, type Rendered } from "./PromptRenderer.ts"
 import { makePromptTemplates, type PromptDetails, type PromptInput, type PromptVersionView } from "./PromptTemplates.ts"
+import { auditedPrompts } from "./PromptsUseCases.ts"
 import { RenderCache } from "./RenderCache.ts"
 import { type Failure, makeTemplateResources } from "./TemplateResources.ts"
 
@@ -122,12 +124,12 @@ export class Prompts extends Context.Service<
       yield* feed.subscribe(cache.forget)
       const resources = yield* makeTemplateResources
       const labels = yield* makePromptLabels(cache)
-      return Prompts.of({
+      return Prompts.of(auditedPrompts({
         ...(yield* makePromptTemplates(resources, cache, labels)),
         ...(yield* makePromptPartials(resources, cache)),
         ...labels.service,
         render: yield* makePromptRenderer(resources, cache)
-      })
+      }, yield* AuditedUseCase))
     })
   )
 }

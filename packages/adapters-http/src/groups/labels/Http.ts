@@ -2,7 +2,7 @@ import { type Label, Prompts } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { asCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
+import { asCaller, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
 const details = (label: Label) => ({ ...label, object: "label" as const })
@@ -13,27 +13,17 @@ export const LabelsHandlers = HttpApiBuilder.group(
   withService(Prompts, (handlers, prompts) =>
     handlers.handleAll({
       create: ({ payload }) =>
-        auditedResourceChange(
-          "labels.create",
-          { body: payload },
-          (principal) => prompts.createLabel(principal, payload)
-        )
-          .pipe(Effect.map(details)),
+        asCaller((principal) => prompts.createLabel(principal, payload)).pipe(Effect.map(details)),
       list: ({ query }) =>
         pageAsCaller(query, (principal, request) => prompts.listLabels(principal, query.workspace_id, request)).pipe(
           Effect.map((list) => ({ ...list, data: list.data.map(details) }))
         ),
       get: ({ params }) => asCaller((principal) => prompts.getLabel(principal, params.id)).pipe(Effect.map(details)),
       update: ({ params, payload }) =>
-        auditedResourceChange(
-          "labels.update",
-          { ref: params.id, body: payload },
-          (principal) => prompts.updateLabel(principal, params.id, payload)
-        ).pipe(Effect.map(details)),
+        asCaller((principal) => prompts.updateLabel(principal, params.id, payload)).pipe(Effect.map(details)),
       delete: ({ params }) =>
-        auditedResourceChange("labels.delete", { ref: params.id, body: null }, (principal) =>
-          prompts.deleteLabel(principal, params.id)).pipe(
-            Effect.map((label) => ({ ...details(label), deleted: true as const }))
-          )
+        asCaller((principal) => prompts.deleteLabel(principal, params.id)).pipe(
+          Effect.map((label) => ({ ...details(label), deleted: true as const }))
+        )
     }))
 )

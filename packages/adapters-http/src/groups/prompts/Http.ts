@@ -2,12 +2,12 @@ import { type Partial, type PartialVersion, Prompts, type PromptVersionView } fr
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { asCaller, auditedAsCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
+import { asCaller, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
 /**
- * A new version as its answer: the owner's fields (its id and slug; for an existing owner also its workspace,
- * under which `auditedResourceChange` records the change), the version's id and number.
+ * A new version as its answer: the owner's fields (its id and slug; for an existing owner also its workspace),
+ * the version's id and number.
  */
 const versionCreated = <Owner extends { readonly id: string; readonly slug: string }>(
   owner: Owner,
@@ -51,25 +51,15 @@ export const PromptsHandlers = HttpApiBuilder.group(
   withService(Prompts, (handlers, prompts) =>
     handlers.handleAll({
       create: ({ payload }) =>
-        auditedAsCaller((principal) => prompts.create(principal, payload), {
-          endpoint: "prompts.create",
-          resourceId: (v) => v.prompt_id,
-          body: payload
-        }).pipe(
+        asCaller((principal) => prompts.create(principal, payload)).pipe(
           Effect.map((version) => ({
             ...versionCreated({ id: version.prompt_id, slug: version.slug }, version),
             object: "prompt" as const
           }))
         ),
       update: ({ params, payload }) =>
-        auditedResourceChange(
-          "prompts.update",
-          { body: payload },
-          (principal) =>
-            Effect.map(
-              prompts.update(principal, params.promptId, payload),
-              ({ prompt, version }) => versionCreated(prompt, version)
-            )
+        asCaller((principal) => prompts.update(principal, params.promptId, payload)).pipe(
+          Effect.map(({ prompt, version }) => versionCreated(prompt, version))
         ),
       listVersions: ({ params }) =>
         asCaller((principal) => prompts.listVersions(principal, params.promptId)).pipe(
@@ -80,22 +70,13 @@ export const PromptsHandlers = HttpApiBuilder.group(
           Effect.map(versionDetails)
         ),
       setVersionLabel: ({ params, payload }) =>
-        auditedAsCaller(
-          (principal) => prompts.setVersionLabel(principal, params.promptId, params.versionId, payload.label_id),
-          { endpoint: "prompts.setVersionLabel", resourceId: ({ version }) => version.prompt_id, body: payload }
+        asCaller((principal) =>
+          prompts.setVersionLabel(principal, params.promptId, params.versionId, payload.label_id)
         ).pipe(Effect.map(versionDetails)),
       makeDefault: ({ params, payload }) =>
-        auditedResourceChange(
-          "prompts.makeDefault",
-          { body: payload },
-          (principal) => prompts.publish(principal, params.promptId, payload.version)
-        ),
+        asCaller((principal) => prompts.publish(principal, params.promptId, payload.version)),
       setLabel: ({ params, payload }) =>
-        auditedAsCaller((principal) => prompts.setLabel(principal, params.promptId, params.label, payload.version), {
-          endpoint: "prompts.setLabel",
-          resourceId: (label) => label.prompt_id,
-          body: { label: params.label, ...payload }
-        }),
+        asCaller((principal) => prompts.setLabel(principal, params.promptId, params.label, payload.version)),
       get: ({ params }) =>
         asCaller((principal) => prompts.get(principal, params.promptId)).pipe(
           Effect.map(({ labels, prompt, versions }) => ({ ...prompt, object: "prompt" as const, versions, labels }))
@@ -103,36 +84,19 @@ export const PromptsHandlers = HttpApiBuilder.group(
       list: ({ query }) =>
         pageAsCaller(query, (principal, request) => prompts.list(principal, query.workspace_id, request)),
       delete: ({ params }) =>
-        auditedResourceChange(
-          "prompts.delete",
-          { body: null },
-          (principal) => prompts.remove(principal, params.promptId)
-        ).pipe(
+        asCaller((principal) => prompts.remove(principal, params.promptId)).pipe(
           Effect.map((prompt) => ({ ...prompt, object: "prompt" as const, deleted: true as const }))
         ),
       createPartial: ({ payload }) =>
-        auditedResourceChange(
-          "prompts.createPartial",
-          { body: payload },
-          (principal) => Effect.map(prompts.createPartial(principal, payload), partialVersionCreated)
-        ),
+        asCaller((principal) => prompts.createPartial(principal, payload)).pipe(Effect.map(partialVersionCreated)),
       updatePartial: ({ params, payload, query }) =>
-        auditedResourceChange(
-          "prompts.updatePartial",
-          { ref: params.partialId, body: payload },
-          (principal) =>
-            Effect.map(prompts.updatePartial(principal, params.partialId, payload, query.workspace_id), partialChanged)
+        asCaller((principal) => prompts.updatePartial(principal, params.partialId, payload, query.workspace_id)).pipe(
+          Effect.map(partialChanged)
         ),
       publishPartial: ({ params, payload, query }) =>
-        auditedResourceChange(
-          "prompts.publishPartial",
-          { ref: params.partialId, body: payload },
-          (principal) =>
-            Effect.map(
-              prompts.publishPartial(principal, params.partialId, payload.version, query.workspace_id),
-              partialChanged
-            )
-        ),
+        asCaller((principal) =>
+          prompts.publishPartial(principal, params.partialId, payload.version, query.workspace_id)
+        ).pipe(Effect.map(partialChanged)),
       listPartialVersions: ({ params, query }) =>
         asCaller((principal) => prompts.listPartialVersions(principal, params.partialId, query.workspace_id)).pipe(
           Effect.map((versions) =>
@@ -140,11 +104,7 @@ export const PromptsHandlers = HttpApiBuilder.group(
           )
         ),
       deletePartial: ({ params, query }) =>
-        auditedResourceChange(
-          "prompts.deletePartial",
-          { ref: params.partialId, body: null },
-          (principal) => prompts.deletePartial(principal, params.partialId, query.workspace_id)
-        ).pipe(Effect.map((partial) => ({ ...partial, object: "prompt-partial" as const, deleted: true as const }))),
+        asCaller((principal) => prompts.deletePartial(principal, params.partialId, query.workspace_id)).pipe(Effect.map((partial) => ({ ...partial, object: "prompt-partial" as const, deleted: true as const }))),
       getPartial: ({ params, query }) =>
         asCaller((principal) => prompts.getPartial(principal, params.partialId, query.workspace_id)).pipe(
           Effect.map(({ partial, version }) => ({

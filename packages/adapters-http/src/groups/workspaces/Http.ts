@@ -2,7 +2,7 @@ import { Workspaces } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { asCaller, auditedAsCaller, pageAsCaller } from "../../internal/caller.ts"
+import { asCaller, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
 export const WorkspacesHandlers = HttpApiBuilder.group(
@@ -11,12 +11,7 @@ export const WorkspacesHandlers = HttpApiBuilder.group(
   withService(Workspaces, (handlers, workspaces) =>
     handlers.handleAll({
       create: ({ payload }) =>
-        auditedAsCaller((principal) => workspaces.create(principal, payload), {
-          endpoint: "workspaces.create",
-          resourceId: (workspace) => workspace.id,
-          workspaceId: (workspace) => workspace.id,
-          body: payload
-        }).pipe(
+        asCaller((principal) => workspaces.create(principal, payload)).pipe(
           Effect.map((workspace) => ({ ...workspace, object: "workspace" as const }))
         ),
       list: ({ query }) => pageAsCaller(query, workspaces.list),

@@ -1,9 +1,18 @@
 /**
  * The `gateway-control` command-line program.
  */
-import { AlreadyBootstrapped, Audit, AuditChainBroken, AuditCheckpoint, InvalidRequest } from "@gateway-control/domain"
+import {
+  AlreadyBootstrapped,
+  Audit,
+  AuditChainBroken,
+  AuditCheckpoint,
+  cliCall,
+  InvalidRequest,
+  RequestContext
+} from "@gateway-control/domain"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
+import { userInfo } from "node:os"
 import {
   bootstrapStore,
   layerConfiguredDomain,
@@ -35,11 +44,22 @@ const userFacing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 const layerCommand = (config: AppConfig) =>
   layerConfiguredDomain(config).pipe(Layer.provideMerge(layerLogging(config.logLevel)))
 
+/** The audit log's origin of what a command changes: the CLI, and the OS user who ran it. */
+const asOperator = (command: string) => {
+  let operator: string | null
+  try {
+    operator = userInfo().username
+  } catch {
+    operator = process.env.USER ?? null
+  }
+  return Effect.provideService(RequestContext, cliCall(command, operator))
+}
+
 const serve = Command.make("serve", {}, () =>
   userFacing(Effect.gen(function*() {
     const config = yield* loadConfig
     return yield* Layer.launch(layerServe(config))
-  }))).pipe(Command.withDescription("Serve the API (migrates the store, and bootstraps it when empty)."))
+  })).pipe(asOperator("serve"))).pipe(Command.withDescription("Serve the API (migrates the store, and bootstraps it when empty)."))
 
 const bootstrap = Command.make(
   "bootstrap",
@@ -50,7 +70,10 @@ const bootstrap = Command.make(
   ({ organisationName, ownerEmail }) =>
     userFacing(Effect.gen(function*() {
       const config = yield* loadConfig
-      const result = yield* bootstrapStore({ organisationName, ownerEmail }).pipe(Effect.provide(layerCommand(config)))
+      const result = yield* bootstrapStore({ organisationName, ownerEmail }).pipe(
+        Effect.provide(layerCommand(config)),
+        asOperator("bootstrap")
+      )
       yield* Console.log(JSON.stringify(result))
       if (config.store.kind === "memory") {
         yield* Console.error("gateway-control: note: GATEWAY_STORE=memory keeps nothing after this command exits.")

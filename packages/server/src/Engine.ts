@@ -80,7 +80,7 @@ export interface GatewayControlEngine {
   readonly nodeHandler: (request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void) => void
   /**
    * Runs an Effect program against the domain services, e.g. `ApiKeys.authenticate` then `Prompts.render`.
-   * It rejects with the program's own failure. Calls made here are not in the audit log.
+   * It rejects with the program's own failure. Changes made here are audited like the API's (method `EMBEDDED`).
    */
   readonly run: <A, E>(effect: Effect.Effect<A, E, Services>) => Promise<A>
   /**

@@ -94,7 +94,9 @@ const layerFromConfig = (config: AppConfig): Layer.Layer<Services, OpenError> =>
  * `Audit`, `Users`, `Workspaces`, `VirtualKeys`, `Configs`, `FineTuning`) on the chosen store. Options are checked as the server checks its
  * variables: an invalid one fails the layer with `InvalidConfiguration` naming it. SQL stores migrate as
  * they open and close with the layer's scope. The layer installs no logger: logs go to the program's.
- * Calls made here are not in the audit log, which records API requests.
+ * Every change made through them is audited as one made over the API is, in the change's own unit of work; its
+ * record's method is `EMBEDDED` unless the program provides `RequestContext` with its own request id, label
+ * and client address.
  */
 export const layer = (options: Options): Layer.Layer<Services, OpenError> =>
   Layer.unwrap(Effect.map(Effect.fromResult(configFromOptions(options)), layerFromConfig))

@@ -3,6 +3,7 @@
  * aliased headers (HeaderAliases.ts) checked before any handler runs, every failure turned into the error
  * envelope, and one structured log line a request.
  */
+import { RequestContext } from "@gateway-control/domain"
 import { ByteSize, Cause, Context, Effect, LogLevel, References, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
@@ -10,7 +11,6 @@ import { errorResponse, payloadTooLarge } from "./ApiErrors.ts"
 import { makeClientAddress, type TrustProxy } from "./ClientAddress.ts"
 import { conflictingSpellings } from "./HeaderAliases.ts"
 import { firstProblem } from "./internal/issuePath.ts"
-import { RequestContext } from "@gateway-control/domain"
 
 export interface EdgeOptions {
   /** Largest accepted request body in bytes; larger ones answer 413. */
@@ -183,5 +183,4 @@ const makeEdge = (options: EdgeOptions) => {
 }
 
 /** Installs the edge around every route of the router. */
-export const layerEdge = (options: EdgeOptions) =>
-  HttpRouter.middleware()(makeEdge(options), { global: true })
+export const layerEdge = (options: EdgeOptions) => HttpRouter.middleware()(makeEdge(options), { global: true })

@@ -59,7 +59,9 @@ const serve = Command.make("serve", {}, () =>
   userFacing(Effect.gen(function*() {
     const config = yield* loadConfig
     return yield* Layer.launch(layerServe(config))
-  })).pipe(asOperator("serve"))).pipe(Command.withDescription("Serve the API (migrates the store, and bootstraps it when empty)."))
+  })).pipe(asOperator("serve"))).pipe(
+    Command.withDescription("Serve the API (migrates the store, and bootstraps it when empty).")
+  )
 
 const bootstrap = Command.make(
   "bootstrap",

@@ -2,9 +2,9 @@
  * Every mutating call that reaches the service leaves an audit record, whatever its body, its key or its
  * outcome; when no record can be written, the call fails closed.
  */
+import { isUseCaseName } from "@gateway-control/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ServedApi } from "../../adapters-http/src/Api.ts"
-import { isUseCaseName } from "@gateway-control/domain"
 import { MUTATING_METHODS } from "../../adapters-http/src/internal/auditedEndpoints.ts"
 import {
   AUDIT_TEST_STORES,

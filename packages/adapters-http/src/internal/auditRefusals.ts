@@ -67,7 +67,9 @@ export const makeRefusalRecorder = (audit: Audit["Service"]) => {
   ) =>
     // The edge provides the request's context to every route; read from the fiber so the middleware needs no more.
     RequestContext.use((info) => {
-      if (info.channel !== "http") return Effect.die(new Error("No request context: the edge middleware is not installed"))
+      if (info.channel !== "http") {
+        return Effect.die(new Error("No request context: the edge middleware is not installed"))
+      }
       const { action, resourceType } = auditedEndpoint(
         ref.group.identifier,
         ref.endpoint.identifier,

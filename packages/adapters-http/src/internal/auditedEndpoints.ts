@@ -4,7 +4,7 @@
  * this says it for calls refused before any use case ran (no known key, a request that does not decode), so
  * those records read like the others. A test checks every mutating endpoint has its use case.
  */
-import { isUseCaseName, type UseCaseName, type UseCaseRecord, USE_CASES } from "@gateway-control/domain"
+import { isUseCaseName, USE_CASES, type UseCaseName, type UseCaseRecord } from "@gateway-control/domain"
 
 /** `group.endpoint` of an audited endpoint: the name of the use case it runs. */
 export type AuditedEndpointName = UseCaseName

@@ -159,7 +159,13 @@ export class Users extends Context.Service<
       return Users.of({
         create: (principal, input) =>
           useCases.run(
-            { useCase: "users.create", actor: principal, resourceId: (user) => user.id, workspaceId: null, body: input },
+            {
+              useCase: "users.create",
+              actor: principal,
+              resourceId: (user) => user.id,
+              workspaceId: null,
+              body: input
+            },
             create(principal, input)
           ),
         list,

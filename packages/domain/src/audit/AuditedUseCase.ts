@@ -16,7 +16,7 @@ import { Audit } from "./AuditLog.ts"
 import { recordedStatusOf, successStatusOf } from "./AuditOutcome.ts"
 import type { AuditActor } from "./AuditRecord.ts"
 import { RequestContext, type RequestContextShape } from "./RequestContext.ts"
-import { type UseCaseName, USE_CASES } from "./UseCases.ts"
+import { USE_CASES, type UseCaseName } from "./UseCases.ts"
 
 export interface UseCaseSpec<A> {
   readonly useCase: UseCaseName
@@ -35,6 +35,24 @@ export interface UseCaseSpec<A> {
   readonly successBody?: ((result: A) => unknown) | undefined
 }
 
+/**
+ * The spec of a change to a resource that lives in a workspace, recorded under the resource's id and
+ * workspace; a call that names the resource (`requestedId`) records that reference when it fails.
+ */
+export const resourceChange = <A extends { readonly id: string; readonly workspace_id: string | null }>(
+  useCase: UseCaseName,
+  actor: Principal,
+  body: unknown,
+  requestedId?: string
+): UseCaseSpec<A> => ({
+  useCase,
+  actor,
+  resourceId: (changed) => changed.id,
+  workspaceId: (changed) => changed.workspace_id,
+  requestedId,
+  body
+})
+
 const resolve = <A, V>(value: V | ((result: A) => V), result: A | undefined, fallback: V): V =>
   typeof value === "function" ? (result === undefined ? fallback : (value as (a: A) => V)(result)) : value
 
@@ -44,8 +62,7 @@ const actorOf = (actor: Principal | AuditActor): AuditActor => ({
   userId: actor.userId
 })
 
-const workspaceOf = (actor: Principal | AuditActor): string | null =>
-  "workspaceId" in actor ? actor.workspaceId : null
+const workspaceOf = (actor: Principal | AuditActor): string | null => "workspaceId" in actor ? actor.workspaceId : null
 
 /** What the record says of where the call came from. */
 const origin = (context: RequestContextShape, useCase: UseCaseName) => {

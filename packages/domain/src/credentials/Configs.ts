@@ -5,6 +5,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
+import { AuditedUseCase, resourceChange } from "../audit/AuditedUseCase.ts"
 import { knownProvider, ProviderRegistry } from "../fine-tuning/Providers.ts"
 import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
@@ -136,12 +137,22 @@ export class Configs extends Context.Service<
         }
       })
 
+      const useCases = yield* AuditedUseCase
       return Configs.of({
-        createConfig,
+        createConfig: (principal, input) =>
+          useCases.run(resourceChange("providers.createConfig", principal, input), createConfig(principal, input)),
         listConfigs: managed.list,
         getConfig: managed.get,
-        updateConfig,
-        deleteConfig: managed.delete,
+        updateConfig: (principal, ref, change, workspaceId) =>
+          useCases.run(
+            resourceChange("providers.updateConfig", principal, change, ref),
+            updateConfig(principal, ref, change, workspaceId)
+          ),
+        deleteConfig: (principal, ref, workspaceId) =>
+          useCases.run(
+            resourceChange("providers.deleteConfig", principal, null, ref),
+            managed.delete(principal, ref, workspaceId)
+          ),
         resolveConfig
       })
     })

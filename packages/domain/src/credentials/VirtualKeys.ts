@@ -4,6 +4,7 @@
 import { Context, Effect, Layer, Option } from "effect"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
+import { AuditedUseCase, resourceChange } from "../audit/AuditedUseCase.ts"
 import { knownProvider, ProviderRegistry } from "../fine-tuning/Providers.ts"
 import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
@@ -142,12 +143,25 @@ export class VirtualKeys extends Context.Service<
         }
       )
 
+      const useCases = yield* AuditedUseCase
       return VirtualKeys.of({
-        createVirtualKey,
+        createVirtualKey: (principal, input) =>
+          useCases.run(
+            resourceChange("providers.createVirtualKey", principal, input),
+            createVirtualKey(principal, input)
+          ),
         listVirtualKeys: managed.list,
         getVirtualKey: managed.get,
-        updateVirtualKey,
-        deleteVirtualKey: managed.delete,
+        updateVirtualKey: (principal, ref, change, workspaceId) =>
+          useCases.run(
+            resourceChange("providers.updateVirtualKey", principal, change, ref),
+            updateVirtualKey(principal, ref, change, workspaceId)
+          ),
+        deleteVirtualKey: (principal, ref, workspaceId) =>
+          useCases.run(
+            resourceChange("providers.deleteVirtualKey", principal, null, ref),
+            managed.delete(principal, ref, workspaceId)
+          ),
         resolveVirtualKey
       })
     })

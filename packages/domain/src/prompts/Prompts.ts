@@ -18,8 +18,8 @@ import type { Partial, PartialVersion, Prompt, PromptLabel, PromptVersion } from
 import { type LabelChange, type LabelFailure, type LabelInput, makePromptLabels } from "./PromptLabels.ts"
 import { makePromptPartials, type PartialChange, type PartialInput } from "./PromptPartials.ts"
 import { makePromptRenderer, type Rendered } from "./PromptRenderer.ts"
-import { makePromptTemplates, type PromptDetails, type PromptInput, type PromptVersionView } from "./PromptTemplates.ts"
 import { auditedPrompts } from "./PromptsUseCases.ts"
+import { makePromptTemplates, type PromptDetails, type PromptInput, type PromptVersionView } from "./PromptTemplates.ts"
 import { RenderCache } from "./RenderCache.ts"
 import { type Failure, makeTemplateResources } from "./TemplateResources.ts"
 

@@ -70,9 +70,8 @@ export const PromptsHandlers = HttpApiBuilder.group(
           Effect.map(versionDetails)
         ),
       setVersionLabel: ({ params, payload }) =>
-        asCaller((principal) =>
-          prompts.setVersionLabel(principal, params.promptId, params.versionId, payload.label_id)
-        ).pipe(Effect.map(versionDetails)),
+        asCaller((principal) => prompts.setVersionLabel(principal, params.promptId, params.versionId, payload.label_id))
+          .pipe(Effect.map(versionDetails)),
       makeDefault: ({ params, payload }) =>
         asCaller((principal) => prompts.publish(principal, params.promptId, payload.version)),
       setLabel: ({ params, payload }) =>
@@ -104,7 +103,9 @@ export const PromptsHandlers = HttpApiBuilder.group(
           )
         ),
       deletePartial: ({ params, query }) =>
-        asCaller((principal) => prompts.deletePartial(principal, params.partialId, query.workspace_id)).pipe(Effect.map((partial) => ({ ...partial, object: "prompt-partial" as const, deleted: true as const }))),
+        asCaller((principal) => prompts.deletePartial(principal, params.partialId, query.workspace_id)).pipe(
+          Effect.map((partial) => ({ ...partial, object: "prompt-partial" as const, deleted: true as const }))
+        ),
       getPartial: ({ params, query }) =>
         asCaller((principal) => prompts.getPartial(principal, params.partialId, query.workspace_id)).pipe(
           Effect.map(({ partial, version }) => ({

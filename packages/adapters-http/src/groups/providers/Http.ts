@@ -4,7 +4,7 @@ import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { BadRequest, badRequest, upstreamError, upstreamTimeout } from "../../ApiErrors.ts"
-import { asCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
+import { asCaller, pageAsCaller } from "../../internal/caller.ts"
 import { withServices } from "../../internal/groupHandlers.ts"
 import { listingRefusal, selectionFromHeaders } from "./ProviderHeaders.ts"
 
@@ -57,50 +57,37 @@ export const ProvidersHandlers = HttpApiBuilder.group(
             })
           ),
         createVirtualKey: ({ payload }) =>
-          auditedResourceChange("providers.createVirtualKey", { body: payload }, (principal) =>
-            virtualKeys.createVirtualKey(principal, payload)).pipe(
-              Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
-            ),
+          asCaller((principal) => virtualKeys.createVirtualKey(principal, payload)).pipe(
+            Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
+          ),
         listVirtualKeys: ({ query }) =>
           pageAsCaller(
             query,
-            (principal, request) =>
-              virtualKeys.listVirtualKeys(principal, query.workspace_id, request)
+            (principal, request) => virtualKeys.listVirtualKeys(principal, query.workspace_id, request)
           ),
         getVirtualKey: ({ params, query }) =>
-          asCaller((principal) =>
-            virtualKeys.getVirtualKey(principal, params.id, query.workspace_id)
-          ),
+          asCaller((principal) => virtualKeys.getVirtualKey(principal, params.id, query.workspace_id)),
         updateVirtualKey: ({ params, payload, query }) =>
-          auditedResourceChange("providers.updateVirtualKey", { ref: params.id, body: payload }, (principal) =>
-            virtualKeys.updateVirtualKey(principal, params.id, payload, query.workspace_id)).pipe(
-              Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
-            ),
-        deleteVirtualKey: ({ params, query }) =>
-          auditedResourceChange("providers.deleteVirtualKey", { ref: params.id, body: null }, (principal) =>
-            virtualKeys.deleteVirtualKey(principal, params.id, query.workspace_id)).pipe(
-              Effect.map((k) => ({ ...k, object: "virtual-key" as const, deleted: true as const }))
-            ),
-        createConfig: ({ payload }) =>
-          auditedResourceChange("providers.createConfig", { body: payload }, (principal) =>
-            configs.createConfig(principal, payload)),
-        listConfigs: ({ query }) =>
-          pageAsCaller(query, (principal, request) =>
-            configs.listConfigs(principal, query.workspace_id, request)),
-        getConfig: ({ params, query }) =>
-          asCaller((principal) =>
-            configs.getConfig(principal, params.id, query.workspace_id)
+          asCaller((principal) => virtualKeys.updateVirtualKey(principal, params.id, payload, query.workspace_id)).pipe(
+            Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
           ),
+        deleteVirtualKey: ({ params, query }) =>
+          asCaller((principal) => virtualKeys.deleteVirtualKey(principal, params.id, query.workspace_id)).pipe(
+            Effect.map((k) => ({ ...k, object: "virtual-key" as const, deleted: true as const }))
+          ),
+        createConfig: ({ payload }) => asCaller((principal) => configs.createConfig(principal, payload)),
+        listConfigs: ({ query }) =>
+          pageAsCaller(query, (principal, request) => configs.listConfigs(principal, query.workspace_id, request)),
+        getConfig: ({ params, query }) =>
+          asCaller((principal) => configs.getConfig(principal, params.id, query.workspace_id)),
         updateConfig: ({ params, payload, query }) =>
-          auditedResourceChange("providers.updateConfig", { ref: params.id, body: payload }, (principal) =>
-            configs.updateConfig(principal, params.id, payload, query.workspace_id)).pipe(
-              Effect.map((c) => ({ ...c, object: "config" as const }))
-            ),
+          asCaller((principal) => configs.updateConfig(principal, params.id, payload, query.workspace_id)).pipe(
+            Effect.map((c) => ({ ...c, object: "config" as const }))
+          ),
         deleteConfig: ({ params, query }) =>
-          auditedResourceChange("providers.deleteConfig", { ref: params.id, body: null }, (principal) =>
-            configs.deleteConfig(principal, params.id, query.workspace_id)).pipe(
-              Effect.map((c) => ({ ...c, object: "config" as const, deleted: true as const }))
-            )
+          asCaller((principal) => configs.deleteConfig(principal, params.id, query.workspace_id)).pipe(
+            Effect.map((c) => ({ ...c, object: "config" as const, deleted: true as const }))
+          )
       })
   )
 )

@@ -5,7 +5,7 @@
 import { CurrentPrincipal, type Page, type PageRequest, type Principal } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { type DomainError, fromDomain, fromDomainOrUpstream, type UpstreamError } from "../ApiErrors.ts"
-import { audited, auditedSteps, type AuditSpec } from "./audited.ts"
+import { audited, type AuditSpec } from "./audited.ts"
 import type { AuditedEndpointName } from "./auditedEndpoints.ts"
 import { listBody, pageOf, type PageQuery } from "./listing.ts"
 
@@ -13,6 +13,11 @@ const currentPrincipal = Effect.service(CurrentPrincipal)
 
 export const asCaller = <A, E extends DomainError, R>(use: (principal: Principal) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(currentPrincipal, use).pipe(Effect.mapError(fromDomain))
+
+/** A use case that may call another server: its failures answer 502 or 504. */
+export const asCallerOrUpstream = <A, E extends DomainError | UpstreamError, R>(
+  use: (principal: Principal) => Effect.Effect<A, E, R>
+) => Effect.flatMap(currentPrincipal, use).pipe(Effect.mapError((error: E) => fromDomainOrUpstream(error)))
 
 /** `use` comes first so that its result, not the handler's expected answer, types the audit spec. */
 export const auditedAsCaller = <A, E extends DomainError, R>(
@@ -49,33 +54,3 @@ export const auditedResourceChange = <
     workspaceId: (resource) => resource.workspace_id,
     body: request.body
   })
-
-/**
- * `auditedResourceChange` for a use case that calls another server first (`outside`, in no unit of work), then
- * changes a resource (`change`, with its audit record); the other server's failures answer 502 or 504.
- */
-export const auditedCallOut = <
-  P,
-  A extends { readonly id: string; readonly workspace_id: string | null },
-  E1 extends DomainError | UpstreamError,
-  E2 extends DomainError | UpstreamError,
-  R1,
-  R2
->(
-  endpoint: AuditedEndpointName,
-  request: { readonly ref: string; readonly body: unknown },
-  outside: (principal: Principal) => Effect.Effect<P, E1, R1>,
-  change: (prepared: P) => Effect.Effect<A, E2, R2>
-) =>
-  Effect.flatMap(currentPrincipal, (principal) =>
-    auditedSteps(
-      {
-        endpoint,
-        resourceId: (resource) => resource.id,
-        requestedId: request.ref,
-        workspaceId: (resource) => resource.workspace_id,
-        body: request.body
-      },
-      outside(principal),
-      change
-    )).pipe(Effect.mapError((error: E1 | E2) => fromDomainOrUpstream(error)))

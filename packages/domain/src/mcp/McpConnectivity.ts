@@ -8,6 +8,7 @@ import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
+import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
@@ -47,10 +48,10 @@ export const SyncResult = Schema.Struct({
 export type SyncResult = typeof SyncResult.Type
 
 /**
- * A sync whose server has answered: `commit` stores what it listed. Apart so that callers can run the
- * commit in their own unit of work (with its audit record) after the network call, not around it.
+ * A sync whose server has answered: `commit` stores what it listed, in the use case's unit of work (with its
+ * audit record) after the network call, not around it.
  */
-export interface PreparedSync {
+interface PreparedSync {
   readonly integration: McpIntegration
   readonly commit: Effect.Effect<SyncResult>
 }
@@ -64,10 +65,11 @@ export class McpConnectivity extends Context.Service<
       principal: Principal,
       idOrSlug: string
     ) => Effect.Effect<{ readonly server: McpServer; readonly result: ServerTestResult }, Failure>
-    readonly prepareSync: (
+    /** Lists the server's capabilities, then stores them: the call first, in no unit of work. */
+    readonly syncCapabilities: (
       principal: Principal,
       idOrSlug: string
-    ) => Effect.Effect<PreparedSync, Failure | McpCallError>
+    ) => Effect.Effect<{ readonly integration: McpIntegration; readonly result: SyncResult }, Failure | McpCallError>
     readonly listCapabilities: (
       principal: Principal,
       idOrSlug: string,
@@ -210,7 +212,49 @@ export class McpConnectivity extends Context.Service<
         )
       })
 
-      return McpConnectivity.of({ testServer, prepareSync, listCapabilities, setCapabilities })
+      const useCases = yield* AuditedUseCase
+      return McpConnectivity.of({
+        // The server is called outside any unit of work; the record of the test follows it.
+        testServer: (principal, idOrSlug) =>
+          useCases.runSteps(
+            {
+              useCase: "mcpLive.testServer",
+              actor: principal,
+              resourceId: ({ server }) => server.id,
+              workspaceId: ({ server }) => server.workspace_id,
+              requestedId: idOrSlug,
+              body: null
+            },
+            testServer(principal, idOrSlug),
+            Effect.succeed
+          ),
+        syncCapabilities: (principal, idOrSlug) =>
+          useCases.runSteps(
+            {
+              useCase: "mcpLive.syncCapabilities",
+              actor: principal,
+              resourceId: ({ integration }) => integration.id,
+              workspaceId: ({ integration }) => integration.workspace_id,
+              requestedId: idOrSlug,
+              body: null
+            },
+            prepareSync(principal, idOrSlug),
+            ({ commit, integration }) => Effect.map(commit, (result) => ({ integration, result }))
+          ),
+        listCapabilities,
+        setCapabilities: (principal, idOrSlug, toggles) =>
+          useCases.run(
+            {
+              useCase: "mcpLive.setCapabilities",
+              actor: principal,
+              resourceId: ({ integration }) => integration.id,
+              workspaceId: ({ integration }) => integration.workspace_id,
+              requestedId: idOrSlug,
+              body: { capabilities: toggles }
+            },
+            setCapabilities(principal, idOrSlug, toggles)
+          )
+      })
     })
   )
 }

@@ -4,6 +4,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import type { Principal } from "../access/Principal.ts"
+import { AuditedUseCase, resourceChange } from "../audit/AuditedUseCase.ts"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import type { McpIntegration, McpServer } from "./Mcp.ts"
@@ -57,7 +58,28 @@ export class McpRegistry extends Context.Service<
     Effect.gen(function*() {
       const { integrationChanged, ...servers } = yield* makeServers
       const integrations = yield* makeIntegrations(integrationChanged)
-      return McpRegistry.of({ ...integrations, ...servers })
+      const useCases = yield* AuditedUseCase
+      return McpRegistry.of({
+        ...integrations,
+        ...servers,
+        createIntegration: (principal, input) =>
+          useCases.run(
+            resourceChange("mcp.createIntegration", principal, input),
+            integrations.createIntegration(principal, input)
+          ),
+        updateIntegration: (principal, id, input) =>
+          useCases.run(
+            resourceChange("mcp.updateIntegration", principal, input, id),
+            integrations.updateIntegration(principal, id, input)
+          ),
+        archiveIntegration: (principal, id) =>
+          useCases.run(
+            resourceChange("mcp.archiveIntegration", principal, null, id),
+            integrations.archiveIntegration(principal, id)
+          ),
+        createServer: (principal, input) =>
+          useCases.run(resourceChange("mcp.createServer", principal, input), servers.createServer(principal, input))
+      })
     })
   )
 }

@@ -8,114 +8,26 @@
  * the render cache (RenderCache.ts), from which every change, here or in another process, clears what it touches.
  */
 import { Context, Effect, Layer } from "effect"
-import type { Principal } from "../access/Principal.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { ChangeFeed } from "../shared/ChangeFeed.ts"
-import type { Conflict } from "../shared/Errors.ts"
-import type { Page, PageRequest } from "../shared/Paging.ts"
-import type { Label } from "./Label.ts"
-import type { Partial, PartialVersion, Prompt, PromptLabel, PromptVersion } from "./Prompt.ts"
-import { type LabelChange, type LabelFailure, type LabelInput, makePromptLabels } from "./PromptLabels.ts"
-import { makePromptPartials, type PartialChange, type PartialInput } from "./PromptPartials.ts"
-import { makePromptRenderer, type Rendered } from "./PromptRenderer.ts"
+import { makePromptLabels } from "./PromptLabels.ts"
+import { makePromptPartials } from "./PromptPartials.ts"
+import { makePromptRenderer } from "./PromptRenderer.ts"
+import type { PromptsShape } from "./PromptsShape.ts"
 import { auditedPrompts } from "./PromptsUseCases.ts"
-import { makePromptTemplates, type PromptDetails, type PromptInput, type PromptVersionView } from "./PromptTemplates.ts"
+import { makePromptTemplates } from "./PromptTemplates.ts"
 import { RenderCache } from "./RenderCache.ts"
-import { type Failure, makeTemplateResources } from "./TemplateResources.ts"
+import { makeTemplateResources } from "./TemplateResources.ts"
 
 export { MAX_PARTIAL_DEPTH } from "./PartialResolver.ts"
 export type { LabelChange, LabelInput } from "./PromptLabels.ts"
 export type { PartialChange, PartialInput } from "./PromptPartials.ts"
 export type { Rendered } from "./PromptRenderer.ts"
+export type { PromptsShape } from "./PromptsShape.ts"
 export type { PromptDetails, PromptInput, PromptVersionView } from "./PromptTemplates.ts"
 export { RESOLUTION_CACHE_TTL_MS } from "./RenderCache.ts"
 
-/** Those in a workspace, or with an admin key and no workspace given, in the whole organisation. */
-type ListInWorkspace<A> = (
-  principal: Principal,
-  workspaceId: string | undefined,
-  page: PageRequest
-) => Effect.Effect<Page<A>, Failure>
-
-/** A partial with the version a call made or read. */
-interface PartialAndVersion {
-  readonly partial: Partial
-  readonly version: PartialVersion
-}
-
-/** A partial's reference (id, or slug in `workspaceId`, else the caller's workspace) and what is done with it. */
-type OnPartial<Args extends ReadonlyArray<unknown>, A, E> = (
-  principal: Principal,
-  partialId: string,
-  ...args: [...Args, workspaceId?: string]
-) => Effect.Effect<A, E>
-
-export class Prompts extends Context.Service<
-  Prompts,
-  {
-    readonly create: (
-      principal: Principal,
-      input: PromptInput
-    ) => Effect.Effect<PromptVersion & { readonly slug: string }, Failure | Conflict>
-    readonly update: (
-      principal: Principal,
-      promptId: string,
-      input: PromptInput
-    ) => Effect.Effect<{ readonly prompt: Prompt; readonly version: PromptVersion }, Failure | Conflict>
-    readonly publish: (principal: Principal, promptId: string, version: number) => Effect.Effect<Prompt, Failure>
-    readonly setLabel: (
-      principal: Principal,
-      promptId: string,
-      label: string,
-      version: number
-    ) => Effect.Effect<PromptLabel, Failure | Conflict>
-    readonly listVersions: (
-      principal: Principal,
-      promptId: string
-    ) => Effect.Effect<ReadonlyArray<PromptVersionView>, Failure>
-    /** `versionRef` is the version's id or number. */
-    readonly getVersion: (
-      principal: Principal,
-      promptId: string,
-      versionRef: string
-    ) => Effect.Effect<PromptVersionView, Failure>
-    /** Points the label `labelId` names at the version. */
-    readonly setVersionLabel: (
-      principal: Principal,
-      promptId: string,
-      versionRef: string,
-      labelId: string
-    ) => Effect.Effect<PromptVersionView, Failure>
-    readonly get: (principal: Principal, promptId: string) => Effect.Effect<PromptDetails, Failure>
-    readonly list: ListInWorkspace<Prompt>
-    readonly remove: (principal: Principal, promptId: string) => Effect.Effect<Prompt, Failure>
-    readonly render: (
-      principal: Principal,
-      promptRef: string,
-      body: Record<string, unknown>
-    ) => Effect.Effect<Rendered, Failure>
-    readonly createPartial: (
-      principal: Principal,
-      input: PartialInput
-    ) => Effect.Effect<PartialAndVersion, Failure | Conflict>
-    /** A new template (a new version, published), and the partial's name, description or status. */
-    readonly updatePartial: OnPartial<[change: PartialChange], PartialAndVersion, Failure | Conflict>
-    readonly publishPartial: OnPartial<[version: number], PartialAndVersion, Failure>
-    readonly getPartial: OnPartial<[], PartialAndVersion, Failure>
-    readonly listPartialVersions: OnPartial<[], ReadonlyArray<PartialVersion>, Failure>
-    readonly deletePartial: OnPartial<[], Partial, Failure>
-    readonly listPartials: ListInWorkspace<Partial>
-    readonly createLabel: (principal: Principal, input: LabelInput) => Effect.Effect<Label, LabelFailure>
-    readonly getLabel: (principal: Principal, labelId: string) => Effect.Effect<Label, Failure>
-    readonly listLabels: ListInWorkspace<Label>
-    readonly updateLabel: (
-      principal: Principal,
-      labelId: string,
-      change: LabelChange
-    ) => Effect.Effect<Label, LabelFailure>
-    readonly deleteLabel: (principal: Principal, labelId: string) => Effect.Effect<Label, Failure>
-  }
->()("@gateway-control/Prompts") {
+export class Prompts extends Context.Service<Prompts, PromptsShape>()("@gateway-control/Prompts") {
   static readonly layer = Layer.effect(
     Prompts,
     Effect.gen(function*() {

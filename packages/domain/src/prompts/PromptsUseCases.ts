@@ -4,9 +4,7 @@
  * about and keeps the input in the API's casing, as the caller gave it.
  */
 import type { AuditedUseCase } from "../audit/AuditedUseCase.ts"
-import type { Prompts } from "./Prompts.ts"
-
-type PromptsShape = Prompts["Service"]
+import type { PromptsShape } from "./PromptsShape.ts"
 
 /** The workspace resources a change returns, under which it is recorded. */
 const resource = <A extends { readonly id: string; readonly workspace_id: string | null }>(requestedId?: string) => ({

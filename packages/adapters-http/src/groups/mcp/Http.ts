@@ -2,7 +2,7 @@ import { type IntegrationView, McpRegistry, type ServerView } from "@gateway-con
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { asCaller, auditedResourceChange, pageAsCaller } from "../../internal/caller.ts"
+import { asCaller, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
 /** The view as `McpIntegrationView` encodes it. */
@@ -23,12 +23,7 @@ export const McpHandlers = HttpApiBuilder.group(
     const integrationAsRead = (id: string) =>
       asCaller((principal) => registry.getIntegration(principal, id)).pipe(Effect.map(integrationView))
     return handlers.handleAll({
-      createIntegration: ({ payload }) =>
-        auditedResourceChange(
-          "mcp.createIntegration",
-          { body: payload },
-          (principal) => registry.createIntegration(principal, payload)
-        ),
+      createIntegration: ({ payload }) => asCaller((principal) => registry.createIntegration(principal, payload)),
       listIntegrations: ({ query }) =>
         pageAsCaller(query, (principal, request) =>
           registry.listIntegrations(principal, {
@@ -41,23 +36,14 @@ export const McpHandlers = HttpApiBuilder.group(
       getIntegration: ({ params }) => integrationAsRead(params.id),
       // A change answers the integration as read after it, with its workspaces count.
       updateIntegration: ({ params, payload }) =>
-        auditedResourceChange(
-          "mcp.updateIntegration",
-          { body: payload },
-          (principal) => registry.updateIntegration(principal, params.id, payload)
-        ).pipe(Effect.flatMap((integration) => integrationAsRead(integration.id))),
-      archiveIntegration: ({ params }) =>
-        auditedResourceChange(
-          "mcp.archiveIntegration",
-          { body: null },
-          (principal) => registry.archiveIntegration(principal, params.id)
-        ).pipe(Effect.flatMap((integration) => integrationAsRead(integration.id))),
-      createServer: ({ payload }) =>
-        auditedResourceChange(
-          "mcp.createServer",
-          { body: payload },
-          (principal) => registry.createServer(principal, payload)
+        asCaller((principal) => registry.updateIntegration(principal, params.id, payload)).pipe(
+          Effect.flatMap((integration) => integrationAsRead(integration.id))
         ),
+      archiveIntegration: ({ params }) =>
+        asCaller((principal) => registry.archiveIntegration(principal, params.id)).pipe(
+          Effect.flatMap((integration) => integrationAsRead(integration.id))
+        ),
+      createServer: ({ payload }) => asCaller((principal) => registry.createServer(principal, payload)),
       getServer: ({ params, query }) =>
         asCaller((principal) => registry.getServer(principal, params.mcpServerId, query.workspace_id)).pipe(
           Effect.map(serverView)

@@ -79,11 +79,21 @@ describe("package dependencies point inward", () => {
   })
 })
 
+/** A whole `import type` or `export type` statement: type stripping erases it, so the browser never loads it. */
+const TYPE_ONLY = /^\s*(?:import|export)\s+type\b/
+
+/** The modules a file loads at run time: its imports but the type-only ones. */
+const runtimeImportsOf = (file: string): Array<string> =>
+  [...readFileSync(file, "utf8").matchAll(IMPORT)]
+    .filter((m) => !TYPE_ONLY.test(m[0]))
+    .map((m) => m[1] ?? m[2])
+    .filter((s) => !s.startsWith("."))
+
 describe("the console's browser code", () => {
   it("imports only the modules the page's import map provides", async () => {
     const { VENDOR_MODULES } = await import("@gateway-control/console")
     const appFiles = sourceFiles(join(packagesDir, "console", "app"))
-    const imports = new Set(appFiles.flatMap(importsOf))
+    const imports = new Set(appFiles.flatMap(runtimeImportsOf))
     expect(imports.size).toBeGreaterThan(2)
     expect([...imports].filter((specifier) => !(VENDOR_MODULES as ReadonlyArray<string>).includes(specifier))).toEqual(
       []
@@ -93,6 +103,15 @@ describe("the console's browser code", () => {
       VENDOR_MODULES.map((m) => m.split("/").slice(0, m.startsWith("@") ? 2 : 1).join("/"))
     )
     expect(Object.keys(manifest.dependencies).sort()).toEqual([...vendorPackages, "effect"].sort())
+  })
+
+  it("takes its types from the API definition only, in type-only imports (an inline `type` would still load)", () => {
+    const appFiles = sourceFiles(join(packagesDir, "console", "app"))
+    const typeOnly = new Set(appFiles.flatMap(importsOf).filter((s) => !appFiles.flatMap(runtimeImportsOf).includes(s)))
+    expect([...typeOnly].sort()).toEqual(["@gateway-control/adapters-http/api", "effect", "effect/http-api"])
+    // The scanner tells the two apart: an inline `type` specifier leaves `import {} from` behind.
+    expect(TYPE_ONLY.test(`import type { GatewayApi } from "@gateway-control/adapters-http/api"`)).toBe(true)
+    expect(TYPE_ONLY.test(`import { type GatewayApi } from "@gateway-control/adapters-http/api"`)).toBe(false)
   })
 })
 

@@ -69,6 +69,16 @@ describe("the console as served", () => {
     const api = await (await get("/console/app/api.ts")).text()
     expect(api).toContain("export const render = async (ref")
     expect(api).not.toMatch(/\binterface\s+\w+|ref: string/)
+    // The types come from the API definition through `import type` lines, which stripping erases: the browser
+    // loads neither the definition nor Effect.
+    const apiImports = [...api.matchAll(IMPORTS)].map(([, specifier]) => specifier)
+    expect(apiImports).toContain("./api/client.ts")
+    expect(apiImports.filter((specifier) => !specifier!.startsWith("./api/") || specifier!.endsWith("contract.ts")))
+      .toEqual([])
+    const contract = await (await get("/console/app/api/contract.ts")).text()
+    expect(contract).toContain("GatewayApi")
+    expect([...contract.matchAll(IMPORTS)]).toEqual([])
+    expect(paths).not.toContain("/console/app/api/contract.ts")
   })
 
   it("answers with a strict CSP that allows only the page's own import map inline, and no framing or referrer", async () => {

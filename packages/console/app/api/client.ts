@@ -1,8 +1,10 @@
 /**
  * How the console calls the API: only the public JSON API under `/v1`, with the signed-in key in
  * `x-service-api-key`, and a refusal turned into an `ApiError` that names its `param`. The calls themselves are
- * in `../api.ts` and, by resource, beside this file.
+ * in `../api.ts` and, by resource, beside this file. Each names its endpoint (`get<"workspaces", "list">`), whose
+ * method, path, body and answer are typed from the API definition (`contract.ts`).
  */
+import type { Answer, Body, EndpointName, Group, Method, PathOf } from "./contract.ts"
 
 export class ApiError extends Error {
   readonly status: number
@@ -36,12 +38,13 @@ const withQuery = (path: string, query: Query | undefined) => {
   return text === "" ? path : `${path}?${text}`
 }
 
-interface Answer<A> {
+/** An answer with its headers, for the calls that read one. */
+export interface Reply<A> {
   readonly body: A
   readonly headers: Headers
 }
 
-export const request = async <A>(method: string, path: string, body?: unknown, query?: Query): Promise<Answer<A>> => {
+const call = async (method: string, path: string, body: unknown, query: Query | undefined): Promise<Reply<unknown>> => {
   const headers: Record<string, string> = {}
   if (currentKey !== null) headers["x-service-api-key"] = currentKey
   if (body !== undefined) headers["content-type"] = "application/json"
@@ -65,12 +68,33 @@ export const request = async <A>(method: string, path: string, body?: unknown, q
     if (response.status === 401) onUnauthenticated(error)
     throw error
   }
-  return { body: parsed as A, headers: response.headers }
+  return { body: parsed, headers: response.headers }
 }
 
-export const get = async <A>(path: string, query?: Query) => (await request<A>("GET", path, undefined, query)).body
-export const send = async <A>(method: "POST" | "PUT" | "DELETE", path: string, body?: unknown) =>
-  (await request<A>(method, path, body)).body
+/** The body argument of a call: required when the endpoint takes one, absent when it takes none. */
+type BodyArgument<G extends Group, E extends EndpointName<G>> = [Body<G, E>] extends [never] ? []
+  : [body: Body<G, E>]
+
+/** Calls endpoint `E` of group `G` and answers its body and headers. */
+export const request = async <G extends Group, E extends EndpointName<G>>(
+  method: Method<G, E>,
+  path: PathOf<G, E>,
+  ...body: BodyArgument<G, E>
+): Promise<Reply<Answer<G, E>>> => (await call(method, path, body[0], undefined)) as Reply<Answer<G, E>>
+
+/** Reads with `GET` endpoint `E` of group `G`. */
+export const get = async <G extends Group, E extends EndpointName<G>>(
+  path: Method<G, E> extends "GET" ? PathOf<G, E> : never,
+  query?: Query
+): Promise<Answer<G, E>> => (await call("GET", path, undefined, query)).body as Answer<G, E>
+
+/** Changes something with endpoint `E` of group `G`: its method, its path, and its body if it takes one. */
+export const send = async <G extends Group, E extends EndpointName<G>>(
+  method: Method<G, E>,
+  path: PathOf<G, E>,
+  ...body: BodyArgument<G, E>
+): Promise<Answer<G, E>> => (await request<G, E>(method, path, ...body)).body
+
 export const segment = encodeURIComponent
 
 export interface Paging {
@@ -78,10 +102,15 @@ export interface Paging {
   readonly current_page: number
 }
 
+/** What a paged table shows: a page of a list answer, and whether there are more. */
 export interface ListPage<A> {
   readonly data: ReadonlyArray<A>
   readonly total: number
   readonly has_more: boolean
 }
 
+/** The item of a list answer. */
+export type Item<L extends { readonly data: ReadonlyArray<unknown> }> = L["data"][number]
+
+/** A JSON object whose shape the console does not read (a rendered body, a config). */
 export type Json = Readonly<Record<string, unknown>>

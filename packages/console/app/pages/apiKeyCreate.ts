@@ -58,8 +58,8 @@ const FIELDS = ["name", "type", "workspace_id", "user_id", "description", "expir
 export const CreateKeyForm = ({ onCreated }: { readonly onCreated: (secret: string) => void }) => {
   const form = useForm()
   const kinds = KINDS.filter(([kind, , scope]) => can(scope) && (kind !== "organisation/service" || isAdminKey()))
-  const [kind, setKind] = useState<string>(
-    kinds.find(([k]) => k !== "organisation/service")?.[0] ?? kinds[0]?.[0] ?? ""
+  const [kind, setKind] = useState<(typeof KINDS)[number][0]>(
+    kinds.find(([k]) => k !== "organisation/service")?.[0] ?? kinds[0]?.[0] ?? "workspace/service"
   )
   const [name, setName] = useState("")
   const [userId, setUserId] = useState("")

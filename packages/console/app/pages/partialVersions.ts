@@ -27,7 +27,7 @@ const DetailsForm = ({ partial, onSaved }: { readonly partial: PartialDetails; r
   const form = useForm()
   const [name, setName] = useState(partial.name)
   const [description, setDescription] = useState(partial.description ?? "")
-  const [status, setStatus] = useState<string>(partial.status)
+  const [status, setStatus] = useState<PartialDetails["status"]>(partial.status)
   const submit = async () => {
     await updatePartial(partial.id, {
       name,

@@ -20,6 +20,10 @@ import { FormAlert, FormFrame, SelectField, SubmitButton, TextArea, TextField, u
 
 const PROVIDERS = [["openai", "OpenAI"], ["together-ai", "Together AI"], ["fireworks-ai", "Fireworks AI"]] as const
 
+/** A config is a JSON object: not an array, a string or null. */
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
 /** Where a new credential goes: an admin key names the chosen workspace, a workspace key its own. */
 const placement = () => (isAdminKey() && workspaceId.value !== null ? { workspace_id: workspaceId.value } : {})
 
@@ -64,8 +68,9 @@ const ConfigForm = ({ onCreated }: { readonly onCreated: () => void }) => {
     try {
       config = JSON.parse(text)
     } catch {
-      return form.fail("config", "The config must be a JSON object.")
+      config = undefined
     }
+    if (!isObject(config)) return form.fail("config", "The config must be a JSON object.")
     await createConfig({ name, config, ...placement() })
     setName("")
     onCreated()

@@ -53,7 +53,7 @@ const Users = () => {
   const list = usePagedList(listUsers, [])
   const form = useForm()
   const [email, setEmail] = useState("")
-  const [role, setRole] = useState("member")
+  const [role, setRole] = useState<User["role"]>("member")
   const submit = async () => {
     await createUser({ email, role })
     setEmail("")
@@ -83,7 +83,7 @@ const Members = ({ workspace }: { readonly workspace: string }) => {
   const list = usePagedList((paging) => listMembers(workspace, paging), [workspace])
   const form = useForm()
   const [userId, setUserId] = useState("")
-  const [role, setRole] = useState("member")
+  const [role, setRole] = useState<Member["role"]>("member")
   const name = session.value?.workspaces.find((w) => w.id === workspace)?.name ?? workspace
   const submit = async () => {
     await addMember(workspace, { user_id: userId.trim(), role })

@@ -130,6 +130,46 @@ describe.each(["memory", "pglite"] satisfies Array<TestStore>)("on the %s store"
     })
   })
 
+  describe("missing variables are named in a header, whatever their names", () => {
+    const MISSING = "x-service-missing-variables"
+    /** The header's names, decoded, and the count of those it left out. */
+    const missingOf = (response: Response) => ({
+      names: (response.headers.get(MISSING) ?? "").split(",").filter((n) => n.length > 0).map(decodeURIComponent),
+      omitted: Number(response.headers.get(`${MISSING}-omitted`) ?? 0)
+    })
+    const renderRaw = (id: string) => server.send("POST", `/v1/prompts/${id}/render`, { variables: {} })
+
+    it("percent-encodes each name as UTF-8, so that an emoji, a CR or a comma cannot break the answer", async () => {
+      const names = ["😀", "a\rb", "x\ny", "a,b", "100%", "é", "名前", "plain.name"]
+      const prompt = await server.api(createPrompt({ string: `Hello ${names.map((n) => `{{${n}}}`).join(" ")}` }))
+      const response = await renderRaw(prompt.id)
+      expect(response.status).toBe(200)
+      expect(response.headers.get(MISSING)).toBe(
+        "%F0%9F%98%80,a%0Db,x%0Ay,a%2Cb,100%25,%C3%A9,%E5%90%8D%E5%89%8D,plain.name"
+      )
+      expect(missingOf(response)).toEqual({ names, omitted: 0 })
+      expect(await response.json()).toMatchObject({ success: true, data: { prompt: `Hello ${" ".repeat(7)}` } })
+    })
+
+    it("lists the first 100 of 3,000 missing names and says how many more", async () => {
+      const string = Array.from({ length: 3_000 }, (_, i) => `{{v${i}}}`).join("")
+      const response = await renderRaw((await server.api(createPrompt({ string }))).id)
+      expect(response.status).toBe(200)
+      expect(missingOf(response)).toEqual({ names: Array.from({ length: 100 }, (_, i) => `v${i}`), omitted: 2_900 })
+      expect(await response.json()).toMatchObject({ success: true, data: { prompt: "" } })
+    })
+
+    it("keeps the header within 4096 characters, however long the names", async () => {
+      const names = Array.from({ length: 5 }, (_, i) => `${i}${"é".repeat(300)}`)
+      const prompt = await server.api(createPrompt({ string: names.map((n) => `{{${n}}}`).join("") }))
+      const response = await renderRaw(prompt.id)
+      expect(response.status).toBe(200)
+      // Each name takes 1 + 300 × 6 characters encoded: two fit, with their comma.
+      expect(response.headers.get(MISSING)!.length).toBeLessThanOrEqual(4_096)
+      expect(missingOf(response)).toEqual({ names: names.slice(0, 2), omitted: 3 })
+    })
+  })
+
   describe("the limit counts the bytes of the rendered part of the answer's JSON", () => {
     /** A new prompt `string` on the limited server: the call rendering it, for its `api` or `refusal`. */
     const renderLimited = async (string: string, variables: Record<string, unknown>) => {

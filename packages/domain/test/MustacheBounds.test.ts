@@ -122,20 +122,24 @@ describe("the step budget", () => {
     expect(reads.count).toBeLessThanOrEqual(1_000_000)
   })
 
-  it("charges each iteration, each expansion, and each frame a lookup searches", () => {
+  it("charges each run of a section's body, each expansion, and each frame a lookup searches", () => {
     const costs: ReadonlyArray<readonly [string, unknown, Record<string, string>, number]> = [
       // The lookup of `list` searches one frame; then one step per item.
       ["{{#list}}x{{/list}}", { list: [1, 2, 3] }, {}, 1 + 3],
-      // Inside the section the stack is two deep: `y` is found on top (1), `x` one frame further (2).
-      ["{{#s}}{{y}}{{x}}{{/s}}", { s: { y: 1 }, x: 2 }, {}, 1 + 1 + 2],
+      // A single value runs the body once. Inside, the stack is two deep: `y` is found on top (1), `x` one
+      // frame further (2).
+      ["{{#s}}{{y}}{{x}}{{/s}}", { s: { y: 1 }, x: 2 }, {}, 1 + 1 + 1 + 2],
       // A missing name searches every frame: two here.
-      ["{{#s}}{{nothing}}{{/s}}", { s: {} }, {}, 1 + 2],
+      ["{{#s}}{{nothing}}{{/s}}", { s: {} }, {}, 1 + 1 + 2],
       // `.` reads the top frame; a dotted name pays for the whole stack.
       ["{{#list}}{{.}}{{/list}}{{a.b}}", { list: [1, 2], a: { b: 1 } }, {}, 1 + 2 * 2 + 1],
       // Expanding a partial is a step, and its own steps count against the same budget.
       ["{{>p}}{{>p}}", { v: 1 }, { p: "{{v}}" }, 2 * (1 + 1)],
       // A dynamic partial's name is looked up too.
       ["{{>*name}}", { name: "p", v: 1 }, { p: "{{v}}" }, 1 + 1 + 1],
+      // A body too large to write out twice (its code is shared by lists and single values) costs the same.
+      [`{{#s}}${"{{x}}".repeat(100)}{{/s}}`, { s: [{ x: 1 }, { x: 2 }] }, {}, 1 + 2 * (1 + 100)],
+      [`{{#s}}${"{{x}}".repeat(100)}{{/s}}`, { s: { x: 1 } }, {}, 1 + 1 + 100],
       // An inverted section and a falsy section cost their lookup only.
       ["{{^list}}none{{/list}}{{#list}}x{{/list}}", { list: [] }, {}, 1 + 1]
     ]

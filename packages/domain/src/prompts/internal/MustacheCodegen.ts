@@ -41,8 +41,8 @@ export interface RenderOptions {
 
 /**
  * The steps a render may still take, shared by every piece of it (partials, blocks, every string of a chat
- * template). A step is a section iteration, a block or partial expansion, or a name lookup's search of one
- * frame of the context stack. Between steps a render does work bounded by the template's own size, so the
+ * template). A step is a run of a section's body (once per item of a list), a block or partial expansion,
+ * or a name lookup's search of one frame of the context stack. Between steps a render does work bounded by the template's own size, so the
  * steps bound the work of the whole render.
  */
 export interface StepBudget {
@@ -259,7 +259,7 @@ export const compileNodes = (nodes: ReadonlyArray<Node>): Run => {
                 for (let ${i} = 0; ${i} < ${v}.length; ${i}++) {
                   ${spend("1")} stack.push(${v}[${i}]); ${body} stack.pop(); ${check}
                 }
-              } else { stack.push(${v}); ${body} stack.pop(); }
+              } else { ${spend("1")} stack.push(${v}); ${body} stack.pop(); }
             } }`
         }
         return `{ ${found}

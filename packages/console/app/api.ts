@@ -80,18 +80,30 @@ export const moveLabel = (id: string, labelId: string, version: number) =>
 export interface Rendered {
   readonly data: Answer<"promptRendering", "render">["data"]
   readonly missingVariables: ReadonlyArray<string>
+  /** Missing variables the header left out: it lists the first ones only. */
+  readonly missingVariablesOmitted: number
   readonly deprecatedFields: ReadonlyArray<string>
 }
 
 const headerList = (value: string | null) =>
   value === null ? [] : value.split(",").map((s) => s.trim()).filter((s) => s.length > 0)
 
+/** A name the server percent-encoded (UTF-8) so that any character fits in a header. */
+const decodedName = (name: string) => {
+  try {
+    return decodeURIComponent(name)
+  } catch {
+    return name
+  }
+}
+
 /** Renders `ref` (an id or slug, with `@N`, `@latest` or `@label`), with the missing variables and deprecated fields. */
 export const render = async (ref: string, body: Body<"promptRendering", "render">): Promise<Rendered> => {
   const answer = await request<"promptRendering", "render">("POST", `/prompts/${segment(ref)}/render`, body)
   return {
     data: answer.body.data,
-    missingVariables: headerList(answer.headers.get("x-service-missing-variables")),
+    missingVariables: headerList(answer.headers.get("x-service-missing-variables")).map(decodedName),
+    missingVariablesOmitted: Number(answer.headers.get("x-service-missing-variables-omitted") ?? 0) || 0,
     deprecatedFields: headerList(answer.headers.get("x-service-deprecated-fields"))
   }
 }

@@ -1,5 +1,6 @@
 /**
- * The engine's bounds: output length stops a render as it grows, the output encoding reaches every
+ * The engine's bounds: output length stops a render as it grows, a step budget stops its work however little
+ * it outputs, the output encoding reaches every
  * interpolation whatever its tag, section nesting is a syntax error past its limit, and values too deep to
  * serialise are refused rather than overflowing the stack.
  */
@@ -9,7 +10,9 @@ import {
   MAX_VALUE_DEPTH,
   noEscape,
   type RenderOptions,
+  RenderStepsExceeded,
   RenderTooLarge,
+  stepBudget,
   Template,
   TemplateSyntaxError,
   ValueTooDeep
@@ -83,6 +86,89 @@ describe("the output length bound", () => {
     expect(renderWith("{{#items}}{{v}}{{/items}}", { items: [1, 2, 3, 4], v: "x".repeat(100_000) })).toHaveLength(
       400_000
     )
+  })
+})
+
+describe("the step budget", () => {
+  /** `items` as a list that counts how many of its items the render reads. */
+  const countingList = (length: number) => {
+    const reads = { count: 0 }
+    const list = new Proxy(Array.from({ length }, (_, i) => i), {
+      get: (target, key, receiver) => {
+        if (typeof key === "string" && /^\d+$/.test(key)) reads.count++
+        return Reflect.get(target, key, receiver)
+      }
+    })
+    return { list, reads }
+  }
+  const caught = (render: () => unknown) => {
+    try {
+      render()
+    } catch (error) {
+      return error
+    }
+    return undefined
+  }
+
+  it("stops three nested sections over 1,000 items (10⁹ iterations that emit nothing) within the budget", () => {
+    const { list, reads } = countingList(1_000)
+    const error = caught(() =>
+      renderWith("{{#a}}{{#a}}{{#a}}{{/a}}{{/a}}{{/a}}", { a: list }, { maxLength: 1_000, maxSteps: 1_000_000 })
+    )
+    expect(error).toBeInstanceOf(RenderStepsExceeded)
+    expect((error as RenderStepsExceeded).maxSteps).toBe(1_000_000)
+    // Each iteration is a step, so no more items are read than the budget allows.
+    expect(reads.count).toBeGreaterThan(100_000)
+    expect(reads.count).toBeLessThanOrEqual(1_000_000)
+  })
+
+  it("charges each run of a section's body, each expansion, and each frame a lookup searches", () => {
+    const costs: ReadonlyArray<readonly [string, unknown, Record<string, string>, number]> = [
+      // The lookup of `list` searches one frame; then one step per item.
+      ["{{#list}}x{{/list}}", { list: [1, 2, 3] }, {}, 1 + 3],
+      // A single value runs the body once. Inside, the stack is two deep: `y` is found on top (1), `x` one
+      // frame further (2).
+      ["{{#s}}{{y}}{{x}}{{/s}}", { s: { y: 1 }, x: 2 }, {}, 1 + 1 + 1 + 2],
+      // A missing name searches every frame: two here.
+      ["{{#s}}{{nothing}}{{/s}}", { s: {} }, {}, 1 + 1 + 2],
+      // `.` reads the top frame; a dotted name pays for the whole stack.
+      ["{{#list}}{{.}}{{/list}}{{a.b}}", { list: [1, 2], a: { b: 1 } }, {}, 1 + 2 * 2 + 1],
+      // Expanding a partial is a step, and its own steps count against the same budget.
+      ["{{>p}}{{>p}}", { v: 1 }, { p: "{{v}}" }, 2 * (1 + 1)],
+      // A dynamic partial's name is looked up too.
+      ["{{>*name}}", { name: "p", v: 1 }, { p: "{{v}}" }, 1 + 1 + 1],
+      // A body too large to write out twice (its code is shared by lists and single values) costs the same.
+      [`{{#s}}${"{{x}}".repeat(100)}{{/s}}`, { s: [{ x: 1 }, { x: 2 }] }, {}, 1 + 2 * (1 + 100)],
+      [`{{#s}}${"{{x}}".repeat(100)}{{/s}}`, { s: { x: 1 } }, {}, 1 + 1 + 100],
+      // An inverted section and a falsy section cost their lookup only.
+      ["{{^list}}none{{/list}}{{#list}}x{{/list}}", { list: [] }, {}, 1 + 1]
+    ]
+    for (const [template, view, partials, steps] of costs) {
+      expect(renderWith(template, view, { maxSteps: steps }, partials), template).toBeTypeOf("string")
+      expect(() => renderWith(template, view, { maxSteps: steps - 1 }, partials), template).toThrow(
+        RenderStepsExceeded
+      )
+    }
+  })
+
+  it("is one budget for the whole render: blocks, parents and the strings that share it", () => {
+    const partials = { layout: "[{{$body}}{{/body}}]" }
+    // The parent expansion, the block's, and the lookup of `v` inside it.
+    const template = "{{<layout}}{{$body}}{{v}}{{/body}}{{/layout}}"
+    expect(renderWith(template, { v: "a" }, { maxSteps: 3 }, partials)).toBe("[a]")
+    expect(() => renderWith(template, { v: "a" }, { maxSteps: 2 }, partials)).toThrow(RenderStepsExceeded)
+
+    const options: RenderOptions = { escape: noEscape, maxSteps: 5 }
+    const budget = stepBudget(options)
+    const section = Template.compile("{{#list}}x{{/list}}")
+    expect(section.render({ list: [1, 2] }, options, 0, budget)).toBe("xx")
+    expect(budget.left).toBe(2)
+    expect(() => section.render({ list: [1, 2] }, options, 0, budget)).toThrow(RenderStepsExceeded)
+  })
+
+  it("is unbounded when no maxSteps is given", () => {
+    const list = Array.from({ length: 200 }, (_, i) => i)
+    expect(renderWith("{{#a}}{{#a}}{{#a}}{{/a}}{{/a}}{{/a}}", { a: list })).toBe("")
   })
 })
 

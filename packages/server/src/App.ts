@@ -182,7 +182,7 @@ export const layerConfiguredDomain = (config: AppConfig) =>
       layerDomain(
         layerStore(config.store),
         { registry: providerRegistry(config), masterKey },
-        { maxRenderBytes: config.maxRenderBytes },
+        { maxRenderBytes: config.maxRenderBytes, maxRenderSteps: config.maxRenderSteps },
         mcp,
         layerRateLimiter(config.redisUrl)
       ))

@@ -41,6 +41,11 @@ export interface DomainOptions {
   readonly dataDir?: string | undefined
   /** Most bytes a render's rendered messages or prompt may take (`MAX_RENDER_BYTES`, default 4 MiB). */
   readonly maxRenderBytes?: number | undefined
+  /**
+   * Most steps a render may take: section iterations, partial expansions, frames searched by name lookups
+   * (`MAX_RENDER_STEPS`, default 1000000).
+   */
+  readonly maxRenderSteps?: number | undefined
   /** How long a provider call may take, in ms (`UPSTREAM_TIMEOUT_MS`, default 30000). */
   readonly upstreamTimeoutMs?: number | undefined
   /** `host` or `host:port` custom hosts allowed to resolve to internal addresses (`TRUSTED_CUSTOM_HOSTS`). */

@@ -4,7 +4,7 @@
  * the embedding options both decode through this table, so their defaults and checks cannot drift apart.
  */
 import { parseTrustProxy, type TrustProxy } from "@gateway-control/adapters-http"
-import { BaseUrl, DEFAULT_MAX_RENDER_BYTES } from "@gateway-control/domain"
+import { BaseUrl, DEFAULT_MAX_RENDER_BYTES, DEFAULT_MAX_RENDER_STEPS } from "@gateway-control/domain"
 import { type LogLevel, Option, Redacted, Result, Schema } from "effect"
 
 /** A setting that is missing, malformed or contradicts another; `setting` names it as it was given. */
@@ -184,6 +184,12 @@ export const settings = {
   maxRenderBytes: setting({
     env: "MAX_RENDER_BYTES",
     defaultValue: DEFAULT_MAX_RENDER_BYTES,
+    fromText: numberText,
+    decode: wholeNumber(1)
+  }),
+  maxRenderSteps: setting({
+    env: "MAX_RENDER_STEPS",
+    defaultValue: DEFAULT_MAX_RENDER_STEPS,
     fromText: numberText,
     decode: wholeNumber(1)
   }),

@@ -152,6 +152,36 @@ describe("run", () => {
     expect(rendered.data).toMatchObject({ prompt: "Dear Grace" })
   })
 
+  it("holds renders with no HTTP to maxRenderSteps", async () => {
+    const bounded = await createGatewayControl({ store: "memory", maxRenderSteps: 10, logLevel: "none" })
+    try {
+      const { api_key, workspace_id } = await bounded.bootstrap({ organisationName: "Bounded", ownerEmail: "b@b.test" })
+      const created = await bounded.fetch(
+        new Request("http://engine.local/v1/prompts", {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-service-api-key": api_key },
+          body: JSON.stringify({ workspace_id, name: "loop", string: "{{#v}}{{/v}}", model: "m" })
+        })
+      )
+      const prompt = await jsonOf(created)
+      const renderItems = (count: number) =>
+        bounded.run(Effect.gen(function*() {
+          const principal = yield* (yield* ApiKeys).authenticate(Redacted.make(api_key))
+          const variables = { v: Array.from({ length: count }, () => 1) }
+          return yield* (yield* Prompts).render(principal, prompt.id, { variables })
+        }))
+      // The lookup of `v` is one step, each item one more.
+      expect((await renderItems(9)).data).toMatchObject({ prompt: "" })
+      expect(await renderItems(10).catch((e) => e)).toMatchObject({
+        _tag: "InvalidRequest",
+        param: "variables",
+        message: expect.stringContaining("10 steps")
+      })
+    } finally {
+      await bounded.close()
+    }
+  })
+
   it("rejects with the program's own failure", async () => {
     const failure = await engine.run(
       Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(Redacted.make("gwc_wrong")))

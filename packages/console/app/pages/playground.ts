@@ -157,9 +157,11 @@ const Playground = (
       <${Json} value=${result.data} label="Rendered body" />
       <h3>Missing variables</h3>
       ${
-      result.missingVariables.length === 0
+      result.missingVariables.length === 0 && result.missingVariablesOmitted === 0
         ? html`<p>None.</p>`
-        : html`<ul>${result.missingVariables.map((v) => html`<li><code>${v}</code></li>`)}</ul>`
+        : html`<ul>${result.missingVariables.map((v) => html`<li><code>${v}</code></li>`)}</ul>${
+          result.missingVariablesOmitted > 0 ? html`<p>and ${result.missingVariablesOmitted} more.</p>` : null
+        }`
     }
       <h3>Deprecated fields</h3>
       ${

@@ -9,16 +9,27 @@
  * An object or array interpolated directly is inserted as its JSON text.
  *
  * Bounds: sections nest at most `MAX_TEMPLATE_DEPTH` deep (a `TemplateSyntaxError` otherwise), partials
- * `maxPartialDepth`, interpolated values `MAX_VALUE_DEPTH`, and the output stops at `maxLength`.
+ * `maxPartialDepth`, interpolated values `MAX_VALUE_DEPTH`; the output stops at `maxLength`, and the work at
+ * `maxSteps` (section iterations, expansions and lookups).
  */
-import { compileNodes, EMPTY_BLOCKS, type RenderOptions, type Run } from "./internal/MustacheCodegen.ts"
+import {
+  compileNodes,
+  EMPTY_BLOCKS,
+  type RenderOptions,
+  type Run,
+  type StepBudget,
+  stepBudget
+} from "./internal/MustacheCodegen.ts"
 import { type Node, parse, type PartialReference } from "./internal/MustacheParser.ts"
 
 export {
   MAX_VALUE_DEPTH,
   PartialDepthExceeded,
   type RenderOptions,
+  RenderStepsExceeded,
   RenderTooLarge,
+  type StepBudget,
+  stepBudget,
   ValueTooDeep
 } from "./internal/MustacheCodegen.ts"
 export { MAX_TEMPLATE_DEPTH, type PartialReference, TemplateSyntaxError } from "./internal/MustacheParser.ts"
@@ -71,10 +82,12 @@ export class Template {
 
   /**
    * The template rendered against `view`. `base` is the output already produced by the same overall render
-   * (earlier strings of a chat template), counted against `options.maxLength`.
+   * (earlier strings of a chat template), counted against `options.maxLength`; `budget` the steps it has
+   * left (the same overall render passes one budget to all its strings), a new one of `options.maxSteps`
+   * when not given.
    */
-  render(view: unknown, options: RenderOptions, base = 0): string {
+  render(view: unknown, options: RenderOptions, base = 0, budget: StepBudget = stepBudget(options)): string {
     const room = options.maxLength === undefined ? Infinity : options.maxLength - base
-    return this.run([view], options, 0, EMPTY_BLOCKS, room)
+    return this.run([view], options, 0, EMPTY_BLOCKS, room, budget)
   }
 }

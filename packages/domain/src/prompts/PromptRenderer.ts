@@ -15,7 +15,9 @@ import {
   noEscape,
   PartialDepthExceeded,
   type RenderOptions,
+  RenderStepsExceeded,
   RenderTooLarge,
+  stepBudget,
   type Template,
   ValueTooDeep
 } from "./Mustache.ts"
@@ -53,6 +55,13 @@ const tooLargeFailure = (maxRenderBytes: number) =>
 /** A render stopped by one of the engine's bounds, as the caller's error; undefined for anything else. */
 const renderFailure = (error: unknown): InvalidRequest | undefined => {
   if (error instanceof RenderTooLarge) return tooLargeFailure(error.maxLength)
+  if (error instanceof RenderStepsExceeded) {
+    return InvalidRequest.of(
+      `The render would take more than the render step limit of ${error.maxSteps} steps ` +
+        "(section iterations, partial expansions and name lookups): sections over long lists nest too deep.",
+      "variables"
+    )
+  }
   if (error instanceof PartialDepthExceeded) return partialsTooDeep()
   if (error instanceof ValueTooDeep) {
     return InvalidRequest.of(`${error.message}: interpolated values may nest ${MAX_VALUE_DEPTH} levels.`, "variables")
@@ -91,7 +100,7 @@ const ownedField = (template: CompiledVersion) => template.kind === "chat" ? "me
 export const makePromptRenderer = (resources: TemplateResources, cache: RenderCache) =>
   Effect.gen(function*() {
     const prompts = yield* PromptStore
-    const { maxRenderBytes } = yield* RenderLimits
+    const { maxRenderBytes, maxRenderSteps } = yield* RenderLimits
     const resolvePartials = yield* makePartialResolver(cache)
     const { existingVersion, findPrompt } = resources
     const { compiledVersions, resolvedTargets } = cache
@@ -147,15 +156,16 @@ export const makePromptRenderer = (resources: TemplateResources, cache: RenderCa
         partial: (name: string) => partialTemplates.get(name),
         onMissing: (name: string) => void missing.add(name),
         maxPartialDepth: MAX_PARTIAL_DEPTH,
-        maxLength: maxRenderBytes
+        maxLength: maxRenderBytes,
+        maxSteps: maxRenderSteps
       }
-      const rendering: Rendering = { length: 0 }
+      const rendering: Rendering = { length: 0, budget: stepBudget(options) }
       let rendered: unknown
       try {
         if (template.kind === "chat" && !template.raw) {
           rendered = renderValue(template.messages!, view, options, rendering)
         } else {
-          const text = template.template!.render(view, options)
+          const text = template.template!.render(view, options, 0, rendering.budget)
           rendering.length = text.length
           rendered = text
         }

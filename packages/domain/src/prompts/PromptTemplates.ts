@@ -11,7 +11,7 @@ import type { PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { BUILT_IN_LABELS } from "./Label.ts"
 import { checkRequest, NULL_MEANS_DEFAULT } from "./ModelRequest.ts"
-import { noEscape } from "./Mustache.ts"
+import { noEscape, type RenderOptions, stepBudget } from "./Mustache.ts"
 import { Prompt, PromptLabel, PromptStore, type PromptType, PromptVersion } from "./Prompt.ts"
 import type { PromptLabels } from "./PromptLabels.ts"
 import type { RenderCache } from "./RenderCache.ts"
@@ -44,6 +44,12 @@ export interface PromptVersionView {
   readonly labels: ReadonlyArray<string>
 }
 
+/**
+ * The probe renders a chat template against no data and no partials: no section can iterate over a list, so
+ * its work is bounded by the template's size and needs no step limit.
+ */
+const probeOptions: RenderOptions = { escape: noEscape }
+
 /** Saved parameters must make a body that can render: checked now, with a stand-in template. */
 const checkSaved = Effect.fnUntraced(function*(
   what: string,
@@ -58,7 +64,7 @@ const checkSaved = Effect.fnUntraced(function*(
   if (compiled.kind === "chat") {
     probe.messages = compiled.raw
       ? [{ role: "user", content: "" }]
-      : renderValue(compiled.messages!, {}, { escape: noEscape }, { length: 0 })
+      : renderValue(compiled.messages!, {}, probeOptions, { length: 0, budget: stepBudget(probeOptions) })
   } else {
     probe.prompt = ""
   }

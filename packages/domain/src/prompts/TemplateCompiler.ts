@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import { InvalidRequest } from "../shared/Errors.ts"
 import { nestsDeeperThan } from "./internal/jsonDepth.ts"
 import type { RequestKind } from "./ModelRequest.ts"
-import { MAX_TEMPLATE_DEPTH, type RenderOptions, Template, TemplateSyntaxError } from "./Mustache.ts"
+import { MAX_TEMPLATE_DEPTH, type RenderOptions, type StepBudget, Template, TemplateSyntaxError } from "./Mustache.ts"
 import type { PromptType } from "./Prompt.ts"
 
 type CompiledValue =
@@ -39,9 +39,13 @@ const compileValue = (value: unknown, into: Array<Template>): CompiledValue => {
   return { kind: "value", value }
 }
 
-/** How much a render has produced so far, in UTF-16 code units, across all of a chat template's strings. */
+/**
+ * How much a render has produced so far, in UTF-16 code units, across all of a chat template's strings, and
+ * the steps it has left: both bounds hold for the whole render, not for each string.
+ */
 export interface Rendering {
   length: number
+  readonly budget: StepBudget
 }
 
 export const renderValue = (
@@ -52,7 +56,7 @@ export const renderValue = (
 ): unknown => {
   switch (value.kind) {
     case "template": {
-      const text = value.template.render(view, options, rendering.length)
+      const text = value.template.render(view, options, rendering.length, rendering.budget)
       rendering.length += text.length
       return text
     }

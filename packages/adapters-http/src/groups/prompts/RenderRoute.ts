@@ -17,6 +17,7 @@ import {
   withRateLimitHeaders
 } from "../../ApiErrors.ts"
 import { readBodyText } from "../../internal/bodyText.ts"
+import { encodedHeaderList } from "../../internal/headerList.ts"
 import { presentedApiKey } from "../../SecurityLive.ts"
 
 export const RENDER_PATH = "/v1/prompts/:promptId/render"
@@ -42,10 +43,17 @@ const parseBody = (text: string): Record<string, unknown> | HttpServerResponse.H
   return refused === undefined ? body as Record<string, unknown> : domainErrorResponse(refused)
 }
 
+/**
+ * The missing variables' names come from the template, so any character: each is percent-encoded, and the list
+ * bounded (headerList.ts), with how many more there were. Deprecated fields are the service's own field names.
+ */
 const respond = (rendered: Rendered) => {
   let headers: Record<string, string> | undefined
   if (rendered.missingVariables.length > 0) {
-    headers = { "x-service-missing-variables": rendered.missingVariables.join(",") }
+    const { omitted, value } = encodedHeaderList(rendered.missingVariables)
+    headers = {}
+    if (value.length > 0) headers["x-service-missing-variables"] = value
+    if (omitted > 0) headers["x-service-missing-variables-omitted"] = String(omitted)
   }
   if (rendered.deprecatedFields.length > 0) {
     headers = { ...headers, "x-service-deprecated-fields": rendered.deprecatedFields.join(",") }

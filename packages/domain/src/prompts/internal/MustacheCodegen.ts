@@ -1,8 +1,10 @@
 /**
  * Rendering: a template's nodes compiled into generated JavaScript, once, then run many times.
  *
- * Two bounds hold on every render, whatever the template and data: the output stops growing as soon as it
- * passes `maxLength` (checked where the generated code appends, so an oversized render never gets built),
+ * Three bounds hold on every render, whatever the template and data: the output stops growing as soon as it
+ * passes `maxLength` (checked where the generated code appends, so an oversized render never gets built);
+ * the work stops as soon as it passes `maxSteps` (sections that emit nothing never reach the output bound,
+ * and nested sections over a caller's lists multiply: three levels over 1,000 items are 10⁹ iterations);
  * and a value nested too deep to serialise is refused before `JSON.stringify` can overflow the stack.
  */
 import { nestsDeeperThan } from "./jsonDepth.ts"
@@ -30,7 +32,25 @@ export interface RenderOptions {
    * passes it. Unbounded when undefined.
    */
   readonly maxLength?: number | undefined
+  /**
+   * The most steps a render may take (see `StepBudget` for what a step is); the render throws
+   * `RenderStepsExceeded` at the first step past it. Unbounded when undefined.
+   */
+  readonly maxSteps?: number | undefined
 }
+
+/**
+ * The steps a render may still take, shared by every piece of it (partials, blocks, every string of a chat
+ * template). A step is a run of a section's body (once per item of a list), a block or partial expansion,
+ * or a name lookup's search of one frame of the context stack. Between steps a render does work bounded by the template's own size, so the
+ * steps bound the work of the whole render.
+ */
+export interface StepBudget {
+  left: number
+}
+
+/** A new render's budget: `options.maxSteps`, or unbounded. */
+export const stepBudget = (options: RenderOptions): StepBudget => ({ left: options.maxSteps ?? Infinity })
 
 /** What a partial must offer the generated code: its compiled run, re-indented for standalone use. */
 export interface Renderable {
@@ -54,6 +74,15 @@ export class RenderTooLarge extends Error {
   }
 }
 
+/** The render passed `RenderOptions.maxSteps`; rendering stopped there. */
+export class RenderStepsExceeded extends Error {
+  readonly maxSteps: number
+  constructor(maxSteps: number) {
+    super(`The render took more than ${maxSteps} steps`)
+    this.maxSteps = maxSteps
+  }
+}
+
 /** Objects and arrays interpolated as JSON text may nest this deep. */
 export const MAX_VALUE_DEPTH = 100
 
@@ -69,9 +98,17 @@ export class ValueTooDeep extends Error {
 /**
  * A compiled piece of a template: renders itself against the context stack. `room` is how much output it
  * may still produce: `maxLength` less what the whole render produced before it (Infinity when unbounded),
- * so that every piece, however nested, checks the one overall bound.
+ * so that every piece, however nested, checks the one overall bound; `budget` is the render's one step
+ * budget, which it leaves updated when it returns.
  */
-export type Run = (stack: Array<unknown>, options: RenderOptions, depth: number, blocks: Blocks, room: number) => string
+export type Run = (
+  stack: Array<unknown>,
+  options: RenderOptions,
+  depth: number,
+  blocks: Blocks,
+  room: number,
+  budget: StepBudget
+) => string
 type Blocks = ReadonlyMap<string, Run>
 
 export const EMPTY_BLOCKS: Blocks = new Map()
@@ -93,6 +130,10 @@ const isFalsy = (value: unknown) => !value || (Array.isArray(value) && value.len
 
 const tooLargeError = (options: RenderOptions): never => {
   throw new RenderTooLarge(options.maxLength!)
+}
+
+const tooManyStepsError = (options: RenderOptions): never => {
+  throw new RenderStepsExceeded(options.maxSteps!)
 }
 
 /** The partial's name: fixed, or (for `{{>*name}}`) read from the data through a compiled lookup. */
@@ -155,6 +196,10 @@ const DUPLICATED_BODY_MAX = 4_000
  * iteration and the function itself, and starts it (text appended unchecked before a partial must not let
  * recursion run on): `out.length` is a field read, so a clean render pays one comparison each. Template
  * text between checks is bounded by the template's own size.
+ *
+ * The step budget is a local counter (`steps`), taken from the shared `budget` on entry and handed back
+ * around every call into another piece and on return: a subtraction and a comparison per lookup, iteration
+ * and expansion, no call. A lookup costs the frames it searches (one when the name is on top of the stack).
  */
 export const compileNodes = (nodes: ReadonlyArray<Node>): Run => {
   if (nodes.length === 0) return EMPTY
@@ -164,21 +209,25 @@ export const compileNodes = (nodes: ReadonlyArray<Node>): Run => {
   const missing = (node: { readonly name: string }) =>
     `if (options.onMissing !== undefined) options.onMissing(${constant(node.name)});`
   const check = "if (out.length > room) tooLarge(options);"
+  const spend = (cost: string) => `if ((steps -= ${cost}) < 0) tooManySteps(options);`
   const emit = (list: ReadonlyArray<Node>): string => list.map(emitNode).join("\n")
   // `let v = <the value of path, or NF>`: a plain name is searched up the stack inline, as the spec's
-  // commonest case; dotted names call their compiled lookup.
+  // commonest case, and pays for the frames it searched (all of them for a miss); dotted names call their
+  // compiled lookup and pay for every frame it may search; `.` reads the top frame.
   const lookup = (v: string, path: Path) => {
-    if (path.length !== 1) return `let ${v} = ${constant(compileLookup(path))}(stack);`
+    if (path.length === 0) return `let ${v} = stack[stack.length - 1]; ${spend("1")}`
+    if (path.length !== 1) return `let ${v} = ${constant(compileLookup(path))}(stack); ${spend("stack.length")}`
     const j = `j${names++}`
     const frame = `f${names++}`
     const key = constant(path[0])
-    return `let ${v} = NF;
-      for (let ${j} = stack.length - 1; ${j} >= 0; ${j}--) {
+    return `let ${v} = NF; let ${j} = stack.length - 1;
+      for (; ${j} >= 0; ${j}--) {
         const ${frame} = stack[${j}];
         if (${frame} !== null && typeof ${frame} === "object" && hasOwn.call(${frame}, ${key})) {
           ${v} = ${frame}[${key}]; break;
         }
-      }`
+      }
+      ${spend(`stack.length - (${j} < 0 ? 0 : ${j})`)}`
   }
   const emitNode = (node: Node): string => {
     switch (node.kind) {
@@ -207,8 +256,10 @@ export const compileNodes = (nodes: ReadonlyArray<Node>): Run => {
           return `{ ${found}
             if (!falsy(${v})) {
               if (Array.isArray(${v})) {
-                for (let ${i} = 0; ${i} < ${v}.length; ${i}++) { stack.push(${v}[${i}]); ${body} stack.pop(); ${check} }
-              } else { stack.push(${v}); ${body} stack.pop(); }
+                for (let ${i} = 0; ${i} < ${v}.length; ${i}++) {
+                  ${spend("1")} stack.push(${v}[${i}]); ${body} stack.pop(); ${check}
+                }
+              } else { ${spend("1")} stack.push(${v}); ${body} stack.pop(); }
             } }`
         }
         return `{ ${found}
@@ -216,12 +267,17 @@ export const compileNodes = (nodes: ReadonlyArray<Node>): Run => {
             const ${many} = Array.isArray(${v});
             const ${count} = ${many} ? ${v}.length : 1;
             for (let ${i} = 0; ${i} < ${count}; ${i}++) {
-              stack.push(${many} ? ${v}[${i}] : ${v}); ${body} stack.pop(); ${check}
+              ${spend("1")} stack.push(${many} ? ${v}[${i}] : ${v}); ${body} stack.pop(); ${check}
             }
           } }`
       }
-      default:
-        return `out += ${constant(compileNode(node))}(stack, options, depth, blocks, room - out.length); ${check}`
+      default: {
+        // An expansion is a step; a dynamic name's lookup searches the stack too.
+        const cost = node.kind !== "block" && node.dynamic ? "1 + stack.length" : "1"
+        return `${spend(cost)} budget.left = steps;
+          out += ${constant(compileNode(node))}(stack, options, depth, blocks, room - out.length, budget);
+          steps = budget.left; ${check}`
+      }
     }
   }
   const body = emit(nodes)
@@ -232,12 +288,15 @@ export const compileNodes = (nodes: ReadonlyArray<Node>): Run => {
     "falsy",
     "hasOwn",
     "tooLarge",
-    `"use strict"; return function run(stack, options, depth, blocks, room) {
+    "tooManySteps",
+    `"use strict"; return function run(stack, options, depth, blocks, room, budget) {
       if (room < 0) tooLarge(options);
       let out = "";
+      let steps = budget.left;
       const encode = options.encode;
       ${body}
       ${check}
+      budget.left = steps;
       return out; }`
   ) as (
     k: ReadonlyArray<unknown>,
@@ -245,9 +304,10 @@ export const compileNodes = (nodes: ReadonlyArray<Node>): Run => {
     str: typeof stringify,
     falsy: typeof isFalsy,
     hasOwn: typeof hasOwnProperty,
-    tooLarge: typeof tooLargeError
+    tooLarge: typeof tooLargeError,
+    tooManySteps: typeof tooManyStepsError
   ) => Run
-  return factory(constants, NOT_FOUND, stringify, isFalsy, hasOwnProperty, tooLargeError)
+  return factory(constants, NOT_FOUND, stringify, isFalsy, hasOwnProperty, tooLargeError, tooManyStepsError)
 }
 
 const checkDepth = (depth: number, options: RenderOptions) => {
@@ -271,22 +331,22 @@ function compileNode(node: Extract<Node, { readonly kind: "partial" | "block" | 
   switch (node.kind) {
     case "partial": {
       const partialNamed = partialOf(node)
-      return (stack, options, depth, blocks, room) => {
+      return (stack, options, depth, blocks, room, budget) => {
         const partial = partialNamed(stack, options, depth)
         if (partial === undefined) return ""
-        return partial.withIndent(node.indent).run(stack, options, depth + 1, blocks, room)
+        return partial.withIndent(node.indent).run(stack, options, depth + 1, blocks, room, budget)
       }
     }
     case "block": {
       const fallback = compileNodes(node.children)
       const { name } = node
-      return (stack, options, depth, blocks, room) =>
-        (blocks.get(name) ?? fallback)(stack, options, depth, blocks, room)
+      return (stack, options, depth, blocks, room, budget) =>
+        (blocks.get(name) ?? fallback)(stack, options, depth, blocks, room, budget)
     }
     case "parent": {
       const own: Map<string, Run> = new Map([...node.blocks].map(([key, nodes]) => [key, compileNodes(nodes)]))
       const parentNamed = partialOf(node)
-      return (stack, options, depth, blocks, room) => {
+      return (stack, options, depth, blocks, room, budget) => {
         const parent = parentNamed(stack, options, depth)
         if (parent === undefined) return ""
         // Overrides from further out win over the ones this parent tag gives.
@@ -296,7 +356,7 @@ function compileNode(node: Extract<Node, { readonly kind: "partial" | "block" | 
           for (const [key, value] of blocks) next.set(key, value)
           merged = next
         }
-        return parent.withIndent(node.indent).run(stack, options, depth + 1, merged, room)
+        return parent.withIndent(node.indent).run(stack, options, depth + 1, merged, room, budget)
       }
     }
   }

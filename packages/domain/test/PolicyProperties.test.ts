@@ -468,7 +468,12 @@ const EXPIRIES: ReadonlyArray<string | null> = [null, SOON, LATER]
 const OPS: ReadonlyArray<KeyWrite["op"]> = ["create", "rotate", "update", "revoke"]
 
 /** The write `op` of a key acting as `carrier`; an update sets its expiry to `expiresAt` and leaves the rest. */
-const writeOf = (op: KeyWrite["op"], carrier: Carrier, workspaceId: string | null, expiresAt: string | null): KeyWrite => {
+const writeOf = (
+  op: KeyWrite["op"],
+  carrier: Carrier,
+  workspaceId: string | null,
+  expiresAt: string | null
+): KeyWrite => {
   const key = keyFactsOf(carrier, workspaceId, ["prompts.read"], op === "update" ? SOON : expiresAt)
   const user = keyUserOf(carrier)
   return op === "update"

@@ -5,7 +5,14 @@
  *   an organisation admin's admin key exists (an owner names the admin) and never acts as more than an admin;
  * - a list naming a workspace the key cannot reach (another organisation's, or none) answers 404.
  */
-import { ApiKeys, Organisation, OrganisationStore, Workspace, WorkspaceStore } from "@gateway-control/domain"
+import {
+  ApiKeys,
+  Organisation,
+  OrganisationStore,
+  type Scope,
+  Workspace,
+  WorkspaceStore
+} from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { testStores } from "./support/Stores.ts"
@@ -14,7 +21,7 @@ import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/Tes
 const HOUR_MS = 3_600_000
 
 /** Everything a key needs to manage keys of every kind, and to make users. */
-const KEY_MANAGER_SCOPES = [
+const KEY_MANAGER_SCOPES: Array<Scope> = [
   "organisation_service_api_keys.create",
   "organisation_service_api_keys.rotate",
   "workspace_service_api_keys.create",
@@ -96,7 +103,9 @@ describe.each(testStores)("key bounds, on the $name store", ({ layer }) => {
       const rename = await server.send("PUT", `/v1/api-keys/${lasting.id}`, { name: "renamed" }, minter.key)
       expect(rename.status).toBe(403)
       // Revoking gives nothing a lifetime: allowed.
-      expect((await server.request(`/v1/api-keys/${lasting.id}`, { method: "DELETE", key: minter.key })).status).toBe(200)
+      expect((await server.request(`/v1/api-keys/${lasting.id}`, { method: "DELETE", key: minter.key })).status).toBe(
+        200
+      )
     })
   })
 
@@ -114,7 +123,12 @@ describe.each(testStores)("key bounds, on the $name store", ({ layer }) => {
       const adminsKey = await created("organisation/service", { scopes: KEY_MANAGER_SCOPES, user_id: orgAdmin })
       expect((await read(adminsKey.id)).user_id).toBe(orgAdmin)
       // Only owners make owners: this key is an admin's.
-      const owner = await server.send("POST", "/v1/users", { email: "new-owner@example.com", role: "owner" }, adminsKey.key)
+      const owner = await server.send(
+        "POST",
+        "/v1/users",
+        { email: "new-owner@example.com", role: "owner" },
+        adminsKey.key
+      )
       expect(owner.status).toBe(403)
       // The admin's own admin keys act as the admin, by default or by name; never as the owner.
       const own = await created("organisation/service", {}, adminsKey.key)

@@ -311,7 +311,8 @@ const stepsOf = (principal: Principal, write: KeyWrite): ReadonlyArray<Step> => 
   }
   const actsAs: Step = {
     resource: { type: "user", id: user?.userId ?? "" },
-    decision: () => mayActAs(principal, key.type, user, write.op === "create" || write.op === "rotate" ? "issue" : "change")
+    decision: () =>
+      mayActAs(principal, key.type, user, write.op === "create" || write.op === "rotate" ? "issue" : "change")
   }
   const result = resultOf(write)
   const lifetime: Step = {

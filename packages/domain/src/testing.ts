@@ -49,6 +49,8 @@ export interface Place {
   readonly workspaceId: string
   /** The key's user, when the shape has one. */
   readonly userId: string
+  /** When the key expires; never when absent. */
+  readonly expiresAt?: string | null | undefined
 }
 
 /** The principal `ApiKeys.authenticate` resolves for a key of this shape, place and scopes. */
@@ -60,7 +62,8 @@ export const principalFrom = (shape: PrincipalShape, place: Place, scopes: Itera
       organisation_id: place.organisationId,
       workspace_id: shape.keyType === "organisation-service" ? null : place.workspaceId,
       user_id: shape.userRole === null ? null : place.userId,
-      scopes: [...scopes]
+      scopes: [...scopes],
+      expires_at: place.expiresAt ?? null
     },
     shape.userRole,
     shape.membership

@@ -15,6 +15,7 @@ const principal = (overrides: Partial<Principal> = {}): Principal => ({
   organisationRole: null,
   workspaceRole: null,
   scopes: new Set<Scope>(["workspaces.read", "workspaces.list", "workspaces.create"]),
+  expiresAt: null,
   ...overrides
 })
 
@@ -103,8 +104,8 @@ describe("mayCreateKeyFor: whose name a workspace/user key may carry", () => {
       userId: "a",
       organisationRole: "owner"
     })
-    expect(mayCreateKeyFor(admin, target({ workspaceRole: null }))._tag).toBe("NotMember")
-    expect(mayCreateKeyFor(manager, target({ userId: "m", workspaceRole: null }))._tag).toBe("NotMember")
+    expect(mayCreateKeyFor(admin, target({ workspaceRole: null }))._tag).toBe("UnfitUser")
+    expect(mayCreateKeyFor(manager, target({ userId: "m", workspaceRole: null }))._tag).toBe("UnfitUser")
     expect(mayCreateKeyFor(admin, target({ organisationId: "other" }))._tag).toBe("Hidden")
   })
 })

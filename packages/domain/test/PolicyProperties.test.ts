@@ -8,11 +8,13 @@
 import { Arbitrary, Effect } from "effect"
 import { describe, expect, it } from "vitest"
 import {
-  authorizeKeyChange,
   authorizeKeyCreation,
   authorizeKeyRotation,
-  ensureKeyCreation,
-  ensureKeyUser,
+  authorizeKeyWrite,
+  type KeyFacts,
+  type KeyUser,
+  type KeyWrite,
+  newKeyExpiry,
   newKeyUser
 } from "../src/access/KeyPolicy.ts"
 import { type Action, ActionNames, authorize, type Decision, type Target, Target as T } from "../src/access/Policy.ts"
@@ -21,6 +23,7 @@ import { type Scope, ScopeNames } from "../src/access/Scopes.ts"
 import type { ApiKeyType } from "../src/credentials/ApiKey.ts"
 import {
   actions,
+  oneOf,
   principalFrom,
   principals,
   type PrincipalShape,
@@ -227,51 +230,82 @@ describe("authorize against the reference model, exhaustively", () => {
 // No escalation, semantically
 
 const allows = (p: Principal, action: Action, target: Target) => authorize(p, action, target)._tag === "Allowed"
-const succeeds = <E>(effect: Effect.Effect<void, E>) => Effect.runSync(Effect.exit(effect))._tag === "Success"
+
+/** A user of ORG who could carry keys, of each standing: the user a key acts as, and its principal's shape. */
+interface Carrier {
+  readonly id: string
+  readonly shape: PrincipalShape
+}
+
+/** Who a key of this kind may act as: nobody (a service key), the creator's own user, or another of any standing. */
+const carriersOf = (creator: Principal, type: ApiKeyType): ReadonlyArray<Carrier> => {
+  if (type === "workspace-service") return [{ id: "none", shape: { keyType: type, userRole: null, membership: null } }]
+  const others = PrincipalShapes.filter((s) => s.keyType === type)
+  const own = creator.userId === null || creator.organisationRole === null ? [] : type === "organisation-service"
+    ? [{ keyType: type, userRole: creator.organisationRole, membership: null } as PrincipalShape]
+    : (["manager", "member"] as const).map((membership): PrincipalShape => ({
+      keyType: type,
+      userRole: creator.organisationRole,
+      membership
+    }))
+  return [
+    ...own.map((shape) => ({ id: creator.userId!, shape })),
+    ...others.map((shape) => ({ id: shape.userRole === null ? "none" : "other", shape }))
+  ]
+}
+
+/** The user a key of this shape acts as, as the store holds them; null for none. */
+const keyUserOf = (carrier: Carrier): KeyUser | null =>
+  carrier.shape.userRole === null ? null : {
+    userId: carrier.id,
+    organisationId: ORG,
+    organisationRole: carrier.shape.userRole,
+    workspaceRole: carrier.shape.membership
+  }
+
+/** A stored key of this carrier's shape, scopes and expiry. */
+const keyFactsOf = (
+  carrier: Carrier,
+  workspaceId: string | null,
+  scopes: Iterable<Scope>,
+  expiresAt: string | null
+): KeyFacts => ({
+  id: "new",
+  type: carrier.shape.keyType,
+  organisation_id: ORG,
+  workspace_id: workspaceId,
+  user_id: carrier.shape.userRole === null ? null : carrier.id,
+  scopes: [...scopes],
+  expires_at: expiresAt
+})
+
+/** The principal the server resolves for that key. */
+const principalOfKey = (carrier: Carrier, key: KeyFacts, scopes: Iterable<Scope>): Principal =>
+  principalFrom(carrier.shape, {
+    keyId: key.id,
+    organisationId: ORG,
+    workspaceId: key.workspace_id ?? OWN,
+    userId: carrier.id,
+    expiresAt: key.expires_at
+  }, scopes)
 
 /**
- * Every key `creator` may create, with the principal the server will resolve for it: its user chosen by
- * `newKeyUser`, that user's roles as the store holds them, its scopes as requested.
+ * Every key `creator` may create, with the principal the server will resolve for it: the key as the server
+ * builds it (its user by `newKeyUser`, its expiry by `newKeyExpiry`), allowed by `authorizeKeyWrite`.
  */
 const keysCreatableBy = (creator: Principal, requested: ReadonlySet<Scope>): ReadonlyArray<Principal> => {
   const keys: Array<Principal> = []
   const types: ReadonlyArray<ApiKeyType> = ["organisation-service", "workspace-service", "workspace-user"]
   for (const type of types) {
     for (const workspaceId of type === "organisation-service" ? [null] : [OWN, OTHER]) {
-      const request = { type, organisationId: ORG, workspaceId, scopes: [...requested] }
-      if (!succeeds(ensureKeyCreation(creator, request))) continue
-      // The named user of a workspace/user key: the creator's own, or another user of any standing.
-      const named: ReadonlyArray<{ id: string; shape: PrincipalShape }> = type !== "workspace-user"
-        ? [{ id: "none", shape: { keyType: type, userRole: null, membership: null } }]
-        : [
-          ...(creator.userId === null ? [] : ["manager", "member"].map((membership) => ({
-            id: creator.userId!,
-            shape: { keyType: type, userRole: creator.organisationRole, membership } as PrincipalShape
-          }))),
-          ...PrincipalShapes.filter((s) => s.keyType === "workspace-user").map((shape) => ({ id: "other", shape }))
-        ]
-      for (const user of named) {
-        if (type === "workspace-user") {
-          const keyUser = {
-            userId: user.id,
-            organisationId: ORG,
-            organisationRole: user.shape.userRole!,
-            workspaceRole: user.shape.membership
-          }
-          if (!succeeds(ensureKeyUser(creator, keyUser))) continue
-        }
-        const userId = newKeyUser(creator, type, type === "workspace-user" ? user.id : null)
-        const shape: PrincipalShape = type === "organisation-service"
-          ? { keyType: type, userRole: userId === null ? null : creator.organisationRole, membership: null }
-          : user.shape
-        keys.push(
-          principalFrom(shape, {
-            keyId: "new",
-            organisationId: ORG,
-            workspaceId: workspaceId!,
-            userId: userId ?? "none"
-          }, requested)
-        )
+      for (const carrier of carriersOf(creator, type)) {
+        const named = carrier.shape.userRole === null ? null : carrier.id
+        // What the server stores: an admin key naming no one acts as its creator's user.
+        const userId = newKeyUser(creator, type, named)
+        if (userId !== named) continue
+        const key = keyFactsOf(carrier, workspaceId, requested, newKeyExpiry(creator, null))
+        if (authorizeKeyWrite(creator, { op: "create", key, user: keyUserOf(carrier) })._tag !== "Allowed") continue
+        keys.push(principalOfKey(carrier, key, requested))
       }
     }
   }
@@ -396,18 +430,137 @@ describe("rotation", () => {
 
 describe("key changes", () => {
   const admin = principalFrom(PrincipalShapes[0]!, place(ORG), without(["prompts.render"]))
+  const service: Carrier = { id: "none", shape: { keyType: "workspace-service", userRole: null, membership: null } }
+  const key = keyFactsOf(service, OWN, ["prompts.read"], null)
+  const update = (changed: Partial<KeyFacts>, flags: { scopes?: boolean; rateLimits?: boolean } = {}) =>
+    authorizeKeyWrite(admin, {
+      op: "update",
+      key: { ...key, ...changed.id === undefined ? {} : { id: changed.id } },
+      user: null,
+      changed: { ...key, ...changed },
+      scopesChanged: flags.scopes ?? false,
+      rateLimitsChanged: flags.rateLimits ?? false
+    })._tag
 
   it("never give a key a scope the changing key lacks", () => {
-    const change = { keyId: "other", scopes: ["prompts.render" as Scope], rateLimits: false }
-    expect(authorizeKeyChange(admin, change)._tag).toBe("Denied")
-    expect(authorizeKeyChange(admin, { ...change, scopes: ["prompts.read" as Scope] })._tag).toBe("Allowed")
+    expect(update({ scopes: ["prompts.render"] }, { scopes: true })).toBe("Denied")
+    expect(update({ scopes: ["prompts.read"] }, { scopes: true })).toBe("Allowed")
   })
 
   it("never let a key lift its own rate limits", () => {
-    expect(authorizeKeyChange(admin, { keyId: admin.keyId, scopes: undefined, rateLimits: true })._tag).toBe("Denied")
-    expect(authorizeKeyChange(admin, { keyId: "other", scopes: undefined, rateLimits: true })._tag).toBe("Allowed")
-    expect(authorizeKeyChange(admin, { keyId: admin.keyId, scopes: undefined, rateLimits: false })._tag).toBe(
-      "Allowed"
+    expect(update({ id: admin.keyId }, { rateLimits: true })).toBe("Denied")
+    expect(update({}, { rateLimits: true })).toBe("Allowed")
+    expect(update({ id: admin.keyId })).toBe("Allowed")
+  })
+
+  it("never change whom a key acts as, or where it lives", () => {
+    expect(update({ user_id: "someone" })).toBe("Denied")
+    expect(update({ workspace_id: OTHER })).toBe("Denied")
+  })
+})
+
+// ---------------------------------------------------------------------------------------------------------
+// Whom a key acts as, and how long it lives: every key write
+
+const SOON = "2030-01-01T00:00:00.000Z"
+const LATER = "2031-01-01T00:00:00.000Z"
+const EXPIRIES: ReadonlyArray<string | null> = [null, SOON, LATER]
+const OPS: ReadonlyArray<KeyWrite["op"]> = ["create", "rotate", "update", "revoke"]
+
+/** The write `op` of a key acting as `carrier`; an update sets its expiry to `expiresAt` and leaves the rest. */
+const writeOf = (
+  op: KeyWrite["op"],
+  carrier: Carrier,
+  workspaceId: string | null,
+  expiresAt: string | null
+): KeyWrite => {
+  const key = keyFactsOf(carrier, workspaceId, ["prompts.read"], op === "update" ? SOON : expiresAt)
+  const user = keyUserOf(carrier)
+  return op === "update"
+    ? { op, key, user, changed: { ...key, expires_at: expiresAt }, scopesChanged: false, rateLimitsChanged: false }
+    : { op, key, user }
+}
+
+/** Every write of every key kind, acting as every carrier, with every expiry, by `actor`; with its decision. */
+const writesBy = (actor: Principal) =>
+  (["organisation-service", "workspace-service", "workspace-user"] as const).flatMap((type) =>
+    carriersOf(actor, type).flatMap((carrier) =>
+      EXPIRIES.flatMap((expiresAt) =>
+        OPS.map((op) => {
+          const write = writeOf(op, carrier, type === "organisation-service" ? null : OWN, expiresAt)
+          return { carrier, write, decision: authorizeKeyWrite(actor, write)._tag }
+        })
+      )
     )
+  )
+
+/** The key a write leaves working, if any: as created, rotated or changed. */
+const resulting = (write: KeyWrite): KeyFacts | undefined =>
+  write.op === "revoke" ? undefined : write.op === "update" ? write.changed : write.key
+
+/** Why an allowed write breaks the rules: a key that outlives its writer, or acts as more than it. */
+const breaches = (actor: Principal): Array<string> =>
+  writesBy(actor).filter(({ decision }) => decision === "Allowed").flatMap(({ carrier, write }) => {
+    const found: Array<string> = []
+    const result = resulting(write)
+    const label = `${actor.keyType}/${actor.organisationRole}/${actor.expiresAt} ${write.op} ` +
+      `${write.key.type} acting as ${JSON.stringify(carrier.shape)}`
+    if (
+      result !== undefined && actor.expiresAt !== null &&
+      (result.expires_at === null || result.expires_at > actor.expiresAt)
+    ) {
+      found.push(`${label} leaves a key expiring ${result.expires_at}`)
+    }
+    // Acting as the key's user: that user, through such a key holding the writer's own scopes, may do nothing
+    // the writer may not (but for the workspace-only actions an admin key reaches through workspace keys).
+    const actingAs = principalOfKey(carrier, { ...write.key, workspace_id: write.key.workspace_id }, actor.scopes)
+    for (const action of ActionNames) {
+      for (const target of finiteTargets) {
+        if (
+          allows(actingAs, action, target) && !allows(actor, action, target) &&
+          !throughWorkspaceKeyOnly(actor, action, target)
+        ) {
+          found.push(`${label} acts as one who may ${action} on ${JSON.stringify(target)}`)
+        }
+      }
+    }
+    return found
+  })
+
+describe("every key write: never acting as more than the writer, never outliving it", () => {
+  const actors = PrincipalShapes.flatMap((shape) =>
+    [null, SOON].map((expiresAt) => principalFrom(shape, { ...place(ORG), expiresAt }, ALL))
+  )
+
+  it("holds for every writer shape and expiry, every write, key kind, user and expiry", () => {
+    expect(actors.flatMap(breaches)).toEqual([])
+  })
+
+  it("allows each kind of write, and refuses some for whom they act as and some for how long they live", () => {
+    const all = actors.flatMap((actor) => writesBy(actor).map((w) => ({ actor, ...w })))
+    for (const op of OPS) expect(all.some((w) => w.write.op === op && w.decision === "Allowed"), op).toBe(true)
+    // An organisation admin's admin key may not rotate, change or revoke an owner's admin key (finding 8).
+    const adminsKey = actors.find((a) => a.keyType === "organisation-service" && a.organisationRole === "admin")!
+    const ownersKey = writesBy(adminsKey).filter(({ carrier, write }) =>
+      write.key.type === "organisation-service" && carrier.shape.userRole === "owner" && write.key.expires_at === null
+    )
+    expect(ownersKey.length).toBeGreaterThan(0)
+    expect(ownersKey.every(({ decision }) => decision !== "Allowed")).toBe(true)
+    // A key expiring SOON neither makes nor leaves a key expiring later or never (finding 7).
+    const expiring = all.filter(({ actor, write }) => {
+      const result = resulting(write)
+      return actor.expiresAt === SOON && result !== undefined && result.expires_at !== SOON
+    })
+    expect(expiring.length).toBeGreaterThan(0)
+    expect(expiring.every(({ decision }) => decision !== "Allowed")).toBe(true)
+  })
+
+  it("holds over generated writers' scope sets", async () => {
+    const result = await Effect.runPromise(Arbitrary.checkEffect(
+      Arbitrary.all({ principal: principals([ORG], [OWN]), expiresAt: oneOf([null, SOON]) }),
+      ({ expiresAt, principal }) => breaches({ ...principal, expiresAt }).length === 0,
+      { runs: 100 }
+    ))
+    expect(Arbitrary.formatCheckFailure(result)).toBeUndefined()
   })
 })

@@ -4,7 +4,7 @@
  * and only this module and `KeyPolicy.ts` turn a decision into `Forbidden` or an access-hidden `NotFound`
  * (test/PolicyBoundary.test.ts enforces it).
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { ApiKeyType } from "../credentials/ApiKey.ts"
 import { Forbidden, NotFound } from "../shared/Errors.ts"
 import type { Principal } from "./Principal.ts"
@@ -293,21 +293,36 @@ export const seesIntegrationDetails = (principal: Principal): boolean =>
 export const slugScope = (principal: Principal, workspaceId: string | undefined): string | null =>
   workspaceId ?? principal.workspaceId
 
+/** Where the workspace a request names is looked up: the store's answer, with its organisation. */
+export interface WorkspaceLookup {
+  readonly get: (
+    id: string
+  ) => Effect.Effect<Option.Option<{ readonly id: string; readonly organisation_id: string }>>
+}
+
 /**
  * The one rule for what a list covers: the named workspace, else the key's own, else (an admin key naming
- * none) the whole organisation. Answers the workspace id to list, null for the whole organisation.
+ * none) the whole organisation. Answers the workspace id to list, null for the whole organisation. A named
+ * workspace is looked up, and the target is where it really is: one of another organisation, or none at all,
+ * is a workspace the key cannot reach, so not found (never an empty list).
  */
 export const ensureListScope = (
+  workspaces: WorkspaceLookup,
   principal: Principal,
   workspaceId: string | undefined,
   action: Action
-): Effect.Effect<string | null, Forbidden | NotFound> => {
-  const scope = slugScope(principal, workspaceId)
-  const target = scope === null
-    ? Target.organisation(principal.organisationId)
-    : Target.workspace(principal.organisationId, scope)
-  return Effect.as(
-    decided(authorize(principal, action, target), { type: "workspace", id: scope ?? principal.organisationId }),
-    scope
-  )
-}
+): Effect.Effect<string | null, Forbidden | NotFound> =>
+  Effect.gen(function*() {
+    const scope = slugScope(principal, workspaceId)
+    const resource: ResourceRef = { type: "workspace", id: scope ?? principal.organisationId }
+    let target: Target
+    if (scope === null) target = Target.organisation(principal.organisationId)
+    else if (workspaceId === undefined) target = Target.own(principal)
+    else {
+      const named = yield* workspaces.get(scope)
+      if (Option.isNone(named)) return yield* new NotFound({ resource: "workspace", id: scope })
+      target = Target.workspace(named.value.organisation_id, named.value.id)
+    }
+    yield* decided(authorize(principal, action, target), resource)
+    return scope
+  })

@@ -18,6 +18,11 @@ export interface Principal {
   readonly organisationRole: OrganisationRole | null
   readonly workspaceRole: WorkspaceRole | null
   readonly scopes: ReadonlySet<Scope>
+  /**
+   * When the key stops working; null when it never expires. Nothing a key issues or changes outlives it
+   * (`KeyPolicy.ts`).
+   */
+  readonly expiresAt: string | null
 }
 
 /** The principal of the current request. */
@@ -33,6 +38,7 @@ export interface KeyRecord {
   readonly workspace_id: string | null
   readonly user_id: string | null
   readonly scopes: ReadonlyArray<Scope>
+  readonly expires_at: string | null
 }
 
 /**
@@ -60,6 +66,7 @@ export const principalOf = (
     userId: key.user_id,
     organisationRole: key.user_id === null ? null : organisationRole,
     workspaceRole,
-    scopes: new Set(key.scopes)
+    scopes: new Set(key.scopes),
+    expiresAt: key.expires_at
   }
 }

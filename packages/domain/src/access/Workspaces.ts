@@ -76,7 +76,7 @@ export class Workspaces extends Context.Service<
 
       const list = Effect.fn("Workspaces.list")(function*(principal: Principal, page: PageRequest) {
         // An admin key lists the organisation's workspaces; a workspace key sees its own.
-        const scope = yield* ensureListScope(principal, undefined, "workspaces.list")
+        const scope = yield* ensureListScope(store, principal, undefined, "workspaces.list")
         if (scope === null) return yield* store.list(principal.organisationId, page)
         const own = yield* store.get(scope)
         const items = Option.toArray(own).slice(page.offset, page.offset + page.limit)

@@ -1,10 +1,15 @@
 /**
  * Issuing API keys and resolving a presented key into a `Principal`.
  */
-import { Context, Effect, Layer, Option, Redacted } from "effect"
-import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
-import { grantedWrites } from "../access/GrantedWrites.ts"
-import { ensureKeyCreation, ensureKeyUser, KeyCreationActions, newKeyUser } from "../access/KeyPolicy.ts"
+import { Context, Effect, Layer, Redacted } from "effect"
+import { UserStore, WorkspaceStore } from "../access/AccessStores.ts"
+import {
+  ensureKeyCreation,
+  ensureKeyCreationAllowed,
+  ensureKeyRevocation,
+  newKeyExpiry,
+  newKeyUser
+} from "../access/KeyPolicy.ts"
 import { ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import type { Scope } from "../access/Scopes.ts"
@@ -22,6 +27,7 @@ import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName } from "../shared/Rules.ts"
 import { ApiKey, type ApiKeyType, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey, type RateLimit } from "./ApiKey.ts"
 import { ApiKeyStore, type KeyListFilters } from "./ApiKeyStore.ts"
+import { makeKeyWrites } from "./internal/keyWrites.ts"
 import { makeKeyChanges, type RotateKeyInput, type UpdateKeyInput } from "./KeyChanges.ts"
 import type { RateLimited } from "./KeyRateLimits.ts"
 import { type Admitted, makeKeyResolution } from "./KeyResolution.ts"
@@ -95,7 +101,7 @@ export class ApiKeys extends Context.Service<
     ) => Effect.Effect<Page<ApiKey>, InvalidRequest | AccessError>
     readonly get: (principal: Principal, id: string) => Effect.Effect<ApiKey, AccessError>
     /** Revokes the key; it answers 401 from then on. Revoking a revoked key changes nothing. */
-    readonly revoke: (principal: Principal, id: string) => Effect.Effect<ApiKey, AccessError>
+    readonly revoke: (principal: Principal, id: string) => Effect.Effect<ApiKey, InvalidRequest | AccessError>
     /**
      * Gives the key a new secret, returned this once; the current one keeps working until the transition
      * ends. `Conflict` while the last rotation's transition lasts, or for a revoked key.
@@ -128,14 +134,9 @@ export class ApiKeys extends Context.Service<
     ApiKeys,
     Effect.gen(function*() {
       const unguarded = yield* ApiKeyStore
-      const store = grantedWrites(unguarded, {
-        insert: Object.values(KeyCreationActions),
-        update: "api_keys.update",
-        revoke: "api_keys.delete"
-      })
+      const store = yield* makeKeyWrites
       const crypto = yield* PlatformCrypto
       const users = yield* UserStore
-      const members = yield* WorkspaceMemberStore
       const workspaces = yield* WorkspaceStore
       const { admit, forget } = yield* makeKeyResolution
 
@@ -210,38 +211,30 @@ export class ApiKeys extends Context.Service<
           return yield* InvalidRequest.of("Admin keys are organisation-wide: leave out workspace_id.", "workspace_id")
         }
         const workspaceId = place.workspaceId
-        const creating = yield* ensureKeyCreation(principal, { type: input.type, ...place, scopes: valid.scopes })
+        // Whether the caller may create such keys there at all, before anything about users is looked up.
+        yield* ensureKeyCreationAllowed(principal, { type: input.type, ...place, scopes: valid.scopes })
 
-        let named: string | null = null
-        if (input.type === "workspace-user") {
-          const requested = input.userId ?? principal.userId ?? undefined
-          if (requested === undefined) {
-            return yield* InvalidRequest.of("user_id is required: the calling key has no user.", "user_id")
-          }
-          const user = yield* requireRow(yield* users.get(requested), "user", requested)
-          const membership = yield* members.get(workspaceId!, requested)
-          yield* ensureKeyUser(principal, {
-            userId: requested,
-            organisationId: user.organisation_id,
-            organisationRole: user.role,
-            workspaceRole: Option.getOrNull(Option.map(membership, (m) => m.role))
-          })
-          named = requested
-        } else if (input.userId !== undefined) {
-          return yield* InvalidRequest.of("user_id applies to workspace/user keys only.", "user_id")
+        if (input.type === "workspace-service" && input.userId !== undefined) {
+          return yield* InvalidRequest.of("user_id applies to workspace/user and admin keys only.", "user_id")
         }
-        const userId = newKeyUser(principal, input.type, named)
+        const named = input.type === "workspace-user" ? input.userId ?? principal.userId ?? undefined : input.userId
+        if (input.type === "workspace-user" && named === undefined) {
+          return yield* InvalidRequest.of("user_id is required: the calling key has no user.", "user_id")
+        }
+        if (named !== undefined) yield* requireRow(yield* users.get(named), "user", named)
         const { issued, stored } = yield* mint({
           type: input.type,
           name: valid.name,
           description: input.description ?? null,
-          organisationId: principal.organisationId,
+          organisationId: place.organisationId,
           workspaceId,
-          userId,
+          userId: newKeyUser(principal, input.type, named ?? null),
           scopes: valid.scopes,
-          expiresAt: valid.expiresAt,
+          expiresAt: newKeyExpiry(principal, valid.expiresAt),
           rateLimits: input.rateLimits
         }, principal)
+        // The key as it will be stored: whom it acts as, and until when, are decided on what is written.
+        const creating = yield* ensureKeyCreation(principal, stored.key, yield* store.actingUser(stored.key))
         yield* store.insert(creating, stored)
         return issued
       })
@@ -265,7 +258,7 @@ export class ApiKeys extends Context.Service<
           const lastUsedBefore = request.lastUsedBefore === undefined
             ? undefined
             : yield* checkInstant(request.lastUsedBefore, "last_used_before")
-          const scope = yield* ensureListScope(principal, request.workspaceId, "api_keys.list")
+          const scope = yield* ensureListScope(workspaces, principal, request.workspaceId, "api_keys.list")
           return yield* store.list(principal.organisationId, scope, page, {
             status: request.status,
             type: request.type,
@@ -279,10 +272,11 @@ export class ApiKeys extends Context.Service<
         Effect.map(visible(principal, id, "api_keys.read"), ({ key }) => key)
 
       const revoke = Effect.fn("ApiKeys.revoke")(function*(principal: Principal, id: string) {
-        const { allowed, key } = yield* visible(principal, id, "api_keys.delete")
+        const { key } = yield* visible(principal, id, "api_keys.delete")
+        const revoking = yield* ensureKeyRevocation(principal, key, yield* store.actingUser(key))
         if (key.status === "revoked") return key
         const at = yield* nowIso
-        yield* store.revoke(allowed, id, at)
+        yield* store.revoke(revoking, id, at)
         yield* forget({ _tag: "ApiKeyChanged", keyId: id })
         return new ApiKey({ ...key, status: "revoked", last_updated_at: at })
       })

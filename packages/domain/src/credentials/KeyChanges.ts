@@ -3,19 +3,16 @@
  * its name, description, scopes, expiry and rate limits. Both under the policy's no-escalation rules, and
  * both forget the key in every process's cache.
  */
-import { Effect, Option, Redacted } from "effect"
-import { UserStore, WorkspaceMemberStore } from "../access/AccessStores.ts"
-import { grantedWrites } from "../access/GrantedWrites.ts"
-import { ensureKeyChange, ensureKeyRotation, ensureKeyUser, KeyRotationActions } from "../access/KeyPolicy.ts"
+import { Effect, Redacted } from "effect"
+import { ensureKeyRotation, ensureKeyUpdate, KeyRotationActions } from "../access/KeyPolicy.ts"
 import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
-import { isScope } from "../access/Scopes.ts"
 import type { Change } from "../shared/ChangeFeed.ts"
 import { Conflict, InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { checkName } from "../shared/Rules.ts"
 import { ApiKey, maskKey, type RateLimit } from "./ApiKey.ts"
-import { ApiKeyStore } from "./ApiKeyStore.ts"
+import { makeKeyWrites } from "./internal/keyWrites.ts"
 import {
   checkExpiry,
   checkRateLimits,
@@ -49,25 +46,7 @@ export interface KeyChangeServices {
 
 export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
   Effect.gen(function*() {
-    const store = grantedWrites(yield* ApiKeyStore, {
-      rotate: Object.values(KeyRotationActions),
-      update: "api_keys.update"
-    })
-    const users = yield* UserStore
-    const members = yield* WorkspaceMemberStore
-
-    /** A workspace/user key acts as its user: rotating one is creating one that acts as them. */
-    const ensureMayActAs = Effect.fnUntraced(function*(principal: Principal, key: ApiKey) {
-      if (key.type !== "workspace-user" || key.user_id === null || key.workspace_id === null) return
-      const user = yield* requireRow(yield* users.get(key.user_id), "user", key.user_id)
-      const membership = yield* members.get(key.workspace_id, key.user_id)
-      yield* ensureKeyUser(principal, {
-        userId: user.id,
-        organisationId: user.organisation_id,
-        organisationRole: user.role,
-        workspaceRole: Option.getOrNull(Option.map(membership, (m) => m.role))
-      })
-    })
+    const store = yield* makeKeyWrites
 
     const rotate = Effect.fn("ApiKeys.rotate")(function*(principal: Principal, id: string, input: RotateKeyInput) {
       const period = yield* checkTransitionPeriod(input.transitionPeriodMs ?? DEFAULT_TRANSITION_PERIOD_MS)
@@ -75,14 +54,8 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
       const resource = { type: "API key", id }
       // A key the caller cannot see (an admin key, for a workspace key) answers not found, as reading it does.
       yield* ensureAllowed(principal, KeyRotationActions[key.type], Target.of(key), resource)
-      const rotating = yield* ensureKeyRotation(principal, {
-        id,
-        type: key.type,
-        organisationId: key.organisation_id,
-        workspaceId: key.workspace_id,
-        scopes: key.scopes.filter(isScope)
-      })
-      yield* ensureMayActAs(principal, key)
+      // A new secret carries the key's powers: as creating the key, acting as its user, within the caller's lifetime.
+      const rotating = yield* ensureKeyRotation(principal, key, yield* store.actingUser(key))
       if (key.status === "revoked") {
         return yield* new Conflict({
           message: "This API key is revoked; a revoked key cannot be rotated.",
@@ -117,7 +90,7 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
 
     const update = Effect.fn("ApiKeys.update")(function*(principal: Principal, id: string, input: UpdateKeyInput) {
       const key = yield* requireRow(yield* store.get(id), "API key", id)
-      const updating = yield* ensureAllowed(principal, "api_keys.update", Target.of(key), { type: "API key", id })
+      yield* ensureAllowed(principal, "api_keys.update", Target.of(key), { type: "API key", id })
       if (key.status === "revoked") return yield* InvalidRequest.of("A revoked key cannot be changed.", null)
       const name = input.name?.trim()
       if (name !== undefined) yield* checkName(name)
@@ -126,7 +99,6 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
         ? input.expiresAt
         : yield* checkExpiry(input.expiresAt)
       if (input.rateLimits !== undefined) yield* checkRateLimits(input.rateLimits)
-      yield* ensureKeyChange(principal, { keyId: id, scopes, rateLimits: input.rateLimits !== undefined })
       const changed = new ApiKey({
         ...key,
         name: name ?? key.name,
@@ -135,6 +107,13 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
         expires_at: expiresAt === undefined ? key.expires_at : expiresAt,
         rate_limits: input.rateLimits ?? key.rate_limits,
         last_updated_at: yield* nowIso
+      })
+      const updating = yield* ensureKeyUpdate(principal, {
+        key,
+        changed,
+        user: yield* store.actingUser(key),
+        scopesChanged: scopes !== undefined,
+        rateLimitsChanged: input.rateLimits !== undefined
       })
       yield* store.update(updating, changed)
       yield* forget({ _tag: "ApiKeyChanged", keyId: id })

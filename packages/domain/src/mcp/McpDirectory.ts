@@ -5,6 +5,7 @@
  */
 import { Context, Effect, Layer, Option, Result, Schema } from "effect"
 import { Base64Url } from "effect/encoding"
+import { WorkspaceStore } from "../access/AccessStores.ts"
 import { ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
@@ -58,10 +59,11 @@ export class McpDirectory extends Context.Service<
     Effect.gen(function*() {
       const servers = yield* McpServerStore
       const integrations = yield* McpIntegrationStore
+      const workspaces = yield* WorkspaceStore
 
       const listServers = Effect.fn("McpDirectory.listServers")(
         function*(principal: Principal, request: DirectoryRequest) {
-          const workspaceId = yield* ensureListScope(principal, request.workspaceId, "mcp_servers.list")
+          const workspaceId = yield* ensureListScope(workspaces, principal, request.workspaceId, "mcp_servers.list")
           const after = request.cursor === undefined ? Option.none() : positionOf(request.cursor)
           if (request.cursor !== undefined && Option.isNone(after)) {
             return yield* InvalidRequest.of("cursor is not one this registry gave; start again without it.", "cursor")

@@ -175,7 +175,7 @@ export const makeServers = Effect.gen(function*() {
 
   const listServers = Effect.fn("McpRegistry.listServers")(
     function*(principal: Principal, workspaceId: string | undefined, search: string | undefined, page: PageRequest) {
-      const scope = yield* ensureListScope(principal, workspaceId, "mcp_servers.list")
+      const scope = yield* ensureListScope(workspaces, principal, workspaceId, "mcp_servers.list")
       const listed = yield* servers.list(principal.organisationId, scope, search?.trim() || null, page)
       return { items: yield* withStatuses(listed.items), total: listed.total }
     }

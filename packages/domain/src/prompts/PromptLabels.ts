@@ -175,7 +175,7 @@ export const makePromptLabels = ({ labelChanged }: RenderCache) =>
     /** Built-in labels first, then the stored ones, paged as one list. */
     const listLabels = Effect.fn("Prompts.listLabels")(
       function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
-        const scope = yield* ensureListScope(principal, workspaceId, "labels.list")
+        const scope = yield* ensureListScope(workspaces, principal, workspaceId, "labels.list")
         const builtIns = yield* Effect.forEach(BUILT_IN_LABELS, (name) => builtIn(principal.organisationId, name))
         const first = builtIns.slice(page.offset, page.offset + page.limit)
         const rest = page.limit - first.length

@@ -156,7 +156,9 @@ export const makeTemplateResources = Effect.gen(function*() {
     return { creating, fields }
   })
 
-  const listScope = ensureListScope
+  /** The policy's list scope, a named workspace looked up where it really is. */
+  const listScope = (principal: Principal, workspaceId: string | undefined, action: Action) =>
+    ensureListScope(workspaces, principal, workspaceId, action)
 
   const existingVersion = Effect.fnUntraced(function*(prompt: Prompt, version: number) {
     return yield* requireRow(

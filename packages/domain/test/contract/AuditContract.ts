@@ -72,7 +72,8 @@ export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<Stor
             userId: null,
             organisationRole: null,
             workspaceRole: null,
-            scopes: new Set(["audit_logs.list"])
+            scopes: new Set(["audit_logs.list"]),
+            expiresAt: null
           },
           {},
           { limit: 100, offset: 0 }

@@ -82,7 +82,8 @@ export class ApiKeysGroup extends v1Group(
         error: CommonErrors
       }).annotate(
         OpenApi.Description,
-        "Creates an API key: organisation/service (admin key), workspace/service or workspace/user. The plaintext key is returned only here."
+        "Creates an API key: organisation/service (admin key), workspace/service or workspace/user. The plaintext key is returned only here. " +
+          "user_id names whom a workspace/user or admin key acts as; expires_at defaults to the calling key's and may not be later."
       ),
       HttpApiEndpoint.get("list", "/api-keys", {
         query: ApiKeyListQuery,
@@ -99,7 +100,7 @@ export class ApiKeysGroup extends v1Group(
       ).annotate(
         OpenApi.Description,
         "Changes a key's name, description, expiry, scopes or rate limits. Its scopes can only be ones the calling key " +
-          "holds, as at creation; no key changes its own rate limits."
+          "holds, as at creation; no key changes its own rate limits; the key may not outlive the calling key."
       ),
       HttpApiEndpoint.post("rotate", "/api-keys/:id/rotate", {
         params: ById,

@@ -126,7 +126,7 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
       function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
         return yield* store.list(
           principal.organisationId,
-          yield* ensureListScope(principal, workspaceId, actions.list),
+          yield* ensureListScope(workspaces, principal, workspaceId, actions.list),
           page
         )
       }

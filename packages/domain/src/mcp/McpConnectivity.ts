@@ -22,7 +22,7 @@ import {
   unknownToggle
 } from "./Capabilities.ts"
 import { type McpIntegration, McpIntegrationStore, type McpServer, McpServerStore } from "./Mcp.ts"
-import { type CapabilityType, type McpCallError, McpConnections } from "./McpConnections.ts"
+import { type CapabilityType, type McpCallError, upstreamConnections } from "./McpConnections.ts"
 import { makeEndpointOf } from "./McpEndpoints.ts"
 import { findIntegrationIn, integrationTarget, managedIn } from "./McpIntegrations.ts"
 
@@ -93,7 +93,7 @@ export class McpConnectivity extends Context.Service<
         replace: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"],
         setEnabled: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"]
       })
-      const connections = yield* McpConnections
+      const connections = yield* upstreamConnections
       const transaction = yield* StoreTransaction
       const endpointOf = yield* makeEndpointOf
       const findIntegration = findIntegrationIn(integrations)

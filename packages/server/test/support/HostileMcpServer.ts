@@ -65,8 +65,7 @@ export const startHostileMcpServer = async (behaviour: HostileBehaviour = {}): P
     if (message.id === undefined) return void response.writeHead(202).end()
     const id = JSON.stringify(message.id)
     const method = String(message.method)
-    const send = (raw: string) =>
-      response.writeHead(200, { "content-type": "application/json" }).end(raw)
+    const send = (raw: string) => response.writeHead(200, { "content-type": "application/json" }).end(raw)
     if (method === "initialize") {
       return send(
         `{"jsonrpc":"2.0","id":${id},"result":${

@@ -19,6 +19,7 @@ import { availableStores, errorOf, jsonOf } from "./support/TestServer.ts"
 
 /** Text PostgreSQL refuses, or a reader's terminal would act on. */
 const UNSTORABLE =
+  // eslint-disable-next-line no-control-regex
   /[\0\u0001-\u0008\u001b\u007f]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
 
 const nested = (depth: number) => `${"{\"a\":".repeat(depth)}1${"}".repeat(depth)}`

@@ -122,10 +122,18 @@ describe.each(availableStores)("a hostile MCP server on %s", (store) => {
       mcp: { healthIntervalMs: 50, unhealthyAfter: 1, timeoutMs: 2_000 }
     })
     try {
-      const registered = [
-        await checked.register(own.url, "http"),
-        ...await Promise.all(others.map((o) => checked.register(o.url, "http")))
-      ]
+      // Integrations alone: with checks this frequent, one may turn unhealthy before a server of it is made.
+      const add = async (url: string, n: number) => {
+        const made = await checked.server.send("POST", "/v1/mcp-integrations", {
+          name: `Failing ${n}`,
+          url,
+          transport: "http",
+          auth_type: "none"
+        })
+        expect(made.status).toBe(201)
+        return { integrationId: (await jsonOf(made)).id as string }
+      }
+      const registered = await Promise.all([own, ...others].map((s, n) => add(s.url, n)))
       const read = async (id: string) => jsonOf(await checked.server.request(`/v1/mcp-integrations/${id}`))
       for (const { integrationId } of registered) {
         const unhealthy = await eventually(() => read(integrationId), (i) => i.status === "unhealthy")

@@ -30,6 +30,8 @@ import {
 } from "./support/fuzz/FuzzRequests.ts"
 import { type Answer, describeAnswer, problemWith, type RawClient, rawClient } from "./support/fuzz/RawHttp.ts"
 import {
+  classicMcpBehaviours,
+  classicProviderAnswers,
   hostileMcpBehaviour,
   type HostileProvider,
   hostileProviderAnswer,
@@ -234,7 +236,7 @@ describe.each(testStores)("fuzzing upstream answers on the $name store", (store)
         const message = unstorableIn(integration.status_message)
         if (message !== undefined) fail(`the status message holds ${message}`)
       }),
-      { seed, numRuns: upstreamRuns }
+      { seed, numRuns: upstreamRuns, examples: classicMcpBehaviours.map((b) => [b]) }
     )
   }, 120_000)
 
@@ -253,7 +255,7 @@ describe.each(testStores)("fuzzing upstream answers on the $name store", (store)
           throw new Error(`provider sends ${label}: ${problem}\n→ ${describeAnswer(answer)}`)
         }
       }),
-      { seed, numRuns: upstreamRuns }
+      { seed, numRuns: upstreamRuns, examples: classicProviderAnswers.map((a) => [a]) }
     )
   }, 120_000)
 })

@@ -287,3 +287,41 @@ export const unstorableIn = (value: unknown, path = "$"): string | undefined => 
   }
   return undefined
 }
+
+const deep = (depth: number) => `${"[".repeat(depth)}${"]".repeat(depth)}`
+
+/** The upstream answers behind past failures: tried first on every run, so that these are found every time. */
+export const classicMcpBehaviours: ReadonlyArray<Labelled<HostileBehaviour>> = [
+  labelled("error page with NUL", { failWith: { status: 503, body: "down\u0000" } }),
+  labelled("tool named with NUL and an ANSI escape", {
+    results: { "tools/list": "{\"tools\":[{\"name\":\"a\\u0000\\u001b[31m\",\"inputSchema\":{\"type\":\"object\"}}]}" }
+  }),
+  labelled("lone surrogate in a description", {
+    results: { "prompts/list": "{\"prompts\":[{\"name\":\"p\",\"description\":\"\\ud800\"}]}" }
+  }),
+  labelled("10,000-deep input schema", {
+    results: {
+      "tools/list": `{"tools":[{"name":"deep","inputSchema":{"type":"object","properties":{"a":${deep(10_000)}}}}]}`
+    }
+  }),
+  labelled("600,000-character resource URI", {
+    results: { "resources/list": JSON.stringify({ resources: [{ uri: `file:///${"x".repeat(600_000)}`, name: "x" }] }) }
+  })
+]
+
+const listing = (job: string) => `{"object":"list","data":[${job}],"has_more":false}`
+
+export const classicProviderAnswers: ReadonlyArray<Labelled<ProviderAnswer>> = [
+  labelled("job with a 10,000-deep error", {
+    status: 200,
+    contentType: "application/json",
+    body: listing(`{"id":"ftjob-1","error":${deep(10_000)}}`)
+  }),
+  labelled("job with NUL and a lone surrogate", {
+    status: 200,
+    contentType: "application/json",
+    body: listing("{\"id\":\"a\\u0000\",\"model\":\"\\ud800\"}")
+  }),
+  labelled("invalid JSON", { status: 200, contentType: "application/json", body: "{\"object\":" }),
+  labelled("a refusal with NUL", { status: 401, contentType: "text/plain", body: "no\u0000" })
+]

@@ -4,7 +4,7 @@
  */
 import { Context, Effect, type Redacted, Schema } from "effect"
 import { InvalidRequest } from "../shared/Errors.ts"
-import { untrustedOptionalText, untrustedText } from "../shared/UntrustedText.ts"
+import { untrustedText } from "../shared/UntrustedText.ts"
 
 /** Known providers with the OpenAI-compatible fine-tuning API, by name. */
 export class ProviderRegistry extends Context.Service<
@@ -79,6 +79,7 @@ export class FineTuningUpstream extends Context.Service<
 export const MAX_PROVIDER_ANSWER = 8 * 1024 * 1024
 /** A content type longer than this is not one. */
 const MAX_CONTENT_TYPE = 256
+const contentType = untrustedText(MAX_CONTENT_TYPE)
 
 /**
  * The port as the domain uses it: a provider's answer is untrusted input (UntrustedText.ts), its length
@@ -97,7 +98,7 @@ export const untrustedFineTuningUpstream = (upstream: FineTuningUpstream["Servic
         )
         : Effect.succeed({
           status: answer.status,
-          contentType: untrustedOptionalText(MAX_CONTENT_TYPE)(answer.contentType),
+          contentType: answer.contentType === undefined ? undefined : contentType(answer.contentType),
           // A refusal passes through as text; a listing is parsed, and its JSON repaired then.
           body: answer.status >= 200 && answer.status <= 299
             ? answer.body

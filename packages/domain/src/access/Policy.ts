@@ -177,6 +177,36 @@ export const canSee = (principal: Principal, target: Target): boolean => {
 }
 
 /**
+ * May `workspace` use the resource at `target` now: a workspace-level resource if it is the workspace's own, an
+ * organisation-level one if it is open to the workspace. Asked, whoever the caller, where a workspace's own
+ * record reaches a shared resource (an MCP server its integration): closing the resource to the workspace closes
+ * every path through the workspace's records, an admin key's calls included.
+ */
+export const openToWorkspace = (
+  target: Target,
+  workspace: { readonly organisation_id: string; readonly workspace_id: string }
+): boolean =>
+  target.organisationId === workspace.organisation_id &&
+  (target.level === "workspace"
+    ? target.workspaceId === workspace.workspace_id
+    : target.openTo === "every-workspace" || target.openTo.includes(workspace.workspace_id))
+
+/** `openToWorkspace` as an effect: `Forbidden`, naming the record and its workspace, when the target is closed to it. */
+export const ensureOpenToWorkspace = (
+  target: Target,
+  record: { readonly organisation_id: string; readonly workspace_id: string },
+  resource: ResourceRef,
+  what: string
+): Effect.Effect<void, Forbidden> =>
+  openToWorkspace(target, record)
+    ? Effect.void
+    : Effect.fail(
+      new Forbidden({
+        message: `${what} of ${resource.type} '${resource.id}' is not open to its workspace '${record.workspace_id}'.`
+      })
+    )
+
+/**
  * The scopes any one of which lets this principal perform the action on the target; empty when none is needed.
  * Actions with a scope per key kind take the kind's. An admin key may also use the workspace kind's scope on
  * anything a workspace key could reach with it (a workspace-level target, or an organisation-level one open to

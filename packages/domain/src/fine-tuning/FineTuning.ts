@@ -5,11 +5,13 @@ import { Context, Effect, Layer } from "effect"
 import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import type { Forbidden, NotFound } from "../shared/Errors.ts"
+import { untrustedJson } from "../shared/UntrustedText.ts"
 import { makeCustomHostCheck } from "./CustomHosts.ts"
 import { makeProviderChoice, type ProviderChoiceError } from "./ProviderChoice.ts"
 import {
   FineTuningUpstream,
   ProviderRegistry,
+  untrustedFineTuningUpstream,
   type UpstreamAnswer,
   UpstreamInvalid,
   type UpstreamTimedOut,
@@ -36,6 +38,9 @@ export type JobsAnswer =
 
 const isNumber = (v: unknown) => typeof v === "number" && Number.isFinite(v)
 const isString = (v: unknown) => typeof v === "string"
+/** The text (keys and strings) of one listed job kept; the rest is cut with a marker. */
+export const MAX_JOB_TEXT = 262_144
+
 const optional = (record: Record<string, unknown>, key: string, check: (v: unknown) => boolean) =>
   record[key] === undefined || record[key] === null || check(record[key])
 
@@ -81,7 +86,12 @@ const checkJobList = (text: string): JobsAnswer | UpstreamInvalid => {
   }
   return {
     _tag: "Listed",
-    body: { object: "list", data: list.data as Array<Record<string, unknown>>, has_more: list.has_more }
+    body: {
+      object: "list",
+      // The provider's JSON is untrusted: nesting past the JSON depth rule once made the answer's encoding a 500.
+      data: list.data.map((job) => untrustedJson(job, MAX_JOB_TEXT) as Record<string, unknown>),
+      has_more: list.has_more
+    }
   }
 }
 
@@ -102,7 +112,7 @@ export class FineTuning extends Context.Service<
     FineTuning,
     Effect.gen(function*() {
       const registry = yield* ProviderRegistry
-      const upstream = yield* FineTuningUpstream
+      const upstream = untrustedFineTuningUpstream(yield* FineTuningUpstream)
       const chooseProvider = yield* makeProviderChoice
       const checkCustomHost = yield* makeCustomHostCheck
 

@@ -4,6 +4,7 @@
  */
 import { Context, Effect, type Redacted, Schema } from "effect"
 import { InvalidRequest } from "../shared/Errors.ts"
+import { untrustedText } from "../shared/UntrustedText.ts"
 
 /** Known providers with the OpenAI-compatible fine-tuning API, by name. */
 export class ProviderRegistry extends Context.Service<
@@ -73,6 +74,37 @@ export class FineTuningUpstream extends Context.Service<
     ) => Effect.Effect<UpstreamAnswer, UpstreamUnreachable | UpstreamTimedOut>
   }
 >()("@gateway-control/FineTuningUpstream") {}
+
+/** Characters of a provider's answer the gateway takes: a longer one is refused, not read in part. */
+export const MAX_PROVIDER_ANSWER = 8 * 1024 * 1024
+/** A content type longer than this is not one. */
+const MAX_CONTENT_TYPE = 256
+const contentType = untrustedText(MAX_CONTENT_TYPE)
+
+/**
+ * The port as the domain uses it: a provider's answer is untrusted input (UntrustedText.ts), its length
+ * bounded, its content type and a refusal's body made storable text. The JSON of a listing is repaired where
+ * it is read (FineTuning.ts `checkJobList`).
+ */
+export const untrustedFineTuningUpstream = (upstream: FineTuningUpstream["Service"]) => ({
+  listJobs: (
+    target: UpstreamTarget,
+    query: { readonly limit: number; readonly after: string | undefined }
+  ): Effect.Effect<UpstreamAnswer, UpstreamUnreachable | UpstreamTimedOut | UpstreamInvalid> =>
+    Effect.flatMap(upstream.listJobs(target, query), (answer) =>
+      answer.body.length > MAX_PROVIDER_ANSWER
+        ? Effect.fail(
+          new UpstreamInvalid({ message: `The provider's answer is longer than ${MAX_PROVIDER_ANSWER} characters.` })
+        )
+        : Effect.succeed({
+          status: answer.status,
+          contentType: answer.contentType === undefined ? undefined : contentType(answer.contentType),
+          // A refusal passes through as text; a listing is parsed, and its JSON repaired then.
+          body: answer.status >= 200 && answer.status <= 299
+            ? answer.body
+            : untrustedText(MAX_PROVIDER_ANSWER)(answer.body)
+        }) satisfies Effect.Effect<UpstreamAnswer>)
+})
 
 /** DNS for the check of custom hosts: resolved once per call, and the call is pinned to the answers checked. */
 export class HostResolver extends Context.Service<

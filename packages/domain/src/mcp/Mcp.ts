@@ -3,9 +3,10 @@
  * workspace level) and servers (a workspace's instance of an integration).
  */
 import { Context, type Effect, type Option, Schema } from "effect"
+import { ensureOpenToWorkspace, openToWorkspace, Target } from "../access/Policy.ts"
 import { maskKey } from "../credentials/ApiKey.ts"
 import { JsonObject } from "../prompts/Prompt.ts"
-import type { Conflict } from "../shared/Errors.ts"
+import type { Conflict, Forbidden } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { Name, slugOf } from "../shared/Rules.ts"
 
@@ -142,11 +143,34 @@ export interface IntegrationQuery {
   readonly search: string | null
 }
 
-/** May this workspace use the integration? */
+/** The integration as an access target: a workspace's, or the organisation's open to the workspaces it names. */
+export const integrationTarget = (integration: McpIntegration): Target =>
+  integration.workspace_id !== null
+    ? Target.workspace(integration.organisation_id, integration.workspace_id)
+    : Target.shared(
+      integration.organisation_id,
+      integration.global_workspace_access ? "every-workspace" : integration.workspace_ids
+    )
+
+/** May this workspace use the integration now? The policy's answer (`openToWorkspace`). */
 export const usableBy = (integration: McpIntegration, workspaceId: string): boolean =>
-  integration.workspace_id === null
-    ? integration.global_workspace_access || integration.workspace_ids.includes(workspaceId)
-    : integration.workspace_id === workspaceId
+  openToWorkspace(integrationTarget(integration), {
+    organisation_id: integration.organisation_id,
+    workspace_id: workspaceId
+  })
+
+/**
+ * The check of every path that reaches an integration through a server (test, read, the registry API): may
+ * the server's workspace still use it. An organisation-level integration closed to a workspace
+ * (`workspace_ids`) is closed to its servers there, whoever calls: `Forbidden` otherwise.
+ */
+export const ensureServerMayUse = (server: McpServer, integration: McpIntegration): Effect.Effect<void, Forbidden> =>
+  ensureOpenToWorkspace(
+    integrationTarget(integration),
+    server,
+    { type: "MCP server", id: server.id },
+    "The integration"
+  )
 
 export class McpIntegrationStore extends Context.Service<
   McpIntegrationStore,

@@ -3,8 +3,9 @@
  * the source of the secrets an integration's `secret_mappings` name. The domain decides where a connection may
  * go and with which headers (McpEndpoints.ts); the adapter only speaks the protocol.
  */
-import { Context, type Effect, type Option, type Redacted, Schema } from "effect"
+import { Context, Effect, type Option, type Redacted, Schema } from "effect"
 import type { PinnedAddresses } from "../fine-tuning/CustomHosts.ts"
+import { untrustedJson, untrustedOptionalText, untrustedText } from "../shared/UntrustedText.ts"
 import type { McpTransport } from "./Mcp.ts"
 
 /** Where and how one call connects. */
@@ -71,6 +72,72 @@ export class McpConnections extends Context.Service<
     ) => Effect.Effect<ReadonlyArray<DiscoveredCapability>, McpCallError>
   }
 >()("@gateway-control/McpConnections") {}
+
+/** Bounds of what a server says, in characters: an error message (an integration's `status_message`). */
+export const MAX_UPSTREAM_MESSAGE = 1_000
+/** A capability's name (a tool's or prompt's name, a resource's URI or URI template). */
+export const MAX_CAPABILITY_NAME = 2_048
+export const MAX_CAPABILITY_DESCRIPTION = 10_000
+/** The text (keys and strings) of one capability's input schema. */
+export const MAX_INPUT_SCHEMA_TEXT = 65_536
+/** Capabilities one sync keeps: a server listing more is refused, not stored in part. */
+export const MAX_CAPABILITIES = 10_000
+
+const message = untrustedText(MAX_UPSTREAM_MESSAGE)
+const capabilityName = untrustedText(MAX_CAPABILITY_NAME)
+const capabilityDescription = untrustedOptionalText(MAX_CAPABILITY_DESCRIPTION)
+
+/** An HTTP status as the server sent it, or null when it is none (the SDK says -1 for "no status"). */
+const httpStatus = (code: number | null) =>
+  code !== null && Number.isInteger(code) && code >= 100 && code <= 599 ? code : null
+
+/** A call's error as the domain keeps it: the server's words in it are untrusted text. */
+const untrustedError = (error: McpCallError): McpCallError =>
+  error._tag === "McpTimedOut"
+    ? error
+    : new McpUnreachable({ message: message(error.message), statusCode: httpStatus(error.statusCode) })
+
+const untrustedSchema = (schema: DiscoveredCapability["input_schema"]): DiscoveredCapability["input_schema"] => {
+  if (schema === null || typeof schema !== "object" || Array.isArray(schema)) return null
+  return untrustedJson(schema, MAX_INPUT_SCHEMA_TEXT) as Readonly<Record<string, unknown>>
+}
+
+/** A capability as the domain keeps it: its name, description and schema untrusted text. */
+const untrustedCapability = (found: DiscoveredCapability): DiscoveredCapability => ({
+  type: found.type,
+  name: capabilityName(found.name),
+  description: capabilityDescription(found.description),
+  input_schema: untrustedSchema(found.input_schema)
+})
+
+/**
+ * The port as every service uses it: everything a server said (names, descriptions, schemas, error messages)
+ * made storable and bounded where it enters the domain (UntrustedText.ts), however the adapter behaves.
+ */
+export const untrustedConnections = (connections: McpConnections["Service"]): McpConnections["Service"] => ({
+  probe: (endpoint) =>
+    connections.probe(endpoint).pipe(
+      Effect.map((handshake) => ({ statusCode: httpStatus(handshake.statusCode) })),
+      Effect.mapError(untrustedError)
+    ),
+  listCapabilities: (endpoint) =>
+    connections.listCapabilities(endpoint).pipe(
+      Effect.mapError(untrustedError),
+      Effect.flatMap((found) =>
+        found.length > MAX_CAPABILITIES
+          ? Effect.fail(
+            new McpUnreachable({
+              message: `The MCP server listed ${found.length} capabilities; at most ${MAX_CAPABILITIES} are kept.`,
+              statusCode: null
+            })
+          )
+          : Effect.succeed(found.map(untrustedCapability))
+      )
+    )
+})
+
+/** `McpConnections` through `untrustedConnections`: what the services yield instead of the raw port. */
+export const upstreamConnections = Effect.map(Effect.service(McpConnections), untrustedConnections)
 
 export interface McpSettingsShape {
   /** How long one MCP call may take: `MCP_TIMEOUT_MS`. */

@@ -22,10 +22,17 @@ import {
   syncedCapabilities,
   unknownToggle
 } from "./Capabilities.ts"
-import { type McpIntegration, McpIntegrationStore, type McpServer, McpServerStore } from "./Mcp.ts"
-import { type CapabilityType, type McpCallError, McpConnections } from "./McpConnections.ts"
+import {
+  ensureServerMayUse,
+  integrationTarget,
+  type McpIntegration,
+  McpIntegrationStore,
+  type McpServer,
+  McpServerStore
+} from "./Mcp.ts"
+import { type CapabilityType, type McpCallError, upstreamConnections } from "./McpConnections.ts"
 import { makeEndpointOf } from "./McpEndpoints.ts"
-import { findIntegrationIn, integrationTarget, managedIn } from "./McpIntegrations.ts"
+import { findIntegrationIn, managedIn } from "./McpIntegrations.ts"
 
 /** The answer of a server test: whether `initialize` and `ping` succeeded, and how long they took. */
 export const ServerTestResult = Schema.Struct({
@@ -95,7 +102,7 @@ export class McpConnectivity extends Context.Service<
         replace: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"],
         setEnabled: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"]
       })
-      const connections = yield* McpConnections
+      const connections = yield* upstreamConnections
       const transaction = yield* StoreTransaction
       const endpointOf = yield* makeEndpointOf
       const findIntegration = findIntegrationIn(integrations)
@@ -124,6 +131,8 @@ export class McpConnectivity extends Context.Service<
           "MCP integration",
           server.mcp_integration_id
         )
+        // The gateway would connect with the integration's headers: only while the server's workspace may use it.
+        yield* ensureServerMayUse(server, integration)
         yield* inUse(integration)
         const endpoint = yield* endpointOf(integration)
         const started = yield* Clock.currentTimeMillis

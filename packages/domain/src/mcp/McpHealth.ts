@@ -18,7 +18,7 @@ import { nowIso } from "../shared/internal/time.ts"
 import { LeaseStore } from "../shared/Leases.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { type McpIntegration, McpIntegrationStore, type StatusChange } from "./Mcp.ts"
-import { McpConnections, McpSettings, McpTimedOut } from "./McpConnections.ts"
+import { McpSettings, McpTimedOut, upstreamConnections } from "./McpConnections.ts"
 import { makeEndpointOf } from "./McpEndpoints.ts"
 
 /**
@@ -68,10 +68,17 @@ const CONCURRENCY = 8
  */
 const spacingOf = (intervalMs: number) => Math.min(50, intervalMs / 100)
 
-/** One round of checks over every integration in use, and the number checked. */
+/** What a round did: integrations checked, and among them the checks that failed to run to their end. */
+export interface HealthRound {
+  readonly checked: number
+  /** Checks that broke (a store write's defect, say): logged and counted, and the round went on. */
+  readonly broken: number
+}
+
+/** One round of checks over every integration in use; one check breaking does not stop the others. */
 export const makeHealthRound = Effect.gen(function*() {
   const integrations = yield* McpIntegrationStore
-  const connections = yield* McpConnections
+  const connections = yield* upstreamConnections
   const endpointOf = yield* makeEndpointOf
 
   const check = Effect.fnUntraced(function*(integration: McpIntegration) {
@@ -99,6 +106,25 @@ export const makeHealthRound = Effect.gen(function*() {
     }
   })
 
+  /**
+   * A check that cannot break the round: whatever goes wrong in it (an unstorable write, a lost database, a bug)
+   * is logged and counted. Before, one integration's failed status write aborted the round, and every
+   * integration after it, whoever's, went unchecked round after round. Interruption (the round stopping) still
+   * propagates.
+   */
+  const isolated = (integration: McpIntegration) =>
+    check(integration).pipe(
+      Effect.as(false),
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.as(
+          Effect.logWarning("MCP health check broke; the round goes on", Cause.pretty(cause)).pipe(
+            Effect.annotateLogs({ integration_id: integration.id })
+          ),
+          true
+        )
+      )
+    )
+
   return Effect.gen(function*() {
     const spacing = spacingOf((yield* McpSettings).healthIntervalMs)
     // When the next check may start, shared by the concurrent checks of the round.
@@ -107,15 +133,17 @@ export const makeHealthRound = Effect.gen(function*() {
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const wait = Math.max(0, nextStart - now)
         nextStart = now + wait + spacing
-        return Effect.andThen(Effect.sleep(wait), check(integration))
+        return Effect.andThen(Effect.sleep(wait), isolated(integration))
       })
     let after: string | null = null
     let checked = 0
+    let broken = 0
     while (true) {
       const page: ReadonlyArray<McpIntegration> = yield* integrations.listInUse(after, PAGE)
-      yield* Effect.forEach(page, paced, { concurrency: CONCURRENCY, discard: true })
+      const outcomes = yield* Effect.forEach(page, paced, { concurrency: CONCURRENCY })
       checked += page.length
-      if (page.length < PAGE) return checked
+      broken += outcomes.filter((b) => b).length
+      if (page.length < PAGE) return { checked, broken } satisfies HealthRound
       after = page[page.length - 1].id
     }
   })

@@ -17,6 +17,7 @@ import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName, checkSlug } from "../shared/Rules.ts"
 import {
   type IntegrationQuery,
+  integrationTarget,
   maskedConfigurations,
   MCP_INTEGRATION_SLUG,
   McpIntegration,
@@ -61,15 +62,6 @@ export type Failure = InvalidRequest | Forbidden | NotFound
 /** An integration as reads show it: its secrets are write-only. */
 export const readable = (integration: McpIntegration) =>
   new McpIntegration({ ...integration, configurations: maskedConfigurations(integration.configurations) })
-
-/** The integration as an access target: a workspace's, or the organisation's open to the workspaces it names. */
-export const integrationTarget = (integration: McpIntegration): Target =>
-  integration.workspace_id !== null
-    ? Target.workspace(integration.organisation_id, integration.workspace_id)
-    : Target.shared(
-      integration.organisation_id,
-      integration.global_workspace_access ? "every-workspace" : integration.workspace_ids
-    )
 
 /** The action that changes the integration: organisation-level ones are for owners and admins. */
 export const updateActionOf = (integration: McpIntegration) =>

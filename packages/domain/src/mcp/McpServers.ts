@@ -169,7 +169,12 @@ export const makeServers = Effect.gen(function*() {
             type: "MCP server",
             id: idOrSlug
           }),
-          { server, integration, showIntegrationDetails: seesIntegrationDetails(principal) }
+          {
+            server,
+            integration,
+            // An integration no longer open to the server's workspace is not the workspace's to read.
+            showIntegrationDetails: seesIntegrationDetails(principal) && usableBy(integration, server.workspace_id)
+          }
         ))
     }))
 

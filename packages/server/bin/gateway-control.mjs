@@ -8,13 +8,14 @@ if (major < 22 || (major === 22 && minor < 19)) {
   )
   process.exit(1)
 }
+import { existsSync } from "node:fs"
+import * as nodeModule from "node:module"
+import { join } from "node:path"
+import { setFlagsFromString } from "node:v8"
 // While the modules load, most of what they allocate lives on, so V8 doubles its young generation again and
 // again (to 2 × 16 MB), and never gives that memory back: ~17 MB of an idle server's RSS held garbage.
 // Growth is held off while they load; afterwards the young generation grows as requests need it. The flag
 // only steers a heuristic, read at each collection; one the user set themselves is left alone.
-import { setFlagsFromString } from "node:v8"
-import { existsSync } from "node:fs"
-import * as nodeModule from "node:module"
 const userSet = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((arg) => arg.includes("semi-space"))
 if (!userSet) setFlagsFromString("--semi-space-growth-factor=1")
 // Installed from the registry, the package holds only the built `dist/`: the default export condition loads it.
@@ -25,7 +26,7 @@ if (!userSet) setFlagsFromString("--semi-space-growth-factor=1")
 // run with no build and no flag, and a signal sent to this process reaches the server itself. A stale `dist/`
 // left by `npm run build` in a checkout is ignored: the sources are what the checkout holds.
 const SOURCE_CONDITION = "@gateway-control/source"
-if (existsSync(new URL("../src/main.ts", import.meta.url))) {
+if (existsSync(join(import.meta.dirname, "../src/main.ts"))) {
   nodeModule.registerHooks({
     resolve: (specifier, context, nextResolve) =>
       context.conditions.includes(SOURCE_CONDITION)

@@ -219,7 +219,7 @@ afterAll(async () => {
   if (server !== undefined) killGroup(server.child)
   await database?.drop()
   if (work !== undefined) rmSync(work, { recursive: true, force: true })
-})
+}, 300_000)
 
 describe("the README's command lines, in a fresh clone", () => {
   it("are found in the README: its code blocks, its Commands table and its prose", () => {
@@ -236,17 +236,12 @@ describe("the README's command lines, in a fresh clone", () => {
     for (const skipped of Object.keys(SKIPPED)) expect(texts, `SKIPPED names '${skipped}'`).toContain(skipped)
   })
 
-  it.each(commands.map((command) => [`README line ${command.line}: ${command.text}`, command] as const))(
+  it.for(commands.map((command) => [`README line ${command.line}: ${command.text}`, command] as const))(
     "%s",
-    async (what, command) => {
-      if (command.text in SKIPPED) {
-        console.info(`skipped: ${command.text}: ${SKIPPED[command.text]}`)
-        return
-      }
-      if (needsPostgres(command.text) && postgresUrl === undefined) {
-        console.info(`skipped: ${command.text}: needs TEST_DATABASE_URL`)
-        return
-      }
+    { timeout: 240_000 },
+    async ([what, command], { skip }) => {
+      if (command.text in SKIPPED) skip(SKIPPED[command.text])
+      if (needsPostgres(command.text) && postgresUrl === undefined) skip("needs a PostgreSQL: set TEST_DATABASE_URL")
       const env: Record<string, string> = {
         PATH: userPath,
         DATA_DIR: join(work, "stores", "pglite"),
@@ -294,8 +289,7 @@ describe("the README's command lines, in a fresh clone", () => {
         : commands.filter((c) => c.block === command.block && c.line < command.line && isAssignment(c.text))
           .map((c) => fill(c, values))
       await finish(run([...assignments, text].join("\n"), env), what)
-    },
-    240_000
+    }
   )
 
   it("leaves no server running", async () => {

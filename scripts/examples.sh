@@ -29,6 +29,9 @@ for example in "$root"/examples/*/; do
     npm install --silent --no-audit --no-fund "${tarballs[@]}"
     npm run --silent typecheck
     npm test --silent
+    # The CLI as installed from the tarballs: the built dist/, no sources beside the bin.
+    npx --no gateway-control --help >/dev/null
+    DATA_DIR="$work/$name/data" npx --no gateway-control migrate >/dev/null
   )
 done
 echo "examples: all passed"

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Plain JavaScript on purpose: it must run, and explain itself, on a Node too old to load TypeScript.
+// Hence no static named import from `node:module` either: one Node 20 lacks would fail before the check.
 const [major, minor] = process.versions.node.split(".").map(Number)
 if (major < 22 || (major === 22 && minor < 19)) {
   process.stderr.write(
@@ -7,14 +8,31 @@ if (major < 22 || (major === 22 && minor < 19)) {
   )
   process.exit(1)
 }
+import { existsSync } from "node:fs"
+import * as nodeModule from "node:module"
+import { join } from "node:path"
+import { setFlagsFromString } from "node:v8"
 // While the modules load, most of what they allocate lives on, so V8 doubles its young generation again and
 // again (to 2 × 16 MB), and never gives that memory back: ~17 MB of an idle server's RSS held garbage.
 // Growth is held off while they load; afterwards the young generation grows as requests need it. The flag
 // only steers a heuristic, read at each collection; one the user set themselves is left alone.
-import { setFlagsFromString } from "node:v8"
 const userSet = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((arg) => arg.includes("semi-space"))
 if (!userSet) setFlagsFromString("--semi-space-growth-factor=1")
-// Installed, this resolves to the built `dist/main.js`; in the repository `npm start` runs Node with
-// `--conditions=@gateway-control/source`, which resolves it to `src/main.ts` with no build step.
+// Installed from the registry, the package holds only the built `dist/`: the default export condition loads it.
+// A checkout of the repository has the TypeScript sources next to this file and (usually) no build: there every
+// workspace package must resolve to its `src/*.ts` through the `@gateway-control/source` export condition, or the
+// first import of another workspace package looks for a `dist/` that is not there. The condition is added here,
+// in this process, by a synchronous resolve hook, so `npx gateway-control …` and `node bin/gateway-control.mjs …`
+// run with no build and no flag, and a signal sent to this process reaches the server itself. A stale `dist/`
+// left by `npm run build` in a checkout is ignored: the sources are what the checkout holds.
+const SOURCE_CONDITION = "@gateway-control/source"
+if (existsSync(join(import.meta.dirname, "../src/main.ts"))) {
+  nodeModule.registerHooks({
+    resolve: (specifier, context, nextResolve) =>
+      context.conditions.includes(SOURCE_CONDITION)
+        ? nextResolve(specifier, context)
+        : nextResolve(specifier, { ...context, conditions: [...context.conditions, SOURCE_CONDITION] })
+  })
+}
 await import("@gateway-control/server/cli")
 if (!userSet) setFlagsFromString("--semi-space-growth-factor=2")

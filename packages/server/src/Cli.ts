@@ -22,6 +22,7 @@ import {
   loadSqlAdapters
 } from "./App.ts"
 import { type AppConfig, loadConfig } from "./AppConfig.ts"
+import { describeServeError, probeListen } from "./internal/ListenErrors.ts"
 import { InvalidConfiguration } from "./Settings.ts"
 
 type UserFacingError = AlreadyBootstrapped | InvalidRequest | InvalidConfiguration | AuditChainBroken
@@ -58,7 +59,12 @@ const asOperator = (command: string) => {
 const serve = Command.make("serve", {}, () =>
   userFacing(Effect.gen(function*() {
     const config = yield* loadConfig
-    return yield* Layer.launch(layerServe(config))
+    const address = { host: config.host, port: config.port }
+    // Before the store opens: a first start would otherwise migrate and bootstrap it, then stop at the port.
+    yield* probeListen(address)
+    return yield* Layer.launch(layerServe(config)).pipe(
+      Effect.catchTag("ServeError", (error) => Effect.fail(describeServeError(error, address)))
+    )
   })).pipe(asOperator("serve"))).pipe(
     Command.withDescription("Serve the API (migrates the store, and bootstraps it when empty).")
   )

@@ -20,6 +20,16 @@ const isRunning = (pid: number): boolean => {
   }
 }
 
+/**
+ * What a user running a command beside a server meets most: say who holds the directory, why only one process
+ * may, and each way on (stop the holder and run again, another DATA_DIR, or PostgreSQL for several processes).
+ */
+const heldByProcess = (dataDir: string, owner: number) =>
+  `The data directory ${dataDir} is in use by process ${owner} (a running gateway-control server, or another ` +
+  `command): the embedded PGlite store is opened by one process at a time. Stop that process (kill ${owner}, ` +
+  `or Ctrl-C where it runs) and run this again; or set DATA_DIR to another directory; or, to run commands ` +
+  `beside a running server, keep the store in PostgreSQL (DATABASE_URL).`
+
 const tryCreate = (path: string): boolean => {
   try {
     const fd = openSync(path, "wx", 0o600)
@@ -46,7 +56,7 @@ const take = (dataDir: string, path: string): Effect.Effect<void, InvalidConfigu
   if (Number.isInteger(owner) && owner !== process.pid && isRunning(owner)) {
     return Effect.fail(
       new InvalidConfiguration({
-        message: `The data directory ${dataDir} is in use by process ${owner}; stop it first, or set DATA_DIR.`
+        message: heldByProcess(dataDir, owner)
       })
     )
   }

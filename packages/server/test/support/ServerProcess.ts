@@ -6,8 +6,8 @@ import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
 
 const binPath = fileURLToPath(new URL("../../bin/gateway-control.mjs", import.meta.url))
-/** The CLI as `node` arguments: the condition makes the workspace packages resolve to their `.ts` sources. */
-export const cli = ["--conditions=@gateway-control/source", binPath]
+/** The CLI as `node` arguments, with no flag: in the checkout the bin itself runs the `.ts` sources. */
+export const cli = [binPath]
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {

@@ -7,6 +7,7 @@ import { Name } from "../shared/Rules.ts"
 
 export const ApiKeyType = Schema.Literals(["organisation-service", "workspace-service", "workspace-user"])
 export type ApiKeyType = typeof ApiKeyType.Type
+export const isApiKeyType = Schema.is(ApiKeyType)
 
 export const ApiKeyStatus = Schema.Literals(["active", "revoked"])
 export type ApiKeyStatus = typeof ApiKeyStatus.Type

@@ -13,6 +13,7 @@ import {
 import { ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import type { Scope } from "../access/Scopes.ts"
+import { AuditedUseCase, resourceChange } from "../audit/AuditedUseCase.ts"
 import {
   type Conflict,
   type Forbidden,
@@ -25,7 +26,15 @@ import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName } from "../shared/Rules.ts"
-import { ApiKey, type ApiKeyType, KEY_PREFIX, KEY_RANDOM_BYTES, maskKey, type RateLimit } from "./ApiKey.ts"
+import {
+  ApiKey,
+  type ApiKeyType,
+  isApiKeyType,
+  KEY_PREFIX,
+  KEY_RANDOM_BYTES,
+  maskKey,
+  type RateLimit
+} from "./ApiKey.ts"
 import { ApiKeyStore, type KeyListFilters } from "./ApiKeyStore.ts"
 import { makeKeyWrites } from "./internal/keyWrites.ts"
 import { makeKeyChanges, type RotateKeyInput, type UpdateKeyInput } from "./KeyChanges.ts"
@@ -57,16 +66,19 @@ export interface IssuedKey {
   readonly plaintext: Redacted.Redacted<string>
 }
 
-/** A key as a caller asks for it through the API. */
+/**
+ * A key as a caller asks for it, in the API's casing: its kind (an `ApiKeyType`; anything else is refused, and
+ * recorded, like any invalid input), and the fields the caller may choose.
+ */
 export interface CreateKeyInput {
-  readonly type: ApiKeyType
+  readonly type: string
   readonly name: string
   readonly description?: string | undefined
   readonly scopes: ReadonlyArray<string>
-  readonly workspaceId?: string | undefined
-  readonly userId?: string | undefined
-  readonly expiresAt?: string | undefined
-  readonly rateLimits?: ReadonlyArray<RateLimit> | undefined
+  readonly workspace_id?: string | undefined
+  readonly user_id?: string | undefined
+  readonly expires_at?: string | undefined
+  readonly rate_limits?: ReadonlyArray<RateLimit> | undefined
 }
 
 /** What a key list is narrowed to: a workspace (the caller's own, or any for an admin key), and `filters`. */
@@ -186,12 +198,19 @@ export class ApiKeys extends Context.Service<
         const name = input.name.trim()
         yield* checkName(name)
         const scopes = yield* checkScopes(input.scopes)
-        const expiresAt = input.expiresAt === undefined ? null : yield* checkExpiry(input.expiresAt)
-        if (input.rateLimits !== undefined) yield* checkRateLimits(input.rateLimits)
+        const expiresAt = input.expires_at === undefined ? null : yield* checkExpiry(input.expires_at)
+        if (input.rate_limits !== undefined) yield* checkRateLimits(input.rate_limits)
         return { name, scopes, expiresAt }
       })
 
-      const create = Effect.fn("ApiKeys.create")(function*(principal: Principal, input: CreateKeyInput) {
+      const create = Effect.fn("ApiKeys.create")(function*(principal: Principal, request: CreateKeyInput) {
+        if (!isApiKeyType(request.type)) {
+          return yield* InvalidRequest.of(
+            `Unknown key type '${request.type}': use organisation/service, workspace/service or workspace/user.`,
+            "type"
+          )
+        }
+        const input = { ...request, type: request.type }
         const valid = yield* validate(input)
         const organisationKey = input.type === "organisation-service"
         // The organisation and workspace the key is to live in: the admin key's own organisation, or a workspace
@@ -201,23 +220,23 @@ export class ApiKeys extends Context.Service<
           workspaceId: null
         }
         if (!organisationKey) {
-          const requested = input.workspaceId ?? principal.workspaceId ?? undefined
+          const requested = input.workspace_id ?? principal.workspaceId ?? undefined
           if (requested === undefined) {
             return yield* InvalidRequest.of("workspace_id is required for workspace keys.", "workspace_id")
           }
           const workspace = yield* requireRow(yield* workspaces.get(requested), "workspace", requested)
           place = { organisationId: workspace.organisation_id, workspaceId: workspace.id }
-        } else if (input.workspaceId !== undefined) {
+        } else if (input.workspace_id !== undefined) {
           return yield* InvalidRequest.of("Admin keys are organisation-wide: leave out workspace_id.", "workspace_id")
         }
         const workspaceId = place.workspaceId
         // Whether the caller may create such keys there at all, before anything about users is looked up.
         yield* ensureKeyCreationAllowed(principal, { type: input.type, ...place, scopes: valid.scopes })
 
-        if (input.type === "workspace-service" && input.userId !== undefined) {
+        if (input.type === "workspace-service" && input.user_id !== undefined) {
           return yield* InvalidRequest.of("user_id applies to workspace/user and admin keys only.", "user_id")
         }
-        const named = input.type === "workspace-user" ? input.userId ?? principal.userId ?? undefined : input.userId
+        const named = input.type === "workspace-user" ? input.user_id ?? principal.userId ?? undefined : input.user_id
         if (input.type === "workspace-user" && named === undefined) {
           return yield* InvalidRequest.of("user_id is required: the calling key has no user.", "user_id")
         }
@@ -231,7 +250,7 @@ export class ApiKeys extends Context.Service<
           userId: newKeyUser(principal, input.type, named ?? null),
           scopes: valid.scopes,
           expiresAt: newKeyExpiry(principal, valid.expiresAt),
-          rateLimits: input.rateLimits
+          rateLimits: input.rate_limits
         }, principal)
         // The key as it will be stored: whom it acts as, and until when, are decided on what is written.
         const creating = yield* ensureKeyCreation(principal, stored.key, yield* store.actingUser(stored.key))
@@ -286,7 +305,50 @@ export class ApiKeys extends Context.Service<
 
       const forgetUser = (userId: string) => forget({ _tag: "UserAccessChanged", userId })
 
-      return ApiKeys.of({ issue, authenticate, admit, create, list, get, revoke, rotate, update, forgetUser })
+      const useCases = yield* AuditedUseCase
+      return ApiKeys.of({
+        issue,
+        authenticate,
+        admit,
+        create: (principal, input) => {
+          const { type: _type, ...body } = input
+          return useCases.run(
+            {
+              useCase: "apiKeys.create",
+              actor: principal,
+              resourceId: ({ key }) => key.id,
+              workspaceId: ({ key }) => key.workspace_id,
+              body,
+              // The record says who the service made the key's creator; the secret is in the answer only.
+              successBody: ({ key }) => ({
+                ...body,
+                created_by_user_id: key.created_by_user_id,
+                created_by_api_key_id: key.created_by_api_key_id
+              })
+            },
+            create(principal, input)
+          )
+        },
+        list,
+        get,
+        revoke: (principal, id) =>
+          useCases.run(resourceChange("apiKeys.revoke", principal, null, id), revoke(principal, id)),
+        rotate: (principal, id, input) =>
+          useCases.run(
+            {
+              useCase: "apiKeys.rotate",
+              actor: principal,
+              resourceId: id,
+              workspaceId: ({ key }) => key.workspace_id,
+              body: input,
+              successBody: ({ key }) => ({ ...input, transition_ends_at: key.transition_ends_at })
+            },
+            rotate(principal, id, input)
+          ),
+        update: (principal, id, input) =>
+          useCases.run(resourceChange("apiKeys.update", principal, input, id), update(principal, id, input)),
+        forgetUser
+      })
     })
   )
 }

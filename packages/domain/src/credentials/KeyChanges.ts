@@ -23,7 +23,7 @@ import {
 
 export interface RotateKeyInput {
   /** How long the current secret keeps working, in ms: 30 minutes when absent, 0 for not at all. */
-  readonly transitionPeriodMs?: number | undefined
+  readonly transition_period_ms?: number | undefined
 }
 
 /** What an update changes; absent fields stay as they are. */
@@ -33,8 +33,8 @@ export interface UpdateKeyInput {
   /** The key's scopes from now on: never one the updating key lacks. */
   readonly scopes?: ReadonlyArray<string> | undefined
   /** null: no expiry. */
-  readonly expiresAt?: string | null | undefined
-  readonly rateLimits?: ReadonlyArray<RateLimit> | undefined
+  readonly expires_at?: string | null | undefined
+  readonly rate_limits?: ReadonlyArray<RateLimit> | undefined
 }
 
 export interface KeyChangeServices {
@@ -49,7 +49,7 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
     const store = yield* makeKeyWrites
 
     const rotate = Effect.fn("ApiKeys.rotate")(function*(principal: Principal, id: string, input: RotateKeyInput) {
-      const period = yield* checkTransitionPeriod(input.transitionPeriodMs ?? DEFAULT_TRANSITION_PERIOD_MS)
+      const period = yield* checkTransitionPeriod(input.transition_period_ms ?? DEFAULT_TRANSITION_PERIOD_MS)
       const key = yield* requireRow(yield* store.get(id), "API key", id)
       const resource = { type: "API key", id }
       // A key the caller cannot see (an admin key, for a workspace key) answers not found, as reading it does.
@@ -95,17 +95,17 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
       const name = input.name?.trim()
       if (name !== undefined) yield* checkName(name)
       const scopes = input.scopes === undefined ? undefined : yield* checkScopes(input.scopes)
-      const expiresAt = input.expiresAt === undefined || input.expiresAt === null
-        ? input.expiresAt
-        : yield* checkExpiry(input.expiresAt)
-      if (input.rateLimits !== undefined) yield* checkRateLimits(input.rateLimits)
+      const expiresAt = input.expires_at === undefined || input.expires_at === null
+        ? input.expires_at
+        : yield* checkExpiry(input.expires_at)
+      if (input.rate_limits !== undefined) yield* checkRateLimits(input.rate_limits)
       const changed = new ApiKey({
         ...key,
         name: name ?? key.name,
         description: input.description === undefined ? key.description : input.description,
         scopes: scopes ?? key.scopes,
         expires_at: expiresAt === undefined ? key.expires_at : expiresAt,
-        rate_limits: input.rateLimits ?? key.rate_limits,
+        rate_limits: input.rate_limits ?? key.rate_limits,
         last_updated_at: yield* nowIso
       })
       const updating = yield* ensureKeyUpdate(principal, {
@@ -113,7 +113,7 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
         changed,
         user: yield* store.actingUser(key),
         scopesChanged: scopes !== undefined,
-        rateLimitsChanged: input.rateLimits !== undefined
+        rateLimitsChanged: input.rate_limits !== undefined
       })
       yield* store.update(updating, changed)
       yield* forget({ _tag: "ApiKeyChanged", keyId: id })

@@ -1,9 +1,12 @@
 import { createHash, createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { chainHash, checkpointText, GENESIS_HASH, headsOf } from "../src/audit/AuditChain.ts"
+import { Effect } from "effect"
+import { chainHash, checkpointText, GENESIS_HASH, headsOf, walkChain } from "../src/audit/AuditChain.ts"
+import { AuditLogStore } from "../src/audit/AuditLogStore.ts"
 import { AuditRecord } from "../src/audit/AuditRecord.ts"
 import { isSecretName, REDACTED, SECRET_FIELDS } from "../src/audit/AuditRedaction.ts"
 import { canonicalJson } from "../src/audit/internal/canonicalJson.ts"
+import { LEGACY_SEAL_ACTION, LEGACY_SEAL_RESOURCE_TYPE } from "../src/audit/LegacySeal.ts"
 import { MAX_DEPTH, MAX_TEXT, storableBody } from "../src/audit/internal/storable.ts"
 
 const sha256Hex = (input: string) => createHash("sha256").update(input).digest("hex")
@@ -233,6 +236,86 @@ describe("the audit chain's hashes", () => {
     expect(inChain3).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson({ ...beforeChains, chain: 3 })}`))
     // So a record cannot be moved between chains, chain 0 included.
     expect(new Set([chainHash(hashers, content), inChain3, chainHash(hashers, { ...content, chain: 4 })]).size).toBe(3)
+  })
+})
+
+describe("plain records of before the keyed chain (the legacy prefix)", () => {
+  /** A chain-0 record at `seq`, plain or keyed; the legacy seal when `seal` says how many it names. */
+  const recordAt = (seq: number, algorithm: "sha256" | "hmac-sha256", seal?: number) => ({
+    id: `r${seq}`,
+    chain: 0,
+    seq,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    organisation_id: seal === undefined ? "o" : null,
+    workspace_id: null,
+    user_id: null,
+    user_type: seal === undefined ? "api_key" as const : "unauthenticated" as const,
+    api_key_id: seal === undefined ? "k" : null,
+    action: seal === undefined ? "create" : LEGACY_SEAL_ACTION,
+    resource_type: seal === undefined ? "workspace" : LEGACY_SEAL_RESOURCE_TYPE,
+    resource_id: null,
+    method: seal === undefined ? "POST" : "",
+    uri: seal === undefined ? "/v1/workspaces" : "",
+    request_id: "",
+    request_body: seal === undefined ? { name: `w${seq}` } : { legacy_records: seal },
+    response_status_code: seal === undefined ? 201 : 0,
+    client_ip: null,
+    sanitized: false,
+    hash_algorithm: algorithm
+  })
+  /** Links the records into chain 0, each under its own algorithm. */
+  const linked = (records: ReadonlyArray<ReturnType<typeof recordAt>>) => {
+    let previous = GENESIS_HASH
+    return records.map((r) => {
+      const content = { ...r, previous_hash: previous }
+      previous = chainHash(hashers, content)
+      return new AuditRecord({ ...content, hash: previous })
+    })
+  }
+  /** A store holding `records`, as far as verification reads one. */
+  const storeOf = (records: ReadonlyArray<AuditRecord>) =>
+    AuditLogStore.of({
+      append: () => Effect.die("read only"),
+      list: () => Effect.die("read only"),
+      sealLegacyPrefix: () => Effect.die("read only"),
+      scan: (after, limit) =>
+        Effect.succeed(
+          records.filter((r) => r.chain > after.chain || (r.chain === after.chain && r.seq > after.seq)).slice(0, limit)
+        )
+    })
+  const verify = (records: ReadonlyArray<ReturnType<typeof recordAt>>) =>
+    Effect.runSync(walkChain(storeOf(linked(records)), hashers, undefined))
+
+  it("a chain 0 plain from its first record, which anyone can recompute, is refused without a seal", () => {
+    expect(verify([recordAt(1, "sha256"), recordAt(2, "sha256"), recordAt(3, "hmac-sha256")])).toMatchObject({
+      ok: false,
+      count: 0,
+      record: { chain: 0, seq: 1 },
+      reason: expect.stringContaining("no keyed record names them")
+    })
+    expect(verify([recordAt(1, "sha256")])).toMatchObject({ ok: false, record: { seq: 1 } })
+  })
+
+  it("exactly as many plain records as the keyed seal names verify; any other number is refused", () => {
+    const prefix = [recordAt(1, "sha256"), recordAt(2, "sha256"), recordAt(3, "hmac-sha256")]
+    expect(verify([...prefix, recordAt(4, "hmac-sha256", 2)])).toMatchObject({ ok: true, count: 4, legacy: 2 })
+    expect(verify([...prefix, recordAt(4, "hmac-sha256", 1)])).toMatchObject({
+      ok: false,
+      record: { seq: 4 },
+      reason: expect.stringContaining("it names 1 records of before the keyed chain, but chain 0 starts with 2")
+    })
+    expect(verify([...prefix, recordAt(4, "hmac-sha256", 3)])).toMatchObject({ ok: false, record: { seq: 4 } })
+    // A seal rewritten as a plain record is no seal.
+    expect(verify([...prefix, recordAt(4, "sha256", 2)])).toMatchObject({ ok: false, record: { seq: 4 } })
+    expect(verify([...prefix, recordAt(4, "hmac-sha256", 2), recordAt(5, "hmac-sha256", 2)])).toMatchObject({
+      ok: false,
+      record: { seq: 5 },
+      reason: "it is a second legacy seal: the gateway writes one, once"
+    })
+  })
+
+  it("a store with no plain record needs no seal", () => {
+    expect(verify([recordAt(1, "hmac-sha256"), recordAt(2, "hmac-sha256")])).toMatchObject({ ok: true, legacy: 0 })
   })
 })
 

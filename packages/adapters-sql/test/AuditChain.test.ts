@@ -2,15 +2,14 @@
  * Someone with write access to the database, but not the gateway's master key, edits the audit log.
  * Every edit must fail `verify`; records of before the keyed chain must still verify.
  */
+import type { AuditSigner, PlatformCrypto } from "@gateway-control/domain"
 import {
   Audit,
   AuditLogStore,
   type AuditRecord,
-  AuditSigner,
   chainHash,
   GENESIS_HASH,
   LEGACY_SEAL_ACTION,
-  PlatformCrypto,
   type StorePorts
 } from "@gateway-control/domain"
 import { Effect, Layer, ManagedRuntime } from "effect"

@@ -15,9 +15,9 @@ import type { AuditCheckpoint } from "./AuditChain.ts"
 import { chainHash, type ChainVerdict, checkpointText, CURRENT_HASH_ALGORITHM, walkChain } from "./AuditChain.ts"
 import { AuditLogStore, AuditSigner } from "./AuditLogStore.ts"
 import { type AuditActor, type AuditEntry, type AuditFilters, AuditRecord, type ChainTail } from "./AuditRecord.ts"
-import { SECRET_FIELDS } from "./AuditRedaction.ts"
-import { LEGACY_SEAL_ACTION, LEGACY_SEAL_RESOURCE_TYPE, legacySealBody } from "./LegacySeal.ts"
+import { redactSecretValues, SECRET_FIELDS } from "./AuditRedaction.ts"
 import { storableBody, storableText } from "./internal/storable.ts"
+import { LEGACY_SEAL_ACTION, LEGACY_SEAL_RESOURCE_TYPE, legacySealBody } from "./LegacySeal.ts"
 
 /** The chain is broken, so no checkpoint of it is signed. */
 export class AuditChainBroken extends Schema.TaggedError<AuditChainBroken>()("AuditChainBroken", {
@@ -78,7 +78,8 @@ export class Audit extends Context.Service<
           resource_type: text(entry.resourceType) ?? "",
           resource_id: text(entry.resourceId),
           method: text(entry.method) ?? "",
-          uri: text(entry.uri) ?? "",
+          // A query string can carry a credential as much as a body can.
+          uri: text(redactSecretValues(entry.uri) ?? entry.uri) ?? "",
           request_id: text(entry.requestId) ?? "",
           request_body: body.value,
           response_status_code: entry.responseStatusCode,

@@ -27,6 +27,8 @@ const ENDPOINTS = {
   "prompts.setLabel": { action: "label", resourceType: "prompt" },
   "prompts.setVersionLabel": { action: "label", resourceType: "prompt" },
   "prompts.delete": { action: "delete", resourceType: "prompt" },
+  // Served on its own route; only its refusals for a known key are recorded (auditRefusals.ts).
+  "promptRendering.render": { action: "render", resourceType: "prompt" },
   "labels.create": { action: "create", resourceType: "label" },
   "labels.update": { action: "update", resourceType: "label" },
   "labels.delete": { action: "delete", resourceType: "label" },

@@ -15,9 +15,10 @@ import type { AuditCheckpoint } from "./AuditChain.ts"
 import { chainHash, type ChainVerdict, checkpointText, CURRENT_HASH_ALGORITHM, walkChain } from "./AuditChain.ts"
 import { AuditLogStore, AuditSigner } from "./AuditLogStore.ts"
 import { type AuditActor, type AuditEntry, type AuditFilters, AuditRecord, type ChainTail } from "./AuditRecord.ts"
-import { redactSecretValues, SECRET_FIELDS } from "./AuditRedaction.ts"
+import { SECRET_FIELDS } from "./AuditRedaction.ts"
 import { storableBody, storableText } from "./internal/storable.ts"
 import { LEGACY_SEAL_ACTION, LEGACY_SEAL_RESOURCE_TYPE, legacySealBody } from "./LegacySeal.ts"
+import { redactSecretValues } from "./SecretValues.ts"
 
 /** The chain is broken, so no checkpoint of it is signed. */
 export class AuditChainBroken extends Schema.TaggedError<AuditChainBroken>()("AuditChainBroken", {

@@ -3,7 +3,8 @@
  * U+0000 and unpaired UTF-16 surrogates, and its JSON parser (like any recursive walk, ours included) runs out
  * of stack on deeply nested input. Such content is kept in a form that can be stored, and says so.
  */
-import { type FieldPath, isSecretName, isSecretPair, REDACTED, redactSecretValues } from "../AuditRedaction.ts"
+import { type FieldPath, isSecretName, isSecretPair, REDACTED } from "../AuditRedaction.ts"
+import { redactSecretValues } from "../SecretValues.ts"
 
 /** Objects and arrays nested deeper than this are cut. */
 export const MAX_DEPTH = 32

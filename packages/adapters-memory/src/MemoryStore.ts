@@ -320,6 +320,8 @@ const make = Effect.sync(() => {
         ).sort(newestFirst)
         return { items: matching.slice(page.offset, page.offset + page.limit), total: matching.length }
       }),
+    // A memory store starts empty, after the keyed chain: it never holds a plain record to name.
+    sealLegacyPrefix: () => Effect.succeed(Option.none()),
     scan: (after, limit) =>
       Effect.sync(() => {
         const start = after.chain > 0 ? audit.length : after.seq

@@ -401,6 +401,19 @@ export const migrationScripts = {
     INSERT INTO audit_chain_heads (chain, seq, hash) SELECT c, 0, repeat('0', 64) FROM generate_series(0, 15) AS c;
     UPDATE audit_chain_heads SET seq = last.seq, hash = last.hash
       FROM (SELECT seq, hash FROM audit_logs ORDER BY seq DESC LIMIT 1) AS last WHERE chain = 0
+  `,
+  // The plain SHA-256 records of before the keyed chain (0008), counted once, here: the gateway names them in
+  // a keyed record, the legacy seal, on its next start and marks them sealed; verification then allows
+  // exactly that many plain records at the start of chain 0, and none without a seal. A store created after
+  // the keyed chain counts none, so has nothing to seal. One row.
+  "0015_audit_legacy_prefix": `
+    CREATE TABLE audit_legacy_prefix (
+      only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+      plain_records bigint NOT NULL CHECK (plain_records >= 0),
+      sealed boolean NOT NULL
+    );
+    INSERT INTO audit_legacy_prefix (plain_records, sealed)
+      SELECT count(*), count(*) = 0 FROM audit_logs WHERE chain = 0 AND hash_algorithm = 'sha256'
   `
 }
 

@@ -11,7 +11,7 @@
  * row as the previous holder committed it (PostgreSQL re-reads a row it waited for).
  */
 import { AuditLogStore, AuditRecord } from "@gateway-control/domain"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlSchema from "effect/sql/SqlSchema"
 import { Int, Timestamp, toJson } from "./internal/rows.ts"
@@ -68,6 +68,30 @@ export const makeAuditLogStore = Effect.gen(function*() {
           ORDER BY chain, seq LIMIT ${limit}`
   })
 
+  /** Writes the record at its position and moves its chain's head there: one statement. */
+  const insert = (r: AuditRecord) =>
+    sql`WITH moved AS (UPDATE audit_chain_heads SET seq = ${r.seq}, hash = ${r.hash} WHERE chain = ${r.chain})
+        INSERT INTO audit_logs (chain, seq, id, timestamp, organisation_id, workspace_id, user_id,
+          user_type, api_key_id, action, resource_type, resource_id, method, uri, request_id,
+          request_body, response_status_code, client_ip, sanitized, hash_algorithm, previous_hash, hash)
+        VALUES (${r.chain}, ${r.seq}, ${r.id}, ${r.timestamp}, ${r.organisation_id}, ${r.workspace_id},
+          ${r.user_id}, ${r.user_type}, ${r.api_key_id}, ${r.action}, ${r.resource_type}, ${r.resource_id},
+          ${r.method}, ${r.uri}, ${r.request_id}, ${toJson(r.request_body)}::jsonb, ${r.response_status_code},
+          ${r.client_ip}, ${r.sanitized}, ${r.hash_algorithm}, ${r.previous_hash}, ${r.hash})`
+
+  /** The plain records no seal names yet (migration 0015), the row held by this transaction. */
+  const pendingLegacy = SqlSchema.findOneOption({
+    Request: Schema.Void,
+    Result: Schema.Struct({ plain_records: Int }),
+    execute: () => sql`SELECT plain_records FROM audit_legacy_prefix WHERE NOT sealed FOR UPDATE`
+  })
+  /** Chain 0's end, once its holder commits: the seal goes after the plain records it names. */
+  const takeChainZero = SqlSchema.findOne({
+    Request: Schema.Void,
+    Result: ChainTail,
+    execute: () => sql`SELECT chain, seq, hash FROM audit_chain_heads WHERE chain = 0 FOR UPDATE`
+  })
+
   /**
    * Joins the current transaction with no savepoint, or runs in one of its own. The chain is held until
    * the commit, so every round trip in between counts: an append is two statements.
@@ -83,16 +107,24 @@ export const makeAuditLogStore = Effect.gen(function*() {
       inTransaction(read(Effect.gen(function*() {
         const tail = yield* takeChain
         const r = build({ chain: tail.chain, seq: tail.seq + 1, previousHash: tail.hash })
-        const body = toJson(r.request_body)
-        yield* sql`WITH moved AS (UPDATE audit_chain_heads SET seq = ${r.seq}, hash = ${r.hash} WHERE chain = ${r.chain})
-                   INSERT INTO audit_logs (chain, seq, id, timestamp, organisation_id, workspace_id, user_id,
-                     user_type, api_key_id, action, resource_type, resource_id, method, uri, request_id,
-                     request_body, response_status_code, client_ip, sanitized, hash_algorithm, previous_hash, hash)
-                   VALUES (${r.chain}, ${r.seq}, ${r.id}, ${r.timestamp}, ${r.organisation_id}, ${r.workspace_id},
-                     ${r.user_id}, ${r.user_type}, ${r.api_key_id}, ${r.action}, ${r.resource_type}, ${r.resource_id},
-                     ${r.method}, ${r.uri}, ${r.request_id}, ${body}::jsonb, ${r.response_status_code},
-                     ${r.client_ip}, ${r.sanitized}, ${r.hash_algorithm}, ${r.previous_hash}, ${r.hash})`
+        yield* insert(r)
         return r
+      }))),
+    // The row lock makes concurrent starts write one seal: the second finds it sealed.
+    sealLegacyPrefix: (build) =>
+      Effect.orDie(sql.withTransaction(Effect.gen(function*() {
+        const pending = yield* pendingLegacy(undefined)
+        if (Option.isNone(pending)) return Option.none()
+        const plainRecords = pending.value.plain_records
+        let sealed = Option.none<AuditRecord>()
+        if (plainRecords > 0) {
+          const tail = yield* takeChainZero(undefined)
+          const r = build(plainRecords, { chain: 0, seq: tail.seq + 1, previousHash: tail.hash })
+          yield* insert(r)
+          sealed = Option.some(r)
+        }
+        yield* sql`UPDATE audit_legacy_prefix SET sealed = true`
+        return sealed
       }))),
     list: (organisationId, filters, request) => {
       const clauses = [

@@ -2,15 +2,17 @@
  * Someone with write access to the database, but not the gateway's master key, edits the audit log.
  * Every edit must fail `verify`; records of before the keyed chain must still verify.
  */
+import type { AuditSigner, PlatformCrypto } from "@gateway-control/domain"
 import {
   Audit,
   AuditLogStore,
   type AuditRecord,
   chainHash,
   GENESIS_HASH,
+  LEGACY_SEAL_ACTION,
   type StorePorts
 } from "@gateway-control/domain"
-import { Effect, type Layer, ManagedRuntime } from "effect"
+import { Effect, Layer, ManagedRuntime } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 import { describe, expect, it } from "vitest"
@@ -20,19 +22,23 @@ import { hmacHex, sha256Hex } from "../../domain/test/contract/TestCrypto.ts"
 import { migrations } from "../src/Migrations.ts"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "./support/Stores.ts"
 
-type Services = Audit | AuditLogStore | SqlClient.SqlClient
+type Services = Audit | AuditLogStore | SqlClient.SqlClient | PlatformCrypto | AuditSigner
 
 /**
- * The audit log's migrations alone (0008, the keyed chain; 0014, chains): the store is migrated to the
- * latest, and the migrator runs only what comes after the latest it recorded, so the test forgets 0008 and
- * every later record and runs these two on their own.
+ * The audit log's migrations alone (0008, the keyed chain; 0014, chains; 0015, the legacy prefix): the store
+ * is migrated to the latest, and the migrator runs only what comes after the latest it recorded, so the test
+ * forgets 0008 and every later record and runs these on their own.
  */
 const migrateAudit = Migrator.make({})({
   loader: Migrator.fromRecord({
     "0008_audit_keyed_chain": migrations["0008_audit_keyed_chain"]!,
-    "0014_audit_chains": migrations["0014_audit_chains"]!
+    "0014_audit_chains": migrations["0014_audit_chains"]!,
+    "0015_audit_legacy_prefix": migrations["0015_audit_legacy_prefix"]!
   })
 })
+
+/** Runs `effect` with the audit log as a restarted gateway builds it, over the same store. */
+const afterRestart = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provide(effect, Layer.fresh(Audit.layer))
 
 const actor = { organisationId: "org-tamper", keyId: "key-1", userId: null }
 
@@ -181,6 +187,7 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
           // 0014 touch no audit table, and stay: see `migrateAudit`).
           for (
             const statement of [
+              "DROP TABLE audit_legacy_prefix",
               "DROP TABLE audit_chain_heads",
               "DROP INDEX audit_logs_organisation_time",
               "DROP INDEX audit_logs_unauthenticated_time",
@@ -228,27 +235,82 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
             ${JSON.stringify(content.request_body)}::jsonb, 201, '127.0.0.1', ${previous}, ${hash})`)
             previous = hash
           }
-          expect(yield* Effect.orDie(migrateAudit)).toEqual([[8, "audit_keyed_chain"], [14, "audit_chains"]])
-          expect(yield* verify).toEqual({
+          expect(yield* Effect.orDie(migrateAudit)).toEqual([
+            [8, "audit_keyed_chain"],
+            [14, "audit_chains"],
+            [15, "audit_legacy_prefix"]
+          ])
+          // Until the gateway starts again, nothing keyed names the plain records: they could be anyone's.
+          expect(yield* verify).toMatchObject({ ok: false, record: { chain: 0, seq: 1 } })
+          // Its first start names them in one keyed record at the end of chain 0; later starts add nothing.
+          expect(yield* afterRestart(verify)).toEqual({
             ok: true,
-            count: 2,
-            heads: [{ chain: 0, count: 2, last_hash: previous }],
+            count: 3,
+            heads: [{ chain: 0, count: 3, last_hash: (yield* records)[2].hash }],
             legacy: 2
           })
+          yield* afterRestart(Effect.void)
+          expect((yield* records).map((r) => [r.hash_algorithm, r.action, r.request_body])).toEqual([
+            ["sha256", "create", { name: "old 1" }],
+            ["sha256", "create", { name: "old 2" }],
+            ["hmac-sha256", LEGACY_SEAL_ACTION, { legacy_records: 2 }]
+          ])
 
           yield* appendRecords(2)
-          expect(yield* verify).toMatchObject({ ok: true, count: 4, legacy: 2 })
-          expect((yield* records).map((r) => r.hash_algorithm)).toEqual([
-            "sha256",
-            "sha256",
-            "hmac-sha256",
-            "hmac-sha256"
-          ])
+          expect(yield* verify).toMatchObject({ ok: true, count: 5, legacy: 2 })
+          // A forger who makes the store forget it sealed gets a second seal, which fails verification.
+          yield* Effect.orDie(sql`UPDATE audit_legacy_prefix SET sealed = false`)
+          yield* afterRestart(Effect.void)
+          expect(yield* verify).toMatchObject({
+            ok: false,
+            count: 5,
+            record: { chain: 0, seq: 6 },
+            reason: "it is a second legacy seal: the gateway writes one, once"
+          })
           // Re-linking an edited old record with the old rule is caught by the first keyed record.
           yield* editAndRelink(1, (content) => ({ hash: legacyHash(content) }))
           const relinked = yield* records
           yield* overwrite({ ...relinked[2], previous_hash: relinked[1].hash } as AuditRecord)
           expect(yield* verify).toMatchObject({ ok: false, record: { seq: 3 } })
+        })
+      ))
+
+    it("chain 0 rewritten from its first record with plain SHA-256 fails verification", () =>
+      withStore(
+        makeStore,
+        Effect.gen(function*() {
+          yield* appendRecords(4)
+          yield* editAndRelink(1, (content) => ({ algorithm: "sha256", hash: legacyHash(content) }))
+          expect((yield* records).every((r) => r.hash_algorithm === "sha256")).toBe(true)
+          expect(yield* verify).toMatchObject({
+            ok: false,
+            count: 0,
+            record: { chain: 0, seq: 1 },
+            reason: expect.stringContaining("no keyed record names them")
+          })
+          // A restart names nothing: the store was created after the keyed chain, and said so at creation.
+          expect(yield* afterRestart(verify)).toMatchObject({ ok: false, record: { chain: 0, seq: 1 } })
+          expect((yield* records).some((r) => r.action === LEGACY_SEAL_ACTION)).toBe(false)
+        })
+      ))
+
+    it("a forger who resets the store's note of the seal cannot raise the allowed count", () =>
+      withStore(
+        makeStore,
+        Effect.gen(function*() {
+          const sql = yield* SqlClient.SqlClient
+          yield* appendRecords(3)
+          // The note says 2 plain records were never named; the next start names 2 in a keyed record, but
+          // chain 0 starts with none, and rewriting its first two records breaks the third's link.
+          yield* Effect.orDie(sql`UPDATE audit_legacy_prefix SET plain_records = 2, sealed = false`)
+          yield* afterRestart(Effect.void)
+          expect(yield* verify).toMatchObject({
+            ok: false,
+            record: { chain: 0, seq: 4 },
+            reason: expect.stringContaining("it names 2 records of before the keyed chain, but chain 0 starts with 0")
+          })
+          yield* editAndRelink(1, (content) => ({ algorithm: "sha256", hash: legacyHash(content) }))
+          expect(yield* verify).toMatchObject({ ok: false })
         })
       ))
 

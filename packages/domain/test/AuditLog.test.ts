@@ -1,10 +1,13 @@
+import { Effect } from "effect"
 import { createHash, createHmac } from "node:crypto"
 import { describe, expect, it } from "vitest"
-import { chainHash, checkpointText, GENESIS_HASH, headsOf } from "../src/audit/AuditChain.ts"
+import { chainHash, checkpointText, GENESIS_HASH, headsOf, walkChain } from "../src/audit/AuditChain.ts"
+import { AuditLogStore } from "../src/audit/AuditLogStore.ts"
 import { AuditRecord } from "../src/audit/AuditRecord.ts"
 import { isSecretName, REDACTED, SECRET_FIELDS } from "../src/audit/AuditRedaction.ts"
 import { canonicalJson } from "../src/audit/internal/canonicalJson.ts"
 import { MAX_DEPTH, MAX_TEXT, storableBody } from "../src/audit/internal/storable.ts"
+import { LEGACY_SEAL_ACTION, LEGACY_SEAL_RESOURCE_TYPE } from "../src/audit/LegacySeal.ts"
 
 const sha256Hex = (input: string) => createHash("sha256").update(input).digest("hex")
 const macUnder = (key: string) => (input: string) => createHmac("sha256", key).update(input).digest("hex")
@@ -51,7 +54,13 @@ describe("secret redaction in audit bodies", () => {
     "session_id",
     "Set-Cookie",
     "secret_key",
-    "AWS_SECRET_ACCESS_KEY"
+    "AWS_SECRET_ACCESS_KEY",
+    "auth",
+    "x-auth",
+    "Proxy-Auth",
+    "basic_auth",
+    "pass",
+    "db_pass"
   ]
   const HARMLESS_NAMES = [
     "max_tokens",
@@ -68,6 +77,9 @@ describe("secret redaction in audit bodies", () => {
     "masked_key",
     "key_name",
     "auth_type",
+    "auth_method",
+    "pass_through",
+    "passthrough",
     "keyword",
     "monkey",
     "secretary",
@@ -85,6 +97,67 @@ describe("secret redaction in audit bodies", () => {
   it.each(HARMLESS_NAMES)("keeps a field named %s", (name) => {
     expect(isSecretName(name)).toBe(false)
     expect(storableBody({ [name]: 42 }).value).toEqual({ [name]: 42 })
+  })
+
+  describe("by value: credentials written inside text, whatever the field's name", () => {
+    const redacted = (value: unknown, fields: ReadonlyArray<ReadonlyArray<string>> = []) =>
+      storableBody({ note: value }, fields).value
+
+    it.each([
+      ["postgres://app:hunter2@db.internal:5432/prod", `postgres://app:${REDACTED}@db.internal:5432/prod`],
+      ["redis://:hunter2@cache:6379/0", `redis://:${REDACTED}@cache:6379/0`],
+      ["https://user:p@ss@host.example/path?q=1", `https://user:${REDACTED}@host.example/path?q=1`],
+      ["https://ghp_0123456789abcdef@github.com/org/repo", `https://${REDACTED}@github.com/org/repo`],
+      [
+        "host=db port=5432 user=app password=hunter2 dbname=prod",
+        `host=db port=5432 user=app password=${REDACTED} dbname=prod`
+      ],
+      ["Server=db;Uid=app;Pwd=hunter2;", `Server=db;Uid=app;Pwd=${REDACTED};`],
+      ["https://api.example/v1?api_key=sk-123&region=eu", `https://api.example/v1?api_key=${REDACTED}&region=eu`],
+      ["use Bearer sk-live-0123456789 here", `use Bearer ${REDACTED} here`],
+      [`Basic ${btoa("admin:hunter2")}`, `Basic ${REDACTED}`],
+      [
+        "Authorization: Bearer sk-1\nX-Api-Key: k-2\nX-Region: eu",
+        `Authorization: ${REDACTED}\nX-Api-Key: ${REDACTED}\nX-Region: eu`
+      ]
+    ])("%s", (sent, kept) => {
+      expect(redacted(sent)).toEqual({ note: kept })
+    })
+
+    it("keeps text that only looks like it: prose, plain URLs, amounts", () => {
+      for (
+        const text of [
+          "Bearer of good news",
+          "Basic plan",
+          "https://mcp.example/sse?region=eu",
+          "max_tokens=256 temperature=0.2",
+          "Note: be brief\nTone: warm",
+          "ssh is at host:22"
+        ]
+      ) expect(redacted(text)).toEqual({ note: text })
+    })
+
+    it("reads a string holding JSON as JSON, redacted by the same rules, paths included", () => {
+      const config = JSON.stringify({ provider: "openai", api_key: "sk-1", targets: [{ auth: "a-2", weight: 1 }] })
+      expect(redacted(config)).toEqual({
+        note: JSON.stringify({ provider: "openai", api_key: REDACTED, targets: [{ auth: REDACTED, weight: 1 }] })
+      })
+      const headers = JSON.stringify({ "X-Tenant": "acme", Region: "eu" })
+      const body = { name: "t", configurations: { headers } }
+      expect(storableBody(body, SECRET_FIELDS.mcp_integration).value).toEqual({
+        name: "t",
+        configurations: { headers: JSON.stringify({ "X-Tenant": REDACTED, Region: REDACTED }) }
+      })
+      expect(storableBody({ configurations: { headers: "X-Tenant: acme" } }, SECRET_FIELDS.mcp_integration).value)
+        .toEqual({ configurations: { headers: `X-Tenant: ${REDACTED}` } })
+      // JSON within JSON within text, and a DSN inside.
+      const inner = JSON.stringify({ dsn: "postgres://u:pw@h/d" })
+      expect(redacted(JSON.stringify({ wrapped: inner }))).toEqual({
+        note: JSON.stringify({ wrapped: JSON.stringify({ dsn: `postgres://u:${REDACTED}@h/d` }) })
+      })
+      // Nothing secret: kept exactly as sent, spacing included, and unflagged.
+      expect(storableBody({ note: "{ \"a\": 1 }" })).toEqual({ value: { note: "{ \"a\": 1 }" }, sanitized: false })
+    })
   })
 
   it("redacts the value of a name/value pair that names a secret header", () => {
@@ -233,6 +306,86 @@ describe("the audit chain's hashes", () => {
     expect(inChain3).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson({ ...beforeChains, chain: 3 })}`))
     // So a record cannot be moved between chains, chain 0 included.
     expect(new Set([chainHash(hashers, content), inChain3, chainHash(hashers, { ...content, chain: 4 })]).size).toBe(3)
+  })
+})
+
+describe("plain records of before the keyed chain (the legacy prefix)", () => {
+  /** A chain-0 record at `seq`, plain or keyed; the legacy seal when `seal` says how many it names. */
+  const recordAt = (seq: number, algorithm: "sha256" | "hmac-sha256", seal?: number) => ({
+    id: `r${seq}`,
+    chain: 0,
+    seq,
+    timestamp: "2026-01-01T00:00:00.000Z",
+    organisation_id: seal === undefined ? "o" : null,
+    workspace_id: null,
+    user_id: null,
+    user_type: seal === undefined ? "api_key" as const : "unauthenticated" as const,
+    api_key_id: seal === undefined ? "k" : null,
+    action: seal === undefined ? "create" : LEGACY_SEAL_ACTION,
+    resource_type: seal === undefined ? "workspace" : LEGACY_SEAL_RESOURCE_TYPE,
+    resource_id: null,
+    method: seal === undefined ? "POST" : "",
+    uri: seal === undefined ? "/v1/workspaces" : "",
+    request_id: "",
+    request_body: seal === undefined ? { name: `w${seq}` } : { legacy_records: seal },
+    response_status_code: seal === undefined ? 201 : 0,
+    client_ip: null,
+    sanitized: false,
+    hash_algorithm: algorithm
+  })
+  /** Links the records into chain 0, each under its own algorithm. */
+  const linked = (records: ReadonlyArray<ReturnType<typeof recordAt>>) => {
+    let previous = GENESIS_HASH
+    return records.map((r) => {
+      const content = { ...r, previous_hash: previous }
+      previous = chainHash(hashers, content)
+      return new AuditRecord({ ...content, hash: previous })
+    })
+  }
+  /** A store holding `records`, as far as verification reads one. */
+  const storeOf = (records: ReadonlyArray<AuditRecord>) =>
+    AuditLogStore.of({
+      append: () => Effect.die("read only"),
+      list: () => Effect.die("read only"),
+      sealLegacyPrefix: () => Effect.die("read only"),
+      scan: (after, limit) =>
+        Effect.succeed(
+          records.filter((r) => r.chain > after.chain || (r.chain === after.chain && r.seq > after.seq)).slice(0, limit)
+        )
+    })
+  const verify = (records: ReadonlyArray<ReturnType<typeof recordAt>>) =>
+    Effect.runSync(walkChain(storeOf(linked(records)), hashers, undefined))
+
+  it("a chain 0 plain from its first record, which anyone can recompute, is refused without a seal", () => {
+    expect(verify([recordAt(1, "sha256"), recordAt(2, "sha256"), recordAt(3, "hmac-sha256")])).toMatchObject({
+      ok: false,
+      count: 0,
+      record: { chain: 0, seq: 1 },
+      reason: expect.stringContaining("no keyed record names them")
+    })
+    expect(verify([recordAt(1, "sha256")])).toMatchObject({ ok: false, record: { seq: 1 } })
+  })
+
+  it("exactly as many plain records as the keyed seal names verify; any other number is refused", () => {
+    const prefix = [recordAt(1, "sha256"), recordAt(2, "sha256"), recordAt(3, "hmac-sha256")]
+    expect(verify([...prefix, recordAt(4, "hmac-sha256", 2)])).toMatchObject({ ok: true, count: 4, legacy: 2 })
+    expect(verify([...prefix, recordAt(4, "hmac-sha256", 1)])).toMatchObject({
+      ok: false,
+      record: { seq: 4 },
+      reason: expect.stringContaining("it names 1 records of before the keyed chain, but chain 0 starts with 2")
+    })
+    expect(verify([...prefix, recordAt(4, "hmac-sha256", 3)])).toMatchObject({ ok: false, record: { seq: 4 } })
+    // A seal rewritten as a plain record is no seal.
+    expect(verify([...prefix, recordAt(4, "sha256", 2)])).toMatchObject({ ok: false, record: { seq: 4 } })
+    expect(verify([...prefix, recordAt(4, "hmac-sha256", 2), recordAt(5, "hmac-sha256", 2)])).toMatchObject({
+      ok: false,
+      record: { seq: 5 },
+      reason: "it is a second legacy seal: the gateway writes one, once"
+    })
+  })
+
+  it("a store with no plain record needs no seal", () => {
+    expect(verify([recordAt(1, "hmac-sha256"), recordAt(2, "hmac-sha256")])).toMatchObject({ ok: true, legacy: 0 })
   })
 })
 

@@ -142,11 +142,8 @@ const auditVerify = Command.make(
         yield* Console.log(`ok: ${plural(verdict.count)} in ${chains(verdict.heads.length)}, all intact${reached}`)
         if (verdict.legacy > 0) {
           yield* Console.error(
-            `gateway-control: note: the first ${plural(verdict.legacy)} predate the keyed chain (plain SHA-256)` +
-              (verdict.legacy === verdict.count
-                ? "; no keyed record follows them yet, so someone with database access could rewrite them: " +
-                  "keep a checkpoint (audit checkpoint)."
-                : "; the keyed records after them pin them.")
+            `gateway-control: note: the first ${plural(verdict.legacy)} predate the keyed chain (plain SHA-256); ` +
+              "the keyed record the upgrade wrote names them, and the keyed records after them pin them."
           )
         }
         return

@@ -14,7 +14,7 @@ import {
   sendTraced,
   unauthenticatedRecords
 } from "./support/AuditStores.ts"
-import { errorOf, type TestServer } from "./support/TestServer.ts"
+import { errorOf, jsonOf, type TestServer } from "./support/TestServer.ts"
 
 /** `{"a":{"a":…1…}}`, written out as text: no JSON encoder needs to recurse that deep. */
 const deepJson = (depth: number) => `${`{"a":`.repeat(depth)}1${"}".repeat(depth)}`
@@ -125,6 +125,35 @@ describe.each(AUDIT_TEST_STORES)("the audit log over the $name store", (store) =
         user_id: server.ownerId,
         user_type: "user",
         response_status_code: 401
+      })
+    })
+
+    it("a render with a revoked key: 401, filed under the key's organisation like any other refusal", async () => {
+      const created = await server.send("POST", "/v1/prompts", {
+        workspace_id: server.workspaceId,
+        name: `Revoked render ${requestId().slice(0, 8)}`,
+        string: JSON.stringify([{ role: "user", content: "{{question}}" }]),
+        model: "gpt-4o"
+      })
+      expect(created.status).toBe(201)
+      const promptId = (await jsonOf(created)).id as string
+      const revoked = await narrowKey(server, ["prompts.render"])
+      const path = `/v1/prompts/${promptId}/render`
+      const body = JSON.stringify({ variables: { question: "still there?" } })
+      expect((await sendTraced(server, "POST", path, body, { key: revoked.key, id: requestId() })).status).toBe(200)
+      await server.api((client) => client.apiKeys.revoke({ params: { id: revoked.id } }))
+      const id = requestId()
+      const response = await sendTraced(server, "POST", path, body, { key: revoked.key, id })
+      expect(response.status).toBe(401)
+      expect(await recordOf(server, id)).toMatchObject({
+        organisation_id: server.organisationId,
+        api_key_id: revoked.id,
+        action: "render",
+        resource_type: "prompt",
+        method: "POST",
+        uri: path,
+        response_status_code: 401,
+        request_body: null
       })
     })
 

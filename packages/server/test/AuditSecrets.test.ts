@@ -63,6 +63,77 @@ describe.each(AUDIT_TEST_STORES)("secrets over the $name store", (store) => {
     expect(JSON.stringify(record)).not.toContain("value-of-")
   })
 
+  describe("credentials written inside values, and names the word list missed", () => {
+    /** The stored record of a call, as one text, to search for what must not be in it. */
+    const storedText = async (method: string, path: string, body: unknown) => {
+      const id = requestId()
+      const response = await sendTraced(server, method, path, JSON.stringify(body), { id })
+      const record = await recordOf(server, id)
+      expect(record).toBeDefined()
+      return { status: response.status, text: JSON.stringify(record) }
+    }
+
+    it("fields named auth, x-auth, pass; a DSN, a user:password@ URL, a Bearer token: all redacted", async () => {
+      const { status, text } = await storedText(
+        "POST",
+        "/v1/mcp-integrations",
+        integration({
+          configurations: {
+            auth: "leak-auth",
+            "x-auth": "leak-xauth",
+            pass: "leak-pass",
+            dsn: "postgres://app:leak-dsn@db.internal:5432/prod",
+            upstream: "https://bot:leak-url@api.example/v1",
+            libpq: "host=db user=app password=leak-libpq",
+            note: "send Bearer leak-bearer-0123 with it",
+            region: "eu"
+          }
+        })
+      )
+      expect(status).toBe(201)
+      expect(text).not.toContain("leak-")
+      expect(text).toContain("postgres://app:[REDACTED]@db.internal:5432/prod")
+      expect(text).toContain("\"region\":\"eu\"")
+    })
+
+    it("a config and headers sent as a JSON string or a header string, though refused, keep no secret", async () => {
+      const config = await storedText("POST", "/v1/configs", {
+        name: "as text",
+        config: JSON.stringify({ provider: "openai", api_key: "leak-config-key" })
+      })
+      expect(config.status).toBe(400)
+      expect(config.text).not.toContain("leak-")
+      expect(config.text).toContain("openai")
+      const headers = await storedText(
+        "POST",
+        "/v1/mcp-integrations",
+        integration({
+          configurations: { headers: "X-Tenant: leak-tenant\nAuthorization: Bearer leak-hdr-0123" }
+        })
+      )
+      expect(headers.text).not.toContain("leak-")
+      const jsonHeaders = await storedText(
+        "POST",
+        "/v1/mcp-integrations",
+        integration({
+          configurations: { headers: JSON.stringify({ "X-Tenant": "leak-json-tenant" }) }
+        })
+      )
+      expect(jsonHeaders.text).not.toContain("leak-")
+    })
+
+    it("a refused request's body and URI with a password in a DSN or a query are kept without it", async () => {
+      const { status, text } = await storedText("POST", "/v1/workspaces?password=leak-query", {
+        name: 42,
+        description: "mysql://root:leak-refused@10.0.0.1/app"
+      })
+      expect(status).toBe(400)
+      expect(text).not.toContain("leak-")
+      expect(text).toContain("mysql://root:[REDACTED]@10.0.0.1/app")
+      expect(text).toContain("/v1/workspaces?password=[REDACTED]")
+    })
+  })
+
   describe("MCP integration headers", () => {
     const headers = { Authorization: "Bearer sk-mcp-1234567890abcdef", "X-Tenant": "acme-tenant-42" }
     const masked = { Authorization: "Bear****cdef", "X-Tenant": "acme****t-42" }

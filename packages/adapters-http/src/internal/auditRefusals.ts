@@ -1,6 +1,6 @@
 /**
  * Audit records for mutating calls refused before any handler ran: a missing, unknown, revoked or expired
- * key (401), and a request whose parameters or body do not decode or break the input rules (400). Like every audit record, they fail
+ * key (401; on render, a revoked or expired one only), and a request whose parameters or body do not decode or break the input rules (400). Like every audit record, they fail
  * closed: when one cannot be written the caller gets a 500 instead of the refusal.
  */
 import {
@@ -110,6 +110,14 @@ export const makeRefusalRecorder = (audit: Audit["Service"]) => {
     })
   }
 
+  /**
+   * Records a call refused for a known key that is no longer usable (revoked, expired), and nothing for an
+   * unknown or missing one: render's lean route, where a stranger's flood would otherwise write to the store
+   * at its own rate. A refusal path: a call that is let through costs nothing more.
+   */
+  const knownKeyRefused = (error: Unauthenticated, ref: EndpointRef) =>
+    error.knownKey === undefined ? Effect.void : unauthenticated(error, ref)
+
   /** The endpoint, with a record for each mutating call refused because its request does not decode or breaks the input rules. */
   const decodingRefusals = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, principal: Principal, ref: EndpointRef) =>
     MUTATING_METHODS.has(ref.endpoint.method)
@@ -120,5 +128,5 @@ export const makeRefusalRecorder = (audit: Audit["Service"]) => {
             record(ref, { actor: principal, workspaceId: principal.workspaceId, status: 400, body, unreadable })))
       : httpEffect
 
-  return { unauthenticated, decodingRefusals }
+  return { unauthenticated, knownKeyRefused, decodingRefusals }
 }

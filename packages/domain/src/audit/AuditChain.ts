@@ -22,6 +22,7 @@ import type { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import type { AuditLogStore, AuditSigner } from "./AuditLogStore.ts"
 import type { AuditRecord, ChainPosition, HashAlgorithm } from "./AuditRecord.ts"
 import { canonicalJson } from "./internal/canonicalJson.ts"
+import { sealedLegacyCount } from "./LegacySeal.ts"
 
 export const GENESIS_HASH = "0".repeat(64)
 
@@ -59,7 +60,10 @@ export type ChainVerdict =
     readonly count: number
     /** Each chain's head, by chain. */
     readonly heads: ReadonlyArray<ChainHead>
-    /** Records with the plain SHA-256 of before the keyed chain (all at the start of chain 0). */
+    /**
+     * Records with the plain SHA-256 of before the keyed chain: all at the start of chain 0, as many as the
+     * legacy seal names.
+     */
     readonly legacy: number
   }
   | {
@@ -118,6 +122,17 @@ export const walkChain = (
     let head: ChainHead | undefined
     let count = 0
     let legacy = 0
+    /** The first plain record, and whether the legacy seal has been met (it names how many there may be). */
+    let firstLegacy: AuditRecord | undefined
+    let sealed = false
+    /** Plain records no seal names: rewritten without the key, as a seal follows every legitimate prefix. */
+    const unsealed = (first: AuditRecord): ChainVerdict => ({
+      ok: false,
+      count: 0,
+      record: { chain: first.chain, seq: first.seq, id: first.id },
+      reason: `chain 0 starts with ${legacy} plain SHA-256 record${legacy === 1 ? "" : "s"}, but no keyed record ` +
+        "names them as records of before the keyed chain: the log was rewritten without the key"
+    })
     let after: ChainPosition = { chain: 0, seq: 0 }
     while (true) {
       const records = yield* store.scan(after, SCAN_BATCH)
@@ -129,6 +144,8 @@ export const walkChain = (
           reason
         })
         if (head === undefined || head.chain !== r.chain) {
+          // Chain 0 is over: its plain records, if any, must have been named by then.
+          if (firstLegacy !== undefined && !sealed) return unsealed(firstLegacy)
           if (head !== undefined) heads.push(head)
           head = { chain: r.chain, count: 0, last_hash: GENESIS_HASH }
         }
@@ -143,9 +160,23 @@ export const walkChain = (
             return broken("it has a plain SHA-256 hash after keyed records or chains: the log was rewritten")
           }
           legacy++
+          firstLegacy ??= r
         }
         const { hash, ...content } = r
         if (chainHash(hashers, content) !== hash) return broken("its content does not match its hash")
+        const named = sealedLegacyCount(r)
+        if (named !== undefined) {
+          // Keyed, so authentic: the gateway wrote it, once, at the end of chain 0.
+          if (sealed) return broken("it is a second legacy seal: the gateway writes one, once")
+          if (r.chain !== 0) return broken("it is a legacy seal outside chain 0, where the gateway never writes one")
+          if (named !== legacy) {
+            return broken(
+              `it names ${named} records of before the keyed chain, but chain 0 starts with ${legacy}: ` +
+                "the log was rewritten"
+            )
+          }
+          sealed = true
+        }
         const seen = pinned.get(r.chain)
         if (seen !== undefined && r.seq === seen.count && hash !== seen.last_hash) {
           return broken(`it is not the record the checkpoint of ${checkpoint?.at} saw at this position`)
@@ -156,6 +187,7 @@ export const walkChain = (
       }
       if (records.length < SCAN_BATCH) break
     }
+    if (firstLegacy !== undefined && !sealed) return unsealed(firstLegacy)
     if (head !== undefined) heads.push(head)
     for (const seen of pinned.values()) {
       const reached = heads.find((h) => h.chain === seen.chain)?.count ?? 0

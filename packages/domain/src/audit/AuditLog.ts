@@ -14,9 +14,11 @@ import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import type { AuditCheckpoint } from "./AuditChain.ts"
 import { chainHash, type ChainVerdict, checkpointText, CURRENT_HASH_ALGORITHM, walkChain } from "./AuditChain.ts"
 import { AuditLogStore, AuditSigner } from "./AuditLogStore.ts"
-import { type AuditActor, type AuditEntry, type AuditFilters, AuditRecord } from "./AuditRecord.ts"
+import { type AuditActor, type AuditEntry, type AuditFilters, AuditRecord, type ChainTail } from "./AuditRecord.ts"
 import { SECRET_FIELDS } from "./AuditRedaction.ts"
 import { storableBody, storableText } from "./internal/storable.ts"
+import { LEGACY_SEAL_ACTION, LEGACY_SEAL_RESOURCE_TYPE, legacySealBody } from "./LegacySeal.ts"
+import { redactSecretValues } from "./SecretValues.ts"
 
 /** The chain is broken, so no checkpoint of it is signed. */
 export class AuditChainBroken extends Schema.TaggedError<AuditChainBroken>()("AuditChainBroken", {
@@ -52,9 +54,9 @@ export class Audit extends Context.Service<
       const signer = yield* AuditSigner
       const hashers = { sha256Hex: crypto.sha256Hex, chainMac: signer.chainMac }
 
-      const record = Effect.fnUntraced(function*(entry: AuditEntry) {
+      /** A record's fields but its position and hashes, made storable and redacted. */
+      const fieldsOf = Effect.fnUntraced(function*(entry: AuditEntry) {
         const timestamp = yield* nowIso
-        const id = crypto.uuid()
         const { actor } = entry
         const body = entry.requestBodyUnreadable === true
           ? { value: null, sanitized: true }
@@ -65,8 +67,8 @@ export class Audit extends Context.Service<
           if (stored.sanitized) sanitized = true
           return stored.value
         }
-        const fields = {
-          id,
+        return {
+          id: crypto.uuid(),
           timestamp,
           organisation_id: text(actor.organisationId),
           workspace_id: text(entry.workspaceId),
@@ -77,7 +79,8 @@ export class Audit extends Context.Service<
           resource_type: text(entry.resourceType) ?? "",
           resource_id: text(entry.resourceId),
           method: text(entry.method) ?? "",
-          uri: text(entry.uri) ?? "",
+          // A query string can carry a credential as much as a body can.
+          uri: text(redactSecretValues(entry.uri) ?? entry.uri) ?? "",
           request_id: text(entry.requestId) ?? "",
           request_body: body.value,
           response_status_code: entry.responseStatusCode,
@@ -85,12 +88,37 @@ export class Audit extends Context.Service<
           sanitized,
           hash_algorithm: CURRENT_HASH_ALGORITHM
         }
-        // The store joins the caller's unit of work, or makes one for the append alone.
-        return yield* store.append((tail) => {
-          const content = { ...fields, chain: tail.chain, seq: tail.seq, previous_hash: tail.previousHash }
-          return new AuditRecord({ ...content, hash: chainHash(hashers, content) })
-        })
       })
+
+      const linked = (fields: Effect.Success<ReturnType<typeof fieldsOf>>, tail: ChainTail) => {
+        const content = { ...fields, chain: tail.chain, seq: tail.seq, previous_hash: tail.previousHash }
+        return new AuditRecord({ ...content, hash: chainHash(hashers, content) })
+      }
+
+      const record = Effect.fnUntraced(function*(entry: AuditEntry) {
+        const fields = yield* fieldsOf(entry)
+        // The store joins the caller's unit of work, or makes one for the append alone.
+        return yield* store.append((tail) => linked(fields, tail))
+      })
+
+      // Before anything else: the first start after the upgrade names the plain records of before the keyed
+      // chain in a keyed record (LegacySeal.ts); later starts, and stores that never had them, find nothing to do.
+      const sealFields = yield* fieldsOf({
+        actor: { organisationId: null, keyId: null, userId: null },
+        workspaceId: null,
+        action: LEGACY_SEAL_ACTION,
+        resourceType: LEGACY_SEAL_RESOURCE_TYPE,
+        resourceId: null,
+        method: "",
+        uri: "",
+        requestId: "",
+        requestBody: null,
+        responseStatusCode: 0,
+        clientIp: null
+      })
+      yield* store.sealLegacyPrefix((plainRecords, tail) =>
+        linked({ ...sealFields, request_body: legacySealBody(plainRecords) }, tail)
+      )
 
       const list = Effect.fn("Audit.list")(function*(principal: Principal, filters: AuditFilters, page: PageRequest) {
         yield* ensureAllowed(principal, "audit_logs.list", Target.organisation(principal.organisationId), {

@@ -4,7 +4,7 @@
  * Reads return `Option` for absence; writes fail with `Conflict` when a uniqueness rule would break.
  * Any other storage failure is a defect in the adapter.
  */
-import { Context, type Effect } from "effect"
+import { Context, type Effect, type Option } from "effect"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import type { AuditFilters, AuditRecord, ChainPosition, ChainTail } from "./AuditRecord.ts"
 
@@ -27,6 +27,15 @@ export class AuditLogStore extends Context.Service<
       filters: AuditFilters,
       page: PageRequest
     ) => Effect.Effect<Page<AuditRecord>>
+    /**
+     * Once in a store's life: when it holds plain SHA-256 records of before the keyed chain that no keyed
+     * record names yet, appends at the end of chain 0 (waiting for its end) the record `build` makes from
+     * their number, the legacy seal (`LegacySeal.ts`), and remembers that it did. None when there is nothing
+     * left to name, as for every store created after the keyed chain.
+     */
+    readonly sealLegacyPrefix: (
+      build: (plainRecords: number, tail: ChainTail) => AuditRecord
+    ) => Effect.Effect<Option.Option<AuditRecord>>
     /** `limit` records after `after`, by chain, then by position in it. */
     readonly scan: (after: ChainPosition, limit: number) => Effect.Effect<ReadonlyArray<AuditRecord>>
   }

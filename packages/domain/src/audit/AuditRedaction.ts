@@ -1,7 +1,9 @@
 /**
  * Which parts of a request body the audit log must not keep in clear. By schema first: the fields each
  * resource defines as secret (`SECRET_FIELDS`). By name second: any field whose name, split into words over
- * camelCase, kebab-case and snake_case boundaries, says it holds a credential (`isSecretName`).
+ * camelCase, kebab-case and snake_case boundaries, says it holds a credential (`isSecretName`). By value
+ * third, as a name says nothing about a credential written inside a text (`SecretValues.ts`). Text that is
+ * JSON is read as JSON and redacted by the same rules (see `internal/storable.ts`).
  */
 import { CONFIG_SECRET_FIELDS } from "../credentials/Config.ts"
 import { VIRTUAL_KEY_SECRET_FIELDS } from "../credentials/VirtualKey.ts"
@@ -49,6 +51,12 @@ const SECRET_WORDS: ReadonlySet<string> = new Set([
   "clientsecret",
   "sessionid"
 ])
+
+/**
+ * Words that make a name secret when they end it, the thing it names: `auth`, `x-auth`, `basic_auth`,
+ * `pass`, `db_pass`; not `auth_type` or `pass_through`, which describe one.
+ */
+const SECRET_LAST_WORDS: ReadonlySet<string> = new Set(["auth", "pass"])
 
 /** With one of these, `token` measures an amount of text, not a credential: `max_tokens`, `token_count`. */
 const TOKEN_QUANTITY_WORDS: ReadonlySet<string> = new Set([
@@ -129,6 +137,7 @@ export const wordsOf = (name: string): ReadonlyArray<string> =>
 export const isSecretName = (name: string): boolean => {
   const words = wordsOf(name)
   if (words.some((word) => SECRET_WORDS.has(word))) return true
+  if (words.length > 0 && SECRET_LAST_WORDS.has(words[words.length - 1])) return true
   if (words.includes("token") && !words.some((word) => TOKEN_QUANTITY_WORDS.has(word))) return true
   if (words[0] === "session" && words[1] === "id") return true
   const key = words.findIndex((word) => word === "key" || word === "keys")

@@ -29,6 +29,8 @@ const USE_CASE_TABLE = {
   "prompts.setLabel": { action: "label", resourceType: "prompt" },
   "prompts.setVersionLabel": { action: "label", resourceType: "prompt" },
   "prompts.delete": { action: "delete", resourceType: "prompt" },
+  // Not a change: only its refusals of a known key (revoked, expired) are recorded (auditRefusals.ts).
+  "promptRendering.render": { action: "render", resourceType: "prompt" },
   "labels.create": { action: "create", resourceType: "label" },
   "labels.update": { action: "update", resourceType: "label" },
   "labels.delete": { action: "delete", resourceType: "label" },

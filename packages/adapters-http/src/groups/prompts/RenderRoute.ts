@@ -5,17 +5,19 @@
  * contract the API definition documents (`PromptRenderGroup` in Api.ts beside it): the same key check, the same
  * envelope for every failure, the same body limits (the edge checks the declared length before this runs).
  */
-import { ApiKeys, jsonProblem, Prompts, type Rendered } from "@gateway-control/domain"
+import { ApiKeys, Audit, jsonProblem, Prompts, type Rendered } from "@gateway-control/domain"
 import { Effect } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import {
+  type DomainError,
   domainErrorResponse,
   errorResponse,
   isDomainError,
   rateLimitedResponse,
   withRateLimitHeaders
 } from "../../ApiErrors.ts"
+import { makeRefusalRecorder } from "../../internal/auditRefusals.ts"
 import { readBodyText } from "../../internal/bodyText.ts"
 import { encodedHeaderList } from "../../internal/headerList.ts"
 import { presentedApiKey } from "../../SecurityLive.ts"
@@ -61,10 +63,19 @@ const respond = (rendered: Rendered) => {
   return HttpServerResponse.jsonUnsafe({ success: true, data: rendered.data }, { headers })
 }
 
+/** The render endpoint as the audit log names it (`auditedEndpoints.ts`). */
+const RENDER_ENDPOINT = { group: { identifier: "promptRendering" }, endpoint: { identifier: "render", method: "POST" } }
+
 export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
   HttpRouter.use(Effect.fnUntraced(function*(router) {
     const apiKeys = yield* ApiKeys
     const prompts = yield* Prompts
+    const refusals = makeRefusalRecorder(yield* Audit)
+    // A known key's 401 is recorded as on every other route (fail closed: no record, no refusal but a 500).
+    const refused = (error: DomainError) =>
+      error._tag === "Unauthenticated"
+        ? Effect.as(refusals.knownKeyRefused(error, RENDER_ENDPOINT), domainErrorResponse(error))
+        : Effect.succeed(domainErrorResponse(error))
     // Plain combinators rather than a generator: this runs on every render.
     const handler = (request: HttpServerRequest.HttpServerRequest) =>
       apiKeys.admit(presentedApiKey(request.headers)).pipe(
@@ -84,7 +95,7 @@ export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
             Effect.map((response) => withRateLimitHeaders(response, rateLimit))
           )
         }),
-        Effect.catchIf(isDomainError, (error) => Effect.succeed(domainErrorResponse(error))),
+        Effect.catchIf(isDomainError, (error) => refused(error)),
         Effect.catchTag("RateLimited", (error) => Effect.succeed(rateLimitedResponse(error)))
       )
     yield* router.add("POST", RENDER_PATH, handler)

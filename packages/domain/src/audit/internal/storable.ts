@@ -4,6 +4,7 @@
  * of stack on deeply nested input. Such content is kept in a form that can be stored, and says so.
  */
 import { type FieldPath, isSecretName, isSecretPair, REDACTED } from "../AuditRedaction.ts"
+import { redactSecretValues } from "../SecretValues.ts"
 
 /** Objects and arrays nested deeper than this are cut. */
 export const MAX_DEPTH = 32
@@ -57,10 +58,25 @@ const descend = (paths: ReadonlyArray<FieldPath>, key: string) => {
   return { next, ends }
 }
 
+/** The JSON value `text` holds, when it is an object or array. */
+const parseJson = (text: string): unknown => {
+  try {
+    const value: unknown = JSON.parse(text)
+    return typeof value === "object" && value !== null ? value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Text that may be a JSON object or array: worth parsing to redact inside it. */
+const JSON_CONTAINER = /^\s*[[{]/
+
 /**
  * A request body as the audit log keeps it: secret fields replaced by `[REDACTED]` (the `secretFields` paths
- * first, then any secret-looking name), unstorable characters escaped, nesting beyond `MAX_DEPTH` and text
- * beyond `MAX_TEXT` cut with a marker, non-finite numbers as null. Recursion stops at `MAX_DEPTH`, so any
+ * first, then any secret-looking name), credentials inside strings too (`redactSecretValues`; a string that
+ * holds a JSON object or array is parsed and redacted by these same rules, paths included, and kept as
+ * JSON text), unstorable characters escaped, nesting beyond `MAX_DEPTH` and text beyond `MAX_TEXT` cut
+ * with a marker, non-finite numbers as null. Recursion stops at `MAX_DEPTH`, so any
  * input is safe to walk.
  */
 export const storableBody = (body: unknown, secretFields: ReadonlyArray<FieldPath> = []): Storable<unknown> => {
@@ -79,8 +95,28 @@ export const storableBody = (body: unknown, secretFields: ReadonlyArray<FieldPat
     return out
   }
 
+  let redactions = 0
+
+  /** A string value: JSON inside it redacted as JSON, then credentials in the text, then made storable. */
+  const stringValue = (value: string, depth: number, paths: ReadonlyArray<FieldPath>): string => {
+    if (JSON_CONTAINER.test(value)) {
+      const parsed = parseJson(value)
+      if (parsed !== undefined) {
+        const before = { budget, sanitized, redactions }
+        const walked = walk(parsed, depth + 1, paths)
+        // Kept as sent unless something in it was secret: re-encoding would change its spacing for nothing.
+        if (redactions > before.redactions) return JSON.stringify(walked)
+        ;({ budget, redactions, sanitized } = before)
+      }
+    }
+    const secretHere = (name: string) => descend(paths, name).ends || isSecretName(name)
+    const redacted = redactSecretValues(value, secretHere)
+    if (redacted !== undefined) redactions++
+    return text(redacted ?? value)
+  }
+
   const walk = (value: unknown, depth: number, paths: ReadonlyArray<FieldPath>): unknown => {
-    if (typeof value === "string") return text(value)
+    if (typeof value === "string") return stringValue(value, depth, paths)
     if (typeof value !== "object" || value === null) {
       // Numbers, booleans and null count too, so a body of a million small values is cut as well.
       budget = Math.max(0, budget - 1)
@@ -109,6 +145,7 @@ export const storableBody = (body: unknown, secretFields: ReadonlyArray<FieldPat
           out.push(`[truncated: ${value.length - index} more items]`)
           break
         }
+        if (ends && item !== null) redactions++
         out.push(ends && item !== null ? REDACTED : walk(item, depth + 1, next))
       }
       return out
@@ -129,6 +166,7 @@ export const storableBody = (body: unknown, secretFields: ReadonlyArray<FieldPat
       const { next, ends } = descend(paths, key)
       // Where the schema describes a field's inside, it decides what in there is secret, not the field's name.
       const secret = ends || (next.length === 0 && isSecretName(key)) || (redactValue && key === "value")
+      if (secret && inner !== null) redactions++
       setOwn(out, stored, secret && inner !== null ? REDACTED : walk(inner, depth + 1, next))
     }
     return out

@@ -34,7 +34,7 @@ export interface SecretBinding<V> {
   /** The field of an update that changes the destination: refusals name it. */
   readonly destinationField: string
   /**
-   * The record's stored secrets, by the field that holds them (`key`, `configurations.headers.Authorization`).
+   * The record's stored secrets, by the field that holds them (`key`, `configurations.headers.X-Team`).
    * The values are only compared, never shown.
    */
   readonly secrets: (value: V) => ReadonlyMap<string, unknown>

@@ -5,6 +5,8 @@
  * MCP integration headers (the finding), their Portkey spelling `custom_headers`, secret mappings, virtual keys
  * and configs.
  */
+import { McpIntegrationStore } from "@gateway-control/domain"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   type SecretDestination,
@@ -138,6 +140,27 @@ describe.each(availableStores)("stored secrets bound to their destination on %s"
       expect(JSON.stringify(await jsonOf(updated))).not.toContain(secret)
       const audit = await gateway.server.request("/v1/audit-logs?page_size=1000")
       expect(await audit.text()).not.toContain(secret)
+    })
+
+    it("is masked, sent and bound in a record stored before it became an alias", async () => {
+      const secret = unique(TOKEN)
+      const id = await gateway.createIntegration({ name: unique("legacy"), url: `${home.origin}/mcp` })
+      // As such a record is stored: custom_headers in clear beside (or instead of) headers.
+      await gateway.server.runtime.runPromise(Effect.gen(function*() {
+        const integrations = yield* McpIntegrationStore
+        const stored = yield* integrations.get(id)
+        if (stored._tag === "None") throw new Error("the integration was not stored")
+        yield* integrations.update({ ...stored.value, configurations: { custom_headers: { "X-Api-Key": secret } } })
+      }))
+      const shown = await read(id)
+      expect(JSON.stringify(shown)).not.toContain(secret)
+      expect(shown.configurations.custom_headers["X-Api-Key"]).toMatch(/\*\*\*\*/)
+      await gateway.sync(id)
+      expect(home.received).toContain(secret)
+      const refusal = await errorOf(
+        await gateway.send("PUT", `/v1/mcp-integrations/${id}`, { url: `${away.origin}/mcp` })
+      )
+      expect(refusal).toMatchObject({ status: 400, param: "url" })
     })
 
     it("refuses one header given twice with two values, naming the custom_headers one", async () => {

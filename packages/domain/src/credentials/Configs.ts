@@ -11,6 +11,7 @@ import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "..
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { checkName } from "../shared/Rules.ts"
+import { secretBoundWrites } from "../shared/StoredSecretBinding.ts"
 import { maskKey } from "./ApiKey.ts"
 import { type ConfigChange, type ConfigInput, GatewayConfig, parseConfig, type ResolvedConfig } from "./Config.ts"
 import { makeProviderKeyRecords } from "./internal/providerKeyRecords.ts"
@@ -57,13 +58,19 @@ export class Configs extends Context.Service<
   static readonly layer = Layer.effect(
     Configs,
     Effect.gen(function*() {
-      const configs = grantedWrites(yield* ConfigStore, {
-        insert: "configs.create",
-        update: "configs.update",
-        delete: "configs.delete"
-      })
       const registry = yield* ProviderRegistry
       const records = yield* makeProviderKeyRecords
+      const configs = secretBoundWrites(
+        grantedWrites(yield* ConfigStore, {
+          insert: "configs.create",
+          update: "configs.update",
+          delete: "configs.delete"
+        }),
+        records.binding<GatewayConfig>("config.custom_host", "config.api_key", (record) => ({
+          customHost: record.config.custom_host,
+          provider: record.config.provider
+        }))
+      )
       const managed = records.management(configs, "config", "Configs", {
         list: "configs.list",
         read: "configs.read",
@@ -99,7 +106,8 @@ export class Configs extends Context.Service<
 
       /**
        * A new name, or a new config that replaces the stored one whole, its key included: a config sent without
-       * `api_key` keeps none, so a stored key never follows a new `custom_host` it was not sent with.
+       * `api_key` keeps none, so a stored key never follows a new `custom_host` it was not sent with. The rule of
+       * stored secrets (StoredSecretBinding.ts) checks it all the same, as for every kind.
        */
       const updateConfig = Effect.fn("Configs.update")(
         function*(principal: Principal, ref: string, change: ConfigChange, workspaceId?: string) {
@@ -120,7 +128,11 @@ export class Configs extends Context.Service<
             last_updated_at: yield* nowIso
           })
           const encryptedKey = replaced === undefined ? stored.encryptedKey : replaced.encryptedKey
-          yield* configs.update(allowed, { record: updated, encryptedKey })
+          yield* configs.update(allowed, {
+            current: stored,
+            updated: { record: updated, encryptedKey },
+            supplied: replaced?.encryptedKey == null ? [] : ["config.api_key"]
+          })
           return updated
         }
       )

@@ -10,6 +10,7 @@ import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "..
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { checkName } from "../shared/Rules.ts"
+import { secretBoundWrites } from "../shared/StoredSecretBinding.ts"
 import { maskKey } from "./ApiKey.ts"
 import { makeProviderKeyRecords } from "./internal/providerKeyRecords.ts"
 import { VirtualKeyStore } from "./ProviderKeyStores.ts"
@@ -56,13 +57,19 @@ export class VirtualKeys extends Context.Service<
   static readonly layer = Layer.effect(
     VirtualKeys,
     Effect.gen(function*() {
-      const keys = grantedWrites(yield* VirtualKeyStore, {
-        insert: "virtual_keys.create",
-        update: "virtual_keys.update",
-        delete: "virtual_keys.delete"
-      })
       const registry = yield* ProviderRegistry
       const records = yield* makeProviderKeyRecords
+      const keys = secretBoundWrites(
+        grantedWrites(yield* VirtualKeyStore, {
+          insert: "virtual_keys.create",
+          update: "virtual_keys.update",
+          delete: "virtual_keys.delete"
+        }),
+        records.binding<VirtualKey>("custom_host", "key", (record) => ({
+          customHost: record.custom_host ?? undefined,
+          provider: record.provider
+        }))
+      )
       const managed = records.management(keys, "virtual key", "VirtualKeys", {
         list: "virtual_keys.list",
         read: "virtual_keys.read",
@@ -85,9 +92,10 @@ export class VirtualKeys extends Context.Service<
       })
 
       /**
-       * A new name, provider key or custom host. The stored key only ever goes to the host stored with it, so
-       * a new custom host needs the provider key in the same request: otherwise whoever may update virtual
-       * keys could send the stored key to a host of their choosing.
+       * A new name, provider key or custom host. The stored key only ever goes to the destination stored with
+       * it (StoredSecretBinding.ts), so a custom host on another scheme, host or port needs the provider key in
+       * the same request: otherwise whoever may update virtual keys could send the stored key to a host of
+       * their choosing.
        */
       const updateVirtualKey = Effect.fn("VirtualKeys.update")(
         function*(principal: Principal, ref: string, change: VirtualKeyChange, workspaceId?: string) {
@@ -107,13 +115,6 @@ export class VirtualKeys extends Context.Service<
           if (change.custom_host !== undefined && change.custom_host !== null) {
             yield* records.checkHost(change.custom_host, "custom_host")
           }
-          if (host !== record.custom_host && change.key === undefined) {
-            return yield* InvalidRequest.of(
-              "A new custom_host needs the provider key (key) in the same request: a stored provider key is " +
-                "only sent to the host it was stored with.",
-              "custom_host"
-            )
-          }
           const updated = new VirtualKey({
             ...record,
             name: change.name?.trim() ?? record.name,
@@ -122,7 +123,11 @@ export class VirtualKeys extends Context.Service<
             last_updated_at: yield* nowIso
           })
           const encryptedKey = change.key === undefined ? stored.encryptedKey : records.encrypt(change.key)
-          yield* keys.update(allowed, { record: updated, encryptedKey })
+          yield* keys.update(allowed, {
+            current: stored,
+            updated: { record: updated, encryptedKey },
+            supplied: change.key === undefined ? [] : ["key"]
+          })
           return updated
         }
       )

@@ -6,9 +6,10 @@ import { Context, type Effect, type Option, Schema } from "effect"
 import { ensureOpenToWorkspace, openToWorkspace, Target } from "../access/Policy.ts"
 import { maskKey } from "../credentials/ApiKey.ts"
 import { JsonObject } from "../prompts/Prompt.ts"
-import type { Conflict, Forbidden } from "../shared/Errors.ts"
+import { type Conflict, type Forbidden, InvalidRequest } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { Name, slugOf } from "../shared/Rules.ts"
+import type { SecretBinding } from "../shared/StoredSecretBinding.ts"
 
 export const McpAuthType = Schema.Literals(["oauth_auto", "headers", "none"])
 export const McpTransport = Schema.Literals(["http", "sse"])
@@ -33,9 +34,16 @@ export type SecretMapping = typeof SecretMapping.Type
 /** Where an integration's configurations keep the HTTP headers sent to the MCP server: credentials, write-only. */
 export const MCP_HEADERS_FIELD = "headers"
 
+/**
+ * Portkey's spelling of `headers`: the same field. Input folds it into `headers` (`normalisedConfigurations`);
+ * records stored before that still hold it, so reads mask it and calls send it like `headers`.
+ */
+export const MCP_CUSTOM_HEADERS_FIELD = "custom_headers"
+
 /** The fields of an integration's body that are secret: header values and the secret mappings' references. */
 export const MCP_INTEGRATION_SECRET_FIELDS: ReadonlyArray<ReadonlyArray<string>> = [
   ["configurations", MCP_HEADERS_FIELD, "*"],
+  ["configurations", MCP_CUSTOM_HEADERS_FIELD, "*"],
   ["secret_mappings", "*", "secret_reference_id"],
   ["secret_mappings", "*", "secret_key"]
 ]
@@ -45,36 +53,112 @@ const isPlainObject = (value: unknown): value is Readonly<Record<string, unknown
 
 const maskHeaderValue = (value: unknown): string => (typeof value === "string" ? maskKey(value) : "****")
 
+const headerFields = [MCP_CUSTOM_HEADERS_FIELD, MCP_HEADERS_FIELD] as const
+
+/**
+ * The headers stored configurations hold, by name as given: `custom_headers` (only in records stored before it
+ * became an alias), then `headers`, which wins on a name both hold. Pure.
+ */
+export const storedHeaders = (configurations: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> =>
+  // fromEntries defines each name as an own field: a header named `__proto__` stays a header.
+  Object.fromEntries(headerFields.flatMap((field) => {
+    const headers = configurations[field]
+    return isPlainObject(headers) ? Object.entries(headers) : []
+  }))
+
 /** Configurations as reads show them: every header value masked like a virtual key (`Bear****1234`). */
 export const maskedConfigurations = (
   configurations: Readonly<Record<string, unknown>>
 ): Readonly<Record<string, unknown>> => {
-  const headers = configurations[MCP_HEADERS_FIELD]
-  if (!isPlainObject(headers)) return configurations
-  return {
-    ...configurations,
-    [MCP_HEADERS_FIELD]: Object.fromEntries(
-      Object.entries(headers).map(([name, value]) => [name, maskHeaderValue(value)])
-    )
+  const masked = { ...configurations }
+  for (const field of headerFields) {
+    const headers = configurations[field]
+    if (!isPlainObject(headers)) continue
+    masked[field] = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, maskHeaderValue(value)]))
   }
+  return masked
 }
 
 /**
- * New configurations for an update. A header sent back exactly as a read showed it (masked) keeps its stored
- * value, so a client can write back what it read without destroying the credential it could not see.
+ * Configurations as given (created or updated), with `custom_headers` folded into `headers`, so there is one
+ * field of headers: masked on read, sent, and bound to the URL. A header both name (in any case) with two
+ * values is refused, naming the `custom_headers` one. Pure.
+ */
+export const normalisedConfigurations = (
+  configurations: Readonly<Record<string, unknown>>
+): Record<string, unknown> | InvalidRequest => {
+  const { [MCP_CUSTOM_HEADERS_FIELD]: custom, ...rest } = configurations
+  if (custom === undefined) return { ...configurations }
+  const param = `configurations.${MCP_CUSTOM_HEADERS_FIELD}`
+  if (!isPlainObject(custom)) return InvalidRequest.of(`${param} must be an object of header values.`, param)
+  const headers = rest[MCP_HEADERS_FIELD] ?? {}
+  if (!isPlainObject(headers)) {
+    return InvalidRequest.of(
+      `configurations.${MCP_HEADERS_FIELD} must be an object of header values.`,
+      `configurations.${MCP_HEADERS_FIELD}`
+    )
+  }
+  const byName = new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]))
+  for (const [name, value] of Object.entries(custom)) {
+    const other = byName.get(name.toLowerCase())
+    if (other !== undefined && other !== value) {
+      return InvalidRequest.of(
+        `The header '${name}' is given twice with different values, in headers and custom_headers (one field).`,
+        `${param}.${name}`
+      )
+    }
+  }
+  // One entry per header name, whatever the case it was given in: `headers`' spelling wins.
+  const merged = new Map(Object.entries(custom).map(([name, value]) => [name.toLowerCase(), [name, value]] as const))
+  for (const [name, value] of Object.entries(headers)) merged.set(name.toLowerCase(), [name, value])
+  return { ...rest, [MCP_HEADERS_FIELD]: Object.fromEntries(merged.values()) }
+}
+
+/**
+ * New configurations for an update (already normalised). A header sent back exactly as a read showed it
+ * (masked) keeps its stored value, so a client can write back what it read without destroying the credential it
+ * could not see. `supplied` names the header fields the update gives in clear (StoredSecretBinding.ts).
  */
 export const mergeConfigurations = (
   current: Readonly<Record<string, unknown>>,
   incoming: Readonly<Record<string, unknown>>
-): Record<string, unknown> => {
-  const currentHeaders = current[MCP_HEADERS_FIELD]
+): { readonly configurations: Record<string, unknown>; readonly supplied: ReadonlyArray<string> } => {
+  const currentHeaders = storedHeaders(current)
   const incomingHeaders = incoming[MCP_HEADERS_FIELD]
-  if (!isPlainObject(currentHeaders) || !isPlainObject(incomingHeaders)) return { ...incoming }
+  if (!isPlainObject(incomingHeaders)) return { configurations: { ...incoming }, supplied: [] }
+  const supplied: Array<string> = []
   const headers = Object.entries(incomingHeaders).map(([name, value]) => {
     const stored = Object.hasOwn(currentHeaders, name) ? currentHeaders[name] : undefined
-    return [name, stored !== undefined && value === maskHeaderValue(stored) ? stored : value] as const
+    if (stored !== undefined && value === maskHeaderValue(stored)) return [name, stored] as const
+    supplied.push(headerSecretField(name))
+    return [name, value] as const
   })
-  return { ...incoming, [MCP_HEADERS_FIELD]: Object.fromEntries(headers) }
+  return { configurations: { ...incoming, [MCP_HEADERS_FIELD]: Object.fromEntries(headers) }, supplied }
+}
+
+/** The field a header's value is named by in the rule of stored secrets. */
+const headerSecretField = (name: string) => `configurations.${MCP_HEADERS_FIELD}.${name}`
+
+/** The field the secret mappings are named by in the rule of stored secrets: they are given, or kept, whole. */
+export const SECRET_MAPPINGS_FIELD = "secret_mappings"
+
+/**
+ * An integration's stored secrets (StoredSecretBinding.ts): its header values and its secret mappings, bound to
+ * its `url`. A mapping's secret lives outside the store, but the mapping that sends it to the URL is stored,
+ * so it follows the same rule (and the secret also goes only to the hosts MCP_SECRETS_FILE lists for it).
+ */
+export const MCP_INTEGRATION_SECRETS: SecretBinding<McpIntegration> = {
+  destinationField: "url",
+  destination: (integration) => integration.url,
+  secrets: (integration) =>
+    new Map<string, unknown>([
+      ...Object.entries(storedHeaders(integration.configurations)).map(([name, value]) =>
+        [headerSecretField(name), value] as const
+      ),
+      ...(integration.secret_mappings.length === 0
+        ? []
+        : [[SECRET_MAPPINGS_FIELD, JSON.stringify(integration.secret_mappings)] as const])
+    ])
 }
 
 /** Slug lengths of the MCP contract: an integration's is unique in the organisation, a server's in its workspace. */

@@ -8,23 +8,23 @@ import { Effect, Option, Predicate, Redacted } from "effect"
 import { makeAddressGuard } from "../fine-tuning/CustomHosts.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import { HTTP_URL_PROBLEMS, parseHttpUrl } from "../shared/HttpUrl.ts"
-import { MCP_HEADERS_FIELD, type McpIntegration, type SecretMapping } from "./Mcp.ts"
+import { type McpIntegration, type SecretMapping, storedHeaders } from "./Mcp.ts"
 import { type McpEndpoint, type McpSecret, McpSecrets, McpSettings } from "./McpConnections.ts"
 
 /** `headers.<Name>` (or `configurations.headers.<Name>`): the header a mapping's secret is sent in. */
 const HEADER_TARGET = /^(?:configurations\.)?headers\.([!#$%&'*+.^_`|~0-9A-Za-z-]+)$/
 
 /**
- * The configured headers with string values (anything else was never a header value), by lower-case name:
- * header names ignore case, so a mapped secret replaces a configured header of the same name.
+ * The configured headers (`headers`, and `custom_headers` of records stored before it became its alias) with
+ * string values (anything else was never a header value), by lower-case name: header names ignore case, so a
+ * mapped secret replaces a configured header of the same name.
  */
-const configuredHeaders = (configurations: McpIntegration["configurations"]): Record<string, string> => {
-  const headers = configurations[MCP_HEADERS_FIELD]
-  if (!Predicate.isObject(headers) || Array.isArray(headers)) return {}
-  return Object.fromEntries(
-    Object.entries(headers).flatMap(([name, value]) => typeof value === "string" ? [[name.toLowerCase(), value]] : [])
+const configuredHeaders = (configurations: McpIntegration["configurations"]): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(storedHeaders(configurations)).flatMap(([name, value]) =>
+      typeof value === "string" ? [[name.toLowerCase(), value]] : []
+    )
   )
-}
 
 /** The mapping's value out of the secret, or what is wrong with it (words that follow "secret_mappings[i]"). */
 const valueOf = (secret: McpSecret, mapping: SecretMapping): string | { readonly problem: string } => {

@@ -15,14 +15,18 @@ import { nowIso } from "../shared/internal/time.ts"
 import type { PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName, checkSlug } from "../shared/Rules.ts"
+import { secretBoundWrites } from "../shared/StoredSecretBinding.ts"
 import {
   type IntegrationQuery,
   integrationTarget,
   maskedConfigurations,
+  MCP_INTEGRATION_SECRETS,
   MCP_INTEGRATION_SLUG,
   McpIntegration,
   McpIntegrationStore,
   mergeConfigurations,
+  normalisedConfigurations,
+  SECRET_MAPPINGS_FIELD,
   type SecretMapping
 } from "./Mcp.ts"
 
@@ -108,17 +112,21 @@ export const checkLength = (value: string | undefined, param: string, min: numbe
 /** The integration operations; `integrationChanged` clears what server reads cached of an integration. */
 export const makeIntegrations = (integrationChanged: (integrationId: string) => Effect.Effect<void>) =>
   Effect.gen(function*() {
-    const integrations = grantedWrites(yield* McpIntegrationStore, {
-      insert: ["mcp_integrations.create.organisation", "mcp_integrations.create.workspace"],
-      update: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"],
-      setStatus: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"]
-    })
+    // Updates go through the rule of stored secrets: header values and secret mappings stay with the URL.
+    const integrations = secretBoundWrites(
+      grantedWrites(yield* McpIntegrationStore, {
+        insert: ["mcp_integrations.create.organisation", "mcp_integrations.create.workspace"],
+        update: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"],
+        setStatus: ["mcp_integrations.update.organisation", "mcp_integrations.update.workspace"]
+      }),
+      MCP_INTEGRATION_SECRETS
+    )
     const workspaces = yield* WorkspaceStore
     const crypto = yield* PlatformCrypto
 
     /** An update, which server reads may have cached. */
-    const save: typeof integrations.update = (allowed, integration) =>
-      Effect.andThen(integrations.update(allowed, integration), integrationChanged(integration.id))
+    const save: typeof integrations.update = (allowed, update) =>
+      Effect.andThen(integrations.update(allowed, update), integrationChanged(update.updated.id))
 
     const organisationWorkspaces = (organisationId: string) =>
       Effect.map(workspaces.list(organisationId, { limit: 1, offset: 0 }), (page) => page.total)
@@ -172,6 +180,10 @@ export const makeIntegrations = (integrationChanged: (integrationId: string) => 
         yield* checkName(input.name)
         yield* checkLength(input.description, "description", 0, 2000)
         yield* checkUrl(input.url)
+        const configurations = input.configurations === undefined
+          ? {}
+          : normalisedConfigurations(input.configurations)
+        if (configurations instanceof InvalidRequest) return yield* configurations
         const slug = input.slug ?? slugify(input.name)
         yield* checkSlug(slug, MCP_INTEGRATION_SLUG)
         if (workspace !== null && (input.workspace_ids !== undefined || input.global_workspace_access !== undefined)) {
@@ -191,7 +203,7 @@ export const makeIntegrations = (integrationChanged: (integrationId: string) => 
           url: input.url,
           description: input.description ?? null,
           workspace_id: workspace?.id ?? null,
-          configurations: { ...input.configurations },
+          configurations,
           auth_type: input.auth_type,
           transport: input.transport,
           global_workspace_access: workspace === null ? (input.global_workspace_access ?? true) : false,
@@ -217,6 +229,13 @@ export const makeIntegrations = (integrationChanged: (integrationId: string) => 
         const { allowed, integration: current } = yield* managed(principal, id)
         if (input.name !== undefined) yield* checkName(input.name)
         if (input.url !== undefined) yield* checkUrl(input.url)
+        const incoming = input.configurations === undefined
+          ? undefined
+          : normalisedConfigurations(input.configurations)
+        if (incoming instanceof InvalidRequest) return yield* incoming
+        const configurations = incoming === undefined
+          ? undefined
+          : mergeConfigurations(current.configurations, incoming)
         if (
           current.workspace_id !== null &&
           (input.workspace_ids !== undefined || input.global_workspace_access !== undefined)
@@ -231,9 +250,7 @@ export const makeIntegrations = (integrationChanged: (integrationId: string) => 
           name: input.name?.trim() ?? current.name,
           url: input.url ?? current.url,
           description: input.description ?? current.description,
-          configurations: input.configurations === undefined
-            ? current.configurations
-            : mergeConfigurations(current.configurations, input.configurations),
+          configurations: configurations?.configurations ?? current.configurations,
           auth_type: input.auth_type ?? current.auth_type,
           transport: input.transport ?? current.transport,
           global_workspace_access: input.global_workspace_access ?? current.global_workspace_access,
@@ -244,7 +261,12 @@ export const makeIntegrations = (integrationChanged: (integrationId: string) => 
           new_capabilities_enabled: input.new_capabilities_enabled ?? current.new_capabilities_enabled,
           last_updated_at: yield* nowIso
         })
-        yield* save(allowed, updated)
+        // What the request gives again in clear may follow a new url; anything kept from the store may not.
+        const supplied = [
+          ...(configurations?.supplied ?? []),
+          ...(input.secret_mappings === undefined ? [] : [SECRET_MAPPINGS_FIELD])
+        ]
+        yield* save(allowed, { current, updated, supplied })
         return updated
       }
     )
@@ -261,7 +283,7 @@ export const makeIntegrations = (integrationChanged: (integrationId: string) => 
           consecutive_failures: 0,
           last_updated_at: now
         })
-        yield* integrations.update(allowed, archived)
+        yield* integrations.update(allowed, { current, updated: archived, supplied: [] })
         yield* integrations.setStatus(allowed, archived.id, archived)
         yield* integrationChanged(archived.id)
         return archived

@@ -10,12 +10,13 @@ import { type Action, ensureAllowed, ensureListScope, Target } from "../../acces
 import type { Principal } from "../../access/Principal.ts"
 import { findByIdOrSlug, type SlugLookup } from "../../access/ResourceLookup.ts"
 import { parseCustomHost } from "../../fine-tuning/CustomHosts.ts"
-import { SecretCipher } from "../../fine-tuning/Providers.ts"
+import { ProviderRegistry, SecretCipher } from "../../fine-tuning/Providers.ts"
 import { InvalidRequest, requireRow } from "../../shared/Errors.ts"
 import { nowIso } from "../../shared/internal/time.ts"
 import type { Page, PageRequest } from "../../shared/Paging.ts"
 import { PlatformCrypto } from "../../shared/PlatformCrypto.ts"
 import { checkName, checkSlug } from "../../shared/Rules.ts"
+import type { SecretBinding } from "../../shared/StoredSecretBinding.ts"
 import type { StoredSecret } from "../ProviderKeyStores.ts"
 
 /** A record in a workspace, as both kinds are. */
@@ -35,6 +36,7 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
   const workspaces = yield* WorkspaceStore
   const cipher = yield* SecretCipher
   const crypto = yield* PlatformCrypto
+  const registry = yield* ProviderRegistry
 
   /** The workspace a new record goes to, and the policy's grant of `action` there. */
   const targetWorkspace = Effect.fnUntraced(
@@ -142,6 +144,24 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
     })
   })
 
+  /**
+   * The binding of a kind's encrypted key (StoredSecretBinding.ts), named `secretField` in refusals: it goes
+   * to the record's custom host, else to its provider's base URL (a record naming no provider sends its key to
+   * the call's provider, which no update of it can change). `destinationField` names the custom host.
+   */
+  const binding = <A>(
+    destinationField: string,
+    secretField: string,
+    hostOf: (record: A) => { readonly customHost: string | undefined; readonly provider: string | undefined }
+  ): SecretBinding<StoredSecret<A>> => ({
+    destinationField,
+    destination: ({ record }) => {
+      const { customHost, provider } = hostOf(record)
+      return customHost ?? (provider === undefined ? "" : registry.baseUrls.get(provider) ?? provider)
+    },
+    secrets: ({ encryptedKey }) => new Map(encryptedKey === null ? [] : [[secretField, encryptedKey]])
+  })
+
   const encrypt = (plaintext: string) => cipher.encrypt(plaintext)
 
   const decrypt = (encrypted: string | null, what: string) => {
@@ -152,5 +172,5 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
       : Effect.succeed(Redacted.make(plaintext))
   }
 
-  return { newRecordFields, checkHost, owned, management, encrypt, decrypt }
+  return { newRecordFields, checkHost, owned, management, binding, encrypt, decrypt }
 })

@@ -46,6 +46,7 @@ import { answerClientErrorsInEnvelope } from "./internal/ClientErrors.ts"
 import { lockDataDir } from "./internal/DataDirLock.ts"
 import { loadMasterKey } from "./internal/MasterKey.ts"
 import { layerMount } from "./internal/Mount.ts"
+import { asOperator } from "./internal/Operator.ts"
 import { layerMcpSecrets, loadMcpConfig, type McpConfig } from "./McpConfig.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
@@ -221,7 +222,7 @@ export const bootstrapStore = (input: BootstrapInput) =>
 const layerBootstrapIfEmpty = Layer.effectDiscard(
   Effect.gen(function*() {
     const bootstrap = yield* Bootstrap
-    const result = yield* bootstrap.ifEmpty(DEFAULT_ORGANISATION).pipe(Effect.orDie)
+    const result = yield* bootstrap.ifEmpty(DEFAULT_ORGANISATION).pipe(Effect.orDie, asOperator("serve"))
     if (Option.isNone(result)) return
     const { api_key, ...ids } = result.value
     yield* Console.error(

@@ -1,18 +1,9 @@
 /**
  * The `gateway-control` command-line program.
  */
-import {
-  AlreadyBootstrapped,
-  Audit,
-  AuditChainBroken,
-  AuditCheckpoint,
-  cliCall,
-  InvalidRequest,
-  RequestContext
-} from "@gateway-control/domain"
+import { AlreadyBootstrapped, Audit, AuditChainBroken, AuditCheckpoint, InvalidRequest } from "@gateway-control/domain"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
-import { userInfo } from "node:os"
 import {
   bootstrapStore,
   layerConfiguredDomain,
@@ -23,6 +14,7 @@ import {
 } from "./App.ts"
 import { type AppConfig, loadConfig } from "./AppConfig.ts"
 import { describeServeError, probeListen } from "./internal/ListenErrors.ts"
+import { asOperator } from "./internal/Operator.ts"
 import { InvalidConfiguration } from "./Settings.ts"
 
 type UserFacingError = AlreadyBootstrapped | InvalidRequest | InvalidConfiguration | AuditChainBroken
@@ -45,17 +37,6 @@ const userFacing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
 const layerCommand = (config: AppConfig) =>
   layerConfiguredDomain(config).pipe(Layer.provideMerge(layerLogging(config.logLevel)))
 
-/** The audit log's origin of what a command changes: the CLI, and the OS user who ran it. */
-const asOperator = (command: string) => {
-  let operator: string | null
-  try {
-    operator = userInfo().username
-  } catch {
-    operator = process.env.USER ?? null
-  }
-  return Effect.provideService(RequestContext, cliCall(command, operator))
-}
-
 const serve = Command.make("serve", {}, () =>
   userFacing(Effect.gen(function*() {
     const config = yield* loadConfig
@@ -65,7 +46,7 @@ const serve = Command.make("serve", {}, () =>
     return yield* Layer.launch(layerServe(config)).pipe(
       Effect.catchTag("ServeError", (error) => Effect.fail(describeServeError(error, address)))
     )
-  })).pipe(asOperator("serve"))).pipe(
+  }))).pipe(
     Command.withDescription("Serve the API (migrates the store, and bootstraps it when empty).")
   )
 

@@ -1,0 +1,818 @@
+/**
+ * Every administrative use case audits itself, whoever calls it: here with no HTTP at all, through
+ * `GatewayControl.layer` and through `createGatewayControl().run`. Each call, allowed, denied or failed, leaves
+ * exactly one record naming its use case and outcome; the log verifies afterwards. A change whose record
+ * cannot be written is rolled back with it.
+ */
+import { layerMemory } from "@gateway-control/adapters-memory"
+import {
+  ApiKeys,
+  Audit,
+  AuditLogStore,
+  Bootstrap,
+  Configs,
+  McpConnectivity,
+  McpRegistry,
+  type Principal,
+  Prompts,
+  recordedStatusOf,
+  RequestContext,
+  type StorePorts,
+  USE_CASES,
+  type UseCaseName,
+  Users,
+  VirtualKeys,
+  Workspaces
+} from "@gateway-control/domain"
+import { Context, Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { layerDomain } from "../src/App.ts"
+import { createGatewayControl, GatewayControl, type GatewayControlEngine } from "../src/index.ts"
+import { startSdkMcpServer } from "./support/SdkMcpServer.ts"
+
+type Services = GatewayControl.Services
+
+/** Runs a program against an engine's domain services and answers how it ended. */
+type Runner = <A, E>(program: Effect.Effect<A, E, Services>) => Promise<Exit.Exit<A, unknown>>
+
+/** What the scenarios share: the admin (the bootstrap key), a key allowed almost nothing, and fixtures. */
+interface World {
+  readonly admin: Principal
+  readonly weak: Principal
+  readonly workspaceId: string
+  readonly mcpUrl: string
+}
+
+/** One call of a use case, and whether it should succeed. */
+interface Call {
+  readonly outcome: "allowed" | "denied" | "failed"
+  readonly program: (world: World) => Effect.Effect<unknown, unknown, Services>
+}
+
+/** Render is not an administrative use case: only a known key's refusals of it are recorded, over HTTP. */
+type Administrative = Exclude<UseCaseName, "promptRendering.render">
+
+let counter = 0
+const unique = (prefix: string) => `${prefix}-${++counter}`
+
+const prompt = (world: World) =>
+  Prompts.use((prompts) =>
+    prompts.create(world.admin, {
+      workspace_id: world.workspaceId,
+      name: unique("Prompt"),
+      string: "Hi {{who}}",
+      model: "gpt-4o-mini"
+    })
+  )
+const partial = (world: World) =>
+  Prompts.use((prompts) =>
+    prompts.createPartial(world.admin, { workspace_id: world.workspaceId, name: unique("Partial"), string: "x" })
+  )
+const label = (world: World) =>
+  Prompts.use((prompts) => prompts.createLabel(world.admin, { workspace_id: world.workspaceId, name: unique("label") }))
+const integration = (world: World) =>
+  McpRegistry.use((registry) =>
+    registry.createIntegration(world.admin, {
+      name: unique("Integration"),
+      url: world.mcpUrl,
+      transport: "http",
+      auth_type: "none",
+      workspace_id: world.workspaceId
+    })
+  )
+const server = (world: World) =>
+  Effect.flatMap(integration(world), (made) =>
+    McpRegistry.use((registry) =>
+      registry.createServer(world.admin, {
+        name: unique("Server"),
+        mcp_integration_id: made.id,
+        workspace_id: world.workspaceId
+      })
+    ))
+const virtualKey = (world: World) =>
+  VirtualKeys.use((keys) =>
+    keys.createVirtualKey(world.admin, {
+      name: unique("Vk"),
+      provider: "openai",
+      key: "sk-test-1234567890",
+      workspace_id: world.workspaceId
+    })
+  )
+const config = (world: World) =>
+  Configs.use((configs) =>
+    configs.createConfig(world.admin, {
+      name: unique("Config"),
+      config: { request_timeout: 5000 },
+      workspace_id: world.workspaceId
+    })
+  )
+const apiKey = (world: World) =>
+  ApiKeys.use((keys) =>
+    keys.create(world.admin, {
+      type: "workspace-service",
+      name: unique("Key"),
+      scopes: ["prompts.render"],
+      workspace_id: world.workspaceId
+    })
+  )
+const user = (world: World) =>
+  Users.use((users) => users.create(world.admin, { email: `${unique("u")}@audit.test`, role: "member" }))
+
+const MISSING = "00000000-0000-4000-8000-000000000000"
+
+/** Each use case called allowed, denied (by the weak key) and failed (bad input, or a resource that is not there). */
+const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
+  "bootstrap.run": [
+    // The store has its organisation already: a second bootstrap is refused, and recorded.
+    {
+      outcome: "failed",
+      program: () => Bootstrap.use((b) => b.run({ organisationName: "Again", ownerEmail: "again@audit.test" }))
+    }
+  ],
+  "workspaces.create": [
+    { outcome: "allowed", program: (w) => Workspaces.use((s) => s.create(w.admin, { name: unique("Ws") })) },
+    { outcome: "denied", program: (w) => Workspaces.use((s) => s.create(w.weak, { name: unique("Ws") })) },
+    { outcome: "failed", program: (w) => Workspaces.use((s) => s.create(w.admin, { name: "" })) }
+  ],
+  "apiKeys.create": [
+    { outcome: "allowed", program: apiKey },
+    {
+      outcome: "denied",
+      program: (w) =>
+        ApiKeys.use((k) => k.create(w.weak, { type: "organisation-service", name: "Nope", scopes: ["prompts.read"] }))
+    },
+    {
+      outcome: "failed",
+      program: (w) => ApiKeys.use((k) => k.create(w.admin, { type: "no/such", name: "Odd", scopes: [] }))
+    }
+  ],
+  "apiKeys.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.update(w.admin, key.id, { name: "Renamed" })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.update(w.weak, key.id, { name: "Renamed" })))
+    },
+    { outcome: "failed", program: (w) => ApiKeys.use((k) => k.update(w.admin, MISSING, { name: "Renamed" })) }
+  ],
+  "apiKeys.revoke": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.revoke(w.admin, key.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.revoke(w.weak, key.id)))
+    },
+    { outcome: "failed", program: (w) => ApiKeys.use((k) => k.revoke(w.admin, MISSING)) }
+  ],
+  "apiKeys.rotate": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.rotate(w.admin, key.id, {})))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.rotate(w.weak, key.id, {})))
+    },
+    { outcome: "failed", program: (w) => ApiKeys.use((k) => k.rotate(w.admin, MISSING, {})) }
+  ],
+  "users.create": [
+    { outcome: "allowed", program: user },
+    {
+      outcome: "denied",
+      program: (w) => Users.use((u) => u.create(w.weak, { email: `${unique("u")}@audit.test`, role: "member" }))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Users.use((u) => u.create(w.admin, { email: "not an email", role: "member" }))
+    }
+  ],
+  "users.addMember": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          user(w),
+          (u) => Users.use((users) => users.addMember(w.admin, w.workspaceId, { user_id: u.id, role: "member" }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          user(w),
+          (u) => Users.use((users) => users.addMember(w.weak, w.workspaceId, { user_id: u.id, role: "member" }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Users.use((users) => users.addMember(w.admin, w.workspaceId, { user_id: MISSING, role: "member" }))
+    }
+  ],
+  "users.removeMember": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(user(w), (u) =>
+          Users.use((users) =>
+            Effect.andThen(
+              users.addMember(w.admin, w.workspaceId, { user_id: u.id, role: "member" }),
+              users.removeMember(w.admin, w.workspaceId, u.id)
+            )
+          ))
+    },
+    { outcome: "denied", program: (w) => Users.use((users) => users.removeMember(w.weak, w.workspaceId, MISSING)) },
+    { outcome: "failed", program: (w) => Users.use((users) => users.removeMember(w.admin, w.workspaceId, MISSING)) }
+  ],
+  "prompts.create": [
+    { outcome: "allowed", program: prompt },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Prompts.use((p) => p.create(w.weak, { workspace_id: w.workspaceId, name: unique("P"), string: "x" }))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Prompts.use((p) => p.create(w.admin, { workspace_id: w.workspaceId, name: "", string: "x" }))
+    }
+  ],
+  "prompts.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.update(w.admin, v.prompt_id, { string: "Yo" })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.update(w.weak, v.prompt_id, { string: "Yo" })))
+    },
+    { outcome: "failed", program: (w) => Prompts.use((p) => p.update(w.admin, MISSING, { string: "Yo" })) }
+  ],
+  "prompts.makeDefault": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.publish(w.admin, v.prompt_id, 1)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.publish(w.weak, v.prompt_id, 1)))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.publish(w.admin, v.prompt_id, 99)))
+    }
+  ],
+  "prompts.setLabel": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.setLabel(w.admin, v.prompt_id, "production", 1)))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.setLabel(w.weak, v.prompt_id, "production", 1)))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.setLabel(w.admin, v.prompt_id, "production", 99)))
+    }
+  ],
+  "prompts.setVersionLabel": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          Effect.all([prompt(w), label(w)]),
+          ([v, l]) => Prompts.use((p) => p.setVersionLabel(w.admin, v.prompt_id, v.id, l.id))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          Effect.all([prompt(w), label(w)]),
+          ([v, l]) => Prompts.use((p) => p.setVersionLabel(w.weak, v.prompt_id, v.id, l.id))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.setVersionLabel(w.admin, v.prompt_id, v.id, MISSING)))
+    }
+  ],
+  "prompts.delete": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.remove(w.admin, v.prompt_id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.remove(w.weak, v.prompt_id)))
+    },
+    { outcome: "failed", program: (w) => Prompts.use((p) => p.remove(w.admin, MISSING)) }
+  ],
+  "prompts.createPartial": [
+    { outcome: "allowed", program: partial },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Prompts.use((p) => p.createPartial(w.weak, { workspace_id: w.workspaceId, name: unique("Pa"), string: "x" }))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Prompts.use((p) => p.createPartial(w.admin, { workspace_id: w.workspaceId, name: "", string: "x" }))
+    }
+  ],
+  "prompts.updatePartial": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          partial(w),
+          ({ partial: made }) => Prompts.use((p) => p.updatePartial(w.admin, made.id, { string: "y" }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          partial(w),
+          ({ partial: made }) => Prompts.use((p) => p.updatePartial(w.weak, made.id, { string: "y" }))
+        )
+    },
+    { outcome: "failed", program: (w) => Prompts.use((p) => p.updatePartial(w.admin, MISSING, { string: "y" })) }
+  ],
+  "prompts.publishPartial": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.publishPartial(w.admin, made.id, 1)))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.publishPartial(w.weak, made.id, 1)))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.publishPartial(w.admin, made.id, 99)))
+    }
+  ],
+  "prompts.deletePartial": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.deletePartial(w.admin, made.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.deletePartial(w.weak, made.id)))
+    },
+    { outcome: "failed", program: (w) => Prompts.use((p) => p.deletePartial(w.admin, MISSING)) }
+  ],
+  "labels.create": [
+    { outcome: "allowed", program: label },
+    {
+      outcome: "denied",
+      program: (w) => Prompts.use((p) => p.createLabel(w.weak, { workspace_id: w.workspaceId, name: unique("l") }))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Prompts.use((p) => p.createLabel(w.admin, { workspace_id: w.workspaceId, name: "" }))
+    }
+  ],
+  "labels.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(label(w), (l) => Prompts.use((p) => p.updateLabel(w.admin, l.id, { name: unique("l") })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(label(w), (l) => Prompts.use((p) => p.updateLabel(w.weak, l.id, { name: unique("l") })))
+    },
+    { outcome: "failed", program: (w) => Prompts.use((p) => p.updateLabel(w.admin, MISSING, { name: unique("l") })) }
+  ],
+  "labels.delete": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(label(w), (l) => Prompts.use((p) => p.deleteLabel(w.admin, l.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(label(w), (l) => Prompts.use((p) => p.deleteLabel(w.weak, l.id)))
+    },
+    { outcome: "failed", program: (w) => Prompts.use((p) => p.deleteLabel(w.admin, MISSING)) }
+  ],
+  "mcp.createIntegration": [
+    { outcome: "allowed", program: integration },
+    {
+      outcome: "denied",
+      program: (w) =>
+        McpRegistry.use((r) =>
+          r.createIntegration(w.weak, {
+            name: unique("I"),
+            url: w.mcpUrl,
+            transport: "http",
+            auth_type: "none",
+            workspace_id: w.workspaceId
+          })
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        McpRegistry.use((r) =>
+          r.createIntegration(w.admin, {
+            name: unique("I"),
+            url: "not a url",
+            transport: "http",
+            auth_type: "none",
+            workspace_id: w.workspaceId
+          })
+        )
+    }
+  ],
+  "mcp.updateIntegration": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          integration(w),
+          (i) => McpRegistry.use((r) => r.updateIntegration(w.admin, i.id, { name: unique("I") }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          integration(w),
+          (i) => McpRegistry.use((r) => r.updateIntegration(w.weak, i.id, { name: unique("I") }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) => McpRegistry.use((r) => r.updateIntegration(w.admin, MISSING, { name: unique("I") }))
+    }
+  ],
+  "mcp.archiveIntegration": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(integration(w), (i) => McpRegistry.use((r) => r.archiveIntegration(w.admin, i.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(integration(w), (i) => McpRegistry.use((r) => r.archiveIntegration(w.weak, i.id)))
+    },
+    { outcome: "failed", program: (w) => McpRegistry.use((r) => r.archiveIntegration(w.admin, MISSING)) }
+  ],
+  "mcp.createServer": [
+    { outcome: "allowed", program: server },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          integration(w),
+          (i) =>
+            McpRegistry.use((r) =>
+              r.createServer(w.weak, { name: unique("S"), mcp_integration_id: i.id, workspace_id: w.workspaceId })
+            )
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        McpRegistry.use((r) =>
+          r.createServer(w.admin, { name: unique("S"), mcp_integration_id: MISSING, workspace_id: w.workspaceId })
+        )
+    }
+  ],
+  "mcpLive.testServer": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(server(w), (s) => McpConnectivity.use((c) => c.testServer(w.admin, s.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(server(w), (s) => McpConnectivity.use((c) => c.testServer(w.weak, s.id)))
+    },
+    { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.testServer(w.admin, MISSING)) }
+  ],
+  "mcpLive.syncCapabilities": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(integration(w), (i) => McpConnectivity.use((c) => c.syncCapabilities(w.admin, i.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(integration(w), (i) => McpConnectivity.use((c) => c.syncCapabilities(w.weak, i.id)))
+    },
+    { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.syncCapabilities(w.admin, MISSING)) }
+  ],
+  "mcpLive.setCapabilities": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(integration(w), (i) =>
+          McpConnectivity.use((c) =>
+            Effect.andThen(
+              c.syncCapabilities(w.admin, i.id),
+              c.setCapabilities(w.admin, i.id, [{ name: "search", type: "tool", enabled: false }])
+            )
+          ))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          integration(w),
+          (i) =>
+            McpConnectivity.use((c) =>
+              c.setCapabilities(w.weak, i.id, [{ name: "search", type: "tool", enabled: false }])
+            )
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          integration(w),
+          (i) =>
+            McpConnectivity.use((c) =>
+              c.setCapabilities(w.admin, i.id, [{ name: "nothing", type: "tool", enabled: false }])
+            )
+        )
+    }
+  ],
+  "providers.createVirtualKey": [
+    { outcome: "allowed", program: virtualKey },
+    {
+      outcome: "denied",
+      program: (w) =>
+        VirtualKeys.use((k) =>
+          k.createVirtualKey(w.weak, {
+            name: unique("V"),
+            provider: "openai",
+            key: "sk-x",
+            workspace_id: w.workspaceId
+          })
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        VirtualKeys.use((k) =>
+          k.createVirtualKey(w.admin, {
+            name: unique("V"),
+            provider: "nobody",
+            key: "sk-x",
+            workspace_id: w.workspaceId
+          })
+        )
+    }
+  ],
+  "providers.updateVirtualKey": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          virtualKey(w),
+          (v) => VirtualKeys.use((k) => k.updateVirtualKey(w.admin, v.id, { name: unique("V") }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          virtualKey(w),
+          (v) => VirtualKeys.use((k) => k.updateVirtualKey(w.weak, v.id, { name: unique("V") }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) => VirtualKeys.use((k) => k.updateVirtualKey(w.admin, MISSING, { name: unique("V") }))
+    }
+  ],
+  "providers.deleteVirtualKey": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(virtualKey(w), (v) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, v.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(virtualKey(w), (v) => VirtualKeys.use((k) => k.deleteVirtualKey(w.weak, v.id)))
+    },
+    { outcome: "failed", program: (w) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, MISSING)) }
+  ],
+  "providers.createConfig": [
+    { outcome: "allowed", program: config },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Configs.use((c) => c.createConfig(w.weak, { name: unique("C"), config: {}, workspace_id: w.workspaceId }))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Configs.use((c) => c.createConfig(w.admin, { name: "", config: {}, workspace_id: w.workspaceId }))
+    }
+  ],
+  "providers.updateConfig": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(config(w), (made) => Configs.use((c) => c.updateConfig(w.admin, made.id, { name: unique("C") })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(config(w), (made) => Configs.use((c) => c.updateConfig(w.weak, made.id, { name: unique("C") })))
+    },
+    { outcome: "failed", program: (w) => Configs.use((c) => c.updateConfig(w.admin, MISSING, { name: unique("C") })) }
+  ],
+  "providers.deleteConfig": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(config(w), (made) => Configs.use((c) => c.deleteConfig(w.admin, made.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(config(w), (made) => Configs.use((c) => c.deleteConfig(w.weak, made.id)))
+    },
+    { outcome: "failed", program: (w) => Configs.use((c) => c.deleteConfig(w.admin, MISSING)) }
+  ]
+}
+
+/** The newest records of the organisation and of the operator (a refused bootstrap belongs to no organisation). */
+const newestRecords = (admin: Principal) =>
+  Audit.use((audit) =>
+    Effect.map(
+      Effect.all([
+        audit.list(admin, {}, { limit: 200, offset: 0 }),
+        audit.listUnauthenticated({ limit: 200, offset: 0 })
+      ]),
+      ([own, operators]) => [...own.items, ...operators.items]
+    )
+  )
+
+/** An embedder's own context for one call: its records carry `requestId`. */
+const asCall = (requestId: string) =>
+  Effect.provideService(RequestContext, {
+    channel: "embedded",
+    requestId,
+    method: "EMBEDDED",
+    uri: "",
+    clientIp: null,
+    operator: null
+  })
+
+const must = async <A>(exit: Exit.Exit<A, unknown>): Promise<A> => {
+  if (Exit.isSuccess(exit)) return exit.value
+  throw new Error(`expected success, got ${JSON.stringify(exit.cause)}`)
+}
+
+const everyUseCase = (name: string, open: () => Promise<{ run: Runner; close: () => Promise<void> }>) =>
+  describe(`every administrative use case through ${name}, with no HTTP`, () => {
+    let run: Runner
+    let close: () => Promise<void>
+    let world: World
+    let mcpClose: () => Promise<void>
+
+    beforeAll(async () => {
+      const mcp = await startSdkMcpServer()
+      mcpClose = () => mcp.close()
+      ;({ close, run } = await open())
+      const boot = await must(
+        await run(Bootstrap.use((b) => b.run({ organisationName: "Audited", ownerEmail: "owner@audit.test" })))
+      )
+      const admin = await must(await run(ApiKeys.use((k) => k.authenticate(boot.api_key))))
+      const weakKey = await must(
+        await run(
+          ApiKeys.use((k) =>
+            k.create(admin, {
+              type: "workspace-service",
+              name: "Weak",
+              scopes: ["prompts.render"],
+              workspace_id: boot.workspace_id
+            })
+          )
+        )
+      )
+      const weak = await must(await run(ApiKeys.use((k) => k.authenticate(weakKey.plaintext))))
+      world = { admin, weak, workspaceId: boot.workspace_id, mcpUrl: mcp.httpUrl }
+    }, 60_000)
+
+    afterAll(async () => {
+      await close?.()
+      await mcpClose?.()
+    })
+
+    for (const [useCase, calls] of Object.entries(SCENARIOS) as Array<[Administrative, ReadonlyArray<Call>]>) {
+      for (const call of calls) {
+        it(`${useCase}, ${call.outcome}: one record naming it and its outcome`, async () => {
+          const requestId = unique("call")
+          const exit = await run(call.program(world).pipe(asCall(requestId)))
+          if (call.outcome === "allowed") expect(Exit.isSuccess(exit), JSON.stringify(exit)).toBe(true)
+          else expect(Exit.isFailure(exit)).toBe(true)
+          // Fixtures (a prompt to update, a key to revoke) are use cases too, of other kinds, in the same call.
+          const { action, resourceType } = USE_CASES[useCase]
+          const records = (await must(await run(newestRecords(world.admin)))).filter((r) =>
+            r.request_id === requestId && r.action === action && r.resource_type === resourceType
+          )
+          expect(records, `records of ${useCase}`).toHaveLength(1)
+          const record = records[0]!
+          expect(record.method).toBe("EMBEDDED")
+          expect(record.uri).toBe(`embedded:${useCase}`)
+          const status = Exit.isSuccess(exit)
+            ? (action === "create" ? 201 : 200)
+            : recordedStatusOf(
+              Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
+            )
+          expect(record.response_status_code).toBe(status)
+          if (call.outcome === "denied") expect([403, 404]).toContain(status)
+          if (call.outcome === "failed") expect([400, 404, 409]).toContain(status)
+        })
+      }
+    }
+
+    it("leaves a log that verifies", async () => {
+      const verdict = await must(await run(Audit.use((audit) => audit.verify())))
+      expect(verdict).toMatchObject({ ok: true })
+    })
+  })
+
+everyUseCase("GatewayControl.layer", async () => {
+  const runtime = ManagedRuntime.make(GatewayControl.layer({ store: "memory", trustedCustomHosts: ["127.0.0.1"] }))
+  return {
+    run: (program) => runtime.runPromiseExit(program),
+    close: () => runtime.dispose()
+  }
+})
+
+everyUseCase("createGatewayControl().run", async () => {
+  const engine: GatewayControlEngine = await createGatewayControl({
+    store: "memory",
+    trustedCustomHosts: ["127.0.0.1"]
+  })
+  return {
+    run: (program) => engine.run(Effect.exit(program)),
+    close: () => engine.close()
+  }
+})
+
+describe("a use case whose record cannot be written", () => {
+  it("changes nothing: the change and its record commit together or not at all", async () => {
+    let down = false
+    const store: Layer.Layer<StorePorts> = Layer.flatMap(layerMemory, (context) => {
+      const audit = Context.get(context, AuditLogStore)
+      return Layer.succeedContext(Context.add(
+        context,
+        AuditLogStore,
+        AuditLogStore.of({
+          ...audit,
+          append: (build) => down ? Effect.die(new Error("the audit store refuses writes")) : audit.append(build)
+        })
+      ))
+    })
+    const runtime = ManagedRuntime.make(layerDomain(store))
+    try {
+      const boot = await runtime.runPromise(
+        Bootstrap.use((b) => b.run({ organisationName: "Rollback", ownerEmail: "o@rb.test" }))
+      )
+      const admin = await runtime.runPromise(ApiKeys.use((k) => k.authenticate(boot.api_key)))
+      down = true
+      const exit = await runtime.runPromiseExit(
+        Workspaces.use((w) => w.create(admin, { name: "Unrecorded", slug: "unrecorded" })).pipe(
+          Effect.provideService(RequestContext, {
+            channel: "embedded",
+            requestId: "rollback-1",
+            method: "EMBEDDED",
+            uri: "test",
+            clientIp: null,
+            operator: null
+          })
+        )
+      )
+      down = false
+      expect(Exit.isFailure(exit)).toBe(true)
+      const listed = await runtime.runPromise(Workspaces.use((w) => w.list(admin, { limit: 100, offset: 0 })))
+      expect(listed.items.map((w) => w.slug)).not.toContain("unrecorded")
+    } finally {
+      await runtime.dispose()
+    }
+  })
+})

@@ -1,12 +1,14 @@
 /**
  * A store's writes, once wrapped with `grantedWrites`, take the policy's grant of the actions that permit them
  * and no other: the `@ts-expect-error` lines are checked by `npm run typecheck`, which fails if any of them
- * stops being an error. At run time, a wrapped write is the store's own.
+ * stops being an error. At run time, a wrapped write is the store's own, run only inside an audited use case
+ * (`ActiveUseCase`): outside one it dies, so no path can change anything without its audit record.
  */
-import { Effect } from "effect"
+import { Effect, Exit } from "effect"
 import { describe, expect, it } from "vitest"
 import { grantedWrites } from "../src/access/GrantedWrites.ts"
 import { ensureAllowed, Target } from "../src/access/Policy.ts"
+import { ActiveUseCase, WriteOutsideUseCase } from "../src/audit/ActiveUseCase.ts"
 import { principalFrom } from "../src/testing.ts"
 
 const principal = principalFrom(
@@ -29,13 +31,17 @@ const recordingStore = () => {
   return { calls, store }
 }
 
+/** Runs `effect` as the audited use case `prompts.create` would. */
+const inUseCase = <A, E>(effect: Effect.Effect<A, E>) =>
+  Effect.runSync(Effect.provideService(effect, ActiveUseCase, "prompts.create"))
+
 describe("grantedWrites", () => {
   it("passes a write with its grant to the store, and leaves reads as they were", () => {
     const { calls, store } = recordingStore()
     const prompts = grantedWrites(store, { insert: "prompts.create", setLabel: ["prompts.create", "prompts.publish"] })
-    Effect.runSync(prompts.insert(grant("prompts.create"), "p", "Greeting"))
-    Effect.runSync(prompts.setLabel(grant("prompts.publish"), "p", "production"))
-    Effect.runSync(prompts.setLabel(grant("prompts.create"), "p", "staging"))
+    inUseCase(prompts.insert(grant("prompts.create"), "p", "Greeting"))
+    inUseCase(prompts.setLabel(grant("prompts.publish"), "p", "production"))
+    inUseCase(prompts.setLabel(grant("prompts.create"), "p", "staging"))
     expect(calls).toEqual([["insert", "p", "Greeting"], ["setLabel", "p", "production"], ["setLabel", "p", "staging"]])
     expect(Effect.runSync(prompts.get("p"))).toBe("prompt p")
   })
@@ -57,5 +63,18 @@ describe("grantedWrites", () => {
     ]
     expect(refused).toHaveLength(5)
     expect(calls).toEqual([])
+  })
+
+  it("refuses a write outside an audited use case: it dies, and the store sees nothing", () => {
+    const { calls, store } = recordingStore()
+    const prompts = grantedWrites(store, { insert: "prompts.create" })
+    const exit = Effect.runSyncExit(prompts.insert(grant("prompts.create"), "p", "Unrecorded"))
+    expect(
+      Exit.isFailure(exit) &&
+        exit.cause.reasons.some((r) => r._tag === "Die" && r.defect instanceof WriteOutsideUseCase)
+    )
+      .toBe(true)
+    expect(calls).toEqual([])
+    expect(Effect.runSync(prompts.get("p"))).toBe("prompt p")
   })
 })

@@ -20,6 +20,7 @@ import fc from "fast-check"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEFAULT_MCP_CONFIG, providerRegistry } from "../src/App.ts"
+import { integerFromEnv } from "./support/EnvSeeds.ts"
 import { examples, makeFixture, startLocalProvider } from "./support/fuzz/Examples.ts"
 import {
   classicRequests,
@@ -43,14 +44,6 @@ import { type HostileMcpServer, startHostileMcpServer } from "./support/HostileM
 import { type SdkMcpServer, startSdkMcpServer } from "./support/SdkMcpServer.ts"
 import { testStores } from "./support/Stores.ts"
 import { jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
-
-const integerFromEnv = (name: string, fallback: () => number) => {
-  const text = process.env[name]
-  if (text === undefined || text === "") return fallback()
-  const value = Number(text)
-  if (!Number.isSafeInteger(value)) throw new Error(`${name} must be an integer, got '${text}'`)
-  return value
-}
 
 const seed = integerFromEnv("FUZZ_SEED", () => randomBytes(4).readInt32LE())
 const numRuns = integerFromEnv("FUZZ_RUNS", () => 60)

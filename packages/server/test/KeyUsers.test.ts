@@ -4,17 +4,10 @@
  * created it. On every store, since membership and creators live in the store.
  */
 import type { GatewayControlClientShape } from "@gateway-control/client"
-import {
-  ApiKeys,
-  Organisation,
-  type OrganisationRole,
-  OrganisationStore,
-  User,
-  UserStore,
-  type WorkspaceRole
-} from "@gateway-control/domain"
+import { ApiKeys, type OrganisationRole, User, UserStore, type WorkspaceRole } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { anotherOrganisation } from "./support/Elsewhere.ts"
 import { testStores } from "./support/Stores.ts"
 import { startTestServer, type TestServer } from "./support/TestServer.ts"
 
@@ -162,14 +155,7 @@ describe.each(testStores)("whose name a key carries, on the $name store", ({ lay
 
     it("answers 404 when the user does not exist or belongs to another organisation", async () => {
       const stranger = await server.runtime.runPromise(Effect.gen(function*() {
-        const now = new Date().toISOString()
-        const organisation = new Organisation({
-          id: crypto.randomUUID(),
-          name: "Elsewhere",
-          created_at: now,
-          last_updated_at: now
-        })
-        yield* (yield* OrganisationStore).insert(organisation)
+        const { now, organisation } = yield* anotherOrganisation
         const user = new User({
           id: crypto.randomUUID(),
           organisation_id: organisation.id,

@@ -11,6 +11,7 @@
 import fc from "fast-check"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { integerFromEnv } from "./support/EnvSeeds.ts"
 import {
   type SecretDestination,
   type SecretsGateway,
@@ -18,14 +19,6 @@ import {
   startSecretsGateway
 } from "./support/SecretDestinations.ts"
 import { availableStores, jsonOf } from "./support/TestServer.ts"
-
-const integerFromEnv = (name: string, fallback: () => number) => {
-  const text = process.env[name]
-  if (text === undefined || text === "") return fallback()
-  const value = Number(text)
-  if (!Number.isSafeInteger(value)) throw new Error(`${name} must be an integer, got '${text}'`)
-  return value
-}
 
 const seed = integerFromEnv("STORED_SECRETS_SEED", () => randomBytes(4).readInt32LE())
 const numRuns = integerFromEnv("STORED_SECRETS_RUNS", () => 30)

@@ -4,11 +4,9 @@
  * exactly one record naming its use case and outcome; the log verifies afterwards. A change whose record
  * cannot be written is rolled back with it.
  */
-import { layerMemory } from "@gateway-control/adapters-memory"
 import {
   ApiKeys,
   Audit,
-  AuditLogStore,
   Bootstrap,
   Configs,
   McpConnectivity,
@@ -17,17 +15,17 @@ import {
   Prompts,
   recordedStatusOf,
   RequestContext,
-  type StorePorts,
   USE_CASES,
   type UseCaseName,
   Users,
   VirtualKeys,
   Workspaces
 } from "@gateway-control/domain"
-import { Context, Effect, Exit, Layer, ManagedRuntime } from "effect"
+import { Effect, Exit, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { layerDomain } from "../src/App.ts"
 import { createGatewayControl, GatewayControl, type GatewayControlEngine } from "../src/index.ts"
+import { memoryWithAuditSwitch } from "./support/AuditStores.ts"
 import { startSdkMcpServer } from "./support/SdkMcpServer.ts"
 
 type Services = GatewayControl.Services
@@ -776,25 +774,14 @@ everyUseCase("createGatewayControl().run", async () => {
 
 describe("a use case whose record cannot be written", () => {
   it("changes nothing: the change and its record commit together or not at all", async () => {
-    let down = false
-    const store: Layer.Layer<StorePorts> = Layer.flatMap(layerMemory, (context) => {
-      const audit = Context.get(context, AuditLogStore)
-      return Layer.succeedContext(Context.add(
-        context,
-        AuditLogStore,
-        AuditLogStore.of({
-          ...audit,
-          append: (build) => down ? Effect.die(new Error("the audit store refuses writes")) : audit.append(build)
-        })
-      ))
-    })
+    const { auditDown, store } = memoryWithAuditSwitch()
     const runtime = ManagedRuntime.make(layerDomain(store))
     try {
       const boot = await runtime.runPromise(
         Bootstrap.use((b) => b.run({ organisationName: "Rollback", ownerEmail: "o@rb.test" }))
       )
       const admin = await runtime.runPromise(ApiKeys.use((k) => k.authenticate(boot.api_key)))
-      down = true
+      auditDown(true)
       const exit = await runtime.runPromiseExit(
         Workspaces.use((w) => w.create(admin, { name: "Unrecorded", slug: "unrecorded" })).pipe(
           Effect.provideService(RequestContext, {
@@ -807,7 +794,7 @@ describe("a use case whose record cannot be written", () => {
           })
         )
       )
-      down = false
+      auditDown(false)
       expect(Exit.isFailure(exit)).toBe(true)
       const listed = await runtime.runPromise(Workspaces.use((w) => w.list(admin, { limit: 100, offset: 0 })))
       expect(listed.items.map((w) => w.slug)).not.toContain("unrecorded")

@@ -20,28 +20,34 @@ export interface AuditTestStore {
   }>
 }
 
+/** The memory store, whose audit appends die while `auditDown(true)` holds: it cannot fail otherwise. */
+export const memoryWithAuditSwitch = () => {
+  let down = false
+  const store: Layer.Layer<StorePorts> = Layer.flatMap(layerMemory, (context) => {
+    const audit = Context.get(context, AuditLogStore)
+    return Layer.succeedContext(Context.add(
+      context,
+      AuditLogStore,
+      AuditLogStore.of({
+        ...audit,
+        append: (build) => down ? Effect.die(new Error("the audit store refuses writes")) : audit.append(build)
+      })
+    ))
+  })
+  return {
+    store,
+    auditDown: (value: boolean) => {
+      down = value
+    }
+  }
+}
+
 const memory: AuditTestStore = {
   name: "memory",
   start: async () => {
-    let down = false
-    const store: Layer.Layer<StorePorts> = Layer.flatMap(layerMemory, (context) => {
-      const audit = Context.get(context, AuditLogStore)
-      return Layer.succeedContext(Context.add(
-        context,
-        AuditLogStore,
-        AuditLogStore.of({
-          ...audit,
-          append: (build) => down ? Effect.die(new Error("the audit store refuses writes")) : audit.append(build)
-        })
-      ))
-    })
+    const { auditDown, store } = memoryWithAuditSwitch()
     const server = await startTestServer({ store })
-    return {
-      server,
-      auditDown: async (value) => {
-        down = value
-      }
-    }
+    return { server, auditDown: async (value) => auditDown(value) }
   }
 }
 

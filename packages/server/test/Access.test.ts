@@ -1,5 +1,5 @@
-import type { CreateApiKey } from "@gateway-control/adapters-http/api"
 import type { GatewayControlClientShape } from "@gateway-control/client"
+import type { CreateApiKey } from "@gateway-control/domain"
 import {
   ApiKeys,
   Organisation,

@@ -25,7 +25,7 @@ export const PagingQuery = {
 export const WorkspaceListQuery = { workspace_id: Schema.optionalKey(Schema.String), ...PagingQuery }
 
 /** A free-text description a request may carry. */
-export const Description = Schema.String.check(Schema.isMaxLength(1000))
+export { Description } from "@gateway-control/domain"
 
 export const listOf = <S extends Schema.Top>(item: S) =>
   Schema.Struct({

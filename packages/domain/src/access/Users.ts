@@ -2,7 +2,7 @@
  * Users of an organisation, and their membership of workspaces. Self-hosted: users are created directly,
  * without invitation mail.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
 import { type Conflict, type Forbidden, type InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
@@ -10,20 +10,23 @@ import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkEmail, checkName } from "../shared/Rules.ts"
-import { type OrganisationRole, User, WorkspaceMember } from "./AccessModel.ts"
+import { User, WorkspaceMember } from "./AccessModel.ts"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
 import { grantedWrites } from "./GrantedWrites.ts"
 import { ensureAllowed, Target } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
 
 /** A membership as a caller asks for it: the member's fields in the API's casing. */
-export type AddMemberInput = Pick<WorkspaceMember, "user_id" | "role">
+export const AddMember = Schema.Struct(Struct.pick(WorkspaceMember.fields, ["user_id", "role"]))
+export type AddMemberInput = typeof AddMember.Type
 
-export interface CreateUserInput {
-  readonly email: string
-  readonly name?: string | undefined
-  readonly role: OrganisationRole
-}
+/** A user as a caller asks for one: the entity's fields a caller chooses, in the API's casing. */
+export const CreateUser = Schema.Struct({
+  ...Struct.pick(User.fields, ["email", "role"]),
+  /** Blank means no name; the service holds a name to the shared rule. */
+  name: Schema.optionalKey(Schema.String)
+})
+export type CreateUserInput = typeof CreateUser.Type
 
 export class Users extends Context.Service<
   Users,

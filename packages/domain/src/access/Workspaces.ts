@@ -1,24 +1,26 @@
 /**
  * Reading workspaces as a principal sees them.
  */
-import { Context, Effect, Layer, Option } from "effect"
+import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { type Conflict, type Forbidden, type InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
-import { checkName, checkSlug } from "../shared/Rules.ts"
+import { checkName, checkSlug, Description } from "../shared/Rules.ts"
 import { slugify, Workspace } from "./AccessModel.ts"
 import { WorkspaceStore } from "./AccessStores.ts"
 import { grantedWrites } from "./GrantedWrites.ts"
 import { ensureAllowed, ensureListScope, Target } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
 
-export interface CreateWorkspaceInput {
-  readonly name: string
-  readonly slug?: string | undefined
-  readonly description?: string | undefined
-}
+/** A workspace as a caller asks for it: the entity's fields a caller chooses, in the API's casing. */
+export const CreateWorkspace = Schema.Struct({
+  ...Struct.pick(Workspace.fields, ["name"]),
+  slug: Schema.optionalKey(Workspace.fields.slug),
+  description: Schema.optionalKey(Description)
+})
+export type CreateWorkspaceInput = typeof CreateWorkspace.Type
 
 export class Workspaces extends Context.Service<
   Workspaces,

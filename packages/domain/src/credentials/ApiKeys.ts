@@ -35,6 +35,7 @@ import {
   maskKey,
   type RateLimit
 } from "./ApiKey.ts"
+import type { CreateApiKey } from "./ApiKeyInputs.ts"
 import { ApiKeyStore, type KeyListFilters } from "./ApiKeyStore.ts"
 import { makeKeyWrites } from "./internal/keyWrites.ts"
 import { makeKeyChanges, type RotateKeyInput, type UpdateKeyInput } from "./KeyChanges.ts"
@@ -67,19 +68,10 @@ export interface IssuedKey {
 }
 
 /**
- * A key as a caller asks for it, in the API's casing: its kind (an `ApiKeyType`; anything else is refused, and
- * recorded, like any invalid input), and the fields the caller may choose.
+ * A key as a caller asks for it (`CreateApiKey`, in the API's casing), and its kind: an `ApiKeyType`; anything
+ * else is refused, and recorded, like any invalid input.
  */
-export interface CreateKeyInput {
-  readonly type: string
-  readonly name: string
-  readonly description?: string | undefined
-  readonly scopes: ReadonlyArray<string>
-  readonly workspace_id?: string | undefined
-  readonly user_id?: string | undefined
-  readonly expires_at?: string | undefined
-  readonly rate_limits?: ReadonlyArray<RateLimit> | undefined
-}
+export type CreateKeyInput = typeof CreateApiKey.Type & { readonly type: string }
 
 /** What a key list is narrowed to: a workspace (the caller's own, or any for an admin key), and `filters`. */
 export interface KeyListRequest {

@@ -11,7 +11,8 @@ import type { Change } from "../shared/ChangeFeed.ts"
 import { Conflict, InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { checkName } from "../shared/Rules.ts"
-import { ApiKey, maskKey, type RateLimit } from "./ApiKey.ts"
+import { ApiKey, maskKey } from "./ApiKey.ts"
+import type { RotateApiKey, UpdateApiKey } from "./ApiKeyInputs.ts"
 import { makeKeyWrites } from "./internal/keyWrites.ts"
 import {
   checkExpiry,
@@ -21,21 +22,11 @@ import {
   DEFAULT_TRANSITION_PERIOD_MS
 } from "./KeyRules.ts"
 
-export interface RotateKeyInput {
-  /** How long the current secret keeps working, in ms: 30 minutes when absent, 0 for not at all. */
-  readonly transition_period_ms?: number | undefined
-}
+/** How long the current secret keeps working (`RotateApiKey`): 30 minutes when absent, 0 for not at all. */
+export type RotateKeyInput = typeof RotateApiKey.Type
 
-/** What an update changes; absent fields stay as they are. */
-export interface UpdateKeyInput {
-  readonly name?: string | undefined
-  readonly description?: string | null | undefined
-  /** The key's scopes from now on: never one the updating key lacks. */
-  readonly scopes?: ReadonlyArray<string> | undefined
-  /** null: no expiry. */
-  readonly expires_at?: string | null | undefined
-  readonly rate_limits?: ReadonlyArray<RateLimit> | undefined
-}
+/** What an update changes (`UpdateApiKey`); absent fields stay as they are. */
+export type UpdateKeyInput = typeof UpdateApiKey.Type
 
 export interface KeyChangeServices {
   /** A new secret: its plaintext, digest and masked form. */

@@ -78,3 +78,6 @@ export const checkSlug = (
 /** Refuses an address that breaks `Email`, quoting it as given. */
 export const checkEmail = (value: string, param = "email"): Effect.Effect<void, InvalidRequest> =>
   isEmail(value) ? Effect.void : refuse(`'${value}' is not an email address.`, param)
+
+/** A free-text description, as every resource that has one holds it. */
+export const Description = Schema.String.check(Schema.isMaxLength(1000))

@@ -1,4 +1,4 @@
-import { ApiKey, ApiKeyStatus, ApiKeyType } from "@gateway-control/domain"
+import { ApiKey, ApiKeyStatus, ApiKeyType, CreateApiKey, RotateApiKey, UpdateApiKey } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
@@ -6,41 +6,12 @@ import {
   ById,
   created,
   deleteByIdEndpoint,
-  Description,
   getByIdEndpoint,
   listOf,
   updateEndpoint,
   v1Group,
   WorkspaceListQuery
 } from "../Common.ts"
-
-export const CreateApiKey = Schema.Struct({
-  ...Struct.pick(ApiKey.fields, ["name", "scopes"]),
-  description: Schema.optionalKey(Description),
-  workspace_id: Schema.optionalKey(Schema.String),
-  user_id: Schema.optionalKey(Schema.String),
-  expires_at: Schema.optionalKey(Schema.String),
-  rate_limits: Schema.optionalKey(ApiKey.fields.rate_limits)
-})
-
-export const RotateApiKey = Schema.Struct({
-  transition_period_ms: Schema.optionalKey(
-    Schema.Int.annotate({
-      description: "How long the current secret keeps working, in ms: default 1800000 (30 minutes), 0 for not at all."
-    })
-  )
-})
-
-/**
- * A new name, description or expiry (null clears either), scopes (only scopes the caller holds) or rate limits
- * (never the calling key's own).
- */
-export const UpdateApiKey = Schema.Struct({
-  ...Struct.map(Struct.pick(CreateApiKey.fields, ["name", "scopes"]), Schema.optionalKey),
-  rate_limits: CreateApiKey.fields.rate_limits,
-  description: Schema.optionalKey(Schema.NullOr(Description)),
-  expires_at: Schema.optionalKey(Schema.NullOr(Schema.String))
-})
 
 /** The only answer that holds the plaintext key. */
 export const IssuedApiKey = created(Schema.Struct({

@@ -1,20 +1,12 @@
-import { User, WorkspaceMember } from "@gateway-control/domain"
+import { AddMember, CreateUser, User, WorkspaceMember } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
 import { created, createEndpoint, listOf, PagingQuery, v1Group } from "../Common.ts"
 
-export const CreateUser = Schema.Struct({
-  ...Struct.pick(User.fields, ["email", "role"]),
-  /** Blank means no name; the service holds a name to the shared rule. */
-  name: Schema.optionalKey(Schema.String)
-})
-
 export const CreatedUser = Schema.Struct({ ...Struct.pick(User.fields, ["id"]), object: Schema.Literal("user") })
 
 const memberObject = { object: Schema.Literal("workspace-member") }
-
-export const AddMember = Schema.Struct(Struct.pick(WorkspaceMember.fields, ["user_id", "role"]))
 
 export const AddedMember = created(Schema.Struct({
   ...memberObject,

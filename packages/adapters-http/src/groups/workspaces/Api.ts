@@ -1,14 +1,8 @@
-import { Workspace } from "@gateway-control/domain"
+import { CreateWorkspace, Workspace } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { createEndpoint, Description, listOf, PagingQuery, v1Group } from "../Common.ts"
-
-export const CreateWorkspace = Schema.Struct({
-  ...Struct.pick(Workspace.fields, ["name"]),
-  slug: Schema.optionalKey(Workspace.fields.slug),
-  description: Schema.optionalKey(Description)
-})
+import { createEndpoint, listOf, PagingQuery, v1Group } from "../Common.ts"
 
 export const CreatedWorkspace = Schema.Struct({
   ...Struct.pick(Workspace.fields, ["id", "slug"]),

@@ -2,9 +2,11 @@
  * A config: how to route a call (one provider target for fine-tuning listings), stored in a workspace under
  * a slug or given inline with a call. A stored config's provider key is encrypted at rest and never read back.
  */
-import { Option, Redacted, Schema } from "effect"
+import { Option, Redacted, Schema, Struct } from "effect"
+import { JsonObject } from "../prompts/Prompt.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import { Name, Slug } from "../shared/Rules.ts"
+import { credentialFields } from "./VirtualKey.ts"
 
 /** The fields of a config's creation body that hold a provider key. */
 export const CONFIG_SECRET_FIELDS: ReadonlyArray<ReadonlyArray<string>> = [["config", "api_key"]]
@@ -32,18 +34,21 @@ export class GatewayConfig extends Schema.Class<GatewayConfig>("GatewayConfig")(
   last_updated_at: Schema.String
 }) {}
 
-export interface ConfigInput {
-  readonly name: string
-  readonly slug?: string | undefined
-  readonly config: Readonly<Record<string, unknown>>
-  readonly workspace_id?: string | undefined
-}
+/** A stored config as a caller asks for one, in the API's casing. */
+export const CreateConfig = Schema.Struct({
+  ...credentialFields,
+  config: JsonObject.annotate({
+    description:
+      "provider + api_key, or virtual_key; optionally custom_host and request_timeout (ms). One target at most."
+  })
+})
+export type ConfigInput = typeof CreateConfig.Type
 
-/** What an update may change: the name, and the whole config (which replaces the stored one, key included). */
-export interface ConfigChange {
-  readonly name?: string | undefined
-  readonly config?: Readonly<Record<string, unknown>> | undefined
-}
+/** A new name, or a new config replacing the stored one whole (its api_key included). */
+export const UpdateConfig = Schema.Struct(
+  Struct.map(Struct.pick(CreateConfig.fields, ["name", "config"]), Schema.optionalKey)
+)
+export type ConfigChange = typeof UpdateConfig.Type
 
 /** What a config, parsed and with its key decrypted, says about a call. */
 export interface ResolvedConfig {

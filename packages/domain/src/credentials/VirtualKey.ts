@@ -2,7 +2,7 @@
  * A virtual key: a provider and its API key, stored in a workspace under a slug, optionally with the custom
  * host the key is sent to. The provider key is encrypted at rest and never read back.
  */
-import { type Redacted, Schema } from "effect"
+import { type Redacted, Schema, Struct } from "effect"
 import { Name, Slug } from "../shared/Rules.ts"
 
 /** The fields of a virtual key's creation body that hold the provider key: never stored or logged in clear. */
@@ -21,21 +21,28 @@ export class VirtualKey extends Schema.Class<VirtualKey>("VirtualKey")({
   last_updated_at: Schema.String
 }) {}
 
-export interface VirtualKeyInput {
-  readonly name: string
-  readonly slug?: string | undefined
-  readonly provider: string
-  readonly key: string
-  readonly custom_host?: string | undefined
-  readonly workspace_id?: string | undefined
+/** A new credential's name, slug (made from the name when absent) and workspace (the caller's by default). */
+export const credentialFields = {
+  ...Struct.pick(VirtualKey.fields, ["name"]),
+  slug: Schema.optionalKey(VirtualKey.fields.slug),
+  workspace_id: Schema.optionalKey(Schema.String)
 }
 
-/** What an update may change: the name, the provider key, and the custom host (null: back to the provider's). */
-export interface VirtualKeyChange {
-  readonly name?: string | undefined
-  readonly key?: string | undefined
-  readonly custom_host?: string | null | undefined
-}
+/** A virtual key as a caller asks for one, in the API's casing. */
+export const CreateVirtualKey = Schema.Struct({
+  ...credentialFields,
+  ...Struct.pick(VirtualKey.fields, ["provider"]),
+  key: Schema.String,
+  custom_host: Schema.optionalKey(Schema.String)
+})
+export type VirtualKeyInput = typeof CreateVirtualKey.Type
+
+/** A new name, provider key, or custom host (null: the provider's base URL again). */
+export const UpdateVirtualKey = Schema.Struct({
+  ...Struct.map(Struct.pick(CreateVirtualKey.fields, ["name", "key"]), Schema.optionalKey),
+  custom_host: Schema.optionalKey(Schema.NullOr(Schema.String))
+})
+export type VirtualKeyChange = typeof UpdateVirtualKey.Type
 
 /** Credentials a call can use: a provider, its key, and where to send the call. */
 export interface ResolvedVirtualKey {

@@ -4,9 +4,10 @@
  * the three built-in labels exist in every organisation, with their names as ids, and never change. A
  * prompt's pointers name labels by name, which is unique among the labels a workspace has.
  */
-import { Context, type Effect, type Option, Schema } from "effect"
+import { Context, type Effect, type Option, Schema, Struct } from "effect"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import { Description } from "../shared/Rules.ts"
 
 /** Labels every organisation has, which every new prompt points at its version 1. */
 export const BUILT_IN_LABELS = ["production", "staging", "development"] as const
@@ -37,6 +38,29 @@ export class Label extends Schema.Class<Label>("Label")({
   created_at: Schema.String,
   last_updated_at: Schema.String
 }) {}
+
+/** A label's own fields a request may give, each optional on an update. */
+const labelFields = {
+  ...Struct.pick(Label.fields, ["name"]),
+  description: Schema.optionalKey(Description),
+  color_code: Schema.optionalKey(ColorCode)
+}
+
+/** Where a new label goes: a workspace (by default the key's), or the whole organisation. */
+export const CreateLabel = Schema.Struct({
+  ...labelFields,
+  workspace_id: Schema.optionalKey(Schema.String),
+  organisation_id: Schema.optionalKey(Schema.String)
+})
+export type LabelInput = typeof CreateLabel.Type
+
+/** A new name, description or colour; null clears the description or the colour. */
+export const UpdateLabel = Schema.Struct({
+  name: Schema.optionalKey(Label.fields.name),
+  description: Schema.optionalKey(Schema.NullOr(Description)),
+  color_code: Schema.optionalKey(Label.fields.color_code)
+})
+export type LabelChange = typeof UpdateLabel.Type
 
 export class LabelStore extends Context.Service<LabelStore, {
   /** `Conflict` when the name is taken at the label's level (in its workspace, or among organisation labels). */

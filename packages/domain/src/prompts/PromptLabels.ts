@@ -15,24 +15,20 @@ import { Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } f
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
-import { BUILT_IN_LABELS, ColorCode, Label, LabelName, labelRequirement, LabelStore } from "./Label.ts"
+import {
+  BUILT_IN_LABELS,
+  ColorCode,
+  Label,
+  type LabelChange,
+  type LabelInput,
+  LabelName,
+  labelRequirement,
+  LabelStore
+} from "./Label.ts"
 import { type Prompt, PromptStore } from "./Prompt.ts"
 import type { RenderCache } from "./RenderCache.ts"
 
-export interface LabelInput {
-  readonly name: string
-  readonly description?: string | undefined
-  readonly color_code?: string | undefined
-  /** The label's workspace; without it, the organisation's when `organisation_id` is given, else the key's. */
-  readonly workspace_id?: string | undefined
-  readonly organisation_id?: string | undefined
-}
-
-export interface LabelChange {
-  readonly name?: string | undefined
-  readonly description?: string | null | undefined
-  readonly color_code?: string | null | undefined
-}
+export type { LabelChange, LabelInput } from "./Label.ts"
 
 type Failure = InvalidRequest | Forbidden | NotFound
 

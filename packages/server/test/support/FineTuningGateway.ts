@@ -2,8 +2,8 @@
  * A gateway for fine-tuning listings in tests: fake providers on 127.0.0.1, a workspace key allowed to
  * call and to store credentials, and the outbound network of `Outbound.ts`, so nothing leaves the machine.
  */
-import type { CreateConfig, CreateVirtualKey } from "@gateway-control/adapters-http/api"
 import type { GatewayControlClientShape } from "@gateway-control/client"
+import type { CreateConfig, CreateVirtualKey } from "@gateway-control/domain"
 import { randomBytes } from "node:crypto"
 import { providerRegistry } from "../../src/App.ts"
 import type { ApiCall } from "./ApiClient.ts"

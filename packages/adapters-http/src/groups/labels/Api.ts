@@ -1,5 +1,5 @@
-import { ColorCode, Label } from "@gateway-control/domain"
-import { Schema, Struct } from "effect"
+import { CreateLabel, Label, UpdateLabel } from "@gateway-control/domain"
+import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
 import {
@@ -7,33 +7,11 @@ import {
   createEndpoint,
   deleteByIdEndpoint,
   deletedOf,
-  Description,
   getByIdEndpoint,
   PagingQuery,
   updateEndpoint,
   v1Group
 } from "../Common.ts"
-
-/** A label's own fields a request may give, each optional on an update. */
-const labelFields = {
-  ...Struct.pick(Label.fields, ["name"]),
-  description: Schema.optionalKey(Description),
-  color_code: Schema.optionalKey(ColorCode)
-}
-
-/** Where a new label goes: a workspace (by default the key's), or the whole organisation. */
-export const CreateLabel = Schema.Struct({
-  ...labelFields,
-  workspace_id: Schema.optionalKey(Schema.String),
-  organisation_id: Schema.optionalKey(Schema.String)
-})
-
-/** A new name, description or colour; null clears the description or the colour. */
-export const UpdateLabel = Schema.Struct({
-  name: Schema.optionalKey(Label.fields.name),
-  description: Schema.optionalKey(Schema.NullOr(Description)),
-  color_code: Schema.optionalKey(Label.fields.color_code)
-})
 
 export const LabelDetails = Schema.Struct({ ...Label.fields, object: Schema.Literal("label") })
 

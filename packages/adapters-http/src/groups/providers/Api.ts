@@ -1,4 +1,12 @@
-import { GatewayConfig, JsonObject, VirtualKey } from "@gateway-control/domain"
+import {
+  CreateConfig,
+  CreateVirtualKey,
+  GatewayConfig,
+  JsonObject,
+  UpdateConfig,
+  UpdateVirtualKey,
+  VirtualKey
+} from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { BadGateway, CommonErrors, GatewayTimeout } from "../../ApiErrors.ts"
@@ -9,39 +17,6 @@ export const FineTuningJobList = Schema.Struct({
   data: Schema.Array(JsonObject),
   has_more: Schema.Boolean
 })
-
-/** A new credential's name, slug (made from the name when absent) and workspace (the caller's by default). */
-const credentialFields = {
-  ...Struct.pick(VirtualKey.fields, ["name"]),
-  slug: Schema.optionalKey(VirtualKey.fields.slug),
-  workspace_id: Schema.optionalKey(Schema.String)
-}
-
-export const CreateVirtualKey = Schema.Struct({
-  ...credentialFields,
-  ...Struct.pick(VirtualKey.fields, ["provider"]),
-  key: Schema.String,
-  custom_host: Schema.optionalKey(Schema.String)
-})
-
-export const CreateConfig = Schema.Struct({
-  ...credentialFields,
-  config: JsonObject.annotate({
-    description:
-      "provider + api_key, or virtual_key; optionally custom_host and request_timeout (ms). One target at most."
-  })
-})
-
-/** A new name, provider key, or custom host (null: the provider's base URL again). */
-export const UpdateVirtualKey = Schema.Struct({
-  ...Struct.map(Struct.pick(CreateVirtualKey.fields, ["name", "key"]), Schema.optionalKey),
-  custom_host: Schema.optionalKey(Schema.NullOr(Schema.String))
-})
-
-/** A new name, or a new config replacing the stored one whole (its api_key included). */
-export const UpdateConfig = Schema.Struct(
-  Struct.map(Struct.pick(CreateConfig.fields, ["name", "config"]), Schema.optionalKey)
-)
 
 const createdFields = Struct.pick(VirtualKey.fields, ["id", "slug"])
 

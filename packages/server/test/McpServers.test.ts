@@ -1,5 +1,5 @@
-import type { CreateMcpServer } from "@gateway-control/adapters-http/api"
 import type { GatewayControlClientShape } from "@gateway-control/client"
+import type { CreateMcpServer } from "@gateway-control/domain"
 import { McpIntegration, McpIntegrationStore, SERVER_CACHE_TTL_MS } from "@gateway-control/domain"
 import { Effect, Option } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"

@@ -26,25 +26,11 @@ import {
   McpIntegrationStore,
   mergeConfigurations,
   normalisedConfigurations,
-  SECRET_MAPPINGS_FIELD,
-  type SecretMapping
+  SECRET_MAPPINGS_FIELD
 } from "./Mcp.ts"
+import type { IntegrationInput } from "./McpInputs.ts"
 
-export interface IntegrationInput {
-  readonly name?: string | undefined
-  readonly url?: string | undefined
-  readonly auth_type?: McpIntegration["auth_type"] | undefined
-  readonly transport?: McpIntegration["transport"] | undefined
-  readonly slug?: string | undefined
-  readonly description?: string | undefined
-  readonly workspace_id?: string | undefined
-  readonly organisation_id?: string | undefined
-  readonly configurations?: Readonly<Record<string, unknown>> | undefined
-  readonly secret_mappings?: ReadonlyArray<SecretMapping> | undefined
-  readonly global_workspace_access?: boolean | undefined
-  readonly workspace_ids?: ReadonlyArray<string> | undefined
-  readonly new_capabilities_enabled?: boolean | undefined
-}
+export type { IntegrationInput } from "./McpInputs.ts"
 
 export interface IntegrationListRequest {
   readonly organisationId: string | undefined

@@ -24,15 +24,10 @@ import {
   McpServerStore,
   usableBy
 } from "./Mcp.ts"
+import type { ServerInput } from "./McpInputs.ts"
 import { checkLength, readable } from "./McpIntegrations.ts"
 
-export interface ServerInput {
-  readonly name: string
-  readonly mcp_integration_id: string
-  readonly workspace_id?: string | undefined
-  readonly description?: string | undefined
-  readonly slug?: string | undefined
-}
+export type { ServerInput } from "./McpInputs.ts"
 
 /**
  * How long a server read reuses what an id or slug resolved to (server and integration). Changes made through

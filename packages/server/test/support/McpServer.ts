@@ -3,8 +3,8 @@
  * first workspace (a service key and a user's key) and of the second (a service key).
  * Call `useMcpServer()` at the top of a test file; its accessors read the fixture once it has been made.
  */
-import type { CreateMcpIntegration } from "@gateway-control/adapters-http/api"
 import type { GatewayControlClientShape } from "@gateway-control/client"
+import type { CreateMcpIntegration } from "@gateway-control/domain"
 import { ApiKeys, type Scope } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll } from "vitest"

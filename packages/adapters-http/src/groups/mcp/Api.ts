@@ -1,4 +1,11 @@
-import { McpIntegration, McpIntegrationListStatus, McpServer } from "@gateway-control/domain"
+import {
+  CreateMcpIntegration,
+  CreateMcpServer,
+  McpIntegration,
+  McpIntegrationListStatus,
+  McpServer,
+  UpdateMcpIntegration
+} from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
@@ -27,40 +34,6 @@ export const McpServerView = Schema.Struct({
       Struct.pick(McpIntegration.fields, ["id", "slug", "status", "url", "transport", "auth_type", "configurations"])
     ).annotate({ description: "Present for service keys (organisation-service, workspace-service) only." })
   )
-})
-
-/** What a creation must say; an update may say any of it. */
-const requiredIntegrationFields = Struct.pick(McpIntegration.fields, ["name", "url", "auth_type", "transport"])
-
-const optionalIntegrationFields = {
-  ...Struct.map(
-    Struct.pick(McpIntegration.fields, [
-      "slug",
-      "configurations",
-      "secret_mappings",
-      "global_workspace_access",
-      "workspace_ids",
-      "new_capabilities_enabled"
-    ]),
-    Schema.optionalKey
-  ),
-  description: Schema.optionalKey(Schema.String),
-  workspace_id: Schema.optionalKey(Schema.String),
-  organisation_id: Schema.optionalKey(Schema.String)
-}
-
-export const CreateMcpIntegration = Schema.Struct({ ...requiredIntegrationFields, ...optionalIntegrationFields })
-
-export const UpdateMcpIntegration = Schema.Struct({
-  ...Struct.map(requiredIntegrationFields, Schema.optionalKey),
-  ...optionalIntegrationFields
-})
-
-export const CreateMcpServer = Schema.Struct({
-  ...Struct.pick(McpServer.fields, ["name", "mcp_integration_id"]),
-  ...Struct.map(Struct.pick(McpServer.fields, ["slug"]), Schema.optionalKey),
-  workspace_id: Schema.optionalKey(Schema.String),
-  description: Schema.optionalKey(Schema.String)
 })
 
 const CreatedMcpEntity = Schema.Struct(Struct.pick(McpIntegration.fields, ["id", "slug"]))

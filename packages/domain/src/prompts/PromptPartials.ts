@@ -9,27 +9,13 @@ import { InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
-import { Partial, type PartialStatus, PartialStore, PartialVersion } from "./Prompt.ts"
+import { Partial, PartialStore, PartialVersion } from "./Prompt.ts"
+import type { PartialChange, PartialInput } from "./PromptInputs.ts"
 import type { RenderCache } from "./RenderCache.ts"
 import { compilePartial } from "./TemplateCompiler.ts"
-import {
-  allowed,
-  type TemplateResourceInput,
-  type TemplateResources,
-  validateName,
-  validateTemplateText
-} from "./TemplateResources.ts"
+import { allowed, type TemplateResources, validateName, validateTemplateText } from "./TemplateResources.ts"
 
-export type PartialInput = TemplateResourceInput
-
-/** What an update may change: the template (a new version, published), and the partial's own fields. */
-export interface PartialChange {
-  readonly string?: string | undefined
-  readonly version_description?: string | undefined
-  readonly name?: string | undefined
-  readonly description?: string | null | undefined
-  readonly status?: PartialStatus | undefined
-}
+export type { PartialChange, PartialInput } from "./PromptInputs.ts"
 
 const PARTIAL = "prompt partial"
 

@@ -13,24 +13,13 @@ import { BUILT_IN_LABELS } from "./Label.ts"
 import { checkRequest, NULL_MEANS_DEFAULT } from "./ModelRequest.ts"
 import { noEscape, type RenderOptions, stepBudget } from "./Mustache.ts"
 import { Prompt, PromptLabel, PromptStore, type PromptType, PromptVersion } from "./Prompt.ts"
+import type { PromptInput } from "./PromptInputs.ts"
 import type { PromptLabels } from "./PromptLabels.ts"
 import type { RenderCache } from "./RenderCache.ts"
 import { compileVersion, parseMessages, renderValue } from "./TemplateCompiler.ts"
-import {
-  allowed,
-  type TemplateResourceInput,
-  type TemplateResources,
-  validateName,
-  validateTemplateText
-} from "./TemplateResources.ts"
+import { allowed, type TemplateResources, validateName, validateTemplateText } from "./TemplateResources.ts"
 
-export interface PromptInput extends TemplateResourceInput {
-  readonly parameters?: Readonly<Record<string, unknown>> | undefined
-  readonly model?: string | undefined
-  readonly type?: PromptType | undefined
-  readonly is_raw_template?: boolean | undefined
-  readonly template_metadata?: Readonly<Record<string, unknown>> | undefined
-}
+export type { PromptInput } from "./PromptInputs.ts"
 
 export interface PromptDetails {
   readonly prompt: Prompt

@@ -2,8 +2,8 @@
  * One test server per test file with prompt helpers: unique names, creating a prompt, rendering one.
  * Call `usePromptServer()` at the top of a test file; its helpers read the server once it has started.
  */
-import type { CreatePrompt } from "@gateway-control/adapters-http/api"
 import type { GatewayControlClientShape } from "@gateway-control/client"
+import type { CreatePrompt } from "@gateway-control/domain"
 import { afterAll, beforeAll } from "vitest"
 import { startTestServer, type TestServer } from "./TestServer.ts"
 

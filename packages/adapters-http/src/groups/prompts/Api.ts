@@ -1,58 +1,20 @@
-import { JsonObject, Label, Partial, PartialVersion, Prompt, PromptLabel, PromptVersion } from "@gateway-control/domain"
+import {
+  CreatePartial,
+  CreatePrompt,
+  JsonObject,
+  Label,
+  Partial,
+  PartialVersion,
+  Prompt,
+  PromptLabel,
+  PromptVersion,
+  UpdatePartial,
+  UpdatePrompt
+} from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import {
-  byRef,
-  createEndpoint,
-  deletedOf,
-  Description,
-  listEndpoint,
-  listOf,
-  updateEndpoint,
-  v1Group
-} from "../Common.ts"
-
-/** What a new version may say about itself. */
-const versionFields = { version_description: Schema.optionalKey(Description) }
-
-/** Where a new prompt or partial goes, and under which slug (made from the name when absent). */
-const placementFields = {
-  slug: Schema.optionalKey(Prompt.fields.slug),
-  workspace_id: Schema.optionalKey(Schema.String)
-}
-
-const promptFields = {
-  ...Struct.pick(Prompt.fields, ["name"]),
-  ...Struct.pick(PromptVersion.fields, ["string"]),
-  ...placementFields,
-  ...Struct.map(
-    Struct.pick(PromptVersion.fields, ["parameters", "type", "is_raw_template", "template_metadata"]),
-    Schema.optionalKey
-  ),
-  model: Schema.optionalKey(Schema.String),
-  ...versionFields
-}
-
-export const CreatePrompt = Schema.Struct(promptFields)
-export const UpdatePrompt = Schema.Struct({
-  ...promptFields,
-  ...Struct.map(Struct.pick(promptFields, ["name", "string"]), Schema.optionalKey)
-})
-
-export const CreatePartial = Schema.Struct({
-  ...Struct.pick(Partial.fields, ["name"]),
-  ...Struct.pick(PartialVersion.fields, ["string"]),
-  ...placementFields,
-  ...versionFields
-})
-/** A new template (a new version, published), and the partial's own fields; each optional. */
-export const UpdatePartial = Schema.Struct({
-  ...Struct.map(Struct.pick(PartialVersion.fields, ["string"]), Schema.optionalKey),
-  ...versionFields,
-  ...Struct.map(Struct.pick(Partial.fields, ["name", "status"]), Schema.optionalKey),
-  description: Schema.optionalKey(Schema.NullOr(Description))
-})
+import { byRef, createEndpoint, deletedOf, listEndpoint, listOf, updateEndpoint, v1Group } from "../Common.ts"
 
 const VersionRef = Schema.Struct({ version: PromptVersion.fields.version.check(Schema.isGreaterThanOrEqualTo(1)) })
 const PromptRef = { promptId: Schema.String }

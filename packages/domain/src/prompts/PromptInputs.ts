@@ -1,0 +1,54 @@
+/**
+ * What a caller gives to create or change a prompt or a partial: one schema per use case, derived from the
+ * entities (Prompt.ts), in the API's casing. The HTTP API takes them as its payloads and the use cases
+ * (PromptTemplates.ts, PromptPartials.ts) as their inputs.
+ */
+import { Schema, Struct } from "effect"
+import { Description } from "../shared/Rules.ts"
+import { Partial, PartialVersion, Prompt, PromptVersion } from "./Prompt.ts"
+
+/** What a new version may say about itself. */
+const versionFields = { version_description: Schema.optionalKey(Description) }
+
+/** Where a new prompt or partial goes, and under which slug (made from the name when absent). */
+const placementFields = {
+  slug: Schema.optionalKey(Prompt.fields.slug),
+  workspace_id: Schema.optionalKey(Schema.String)
+}
+
+const promptFields = {
+  ...Struct.pick(Prompt.fields, ["name"]),
+  ...Struct.pick(PromptVersion.fields, ["string"]),
+  ...placementFields,
+  ...Struct.map(
+    Struct.pick(PromptVersion.fields, ["parameters", "type", "is_raw_template", "template_metadata"]),
+    Schema.optionalKey
+  ),
+  model: Schema.optionalKey(Schema.String),
+  ...versionFields
+}
+
+export const CreatePrompt = Schema.Struct(promptFields)
+export const UpdatePrompt = Schema.Struct({
+  ...promptFields,
+  ...Struct.map(Struct.pick(promptFields, ["name", "string"]), Schema.optionalKey)
+})
+
+export const CreatePartial = Schema.Struct({
+  ...Struct.pick(Partial.fields, ["name"]),
+  ...Struct.pick(PartialVersion.fields, ["string"]),
+  ...placementFields,
+  ...versionFields
+})
+/** A new template (a new version, published), and the partial's own fields; each optional. */
+export const UpdatePartial = Schema.Struct({
+  ...Struct.map(Struct.pick(PartialVersion.fields, ["string"]), Schema.optionalKey),
+  ...versionFields,
+  ...Struct.map(Struct.pick(Partial.fields, ["name", "status"]), Schema.optionalKey),
+  description: Schema.optionalKey(Schema.NullOr(Description))
+})
+
+/** A prompt's fields as a create or an update gives them (an update's are all optional). */
+export type PromptInput = typeof UpdatePrompt.Type
+export type PartialInput = typeof CreatePartial.Type
+export type PartialChange = typeof UpdatePartial.Type

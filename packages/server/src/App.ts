@@ -10,6 +10,7 @@ import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
   Audit,
+  AuditLogs,
   AuditedUseCase,
   Bootstrap,
   type BootstrapInput,
@@ -24,6 +25,7 @@ import {
   McpSettings,
   Prompts,
   ProviderRegistry,
+  Readiness,
   RenderLimits,
   type RenderLimitsShape,
   runHealthChecks,
@@ -155,6 +157,8 @@ export const layerDomain = <ROut, E, E2 = never>(
     McpConnectivity.layer,
     McpDirectory.layer,
     FineTuning.layer,
+    AuditLogs.layer,
+    Readiness.layer,
     layerTransitionSweep
   ).pipe(
     Layer.provideMerge(layerMcp(mcp, providers.connector)),

@@ -8,7 +8,13 @@
  * route (groups/prompts/RenderRoute.ts), which skips HttpApi's per-request decoding. It is built once per layer
  * and adds no allocation per request beyond the admission's own.
  */
-import { ApiKeys, AuditedUseCase, type Principal, type Unauthenticated } from "@gateway-control/domain"
+import {
+  ApiKeys,
+  AuditedUseCase,
+  type Principal,
+  type RateLimited,
+  type Unauthenticated
+} from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import { domainErrorResponse, rateLimitedResponse, withRateLimitHeaders } from "./ApiErrors.ts"
@@ -33,28 +39,36 @@ export const makeAdmission = Effect.gen(function*() {
   const apiKeys = yield* ApiKeys
   const refusals = makeRefusalRecorder(yield* AuditedUseCase)
 
-  /** A missing, unknown, revoked or expired key: its 401, after its record where the endpoint keeps one. */
-  const unauthenticated = (error: Unauthenticated, endpoint: AdmittedEndpoint) =>
-    Effect.as(refusals.unauthenticated(error, endpoint, endpoint.unauthenticatedRefusals), domainErrorResponse(error))
-
   /**
-   * Runs `respond` as the principal `key` stands for, or answers the refusal. `respond`'s own failures pass
-   * through untouched: each path maps them to the envelope its own way (HttpApi encodes them; render maps
-   * them before this).
+   * The admission of one endpoint. Built once per endpoint where it can be (render's, at start), so a request
+   * pays for its key's admission and nothing else.
    */
-  const admit = <E, R>(
-    key: Redacted.Redacted<string>,
-    endpoint: AdmittedEndpoint,
-    respond: (principal: Principal) => Effect.Effect<Response, E, R>
-  ): Effect.Effect<Response, E, R> =>
-    Effect.matchEffect(apiKeys.admit(key), {
-      onFailure: (error) =>
-        error._tag === "RateLimited" ? Effect.succeed(rateLimitedResponse(error)) : unauthenticated(error, endpoint),
-      onSuccess: ({ principal, rateLimit }) =>
-        rateLimit === undefined
-          ? respond(principal)
-          : Effect.map(respond(principal), (response) => withRateLimitHeaders(response, rateLimit))
-    })
+  const endpointAdmission = (endpoint: AdmittedEndpoint) => {
+    // A missing, unknown, revoked or expired key answers 401, after its record where the endpoint keeps one.
+    const refuse = (error: Unauthenticated | RateLimited) =>
+      error._tag === "RateLimited"
+        ? Effect.succeed(rateLimitedResponse(error))
+        : Effect.as(
+          refusals.unauthenticated(error, endpoint, endpoint.unauthenticatedRefusals),
+          domainErrorResponse(error)
+        )
+    /**
+     * Runs `respond` as the principal `key` stands for, or answers the refusal. `respond`'s own failures pass
+     * through untouched: each path maps them to the envelope its own way (HttpApi encodes them; render maps
+     * them before this).
+     */
+    return <E, R>(
+      key: Redacted.Redacted<string>,
+      respond: (principal: Principal) => Effect.Effect<Response, E, R>
+    ): Effect.Effect<Response, E, R> =>
+      Effect.matchEffect(apiKeys.admit(key), {
+        onFailure: refuse,
+        onSuccess: ({ principal, rateLimit }) =>
+          rateLimit === undefined
+            ? respond(principal)
+            : Effect.map(respond(principal), (response) => withRateLimitHeaders(response, rateLimit))
+      })
+  }
 
-  return { admit, decodingRefusals: refusals.decodingRefusals }
+  return { endpointAdmission, decodingRefusals: refusals.decodingRefusals }
 })

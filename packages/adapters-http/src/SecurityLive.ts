@@ -18,9 +18,13 @@ export const ApiKeyAuthLive = Layer.effect(
     return ApiKeyAuth.of({
       serviceApiKey: (httpEffect, { credential, endpoint, group }) => {
         const ref = { endpoint, group, unauthenticatedRefusals: "every" } as const
+        const admitted = admission.endpointAdmission(ref)
         const admit = (key: Redacted.Redacted<string>) =>
-          admission.admit(key, ref, (principal) =>
-            Effect.provideService(admission.decodingRefusals(httpEffect, principal, ref), CurrentPrincipal, principal))
+          admitted(
+            key,
+            (principal) =>
+              Effect.provideService(admission.decodingRefusals(httpEffect, principal, ref), CurrentPrincipal, principal)
+          )
         // HttpApi decodes `x-service-api-key` alone: without it, the key may come in Portkey's spelling. A missing
         // key arrives as an empty credential, which `admit` rejects.
         return Redacted.value(credential) !== ""

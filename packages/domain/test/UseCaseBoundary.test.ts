@@ -28,7 +28,8 @@ const storePorts = (): Array<string> => {
 /** What no edge may hold: the store ports, the audit log's writer, and the ports' union itself. */
 const forbidden = (): ReadonlySet<string> => new Set([...storePorts(), "Audit", "StorePorts"])
 
-const DOMAIN_IMPORT = /(?:import|export)\s+(type\s+)?(\*\s+as\s+(\w+)|\{([^}]*)\})\s*from\s*["']@gateway-control\/domain["']/g
+const DOMAIN_IMPORT =
+  /(?:import|export)\s+(type\s+)?(\*\s+as\s+(\w+)|\{([^}]*)\})\s*from\s*["']@gateway-control\/domain["']/g
 
 /**
  * The domain's names a source text uses: its named imports (`type` ones too: a type names the port as much),
@@ -83,7 +84,14 @@ describe("store-changing ports are reached only through the domain's use cases",
       `import * as D from "@gateway-control/domain"`,
       `const x = D.LabelStore`
     ].join("\n")
-    expect(domainNamesIn(text)).toEqual(["ApiKeys", "Audit", "StoreTransaction", "Prompts", "PromptStore", "LabelStore"])
+    expect(domainNamesIn(text)).toEqual([
+      "ApiKeys",
+      "Audit",
+      "StoreTransaction",
+      "Prompts",
+      "PromptStore",
+      "LabelStore"
+    ])
   })
 
   it("the HTTP adapter imports neither Audit, StoreTransaction nor any store port", () => {

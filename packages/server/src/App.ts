@@ -10,8 +10,8 @@ import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
   Audit,
-  AuditLogs,
   AuditedUseCase,
+  AuditLogs,
   Bootstrap,
   type BootstrapInput,
   Configs,

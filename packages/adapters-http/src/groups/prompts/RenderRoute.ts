@@ -68,7 +68,7 @@ const RENDER_ENDPOINT: AdmittedEndpoint = {
 
 export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
   HttpRouter.use(Effect.fnUntraced(function*(router) {
-    const admission = yield* makeAdmission
+    const admit = (yield* makeAdmission).endpointAdmission(RENDER_ENDPOINT)
     const prompts = yield* Prompts
     // Plain combinators rather than a generator: this runs on every render.
     const render = (request: HttpServerRequest.HttpServerRequest, principal: Principal) =>
@@ -82,12 +82,15 @@ export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
         )
       })
     const handler = (request: HttpServerRequest.HttpServerRequest) =>
-      admission.admit(
+      admit(
         presentedApiKey(request.headers),
-        RENDER_ENDPOINT,
         // Refusals of the render itself are answered here, so a limited key's carry its limit's headers too.
-        (principal) => Effect.catchIf(render(request, principal), isDomainError, (error) =>
-          Effect.succeed(domainErrorResponse(error)))
+        (principal) =>
+          Effect.catchIf(
+            render(request, principal),
+            isDomainError,
+            (error) => Effect.succeed(domainErrorResponse(error))
+          )
       )
     yield* router.add("POST", RENDER_PATH, handler)
   }))

@@ -11,6 +11,7 @@ import {
   ApiKeys,
   Audit,
   AuditedUseCase,
+  AuditLogs,
   Bootstrap,
   type BootstrapInput,
   Configs,
@@ -24,6 +25,7 @@ import {
   McpSettings,
   Prompts,
   ProviderRegistry,
+  Readiness,
   RenderLimits,
   type RenderLimitsShape,
   runHealthChecks,
@@ -155,6 +157,8 @@ export const layerDomain = <ROut, E, E2 = never>(
     McpConnectivity.layer,
     McpDirectory.layer,
     FineTuning.layer,
+    AuditLogs.layer,
+    Readiness.layer,
     layerTransitionSweep
   ).pipe(
     Layer.provideMerge(layerMcp(mcp, providers.connector)),

@@ -1,13 +1,16 @@
 /**
  * Audit records for mutating calls refused before any handler ran: a missing, unknown, revoked or expired
- * key (401; on render, a revoked or expired one only), and a request whose parameters or body do not decode or break the input rules (400). Like every audit record, they fail
- * closed: when one cannot be written the caller gets a 500 instead of the refusal.
+ * key (401; on render, a revoked or expired one only), and a request whose parameters or body do not decode or
+ * break the input rules (400). The domain writes them (`AuditedUseCase.refused`, which reads the request's
+ * origin from `RequestContext`); this module only decides which refusals are recorded and what they say. Like
+ * every audit record, they fail closed: when one cannot be written the caller gets a 500 instead of the refusal.
  */
 import {
-  type Audit,
   type AuditActor,
+  type AuditedUseCase,
   type Principal,
   RequestContext,
+  type RequestContextShape,
   type Unauthenticated
 } from "@gateway-control/domain"
 import { Effect } from "effect"
@@ -54,51 +57,46 @@ const sentBody = Effect.gen(function*() {
   }
 })
 
-export const makeRefusalRecorder = (audit: Audit["Service"]) => {
+/** Which unauthenticated calls an endpoint records: every one, or only those of a known (revoked, expired) key. */
+export type UnauthenticatedRefusals = "every" | "knownKeysOnly"
+
+const edgeMissing = Effect.die(new Error("No request context: the edge middleware is not installed"))
+
+export const makeRefusalRecorder = (useCases: AuditedUseCase["Service"]) => {
   const record = (
     ref: EndpointRef,
     refusal: {
-      readonly actor: AuditActor
+      readonly actor: Principal | AuditActor
       readonly workspaceId: string | null
       readonly status: number
       readonly body: unknown
       readonly unreadable: boolean
     }
   ) =>
-    // The edge provides the request's context to every route; read from the fiber so the middleware needs no more.
-    RequestContext.use((info) => {
-      if (info.channel !== "http") {
-        return Effect.die(new Error("No request context: the edge middleware is not installed"))
-      }
-      const { action, resourceType } = auditedEndpoint(
-        ref.group.identifier,
-        ref.endpoint.identifier,
-        ref.endpoint.method
-      )
-      return Effect.asVoid(audit.record({
+    // The edge provides the request's context to every route; without it the record would name no request.
+    RequestContext.use((info: RequestContextShape) =>
+      info.channel !== "http" ? edgeMissing : useCases.refused({
+        useCase: auditedEndpoint(ref.group.identifier, ref.endpoint.identifier, ref.endpoint.method),
         actor: refusal.actor,
         workspaceId: refusal.workspaceId,
-        action,
-        resourceType,
-        resourceId: null,
-        method: info.method,
-        uri: info.uri,
-        requestId: info.requestId ?? "",
-        requestBody: refusal.body,
-        requestBodyUnreadable: refusal.unreadable,
-        responseStatusCode: refusal.status,
-        clientIp: info.clientIp
-      }))
-    })
+        status: refusal.status,
+        body: refusal.body,
+        bodyUnreadable: refusal.unreadable
+      })
+    )
 
   /**
    * Records a mutating call refused for want of a usable key. A known key (revoked, expired) files it under
-   * that key's organisation; otherwise it belongs to no organisation. The body of a caller nobody knows is
-   * not read.
+   * that key's organisation; otherwise it belongs to no organisation, and is recorded only where `which` is
+   * `every`: render's lean route records known keys only, as a stranger's flood would otherwise write to the
+   * store at its own rate. The body of a caller nobody knows is not read. A refusal path: a call that is let
+   * through costs nothing more.
    */
-  const unauthenticated = (error: Unauthenticated, ref: EndpointRef) => {
-    if (!MUTATING_METHODS.has(ref.endpoint.method)) return Effect.void
+  const unauthenticated = (error: Unauthenticated, ref: EndpointRef, which: UnauthenticatedRefusals) => {
     const key = error.knownKey
+    if (!MUTATING_METHODS.has(ref.endpoint.method) || (key === undefined && which === "knownKeysOnly")) {
+      return Effect.void
+    }
     return record(ref, {
       actor: key === undefined
         ? { organisationId: null, keyId: null, userId: null }
@@ -110,14 +108,6 @@ export const makeRefusalRecorder = (audit: Audit["Service"]) => {
     })
   }
 
-  /**
-   * Records a call refused for a known key that is no longer usable (revoked, expired), and nothing for an
-   * unknown or missing one: render's lean route, where a stranger's flood would otherwise write to the store
-   * at its own rate. A refusal path: a call that is let through costs nothing more.
-   */
-  const knownKeyRefused = (error: Unauthenticated, ref: EndpointRef) =>
-    error.knownKey === undefined ? Effect.void : unauthenticated(error, ref)
-
   /** The endpoint, with a record for each mutating call refused because its request does not decode or breaks the input rules. */
   const decodingRefusals = <A, E, R>(httpEffect: Effect.Effect<A, E, R>, principal: Principal, ref: EndpointRef) =>
     MUTATING_METHODS.has(ref.endpoint.method)
@@ -128,5 +118,5 @@ export const makeRefusalRecorder = (audit: Audit["Service"]) => {
             record(ref, { actor: principal, workspaceId: principal.workspaceId, status: 400, body, unreadable })))
       : httpEffect
 
-  return { unauthenticated, knownKeyRefused, decodingRefusals }
+  return { unauthenticated, decodingRefusals }
 }

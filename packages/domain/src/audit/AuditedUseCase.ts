@@ -16,7 +16,7 @@ import { Audit } from "./AuditLog.ts"
 import { recordedStatusOf, successStatusOf } from "./AuditOutcome.ts"
 import type { AuditActor } from "./AuditRecord.ts"
 import { RequestContext, type RequestContextShape } from "./RequestContext.ts"
-import { USE_CASES, type UseCaseName } from "./UseCases.ts"
+import { USE_CASES, type UseCaseName, type UseCaseRecord } from "./UseCases.ts"
 
 export interface UseCaseSpec<A> {
   readonly useCase: UseCaseName
@@ -33,6 +33,23 @@ export interface UseCaseSpec<A> {
   readonly body: unknown
   /** The body recorded on success, when it should also say what the use case decided (who created a key). */
   readonly successBody?: ((result: A) => unknown) | undefined
+}
+
+/**
+ * A call refused before any use case ran: no usable key, or a request that does not decode or breaks the
+ * input rules. Only the edge that refused it knows it happened, so it hands the domain what the record says.
+ */
+export interface RefusalSpec {
+  /** The use case the call would have run; an entry of its own for a call that names none of the table's. */
+  readonly useCase: UseCaseName | UseCaseRecord
+  readonly actor: Principal | AuditActor
+  readonly workspaceId: string | null
+  /** The status the refusal answers with. */
+  readonly status: number
+  /** The body as sent, or null when it was not read (a caller nobody knows). */
+  readonly body: unknown
+  /** True when the body could not be read as JSON and is left out. */
+  readonly bodyUnreadable?: boolean | undefined
 }
 
 /**
@@ -65,7 +82,7 @@ const actorOf = (actor: Principal | AuditActor): AuditActor => ({
 const workspaceOf = (actor: Principal | AuditActor): string | null => "workspaceId" in actor ? actor.workspaceId : null
 
 /** What the record says of where the call came from. */
-const origin = (context: RequestContextShape, useCase: UseCaseName) => {
+const origin = (context: RequestContextShape, useCase: string) => {
   switch (context.channel) {
     case "http":
       return { method: context.method, uri: context.uri }
@@ -94,6 +111,11 @@ export class AuditedUseCase extends Context.Service<
       outside: Effect.Effect<P, E1, R1>,
       change: (prepared: P) => Effect.Effect<A, E2, R2>
     ) => Effect.Effect<A, E1 | E2, R1 | R2>
+    /**
+     * Records a call refused before any use case ran, with the origin `RequestContext` gives, in a unit of work
+     * of its own. Fails closed like every record: a record that cannot be written is a defect.
+     */
+    readonly refused: (refusal: RefusalSpec) => Effect.Effect<void>
   }
 >()("@gateway-control/AuditedUseCase") {
   static readonly layer = Layer.effect(
@@ -150,7 +172,28 @@ export class AuditedUseCase extends Context.Service<
       const run = <A, E, R>(spec: UseCaseSpec<NoInfer<A>>, change: Effect.Effect<A, E, R>) =>
         runSteps(spec, Effect.void, () => change)
 
-      return AuditedUseCase.of({ run, runSteps })
+      const refused = (refusal: RefusalSpec) =>
+        RequestContext.use((context) => {
+          const named = typeof refusal.useCase === "string"
+          const { action, resourceType } = named ? USE_CASES[refusal.useCase] : refusal.useCase
+          const { method, uri } = origin(context, named ? refusal.useCase : `${resourceType}.${action}`)
+          return Effect.asVoid(audit.record({
+            actor: actorOf(refusal.actor),
+            workspaceId: refusal.workspaceId,
+            action,
+            resourceType,
+            resourceId: null,
+            method,
+            uri,
+            requestId: context.requestId ?? crypto.uuid(),
+            requestBody: refusal.body,
+            requestBodyUnreadable: refusal.bodyUnreadable,
+            responseStatusCode: refusal.status,
+            clientIp: context.clientIp
+          }))
+        })
+
+      return AuditedUseCase.of({ run, runSteps, refused })
     })
   )
 }

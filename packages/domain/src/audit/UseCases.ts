@@ -2,7 +2,7 @@
  * Every administrative use case, in the audit log's terms: the action a record names and the type of resource
  * it changes. A use case's name is the one its HTTP endpoint carries (`group.endpoint`), so a record, a
  * domain method and an endpoint are found by one search. The audited use case (AuditedUseCase.ts) reads its
- * record's action here; the HTTP adapter reads it for calls refused before any use case ran.
+ * record's action here, and so does `AuditedUseCase.refused` for calls an edge refused before any use case ran.
  */
 export interface UseCaseRecord {
   readonly action: string
@@ -29,7 +29,7 @@ const USE_CASE_TABLE = {
   "prompts.setLabel": { action: "label", resourceType: "prompt" },
   "prompts.setVersionLabel": { action: "label", resourceType: "prompt" },
   "prompts.delete": { action: "delete", resourceType: "prompt" },
-  // Not a change: only its refusals of a known key (revoked, expired) are recorded (auditRefusals.ts).
+  // Not a change: only its refusals of a known key (revoked, expired) are recorded (adapters-http Admission.ts).
   "promptRendering.render": { action: "render", resourceType: "prompt" },
   "labels.create": { action: "create", resourceType: "label" },
   "labels.update": { action: "update", resourceType: "label" },

@@ -1,4 +1,4 @@
-import { Audit } from "@gateway-control/domain"
+import { AuditLogs } from "@gateway-control/domain"
 import { DateTime, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
@@ -11,11 +11,11 @@ const instant = (value: DateTime.Utc | undefined) => value === undefined ? undef
 export const AuditLogsHandlers = HttpApiBuilder.group(
   GatewayApi,
   "auditLogs",
-  withService(Audit, (handlers, audit) =>
+  withService(AuditLogs, (handlers, auditLogs) =>
     handlers.handleAll({
       list: ({ query }) =>
         pageAsCaller(query, (principal, request) =>
-          audit.list(principal, {
+          auditLogs.list(principal, {
             startTime: instant(query.start_time),
             endTime: instant(query.end_time),
             workspaceId: query.workspace_id,

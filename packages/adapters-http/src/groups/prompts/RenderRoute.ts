@@ -2,25 +2,18 @@
  * `POST /v1/prompts/{promptId}/render`, served straight on the router instead of through HttpApi's endpoint
  * pipeline. It is the service's hot path: measured on one core, HttpApi's per-endpoint decoding, security
  * middleware and encoding cost more than the render itself (see README "Performance"). The route keeps the
- * contract the API definition documents (`PromptRenderGroup` in Api.ts beside it): the same key check, the same
- * envelope for every failure, the same body limits (the edge checks the declared length before this runs).
+ * contract the API definition documents (`PromptRenderGroup` in Api.ts beside it): the same admission as every
+ * other endpoint (Admission.ts: key, rate limit, refusal records), the same envelope for every failure, the
+ * same input rules and body limits (the edge checks the declared length before this runs).
  */
-import { ApiKeys, Audit, jsonProblem, Prompts, type Rendered } from "@gateway-control/domain"
+import { jsonProblem, type Principal, Prompts, type Rendered } from "@gateway-control/domain"
 import { Effect } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import {
-  type DomainError,
-  domainErrorResponse,
-  errorResponse,
-  isDomainError,
-  rateLimitedResponse,
-  withRateLimitHeaders
-} from "../../ApiErrors.ts"
-import { makeRefusalRecorder } from "../../internal/auditRefusals.ts"
+import { type AdmittedEndpoint, makeAdmission, presentedApiKey } from "../../Admission.ts"
+import { domainErrorResponse, errorResponse, isDomainError } from "../../ApiErrors.ts"
 import { readBodyText } from "../../internal/bodyText.ts"
 import { encodedHeaderList } from "../../internal/headerList.ts"
-import { presentedApiKey } from "../../SecurityLive.ts"
 
 export const RENDER_PATH = "/v1/prompts/:promptId/render"
 
@@ -63,40 +56,41 @@ const respond = (rendered: Rendered) => {
   return HttpServerResponse.jsonUnsafe({ success: true, data: rendered.data }, { headers })
 }
 
-/** The render endpoint as the audit log names it (`auditedEndpoints.ts`). */
-const RENDER_ENDPOINT = { group: { identifier: "promptRendering" }, endpoint: { identifier: "render", method: "POST" } }
+/**
+ * The render endpoint as the audit log names it (`auditedEndpoints.ts`). Only a known key's 401 is recorded:
+ * a stranger's flood of renders would otherwise write to the store at its own rate.
+ */
+const RENDER_ENDPOINT: AdmittedEndpoint = {
+  group: { identifier: "promptRendering" },
+  endpoint: { identifier: "render", method: "POST" },
+  unauthenticatedRefusals: "knownKeysOnly"
+}
 
 export const layerRenderRoute = (options: { readonly maxBodyBytes: number }) =>
   HttpRouter.use(Effect.fnUntraced(function*(router) {
-    const apiKeys = yield* ApiKeys
+    const admit = (yield* makeAdmission).endpointAdmission(RENDER_ENDPOINT)
     const prompts = yield* Prompts
-    const refusals = makeRefusalRecorder(yield* Audit)
-    // A known key's 401 is recorded as on every other route (fail closed: no record, no refusal but a 500).
-    const refused = (error: DomainError) =>
-      error._tag === "Unauthenticated"
-        ? Effect.as(refusals.knownKeyRefused(error, RENDER_ENDPOINT), domainErrorResponse(error))
-        : Effect.succeed(domainErrorResponse(error))
     // Plain combinators rather than a generator: this runs on every render.
+    const render = (request: HttpServerRequest.HttpServerRequest, principal: Principal) =>
+      Effect.flatMap(readBodyText(request, options.maxBodyBytes), (text) => {
+        if (typeof text !== "string") return Effect.succeed(text)
+        const body = parseBody(text)
+        if (HttpServerResponse.isHttpServerResponse(body)) return Effect.succeed(body)
+        return Effect.flatMap(
+          HttpRouter.params,
+          (params) => Effect.map(prompts.render(principal, params.promptId ?? "", body), respond)
+        )
+      })
     const handler = (request: HttpServerRequest.HttpServerRequest) =>
-      apiKeys.admit(presentedApiKey(request.headers)).pipe(
-        Effect.flatMap(({ principal, rateLimit }) => {
-          const rendered = Effect.flatMap(readBodyText(request, options.maxBodyBytes), (text) => {
-            if (typeof text !== "string") return Effect.succeed(text)
-            const body = parseBody(text)
-            if (HttpServerResponse.isHttpServerResponse(body)) return Effect.succeed(body)
-            return Effect.flatMap(
-              HttpRouter.params,
-              (params) => Effect.map(prompts.render(principal, params.promptId ?? "", body), respond)
-            )
-          })
-          // A limited key's answers, refusals included, say what is left of its limit.
-          return rateLimit === undefined ? rendered : rendered.pipe(
-            Effect.catchIf(isDomainError, (error) => Effect.succeed(domainErrorResponse(error))),
-            Effect.map((response) => withRateLimitHeaders(response, rateLimit))
+      admit(
+        presentedApiKey(request.headers),
+        // Refusals of the render itself are answered here, so a limited key's carry its limit's headers too.
+        (principal) =>
+          Effect.catchIf(
+            render(request, principal),
+            isDomainError,
+            (error) => Effect.succeed(domainErrorResponse(error))
           )
-        }),
-        Effect.catchIf(isDomainError, (error) => refused(error)),
-        Effect.catchTag("RateLimited", (error) => Effect.succeed(rateLimitedResponse(error)))
       )
     yield* router.add("POST", RENDER_PATH, handler)
   }))

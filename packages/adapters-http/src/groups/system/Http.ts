@@ -1,4 +1,4 @@
-import { StoreTransaction } from "@gateway-control/domain"
+import { Readiness } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
@@ -10,12 +10,11 @@ const ok = { status: "ok" } as const
 export const SystemHandlers = HttpApiBuilder.group(
   GatewayApi,
   "system",
-  withService(StoreTransaction, (handlers, store) =>
+  withService(Readiness, (handlers, readiness) =>
     handlers.handleAll({
       healthz: () => Effect.succeed(ok),
       readyz: () =>
-        store.ping.pipe(
-          Effect.timeout("2 seconds"),
+        readiness.check.pipe(
           Effect.as(ok),
           Effect.catchCause(() => Effect.fail(serviceUnavailable("The store does not answer.")))
         )

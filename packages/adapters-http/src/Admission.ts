@@ -1,0 +1,74 @@
+/**
+ * The one admission of `/v1`: the key a request presents → `ApiKeys.admit` → the caller's principal, or the
+ * refusal as its envelope (401, recorded in the audit log for a mutating call; 429 with the limit's headers,
+ * not recorded: recording every refused call would write to the store at the rate the limit exists to hold
+ * back). A limited key's admitted answers carry what is left of its limit.
+ *
+ * Both paths in use it: the HttpApi security middleware (`ApiKeyAuthLive`, SecurityLive.ts) and the lean render
+ * route (groups/prompts/RenderRoute.ts), which skips HttpApi's per-request decoding. It is built once per layer
+ * and adds no allocation per request beyond the admission's own.
+ */
+import {
+  ApiKeys,
+  AuditedUseCase,
+  type Principal,
+  type RateLimited,
+  type Unauthenticated
+} from "@gateway-control/domain"
+import { Effect, Redacted } from "effect"
+import type { HttpServerResponse } from "effect/http"
+import { domainErrorResponse, rateLimitedResponse, withRateLimitHeaders } from "./ApiErrors.ts"
+import { aliasedHeader } from "./HeaderAliases.ts"
+import { type EndpointRef, makeRefusalRecorder, type UnauthenticatedRefusals } from "./internal/auditRefusals.ts"
+import { API_KEY_HEADER } from "./Security.ts"
+
+export type { EndpointRef, UnauthenticatedRefusals }
+
+/** The key a request presents, in either spelling of the header; empty when it presents none. */
+export const presentedApiKey = (headers: Readonly<Record<string, string | undefined>>) =>
+  Redacted.make(aliasedHeader(headers, API_KEY_HEADER) ?? "")
+
+/** An endpoint as admission sees it: what its refusals are recorded as, and which unauthenticated ones are. */
+export interface AdmittedEndpoint extends EndpointRef {
+  readonly unauthenticatedRefusals: UnauthenticatedRefusals
+}
+
+type Response = HttpServerResponse.HttpServerResponse
+
+export const makeAdmission = Effect.gen(function*() {
+  const apiKeys = yield* ApiKeys
+  const refusals = makeRefusalRecorder(yield* AuditedUseCase)
+
+  /**
+   * The admission of one endpoint. Built once per endpoint where it can be (render's, at start), so a request
+   * pays for its key's admission and nothing else.
+   */
+  const endpointAdmission = (endpoint: AdmittedEndpoint) => {
+    // A missing, unknown, revoked or expired key answers 401, after its record where the endpoint keeps one.
+    const refuse = (error: Unauthenticated | RateLimited) =>
+      error._tag === "RateLimited"
+        ? Effect.succeed(rateLimitedResponse(error))
+        : Effect.as(
+          refusals.unauthenticated(error, endpoint, endpoint.unauthenticatedRefusals),
+          domainErrorResponse(error)
+        )
+    /**
+     * Runs `respond` as the principal `key` stands for, or answers the refusal. `respond`'s own failures pass
+     * through untouched: each path maps them to the envelope its own way (HttpApi encodes them; render maps
+     * them before this).
+     */
+    return <E, R>(
+      key: Redacted.Redacted<string>,
+      respond: (principal: Principal) => Effect.Effect<Response, E, R>
+    ): Effect.Effect<Response, E, R> =>
+      Effect.matchEffect(apiKeys.admit(key), {
+        onFailure: refuse,
+        onSuccess: ({ principal, rateLimit }) =>
+          rateLimit === undefined
+            ? respond(principal)
+            : Effect.map(respond(principal), (response) => withRateLimitHeaders(response, rateLimit))
+      })
+  }
+
+  return { endpointAdmission, decodingRefusals: refusals.decodingRefusals }
+})

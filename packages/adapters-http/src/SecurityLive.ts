@@ -6,7 +6,13 @@
 import { ApiKeys, Audit, CurrentPrincipal } from "@gateway-control/domain"
 import { Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { rateLimitedResponse, unauthenticatedMessage, unauthorized, withRateLimitHeaders } from "./ApiErrors.ts"
+import {
+  rateLimitedResponse,
+  storeUnavailable,
+  unauthenticatedMessage,
+  unauthorized,
+  withRateLimitHeaders
+} from "./ApiErrors.ts"
 import { aliasedHeader } from "./HeaderAliases.ts"
 import { makeRefusalRecorder } from "./internal/auditRefusals.ts"
 import { API_KEY_HEADER, ApiKeyAuth } from "./Security.ts"
@@ -37,6 +43,9 @@ export const ApiKeyAuthLive = Layer.effect(
           onFailure: (error) =>
             error._tag === "RateLimited"
               ? Effect.succeed(rateLimitedResponse(error))
+              // The key could not be looked up: no refusal to record, and none to make; 503, retry later.
+              : error._tag === "StoreError"
+              ? Effect.fail(storeUnavailable(error))
               : Effect.andThen(
                 refusals.unauthenticated(error, { endpoint, group }),
                 Effect.fail(unauthorized(unauthenticatedMessage(error)))

@@ -1,7 +1,7 @@
 /**
  * Audit records for mutating calls refused before any handler ran: a missing, unknown, revoked or expired
  * key (401; on render, a revoked or expired one only), and a request whose parameters or body do not decode or break the input rules (400). Like every audit record, they fail
- * closed: when one cannot be written the caller gets a 500 instead of the refusal.
+ * closed: when one cannot be written the caller gets a 503 (store unavailable) or a 500 instead of the refusal.
  */
 import {
   type Audit,
@@ -13,6 +13,7 @@ import {
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
+import { storeUnavailable } from "../ApiErrors.ts"
 import { isInputRefusal } from "../InputRulesLive.ts"
 import { auditedEndpoint, MUTATING_METHODS } from "./auditedEndpoints.ts"
 
@@ -88,7 +89,10 @@ export const makeRefusalRecorder = (audit: Audit["Service"]) => {
         requestBodyUnreadable: refusal.unreadable,
         responseStatusCode: refusal.status,
         clientIp: info.clientIp
-      }))
+      })).pipe(
+        // A store that cannot take the record answers the call with 503 (retry later) in the refusal's place.
+        Effect.mapError(storeUnavailable)
+      )
     })
 
   /**

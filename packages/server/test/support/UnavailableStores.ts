@@ -138,6 +138,8 @@ export const startStoreProxy = async (url: string): Promise<StoreProxy> => {
   return {
     url: proxied.toString(),
     restore: async () => {
+      // Connections left hanging are reset, as a database that came back would have lost them.
+      if (hanging) { for (const socket of sockets) socket.resetAndDestroy() }
       hanging = false
       if (server.listening) return
       server = createServer(onConnection)

@@ -13,11 +13,12 @@ import {
   AuditedUseCase,
   type Principal,
   type RateLimited,
+  type StoreError,
   type Unauthenticated
 } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import type { HttpServerResponse } from "effect/http"
-import { domainErrorResponse, rateLimitedResponse, withRateLimitHeaders } from "./ApiErrors.ts"
+import { domainErrorResponse, errorResponse, rateLimitedResponse, withRateLimitHeaders } from "./ApiErrors.ts"
 import { aliasedHeader } from "./HeaderAliases.ts"
 import { type EndpointRef, makeRefusalRecorder, type UnauthenticatedRefusals } from "./internal/auditRefusals.ts"
 import { API_KEY_HEADER } from "./Security.ts"
@@ -45,12 +46,18 @@ export const makeAdmission = Effect.gen(function*() {
    */
   const endpointAdmission = (endpoint: AdmittedEndpoint) => {
     // A missing, unknown, revoked or expired key answers 401, after its record where the endpoint keeps one.
-    const refuse = (error: Unauthenticated | RateLimited) =>
+    // A store that cannot answer (the key's lookup, or the refusal's record) answers 503, retry later.
+    const refuse = (error: Unauthenticated | RateLimited | StoreError) =>
       error._tag === "RateLimited"
         ? Effect.succeed(rateLimitedResponse(error))
+        : error._tag === "StoreError"
+        ? Effect.succeed(domainErrorResponse(error))
         : Effect.as(
           refusals.unauthenticated(error, endpoint, endpoint.unauthenticatedRefusals),
           domainErrorResponse(error)
+        ).pipe(
+          Effect.catchTag("ServiceUnavailable", (unavailable) =>
+            Effect.succeed(errorResponse(503, unavailable.error.code, unavailable.error.message)))
         )
     /**
      * Runs `respond` as the principal `key` stands for, or answers the refusal. `respond`'s own failures pass

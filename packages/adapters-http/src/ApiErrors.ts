@@ -15,6 +15,7 @@ import type {
   NotFound,
   RateLimited,
   RateLimitStatus,
+  StoreError,
   Unauthenticated
 } from "@gateway-control/domain"
 import { Schema } from "effect"
@@ -75,7 +76,8 @@ export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyReque
 
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(Envelope, {
   httpApiStatus: 503,
-  description: "service_unavailable: a dependency (the store) does not answer."
+  description: "service_unavailable: a dependency (the store) does not answer, or gave the change up for a " +
+    "concurrent one; nothing was changed. The retry-after header says in how many seconds to try again."
 }) {
   readonly _tag = "ServiceUnavailable"
 }
@@ -98,7 +100,14 @@ export const upstreamError = (message: string) => new BadGateway(detail("upstrea
 export const upstreamTimeout = (message: string) => new GatewayTimeout(detail("upstream_timeout", message))
 
 /** The errors any authenticated endpoint can answer with. */
-export const CommonErrors = [BadRequest, Unauthorized, ForbiddenError, NotFoundError, ConflictError] as const
+export const CommonErrors = [
+  BadRequest,
+  Unauthorized,
+  ForbiddenError,
+  NotFoundError,
+  ConflictError,
+  ServiceUnavailable
+] as const
 
 const detail = (code: string, message: string, param: string | null = null) => ({
   success: false as const,
@@ -119,6 +128,25 @@ export const conflict = (message: string, param: string | null = null) =>
 
 export const serviceUnavailable = (message: string) => new ServiceUnavailable(detail("service_unavailable", message))
 
+/**
+ * Seconds a client is told to wait (`retry-after`) before retrying a 503: long enough for a restarting or
+ * failing-over database to come back (and for the pool's next connection attempt), short enough that a client
+ * does not sit idle long after it has.
+ */
+export const STORE_RETRY_AFTER_SECONDS = 5
+
+/**
+ * What a client is told of a store failure. The store's own message (host, port, driver wording) stays in the
+ * server's log: the client learns only that it should retry.
+ */
+const storeErrorMessage = (error: StoreError): string =>
+  error.reason === "contention"
+    ? "The change collided with a concurrent one and was not made; retry it."
+    : "The store is unavailable; nothing was changed. Retry shortly."
+
+/** A store failure in the envelope: 503 `service_unavailable` (the edge adds `retry-after`). */
+export const storeUnavailable = (error: StoreError) => serviceUnavailable(storeErrorMessage(error))
+
 /** A 401's message: the domain says a key was missing or unrecognised; where a key goes is the adapter's word. */
 export const unauthenticatedMessage = (error: Unauthenticated): string => {
   switch (error.credential) {
@@ -131,14 +159,16 @@ export const unauthenticatedMessage = (error: Unauthenticated): string => {
   }
 }
 
-export type DomainError = InvalidRequest | Unauthenticated | Forbidden | NotFound | Conflict
+/** The domain's failures every use case may have: its refusals, and a store that cannot answer (`StoreError`). */
+export type DomainError = InvalidRequest | Unauthenticated | Forbidden | NotFound | Conflict | StoreError
 
 const DOMAIN_ERROR_TAGS: ReadonlySet<unknown> = new Set<DomainError["_tag"]>([
   "InvalidRequest",
   "Unauthenticated",
   "Forbidden",
   "NotFound",
-  "Conflict"
+  "Conflict",
+  "StoreError"
 ])
 
 export const isDomainError = <E>(error: E): error is Extract<E, DomainError> =>
@@ -147,7 +177,7 @@ export const isDomainError = <E>(error: E): error is Extract<E, DomainError> =>
 /** The one mapping from domain errors to the envelope. */
 export const fromDomain = (
   error: DomainError
-): BadRequest | Unauthorized | ForbiddenError | NotFoundError | ConflictError => {
+): BadRequest | Unauthorized | ForbiddenError | NotFoundError | ConflictError | ServiceUnavailable => {
   switch (error._tag) {
     case "InvalidRequest":
       return badRequest(error.message, error.param)
@@ -159,6 +189,8 @@ export const fromDomain = (
       return notFound(error.message)
     case "Conflict":
       return conflict(error.message, error.param)
+    case "StoreError":
+      return storeUnavailable(error)
   }
 }
 
@@ -175,6 +207,8 @@ export const statusOf = (error: DomainError): number => {
       return 404
     case "Conflict":
       return 409
+    case "StoreError":
+      return 503
   }
 }
 

@@ -3,11 +3,17 @@
  * aliased headers (HeaderAliases.ts) checked before any handler runs, every failure turned into the error
  * envelope, and one structured log line a request.
  */
-import { RequestContext } from "@gateway-control/domain"
+import { RequestContext, StoreError } from "@gateway-control/domain"
 import { ByteSize, Cause, Context, Effect, LogLevel, References, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
-import { errorResponse, payloadTooLarge } from "./ApiErrors.ts"
+import {
+  domainErrorResponse,
+  errorResponse,
+  payloadTooLarge,
+  ServiceUnavailable,
+  STORE_RETRY_AFTER_SECONDS
+} from "./ApiErrors.ts"
 import { makeClientAddress, type TrustProxy } from "./ClientAddress.ts"
 import { conflictingSpellings } from "./HeaderAliases.ts"
 import { firstProblem } from "./internal/issuePath.ts"
@@ -109,9 +115,21 @@ const fromCause = (
       }
     }
     if (value instanceof HttpApiError.HttpApiPayloadTooLarge) return tooLarge(options)
+    // A store that cannot answer is a 503 wherever its failure surfaces, even where no handler mapped it.
+    if (value instanceof StoreError) return domainErrorResponse(value)
+    if (value instanceof ServiceUnavailable) return envelope(503, value.error.code, value.error.message)
   }
   return undefined
 }
+
+/**
+ * Every 503 tells the client when to retry: whatever answered it (an endpoint, the render route, the key check,
+ * readiness, the edge itself), the store or the service is expected back shortly.
+ */
+const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
+  response.status === 503 && response.headers["retry-after"] === undefined
+    ? HttpServerResponse.setHeader(response, "retry-after", String(STORE_RETRY_AFTER_SECONDS))
+    : response
 
 const internalError = (requestId: string) =>
   envelope(500, "internal_error", `Something went wrong on our side; quote request id ${requestId} when reporting it.`)
@@ -162,7 +180,7 @@ const makeEdge = (options: EdgeOptions) => {
       )
       return Effect.flatMap(handled, (answer) => {
         // Portkey's SDKs read the id from their own header (and retry a 5xx that lacks it).
-        const response = HttpServerResponse.setHeaders(answer, {
+        const response = HttpServerResponse.setHeaders(withRetryAfter(answer), {
           "x-request-id": requestId,
           "x-portkey-request-id": requestId
         })

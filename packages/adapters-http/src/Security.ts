@@ -6,7 +6,7 @@
  */
 import type { CurrentPrincipal } from "@gateway-control/domain"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
-import { TooManyRequests, Unauthorized } from "./ApiErrors.ts"
+import { ServiceUnavailable, TooManyRequests, Unauthorized } from "./ApiErrors.ts"
 
 export const API_KEY_HEADER = "x-service-api-key"
 /** Portkey's name for the same header, which its SDKs send (HeaderAliases.ts). */
@@ -15,7 +15,7 @@ export const API_KEY_HEADER_ALIAS = "x-portkey-api-key"
 export class ApiKeyAuth extends HttpApiMiddleware.Service<ApiKeyAuth, { provides: CurrentPrincipal }>()(
   "@gateway-control/http/ApiKeyAuth",
   {
-    error: [Unauthorized, TooManyRequests],
+    error: [Unauthorized, TooManyRequests, ServiceUnavailable],
     security: { serviceApiKey: HttpApiSecurity.apiKey({ key: API_KEY_HEADER, in: "header" }) }
   }
 ) {}

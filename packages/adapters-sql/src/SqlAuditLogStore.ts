@@ -15,7 +15,7 @@ import { Effect, Option, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlSchema from "effect/sql/SqlSchema"
 import { Int, Timestamp, toJson } from "./internal/rows.ts"
-import { pageOf, read } from "./internal/statements.ts"
+import { failOrDie, pageOf, read, transactionFailure } from "./internal/statements.ts"
 
 /**
  * The body is read as `request_body::text`: drivers hand a jsonb value back parsed or not, and a body may
@@ -99,7 +99,7 @@ export const makeAuditLogStore = Effect.gen(function*() {
   const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.flatMap(
       Effect.serviceOption(sql.transactionService),
-      (current) => current._tag === "Some" ? effect : Effect.orDie(sql.withTransaction(effect))
+      (current) => current._tag === "Some" ? effect : Effect.catch(sql.withTransaction(effect), transactionFailure)
     )
 
   return AuditLogStore.of({
@@ -112,20 +112,23 @@ export const makeAuditLogStore = Effect.gen(function*() {
       }))),
     // The row lock makes concurrent starts write one seal: the second finds it sealed.
     sealLegacyPrefix: (build) =>
-      Effect.orDie(sql.withTransaction(Effect.gen(function*() {
-        const pending = yield* pendingLegacy(undefined)
-        if (Option.isNone(pending)) return Option.none()
-        const plainRecords = pending.value.plain_records
-        let sealed = Option.none<AuditRecord>()
-        if (plainRecords > 0) {
-          const tail = yield* takeChainZero(undefined)
-          const r = build(plainRecords, { chain: 0, seq: tail.seq + 1, previousHash: tail.hash })
-          yield* insert(r)
-          sealed = Option.some(r)
-        }
-        yield* sql`UPDATE audit_legacy_prefix SET sealed = true`
-        return sealed
-      }))),
+      Effect.catch(
+        sql.withTransaction(Effect.gen(function*() {
+          const pending = yield* pendingLegacy(undefined)
+          if (Option.isNone(pending)) return Option.none()
+          const plainRecords = pending.value.plain_records
+          let sealed = Option.none<AuditRecord>()
+          if (plainRecords > 0) {
+            const tail = yield* takeChainZero(undefined)
+            const r = build(plainRecords, { chain: 0, seq: tail.seq + 1, previousHash: tail.hash })
+            yield* insert(r)
+            sealed = Option.some(r)
+          }
+          yield* sql`UPDATE audit_legacy_prefix SET sealed = true`
+          return sealed
+        })),
+        failOrDie
+      ),
     list: (organisationId, filters, request) => {
       const clauses = [
         organisationId === null ? sql`organisation_id IS NULL` : sql`organisation_id = ${organisationId}`

@@ -1,7 +1,14 @@
 /**
  * The `gateway-control` command-line program.
  */
-import { AlreadyBootstrapped, Audit, AuditChainBroken, AuditCheckpoint, InvalidRequest } from "@gateway-control/domain"
+import {
+  AlreadyBootstrapped,
+  Audit,
+  AuditChainBroken,
+  AuditCheckpoint,
+  InvalidRequest,
+  StoreError
+} from "@gateway-control/domain"
 import { Console, Effect, Layer, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
 import {
@@ -17,11 +24,12 @@ import { describeServeError, probeListen } from "./internal/ListenErrors.ts"
 import { asOperator } from "./internal/Operator.ts"
 import { InvalidConfiguration } from "./Settings.ts"
 
-type UserFacingError = AlreadyBootstrapped | InvalidRequest | InvalidConfiguration | AuditChainBroken
+// A store that cannot answer is the operator's to fix (start the database, check DATABASE_URL): one line too.
+type UserFacingError = AlreadyBootstrapped | InvalidRequest | InvalidConfiguration | AuditChainBroken | StoreError
 
 const isUserFacing = (e: unknown): e is UserFacingError =>
   e instanceof AlreadyBootstrapped || e instanceof InvalidRequest || e instanceof InvalidConfiguration ||
-  e instanceof AuditChainBroken
+  e instanceof AuditChainBroken || e instanceof StoreError
 
 /** Failures a user can fix are printed as one line with a non-zero exit code, not as a stack trace. */
 const userFacing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>

@@ -3,7 +3,7 @@
  * key (401; on render, a revoked or expired one only), and a request whose parameters or body do not decode or
  * break the input rules (400). The domain writes them (`AuditedUseCase.refused`, which reads the request's
  * origin from `RequestContext`); this module only decides which refusals are recorded and what they say. Like
- * every audit record, they fail closed: when one cannot be written the caller gets a 500 instead of the refusal.
+ * every audit record, they fail closed: when one cannot be written the caller gets a 503 (store unavailable) or a 500 instead of the refusal.
  */
 import {
   type AuditActor,
@@ -16,6 +16,7 @@ import {
 import { Effect } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { HttpApiError } from "effect/http-api"
+import { storeUnavailable } from "../ApiErrors.ts"
 import { isInputRefusal } from "../InputRulesLive.ts"
 import { auditedEndpoint, MUTATING_METHODS } from "./auditedEndpoints.ts"
 
@@ -82,7 +83,10 @@ export const makeRefusalRecorder = (useCases: AuditedUseCase["Service"]) => {
         status: refusal.status,
         body: refusal.body,
         bodyUnreadable: refusal.unreadable
-      })
+      }).pipe(
+        // A store that cannot take the record answers the call with 503 (retry later) in the refusal's place.
+        Effect.mapError(storeUnavailable)
+      )
     )
 
   /**

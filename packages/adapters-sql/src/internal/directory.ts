@@ -3,7 +3,7 @@
  * (workspace_id, slug) by code point (`COLLATE "C"`, as the memory store compares), which the
  * `mcp_servers_directory` index serves in that order.
  */
-import type { DirectoryEntry, DirectoryQuery, McpIntegration, McpServer } from "@gateway-control/domain"
+import type { DirectoryEntry, DirectoryQuery, McpIntegration, McpServer, StoreError } from "@gateway-control/domain"
 import { Effect, Schema } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { likePattern } from "./queries.ts"
@@ -22,7 +22,7 @@ export const directoryOn = (
       integration: Effect.map(Schema.decodeUnknownEffect(Row)(row), (r) => r.integration)
     })
 
-  return (query: DirectoryQuery): Effect.Effect<ReadonlyArray<DirectoryEntry>> => {
+  return (query: DirectoryQuery): Effect.Effect<ReadonlyArray<DirectoryEntry>, StoreError> => {
     const clauses = [
       sql`s.organisation_id = ${query.organisationId}`,
       // The same rule as `usableBy`: the workspace's own integration, or an organisation's open to it.

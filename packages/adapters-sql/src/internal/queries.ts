@@ -3,7 +3,7 @@
  * its scope, a workspace's member), and one page of a table's rows with their total. Tables and columns come from
  * the stores, never from a request.
  */
-import type { PageRequest } from "@gateway-control/domain"
+import type { PageRequest, StoreError } from "@gateway-control/domain"
 import type { Effect, Option } from "effect"
 import { Schema } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
@@ -22,7 +22,7 @@ export const queriesOn = (sql: SqlClient.SqlClient) => {
       Result,
       execute: (id) => sql`SELECT * FROM ${sql(table)} WHERE id = ${id}`
     })
-    return (id: string): Effect.Effect<Option.Option<S["Type"]>> => read(find(id))
+    return (id: string): Effect.Effect<Option.Option<S["Type"]>, StoreError> => read(find(id))
   }
 
   /** One row by two columns that are unique together, such as a workspace and a user. */
@@ -32,7 +32,7 @@ export const queriesOn = (sql: SqlClient.SqlClient) => {
       Result,
       execute: ({ a, b }) => sql`SELECT * FROM ${sql(table)} WHERE ${sql(first)} = ${a} AND ${sql(second)} = ${b}`
     })
-    return (a: string, b: string): Effect.Effect<Option.Option<S["Type"]>> => read(find({ a, b }))
+    return (a: string, b: string): Effect.Effect<Option.Option<S["Type"]>, StoreError> => read(find({ a, b }))
   }
 
   /** One row by its slug, unique within `scope` (the column of the organisation or workspace holding it). */

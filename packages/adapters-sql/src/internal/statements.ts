@@ -1,7 +1,7 @@
 /** Shared by the SQL stores: how failures become domain errors or defects, and how pages are read. */
-import { Conflict, type Page, type PageRequest } from "@gateway-control/domain"
+import { Conflict, type Page, type PageRequest, StoreError } from "@gateway-control/domain"
 import { Effect, Schema } from "effect"
-import type { SqlError } from "effect/sql/SqlError"
+import { isSqlError, type SqlError } from "effect/sql/SqlError"
 import { Int } from "./rows.ts"
 
 /** Messages for the uniqueness rules, by constraint name. */
@@ -33,9 +33,62 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
   }
 }
 
-/** Runs a write: a unique violation becomes `Conflict`, other SQL errors become defects. */
-export const write = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A, Conflict> =>
-  Effect.catch(effect, (error) => {
+/**
+ * PostgreSQL's SQLSTATEs for a server that is shutting down or not yet accepting work (class 57: 57P01
+ * admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now); the driver files them as `UnknownError`.
+ */
+const SHUTTING_DOWN = /^57P0[123]$/
+
+const sqlStateOf = (error: SqlError): unknown => {
+  const cause = error.reason.cause
+  return typeof cause === "object" && cause !== null ? Reflect.get(cause, "code") : undefined
+}
+
+/**
+ * What a SQL failure means to the domain: `StoreError` when the store could not answer (the connection failed,
+ * was lost or timed out, the server is going down, a statement or lock waited too long) or gave the unit of work
+ * up for a concurrent one; `undefined` for a failure that is the adapter's bug (bad SQL, a broken constraint
+ * other than uniqueness, a failed authentication: configuration), which stays a defect.
+ */
+export const storeErrorOf = (error: SqlError): StoreError | undefined => {
+  switch (error.reason._tag) {
+    case "ConnectionError":
+    case "StatementTimeoutError":
+    case "LockTimeoutError":
+      return StoreError.unavailable(`The store did not answer: ${error.message}`)
+    case "DeadlockError":
+    case "SerializationError":
+      return StoreError.contention(`The store gave this change up for a concurrent one: ${error.message}`)
+    case "UnknownError": {
+      const state = sqlStateOf(error)
+      return typeof state === "string" && SHUTTING_DOWN.test(state)
+        ? StoreError.unavailable(`The store is shutting down or starting: ${error.message}`)
+        : undefined
+    }
+    default:
+      return undefined
+  }
+}
+
+/**
+ * Any failure: a `StoreError` already made, or a SQL failure the store's state explains, fails as `StoreError`;
+ * every other one is a defect.
+ */
+export const failOrDie = (error: unknown): Effect.Effect<never, StoreError> => {
+  const storeError = error instanceof StoreError ? error : isSqlError(error) ? storeErrorOf(error) : undefined
+  return storeError === undefined ? Effect.die(error) : Effect.fail(storeError)
+}
+
+/** A failure of a unit of work: its BEGIN/COMMIT's `SqlError` as `failOrDie` says, the work's own `E` as it is. */
+export const transactionFailure = <E>(error: E | SqlError): Effect.Effect<never, E | StoreError> =>
+  isSqlError(error) ? failOrDie(error) : Effect.fail(error)
+
+/**
+ * Runs a write: a unique violation becomes `Conflict`, an unreachable store `StoreError`, other SQL errors
+ * defects.
+ */
+export const write = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A, Conflict | StoreError> =>
+  Effect.catch(effect, (error): Effect.Effect<never, Conflict | StoreError> => {
     if (error.reason._tag === "UniqueViolation") {
       const known = conflicts[error.reason.constraint]
       return Effect.fail(
@@ -45,21 +98,22 @@ export const write = <A>(effect: Effect.Effect<A, SqlError>): Effect.Effect<A, C
         })
       )
     }
-    return Effect.die(error)
+    return failOrDie(error)
   })
 
 /**
- * Runs a read: a SQL failure, or a row that does not decode as the domain's model, is a defect at the
- * adapter's edge (the schema is the migrations' business, not the caller's).
+ * Runs a read: an unreachable store is `StoreError`; any other SQL failure, or a row that does not decode as the
+ * domain's model, is a defect at the adapter's edge (the schema is the migrations' business, not the caller's).
  */
-export const read = <A, E extends SqlError | Schema.SchemaError>(effect: Effect.Effect<A, E>): Effect.Effect<A> =>
-  Effect.orDie(effect)
+export const read = <A, E extends SqlError | Schema.SchemaError>(
+  effect: Effect.Effect<A, E>
+): Effect.Effect<A, StoreError> => Effect.catch(effect, failOrDie)
 
 const TotalCount = Schema.Struct({ total_count: Int })
 const Count = Schema.Struct({ n: Int })
 
 /** The number from a `SELECT count(*) AS n` query. */
-export const countOf = (rows: Effect.Effect<ReadonlyArray<unknown>, SqlError>): Effect.Effect<number> =>
+export const countOf = (rows: Effect.Effect<ReadonlyArray<unknown>, SqlError>): Effect.Effect<number, StoreError> =>
   read(Effect.map(Effect.flatMap(rows, (r) => Schema.decodeUnknownEffect(Count)(r[0])), (c) => c.n))
 
 /**
@@ -71,11 +125,16 @@ export const pageOf = <S extends Schema.Decoder<unknown>>(
   rows: Effect.Effect<ReadonlyArray<unknown>, SqlError>,
   request: PageRequest,
   count: Effect.Effect<ReadonlyArray<unknown>, SqlError>
-): Effect.Effect<Page<S["Type"]>> =>
-  read(Effect.gen(function*() {
-    const found = yield* rows
-    const items = yield* Schema.decodeUnknownEffect(Schema.Array(Result))(found)
-    if (found.length > 0) return { items, total: (yield* Schema.decodeUnknownEffect(TotalCount)(found[0])).total_count }
-    if (request.offset === 0) return { items, total: 0 }
-    return { items, total: yield* countOf(count) }
-  }))
+): Effect.Effect<Page<S["Type"]>, StoreError> =>
+  Effect.catch(
+    Effect.gen(function*() {
+      const found = yield* rows
+      const items = yield* Schema.decodeUnknownEffect(Schema.Array(Result))(found)
+      if (found.length > 0) {
+        return { items, total: (yield* Schema.decodeUnknownEffect(TotalCount)(found[0])).total_count }
+      }
+      if (request.offset === 0) return { items, total: 0 }
+      return { items, total: yield* countOf(count) }
+    }),
+    failOrDie
+  )

@@ -2,20 +2,21 @@
  * Where organisations, workspaces, users and memberships are kept.
  *
  * Reads return `Option` for absence; writes fail with `Conflict` when a uniqueness rule would break.
- * Any other storage failure is a defect in the adapter.
+ * A store that cannot answer fails with `StoreError`; any other storage failure is a defect in the adapter.
  */
 import { Context, type Effect, type Option } from "effect"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import type { Organisation, User, Workspace, WorkspaceMember } from "./AccessModel.ts"
 
 export class OrganisationStore extends Context.Service<
   OrganisationStore,
   {
-    readonly insert: (organisation: Organisation) => Effect.Effect<void, Conflict>
-    readonly get: (id: string) => Effect.Effect<Option.Option<Organisation>>
+    readonly insert: (organisation: Organisation) => Effect.Effect<void, Conflict | StoreError>
+    readonly get: (id: string) => Effect.Effect<Option.Option<Organisation>, StoreError>
     /** The oldest organisation, if any: bootstrap's "is the store empty" question. */
-    readonly first: Effect.Effect<Option.Option<Organisation>>
+    readonly first: Effect.Effect<Option.Option<Organisation>, StoreError>
   }
 >()("@gateway-control/OrganisationStore") {}
 
@@ -23,11 +24,11 @@ export class WorkspaceStore extends Context.Service<
   WorkspaceStore,
   {
     /** Fails with `Conflict` when the slug is taken in the organisation. */
-    readonly insert: (workspace: Workspace) => Effect.Effect<void, Conflict>
-    readonly get: (id: string) => Effect.Effect<Option.Option<Workspace>>
-    readonly findBySlug: (organisationId: string, slug: string) => Effect.Effect<Option.Option<Workspace>>
+    readonly insert: (workspace: Workspace) => Effect.Effect<void, Conflict | StoreError>
+    readonly get: (id: string) => Effect.Effect<Option.Option<Workspace>, StoreError>
+    readonly findBySlug: (organisationId: string, slug: string) => Effect.Effect<Option.Option<Workspace>, StoreError>
     /** Ordered by created_at, then id. */
-    readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<Workspace>>
+    readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<Workspace>, StoreError>
   }
 >()("@gateway-control/WorkspaceStore") {}
 
@@ -35,9 +36,9 @@ export class UserStore extends Context.Service<
   UserStore,
   {
     /** Fails with `Conflict` when the email is taken in the organisation. */
-    readonly insert: (user: User) => Effect.Effect<void, Conflict>
-    readonly get: (id: string) => Effect.Effect<Option.Option<User>>
-    readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<User>>
+    readonly insert: (user: User) => Effect.Effect<void, Conflict | StoreError>
+    readonly get: (id: string) => Effect.Effect<Option.Option<User>, StoreError>
+    readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<User>, StoreError>
   }
 >()("@gateway-control/UserStore") {}
 
@@ -45,9 +46,9 @@ export class WorkspaceMemberStore extends Context.Service<
   WorkspaceMemberStore,
   {
     /** Adds the user to the workspace, or changes the role of an existing member. */
-    readonly upsert: (member: WorkspaceMember) => Effect.Effect<void>
-    readonly get: (workspaceId: string, userId: string) => Effect.Effect<Option.Option<WorkspaceMember>>
-    readonly list: (workspaceId: string, page: PageRequest) => Effect.Effect<Page<WorkspaceMember>>
-    readonly remove: (workspaceId: string, userId: string) => Effect.Effect<boolean>
+    readonly upsert: (member: WorkspaceMember) => Effect.Effect<void, StoreError>
+    readonly get: (workspaceId: string, userId: string) => Effect.Effect<Option.Option<WorkspaceMember>, StoreError>
+    readonly list: (workspaceId: string, page: PageRequest) => Effect.Effect<Page<WorkspaceMember>, StoreError>
+    readonly remove: (workspaceId: string, userId: string) => Effect.Effect<boolean, StoreError>
   }
 >()("@gateway-control/WorkspaceMemberStore") {}

@@ -15,6 +15,7 @@ import { AlreadyBootstrapped, type Conflict } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkEmail, checkName } from "../shared/Rules.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { Organisation, User, Workspace, WorkspaceMember } from "./AccessModel.ts"
 import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
@@ -38,9 +39,13 @@ export interface BootstrapResult {
 export class Bootstrap extends Context.Service<
   Bootstrap,
   {
-    readonly run: (input: BootstrapInput) => Effect.Effect<BootstrapResult, AlreadyBootstrapped | InvalidRequest>
+    readonly run: (
+      input: BootstrapInput
+    ) => Effect.Effect<BootstrapResult, AlreadyBootstrapped | InvalidRequest | StoreError>
     /** Bootstraps only when the store is empty; `None` when it already had an organisation. */
-    readonly ifEmpty: (input: BootstrapInput) => Effect.Effect<Option.Option<BootstrapResult>, InvalidRequest>
+    readonly ifEmpty: (
+      input: BootstrapInput
+    ) => Effect.Effect<Option.Option<BootstrapResult>, InvalidRequest | StoreError>
   }
 >()("@gateway-control/Bootstrap") {
   static readonly layer = Layer.effect(

@@ -7,6 +7,7 @@
 import { Effect, Option } from "effect"
 import type { ApiKeyType } from "../credentials/ApiKey.ts"
 import { Forbidden, NotFound } from "../shared/Errors.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import type { Principal } from "./Principal.ts"
 import type { Scope } from "./Scopes.ts"
 
@@ -327,7 +328,7 @@ export const slugScope = (principal: Principal, workspaceId: string | undefined)
 export interface WorkspaceLookup {
   readonly get: (
     id: string
-  ) => Effect.Effect<Option.Option<{ readonly id: string; readonly organisation_id: string }>>
+  ) => Effect.Effect<Option.Option<{ readonly id: string; readonly organisation_id: string }>, StoreError>
 }
 
 /**
@@ -341,7 +342,7 @@ export const ensureListScope = (
   principal: Principal,
   workspaceId: string | undefined,
   action: Action
-): Effect.Effect<string | null, Forbidden | NotFound> =>
+): Effect.Effect<string | null, Forbidden | NotFound | StoreError> =>
   Effect.gen(function*() {
     const scope = slugScope(principal, workspaceId)
     const resource: ResourceRef = { type: "workspace", id: scope ?? principal.organisationId }

@@ -4,13 +4,14 @@
  */
 import { Effect, Option } from "effect"
 import { requireRow } from "../shared/Errors.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { slugScope } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
 
 /** What a store of slugged workspace resources answers to. */
 export interface SlugLookup<A> {
-  readonly get: (id: string) => Effect.Effect<Option.Option<A>>
-  readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<A>>
+  readonly get: (id: string) => Effect.Effect<Option.Option<A>, StoreError>
+  readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<A>, StoreError>
 }
 
 /**

@@ -10,6 +10,7 @@ import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkEmail, checkName } from "../shared/Rules.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { User, WorkspaceMember } from "./AccessModel.ts"
 import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
 import { grantedWrites } from "./GrantedWrites.ts"
@@ -34,23 +35,26 @@ export class Users extends Context.Service<
     readonly create: (
       principal: Principal,
       input: CreateUserInput
-    ) => Effect.Effect<User, InvalidRequest | Forbidden | NotFound | Conflict>
-    readonly list: (principal: Principal, page: PageRequest) => Effect.Effect<Page<User>, Forbidden | NotFound>
+    ) => Effect.Effect<User, InvalidRequest | Forbidden | NotFound | Conflict | StoreError>
+    readonly list: (
+      principal: Principal,
+      page: PageRequest
+    ) => Effect.Effect<Page<User>, Forbidden | NotFound | StoreError>
     readonly addMember: (
       principal: Principal,
       workspaceId: string,
       input: AddMemberInput
-    ) => Effect.Effect<WorkspaceMember, Forbidden | NotFound>
+    ) => Effect.Effect<WorkspaceMember, Forbidden | NotFound | StoreError>
     readonly listMembers: (
       principal: Principal,
       workspaceId: string,
       page: PageRequest
-    ) => Effect.Effect<Page<WorkspaceMember>, Forbidden | NotFound>
+    ) => Effect.Effect<Page<WorkspaceMember>, Forbidden | NotFound | StoreError>
     readonly removeMember: (
       principal: Principal,
       workspaceId: string,
       userId: string
-    ) => Effect.Effect<void, Forbidden | NotFound>
+    ) => Effect.Effect<void, Forbidden | NotFound | StoreError>
   }
 >()("@gateway-control/Users") {
   static readonly layer = Layer.effect(

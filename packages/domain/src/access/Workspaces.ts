@@ -8,6 +8,7 @@ import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName, checkSlug, Description } from "../shared/Rules.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { slugify, Workspace } from "./AccessModel.ts"
 import { WorkspaceStore } from "./AccessStores.ts"
 import { grantedWrites } from "./GrantedWrites.ts"
@@ -28,10 +29,13 @@ export class Workspaces extends Context.Service<
     readonly create: (
       principal: Principal,
       input: CreateWorkspaceInput
-    ) => Effect.Effect<Workspace, InvalidRequest | Forbidden | NotFound | Conflict>
-    readonly get: (principal: Principal, id: string) => Effect.Effect<Workspace, NotFound | Forbidden>
+    ) => Effect.Effect<Workspace, InvalidRequest | Forbidden | NotFound | Conflict | StoreError>
+    readonly get: (principal: Principal, id: string) => Effect.Effect<Workspace, NotFound | Forbidden | StoreError>
     /** Admin keys see every workspace of their organisation; workspace keys see their own. */
-    readonly list: (principal: Principal, page: PageRequest) => Effect.Effect<Page<Workspace>, Forbidden | NotFound>
+    readonly list: (
+      principal: Principal,
+      page: PageRequest
+    ) => Effect.Effect<Page<Workspace>, Forbidden | NotFound | StoreError>
   }
 >()("@gateway-control/Workspaces") {
   static readonly layer = Layer.effect(

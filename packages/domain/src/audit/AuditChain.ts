@@ -19,6 +19,7 @@
  */
 import { Effect, Schema } from "effect"
 import type { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import type { AuditLogStore, AuditSigner } from "./AuditLogStore.ts"
 import type { AuditRecord, ChainPosition, HashAlgorithm } from "./AuditRecord.ts"
 import { canonicalJson } from "./internal/canonicalJson.ts"
@@ -115,7 +116,7 @@ export const walkChain = (
   store: AuditLogStore["Service"],
   hashers: ChainHashers,
   checkpoint: AuditCheckpoint | undefined
-): Effect.Effect<ChainVerdict> =>
+): Effect.Effect<ChainVerdict, StoreError> =>
   Effect.gen(function*() {
     const pinned = new Map((checkpoint === undefined ? [] : headsOf(checkpoint)).map((h) => [h.chain, h]))
     const heads: Array<ChainHead> = []

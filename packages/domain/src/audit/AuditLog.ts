@@ -11,6 +11,7 @@ import type { Forbidden, NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import type { AuditCheckpoint } from "./AuditChain.ts"
 import { chainHash, type ChainVerdict, checkpointText, CURRENT_HASH_ALGORITHM, walkChain } from "./AuditChain.ts"
 import { AuditLogStore, AuditSigner } from "./AuditLogStore.ts"
@@ -32,18 +33,18 @@ export class Audit extends Context.Service<
   Audit,
   {
     /** Appends a record; joins the caller's unit of work when there is one. */
-    readonly record: (entry: AuditEntry) => Effect.Effect<AuditRecord>
+    readonly record: (entry: AuditEntry) => Effect.Effect<AuditRecord, StoreError>
     readonly list: (
       principal: Principal,
       filters: AuditFilters,
       page: PageRequest
-    ) => Effect.Effect<Page<AuditRecord>, Forbidden | NotFound>
+    ) => Effect.Effect<Page<AuditRecord>, Forbidden | NotFound | StoreError>
     /** Records of calls with no known key, newest first: the operator's, as they belong to no organisation. */
-    readonly listUnauthenticated: (page: PageRequest) => Effect.Effect<Page<AuditRecord>>
+    readonly listUnauthenticated: (page: PageRequest) => Effect.Effect<Page<AuditRecord>, StoreError>
     /** Walks every chain in order and reports the first broken link, or a log that lost its checkpoint. */
-    readonly verify: (checkpoint?: AuditCheckpoint) => Effect.Effect<ChainVerdict>
+    readonly verify: (checkpoint?: AuditCheckpoint) => Effect.Effect<ChainVerdict, StoreError>
     /** A signed statement of every chain's current head; refused when a chain is broken. */
-    readonly checkpoint: Effect.Effect<AuditCheckpoint, AuditChainBroken>
+    readonly checkpoint: Effect.Effect<AuditCheckpoint, AuditChainBroken | StoreError>
   }
 >()("@gateway-control/Audit") {
   static readonly layer = Layer.effect(
@@ -132,7 +133,7 @@ export class Audit extends Context.Service<
 
       const signatureOf = (head: Omit<AuditCheckpoint, "signature">) => signer.checkpointMac(checkpointText(head))
 
-      const verify = (checkpoint?: AuditCheckpoint): Effect.Effect<ChainVerdict> =>
+      const verify = (checkpoint?: AuditCheckpoint): Effect.Effect<ChainVerdict, StoreError> =>
         checkpoint !== undefined && !crypto.digestsEqual(signatureOf(checkpoint), checkpoint.signature)
           ? Effect.succeed({
             ok: false,

@@ -2,10 +2,11 @@
  * Where the audit log is kept, and the keys that seal its chain.
  *
  * Reads return `Option` for absence; writes fail with `Conflict` when a uniqueness rule would break.
- * Any other storage failure is a defect in the adapter.
+ * A store that cannot answer fails with `StoreError`; any other storage failure is a defect in the adapter.
  */
 import { Context, type Effect, type Option } from "effect"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import type { AuditFilters, AuditRecord, ChainPosition, ChainTail } from "./AuditRecord.ts"
 
 export class AuditLogStore extends Context.Service<
@@ -17,7 +18,7 @@ export class AuditLogStore extends Context.Service<
      * chain forks or skips a position. It may pick any chain; one whose end no other unit of work holds, so
      * that writers do not wait for each other.
      */
-    readonly append: (build: (tail: ChainTail) => AuditRecord) => Effect.Effect<AuditRecord>
+    readonly append: (build: (tail: ChainTail) => AuditRecord) => Effect.Effect<AuditRecord, StoreError>
     /**
      * Records of an organisation matching the filters, in `newestFirst` order; null: records of no
      * organisation.
@@ -26,7 +27,7 @@ export class AuditLogStore extends Context.Service<
       organisationId: string | null,
       filters: AuditFilters,
       page: PageRequest
-    ) => Effect.Effect<Page<AuditRecord>>
+    ) => Effect.Effect<Page<AuditRecord>, StoreError>
     /**
      * Once in a store's life: when it holds plain SHA-256 records of before the keyed chain that no keyed
      * record names yet, appends at the end of chain 0 (waiting for its end) the record `build` makes from
@@ -35,9 +36,9 @@ export class AuditLogStore extends Context.Service<
      */
     readonly sealLegacyPrefix: (
       build: (plainRecords: number, tail: ChainTail) => AuditRecord
-    ) => Effect.Effect<Option.Option<AuditRecord>>
+    ) => Effect.Effect<Option.Option<AuditRecord>, StoreError>
     /** `limit` records after `after`, by chain, then by position in it. */
-    readonly scan: (after: ChainPosition, limit: number) => Effect.Effect<ReadonlyArray<AuditRecord>>
+    readonly scan: (after: ChainPosition, limit: number) => Effect.Effect<ReadonlyArray<AuditRecord>, StoreError>
   }
 >()("@gateway-control/AuditLogStore") {}
 

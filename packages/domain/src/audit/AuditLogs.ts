@@ -6,6 +6,7 @@ import { Context, Effect, Layer } from "effect"
 import type { Principal } from "../access/Principal.ts"
 import type { Forbidden, NotFound } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { Audit } from "./AuditLog.ts"
 import type { AuditFilters, AuditRecord } from "./AuditRecord.ts"
 
@@ -17,7 +18,7 @@ export class AuditLogs extends Context.Service<
       principal: Principal,
       filters: AuditFilters,
       page: PageRequest
-    ) => Effect.Effect<Page<AuditRecord>, Forbidden | NotFound>
+    ) => Effect.Effect<Page<AuditRecord>, Forbidden | NotFound | StoreError>
   }
 >()("@gateway-control/AuditLogs") {
   static readonly layer = Layer.effect(

@@ -14,7 +14,9 @@ const FAILURE_STATUS: Readonly<Record<string, number>> = {
   RateLimited: 429,
   McpUnreachable: 502,
   McpTimedOut: 504,
-  StoreUnavailable: 503
+  StoreUnavailable: 503,
+  // The store could not take the change (down, or a concurrent unit of work won): the HTTP API's 503.
+  StoreError: 503
 }
 
 /** The status recorded for a failure: its tag's, or 500 for anything else. */

@@ -10,6 +10,7 @@
 import { Cause, Context, Effect, Layer, Result } from "effect"
 import type { Principal } from "../access/Principal.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { ActiveUseCase } from "./ActiveUseCase.ts"
 import { Audit } from "./AuditLog.ts"
@@ -99,8 +100,14 @@ const origin = (context: RequestContextShape, useCase: string) => {
 export class AuditedUseCase extends Context.Service<
   AuditedUseCase,
   {
-    /** Runs `change` as the use case `spec` names, with its audit record. */
-    readonly run: <A, E, R>(spec: UseCaseSpec<NoInfer<A>>, change: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    /**
+     * Runs `change` as the use case `spec` names, with its audit record. Fails with `StoreError` when the store
+     * cannot take the change or its record: never a change without its record.
+     */
+    readonly run: <A, E, R>(
+      spec: UseCaseSpec<NoInfer<A>>,
+      change: Effect.Effect<A, E, R>
+    ) => Effect.Effect<A, E | StoreError, R>
     /**
      * `run` for a use case that calls another server before it changes anything: `outside` runs first, in no
      * unit of work (no transaction stays open across the network), then `change` and its record in one. A
@@ -110,12 +117,13 @@ export class AuditedUseCase extends Context.Service<
       spec: UseCaseSpec<NoInfer<A>>,
       outside: Effect.Effect<P, E1, R1>,
       change: (prepared: P) => Effect.Effect<A, E2, R2>
-    ) => Effect.Effect<A, E1 | E2, R1 | R2>
+    ) => Effect.Effect<A, E1 | E2 | StoreError, R1 | R2>
     /**
      * Records a call refused before any use case ran, with the origin `RequestContext` gives, in a unit of work
-     * of its own. Fails closed like every record: a record that cannot be written is a defect.
+     * of its own. Fails closed like every record: a record that cannot be written fails the call (`StoreError`
+     * when the store does not answer, a defect otherwise), never leaves it unrecorded.
      */
-    readonly refused: (refusal: RefusalSpec) => Effect.Effect<void>
+    readonly refused: (refusal: RefusalSpec) => Effect.Effect<void, StoreError>
   }
 >()("@gateway-control/AuditedUseCase") {
   static readonly layer = Layer.effect(
@@ -129,7 +137,7 @@ export class AuditedUseCase extends Context.Service<
         spec: UseCaseSpec<NoInfer<A>>,
         outside: Effect.Effect<P, E1, R1>,
         change: (prepared: P) => Effect.Effect<A, E2, R2>
-      ): Effect.Effect<A, E1 | E2, R1 | R2> =>
+      ): Effect.Effect<A, E1 | E2 | StoreError, R1 | R2> =>
         Effect.gen(function*() {
           const context = yield* RequestContext
           const { action, resourceType } = USE_CASES[spec.useCase]
@@ -157,7 +165,8 @@ export class AuditedUseCase extends Context.Service<
           const recordFailure = <F>(cause: Cause.Cause<F>) => {
             const failure = Cause.findError(cause)
             const status = Result.isSuccess(failure) ? recordedStatusOf(failure.success) : 500
-            // A record that cannot be written replaces the refusal: the caller gets a defect, not an unaudited answer.
+            // A record that cannot be written replaces the refusal: the caller gets its failure (`StoreError` when
+            // the store is unavailable, else a defect), not an unaudited answer.
             return Effect.andThen(record(status, undefined), Effect.failCause(cause))
           }
           const prepared = yield* Effect.catchCause(outside, recordFailure)

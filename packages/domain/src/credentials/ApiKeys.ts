@@ -26,6 +26,7 @@ import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName } from "../shared/Rules.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import {
   ApiKey,
   type ApiKeyType,
@@ -83,7 +84,7 @@ export interface KeyListRequest {
   readonly lastUsedBefore?: string | undefined
 }
 
-type AccessError = Forbidden | NotFound
+type AccessError = Forbidden | NotFound | StoreError
 
 export class ApiKeys extends Context.Service<
   ApiKeys,
@@ -92,7 +93,7 @@ export class ApiKeys extends Context.Service<
      * Issues a key that no principal asked for, so without access checks: bootstrap's path (and tests'
      * setup), where no key exists yet that the policy could allow anything. `create` is the checked path.
      */
-    readonly issue: (input: IssueKeyInput) => Effect.Effect<IssuedKey, Conflict>
+    readonly issue: (input: IssueKeyInput) => Effect.Effect<IssuedKey, Conflict | StoreError>
     /** Creates a key for a caller, under the access rules: no escalation, no wider reach. */
     readonly create: (
       principal: Principal,
@@ -122,16 +123,18 @@ export class ApiKeys extends Context.Service<
       input: UpdateKeyInput
     ) => Effect.Effect<ApiKey, InvalidRequest | UnknownScopes | AccessError>
     /** The presented key's principal, once its rate limits (if any) let the call through. */
-    readonly admit: (presented: Redacted.Redacted<string>) => Effect.Effect<Admitted, Unauthenticated | RateLimited>
+    readonly admit: (
+      presented: Redacted.Redacted<string>
+    ) => Effect.Effect<Admitted, Unauthenticated | RateLimited | StoreError>
     /** `admit`'s principal. */
     readonly authenticate: (
       presented: Redacted.Redacted<string>
-    ) => Effect.Effect<Principal, Unauthenticated | RateLimited>
+    ) => Effect.Effect<Principal, Unauthenticated | RateLimited | StoreError>
     /**
      * Forgets what every process resolved for the user's keys, once the current unit of work commits: call it
      * whenever the user's memberships or roles change.
      */
-    readonly forgetUser: (userId: string) => Effect.Effect<void>
+    readonly forgetUser: (userId: string) => Effect.Effect<void, StoreError>
   }
 >()("@gateway-control/ApiKeys") {
   static readonly layer = Layer.effect(

@@ -12,12 +12,13 @@ import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { checkName } from "../shared/Rules.ts"
 import { secretBoundWrites } from "../shared/StoredSecretBinding.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { maskKey } from "./ApiKey.ts"
 import { type ConfigChange, type ConfigInput, GatewayConfig, parseConfig, type ResolvedConfig } from "./Config.ts"
 import { makeProviderKeyRecords } from "./internal/providerKeyRecords.ts"
 import { ConfigStore } from "./ProviderKeyStores.ts"
 
-type Failure = InvalidRequest | Forbidden | NotFound
+type Failure = InvalidRequest | Forbidden | NotFound | StoreError
 
 export class Configs extends Context.Service<
   Configs,
@@ -52,7 +53,10 @@ export class Configs extends Context.Service<
      * A workspace's config by slug, with its key decrypted, for a provider call; an unknown slug is refused
      * naming the field `config`.
      */
-    readonly resolveConfig: (workspaceId: string, slug: string) => Effect.Effect<ResolvedConfig, InvalidRequest>
+    readonly resolveConfig: (
+      workspaceId: string,
+      slug: string
+    ) => Effect.Effect<ResolvedConfig, InvalidRequest | StoreError>
   }
 >()("@gateway-control/Configs") {
   static readonly layer = Layer.effect(

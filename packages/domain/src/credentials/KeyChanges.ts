@@ -11,6 +11,7 @@ import type { Change } from "../shared/ChangeFeed.ts"
 import { Conflict, InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { checkName } from "../shared/Rules.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { ApiKey, maskKey } from "./ApiKey.ts"
 import type { RotateApiKey, UpdateApiKey } from "./ApiKeyInputs.ts"
 import { makeKeyWrites } from "./internal/keyWrites.ts"
@@ -32,7 +33,7 @@ export interface KeyChangeServices {
   /** A new secret: its plaintext, digest and masked form. */
   readonly newSecret: () => { readonly plaintext: string; readonly digest: string }
   /** Forgets the change in this process's cache once it commits, and tells the other processes. */
-  readonly forget: (change: Change) => Effect.Effect<void>
+  readonly forget: (change: Change) => Effect.Effect<void, StoreError>
 }
 
 export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>

@@ -14,6 +14,7 @@ import { type Change, ChangeFeed } from "../shared/ChangeFeed.ts"
 import { Unauthenticated } from "../shared/Errors.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { type ApiKey, hasKeyShape } from "./ApiKey.ts"
 import { ApiKeyStore } from "./ApiKeyStore.ts"
@@ -160,7 +161,10 @@ export const makeKeyResolution = Effect.gen(function*() {
     return entry
   })
 
-  const admitResolved = (entry: Resolved, now: number): Effect.Effect<Admitted, Unauthenticated | RateLimited> => {
+  const admitResolved = (
+    entry: Resolved,
+    now: number
+  ): Effect.Effect<Admitted, Unauthenticated | RateLimited | StoreError> => {
     if (entry.validUntilMs <= now) return lapsed(entry)
     noteUse(entry.key.id, now)
     if (entry.key.rate_limits.length === 0) return Effect.succeed(entry.admitted)
@@ -172,7 +176,7 @@ export const makeKeyResolution = Effect.gen(function*() {
 
   // Every request runs this: a cached key without limits resolves synchronously, with no store access.
   const admit = (presented: Redacted.Redacted<string>) =>
-    Effect.clockWith((clock): Effect.Effect<Admitted, Unauthenticated | RateLimited> => {
+    Effect.clockWith((clock): Effect.Effect<Admitted, Unauthenticated | RateLimited | StoreError> => {
       const candidate = Redacted.value(presented).trim()
       if (candidate.length === 0) return rejected("Missing API key.", undefined, "missing")
       if (!hasKeyShape(candidate)) return invalid()

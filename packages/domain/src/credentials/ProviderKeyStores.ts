@@ -5,6 +5,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import type { GatewayConfig } from "./Config.ts"
 import type { VirtualKey } from "./VirtualKey.ts"
 
@@ -16,13 +17,17 @@ export interface StoredSecret<A> {
 
 /** The operations each of the two stores has, over its own record type. */
 interface SecretRecordStore<A> {
-  readonly insert: (stored: StoredSecret<A>) => Effect.Effect<void, Conflict>
+  readonly insert: (stored: StoredSecret<A>) => Effect.Effect<void, Conflict | StoreError>
   /** Replaces the record (its slug and workspace stay) and its encrypted key; false when there was none. */
-  readonly update: (stored: StoredSecret<A>) => Effect.Effect<boolean>
-  readonly get: (id: string) => Effect.Effect<Option.Option<StoredSecret<A>>>
-  readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<StoredSecret<A>>>
-  readonly list: (organisationId: string, workspaceId: string | null, page: PageRequest) => Effect.Effect<Page<A>>
-  readonly delete: (id: string) => Effect.Effect<boolean>
+  readonly update: (stored: StoredSecret<A>) => Effect.Effect<boolean, StoreError>
+  readonly get: (id: string) => Effect.Effect<Option.Option<StoredSecret<A>>, StoreError>
+  readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<StoredSecret<A>>, StoreError>
+  readonly list: (
+    organisationId: string,
+    workspaceId: string | null,
+    page: PageRequest
+  ) => Effect.Effect<Page<A>, StoreError>
+  readonly delete: (id: string) => Effect.Effect<boolean, StoreError>
 }
 
 export class VirtualKeyStore extends Context.Service<VirtualKeyStore, SecretRecordStore<VirtualKey>>()(

@@ -11,12 +11,13 @@ import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { checkName } from "../shared/Rules.ts"
 import { secretBoundWrites } from "../shared/StoredSecretBinding.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { maskKey } from "./ApiKey.ts"
 import { makeProviderKeyRecords } from "./internal/providerKeyRecords.ts"
 import { VirtualKeyStore } from "./ProviderKeyStores.ts"
 import { type ResolvedVirtualKey, VirtualKey, type VirtualKeyChange, type VirtualKeyInput } from "./VirtualKey.ts"
 
-type Failure = InvalidRequest | Forbidden | NotFound
+type Failure = InvalidRequest | Forbidden | NotFound | StoreError
 
 export class VirtualKeys extends Context.Service<
   VirtualKeys,
@@ -51,7 +52,10 @@ export class VirtualKeys extends Context.Service<
      * A workspace's virtual key by slug, with its key decrypted, for a provider call; an unknown slug is
      * refused naming the field `virtual_key`.
      */
-    readonly resolveVirtualKey: (workspaceId: string, slug: string) => Effect.Effect<ResolvedVirtualKey, InvalidRequest>
+    readonly resolveVirtualKey: (
+      workspaceId: string,
+      slug: string
+    ) => Effect.Effect<ResolvedVirtualKey, InvalidRequest | StoreError>
   }
 >()("@gateway-control/VirtualKeys") {
   static readonly layer = Layer.effect(

@@ -12,6 +12,7 @@ import { type ResolvedConfig, resolveInlineConfig } from "../credentials/Config.
 import { Configs } from "../credentials/Configs.ts"
 import { VirtualKeys } from "../credentials/VirtualKeys.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { knownProvider, ProviderRegistry } from "./Providers.ts"
 import {
   type ConfigSelection,
@@ -57,7 +58,12 @@ type Credential =
     readonly ownHost: NamedHost | undefined
   }
 
-export type ProviderChoiceError = InvalidRequest | NoProviderSelected | ProviderKeyMissing | StoredKeyElsewhere
+export type ProviderChoiceError =
+  | InvalidRequest
+  | NoProviderSelected
+  | ProviderKeyMissing
+  | StoredKeyElsewhere
+  | StoreError
 
 export const makeProviderChoice = Effect.gen(function*() {
   const registry = yield* ProviderRegistry
@@ -87,7 +93,7 @@ export const makeProviderChoice = Effect.gen(function*() {
   const resolveConfig = (
     workspaceId: string,
     config: ConfigSelection
-  ): Effect.Effect<ResolvedConfig, InvalidRequest> => {
+  ): Effect.Effect<ResolvedConfig, InvalidRequest | StoreError> => {
     if (config._tag === "StoredConfig") return configs.resolveConfig(workspaceId, config.slug)
     const resolved = resolveInlineConfig(config.config)
     return resolved instanceof InvalidRequest ? Effect.fail(resolved) : Effect.succeed(resolved)

@@ -6,6 +6,7 @@
 import { Context, type Effect, Schema, Struct } from "effect"
 import { JsonObject } from "../prompts/Prompt.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { CapabilityType, type DiscoveredCapability } from "./McpConnections.ts"
 
 export class McpCapability extends Schema.Class<McpCapability>("McpCapability")({
@@ -34,13 +35,19 @@ export class McpCapabilityStore extends Context.Service<
   McpCapabilityStore,
   {
     /** Every capability of the integration. */
-    readonly all: (integrationId: string) => Effect.Effect<ReadonlyArray<McpCapability>>
+    readonly all: (integrationId: string) => Effect.Effect<ReadonlyArray<McpCapability>, StoreError>
     /** Makes the integration's stored capabilities exactly `capabilities`: those not among them go. */
-    readonly replace: (integrationId: string, capabilities: ReadonlyArray<McpCapability>) => Effect.Effect<void>
+    readonly replace: (
+      integrationId: string,
+      capabilities: ReadonlyArray<McpCapability>
+    ) => Effect.Effect<void, StoreError>
     /** Ordered by type, then name (by code point); paged by the store. */
-    readonly list: (query: CapabilityQuery, page: PageRequest) => Effect.Effect<Page<McpCapability>>
+    readonly list: (query: CapabilityQuery, page: PageRequest) => Effect.Effect<Page<McpCapability>, StoreError>
     /** Sets `enabled` of the named capabilities of the integration. */
-    readonly setEnabled: (integrationId: string, toggles: ReadonlyArray<CapabilityToggle>) => Effect.Effect<void>
+    readonly setEnabled: (
+      integrationId: string,
+      toggles: ReadonlyArray<CapabilityToggle>
+    ) => Effect.Effect<void, StoreError>
   }
 >()("@gateway-control/McpCapabilityStore") {}
 

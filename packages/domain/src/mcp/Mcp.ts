@@ -10,6 +10,7 @@ import { type Conflict, type Forbidden, InvalidRequest } from "../shared/Errors.
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { Name, slugOf } from "../shared/Rules.ts"
 import type { SecretBinding } from "../shared/StoredSecretBinding.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 
 export const McpAuthType = Schema.Literals(["oauth_auto", "headers", "none"])
 export const McpTransport = Schema.Literals(["http", "sse"])
@@ -260,20 +261,26 @@ export class McpIntegrationStore extends Context.Service<
   McpIntegrationStore,
   {
     /** `Conflict` when the slug is taken in the organisation. */
-    readonly insert: (integration: McpIntegration) => Effect.Effect<void, Conflict>
+    readonly insert: (integration: McpIntegration) => Effect.Effect<void, Conflict | StoreError>
     /** Writes the integration's definition; its status and health (`StatusChange`) stay as they are. */
-    readonly update: (integration: McpIntegration) => Effect.Effect<void>
+    readonly update: (integration: McpIntegration) => Effect.Effect<void, StoreError>
     /**
      * Writes the status and health of an integration that is not archived; false when it is archived (or
      * gone), so a health check that ends after an archive cannot bring the integration back.
      */
-    readonly setStatus: (id: string, change: StatusChange) => Effect.Effect<boolean>
+    readonly setStatus: (id: string, change: StatusChange) => Effect.Effect<boolean, StoreError>
     /** Up to `limit` integrations that are not archived, of every organisation, by id after `afterId`. */
-    readonly listInUse: (afterId: string | null, limit: number) => Effect.Effect<ReadonlyArray<McpIntegration>>
-    readonly get: (id: string) => Effect.Effect<Option.Option<McpIntegration>>
-    readonly findBySlug: (organisationId: string, slug: string) => Effect.Effect<Option.Option<McpIntegration>>
+    readonly listInUse: (
+      afterId: string | null,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<McpIntegration>, StoreError>
+    readonly get: (id: string) => Effect.Effect<Option.Option<McpIntegration>, StoreError>
+    readonly findBySlug: (
+      organisationId: string,
+      slug: string
+    ) => Effect.Effect<Option.Option<McpIntegration>, StoreError>
     /** Ordered by created_at, then id; paged by the store. */
-    readonly list: (query: IntegrationQuery, page: PageRequest) => Effect.Effect<Page<McpIntegration>>
+    readonly list: (query: IntegrationQuery, page: PageRequest) => Effect.Effect<Page<McpIntegration>, StoreError>
   }
 >()("@gateway-control/McpIntegrationStore") {}
 
@@ -303,20 +310,20 @@ export class McpServerStore extends Context.Service<
   McpServerStore,
   {
     /** `Conflict` when the slug is taken in the workspace. */
-    readonly insert: (server: McpServer) => Effect.Effect<void, Conflict>
-    readonly get: (id: string) => Effect.Effect<Option.Option<McpServer>>
-    readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<McpServer>>
+    readonly insert: (server: McpServer) => Effect.Effect<void, Conflict | StoreError>
+    readonly get: (id: string) => Effect.Effect<Option.Option<McpServer>, StoreError>
+    readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<McpServer>, StoreError>
     readonly list: (
       organisationId: string,
       workspaceId: string | null,
       search: string | null,
       page: PageRequest
-    ) => Effect.Effect<Page<McpServer>>
+    ) => Effect.Effect<Page<McpServer>, StoreError>
     /**
      * Up to `limit` servers whose integration their workspace may use (`usableBy`), in (workspace_id, slug)
      * order: a server that exists throughout a walk of the pages is listed once, whatever is inserted meanwhile.
      */
-    readonly directory: (query: DirectoryQuery) => Effect.Effect<ReadonlyArray<DirectoryEntry>>
+    readonly directory: (query: DirectoryQuery) => Effect.Effect<ReadonlyArray<DirectoryEntry>, StoreError>
   }
 >()("@gateway-control/McpServerStore") {}
 

@@ -12,6 +12,7 @@ import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import {
   capabilityKey,
@@ -60,10 +61,10 @@ export type SyncResult = typeof SyncResult.Type
  */
 interface PreparedSync {
   readonly integration: McpIntegration
-  readonly commit: Effect.Effect<SyncResult>
+  readonly commit: Effect.Effect<SyncResult, StoreError>
 }
 
-type Failure = InvalidRequest | Forbidden | NotFound
+type Failure = InvalidRequest | Forbidden | NotFound | StoreError
 
 export class McpConnectivity extends Context.Service<
   McpConnectivity,

@@ -9,6 +9,7 @@ import { WorkspaceStore } from "../access/AccessStores.ts"
 import { ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { McpIntegrationStore, McpServerStore, usableBy } from "./Mcp.ts"
 import { parseServerName, type ServerList, type ServerResponse, serverResponseOf } from "./ServerJson.ts"
 
@@ -45,13 +46,13 @@ export class McpDirectory extends Context.Service<
     readonly listServers: (
       principal: Principal,
       request: DirectoryRequest
-    ) => Effect.Effect<ServerList, InvalidRequest | Forbidden | NotFound>
+    ) => Effect.Effect<ServerList, InvalidRequest | Forbidden | NotFound | StoreError>
     /** One server by its registry name: `io.gateway-control.<workspace id>/<slug>`. */
     readonly latestVersion: (
       principal: Principal,
       name: string,
       includeDeleted: boolean
-    ) => Effect.Effect<ServerResponse, Forbidden | NotFound>
+    ) => Effect.Effect<ServerResponse, Forbidden | NotFound | StoreError>
   }
 >()("@gateway-control/McpDirectory") {
   static readonly layer = Layer.effect(

@@ -189,6 +189,7 @@ export const runHealthChecks = Effect.gen(function*() {
   )
 
   return yield* Effect.forever(Effect.andThen(cycle, Effect.sleep(interval))).pipe(
-    Effect.ensuring(leases.release(HEALTH_CHECKER_LEASE, holder))
+    // A store that is down cannot take the release: the lease then runs out by itself.
+    Effect.ensuring(Effect.ignore(leases.release(HEALTH_CHECKER_LEASE, holder)))
   )
 })

@@ -16,6 +16,7 @@ import type { PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName, checkSlug } from "../shared/Rules.ts"
 import { secretBoundWrites } from "../shared/StoredSecretBinding.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import {
   type IntegrationQuery,
   integrationTarget,
@@ -47,7 +48,7 @@ export interface IntegrationView {
   readonly workspacesCount: number
 }
 
-export type Failure = InvalidRequest | Forbidden | NotFound
+export type Failure = InvalidRequest | Forbidden | NotFound | StoreError
 
 /** An integration as reads show it: its secrets are write-only. */
 export const readable = (integration: McpIntegration) =>
@@ -96,7 +97,7 @@ export const checkLength = (value: string | undefined, param: string, min: numbe
     : Effect.void
 
 /** The integration operations; `integrationChanged` clears what server reads cached of an integration. */
-export const makeIntegrations = (integrationChanged: (integrationId: string) => Effect.Effect<void>) =>
+export const makeIntegrations = (integrationChanged: (integrationId: string) => Effect.Effect<void, StoreError>) =>
   Effect.gen(function*() {
     // Updates go through the rule of stored secrets: header values and secret mappings stay with the URL.
     const integrations = secretBoundWrites(

@@ -8,6 +8,7 @@ import { Context, type Effect, type Option, Schema, Struct } from "effect"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { Description } from "../shared/Rules.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 
 /** Labels every organisation has, which every new prompt points at its version 1. */
 export const BUILT_IN_LABELS = ["production", "staging", "development"] as const
@@ -64,12 +65,12 @@ export type LabelChange = typeof UpdateLabel.Type
 
 export class LabelStore extends Context.Service<LabelStore, {
   /** `Conflict` when the name is taken at the label's level (in its workspace, or among organisation labels). */
-  readonly insert: (label: Label) => Effect.Effect<void, Conflict>
+  readonly insert: (label: Label) => Effect.Effect<void, Conflict | StoreError>
   /** Replaces the label (its organisation and workspace stay); `Conflict` as for insert; false when none. */
-  readonly update: (label: Label) => Effect.Effect<boolean, Conflict>
-  readonly get: (id: string) => Effect.Effect<Option.Option<Label>>
+  readonly update: (label: Label) => Effect.Effect<boolean, Conflict | StoreError>
+  readonly get: (id: string) => Effect.Effect<Option.Option<Label>, StoreError>
   /** The organisation's labels with this name, at every level. */
-  readonly withName: (organisationId: string, name: string) => Effect.Effect<ReadonlyArray<Label>>
+  readonly withName: (organisationId: string, name: string) => Effect.Effect<ReadonlyArray<Label>, StoreError>
   /**
    * The organisation's labels a workspace has (its own and the organisation's), or with no workspace all of
    * them, by creation.
@@ -78,6 +79,6 @@ export class LabelStore extends Context.Service<LabelStore, {
     organisationId: string,
     workspaceId: string | null,
     page: PageRequest
-  ) => Effect.Effect<Page<Label>>
-  readonly delete: (id: string) => Effect.Effect<boolean>
+  ) => Effect.Effect<Page<Label>, StoreError>
+  readonly delete: (id: string) => Effect.Effect<boolean, StoreError>
 }>()("@gateway-control/LabelStore") {}

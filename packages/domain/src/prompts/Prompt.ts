@@ -7,6 +7,7 @@ import { Context, type Effect, type Option, Schema } from "effect"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { Name, Slug } from "../shared/Rules.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 
 export const PromptType = Schema.Literals(["chat", "completion"])
 export type PromptType = typeof PromptType.Type
@@ -70,24 +71,28 @@ export class PartialVersion extends Schema.Class<PartialVersion>("PartialVersion
 /** What a store of prompts and a store of partials do alike, for a resource `R` with versions `V`. */
 interface VersionedResourceStore<R, V> {
   /** Inserts a resource with its first version; `Conflict` when the slug is taken in the workspace. */
-  readonly insert: (resource: R, first: V) => Effect.Effect<void, Conflict>
+  readonly insert: (resource: R, first: V) => Effect.Effect<void, Conflict | StoreError>
   /** Appends a version; `Conflict` when a concurrent update took the number. */
-  readonly addVersion: (version: V) => Effect.Effect<void, Conflict>
-  readonly get: (id: string) => Effect.Effect<Option.Option<R>>
-  readonly list: (organisationId: string, workspaceId: string | null, page: PageRequest) => Effect.Effect<Page<R>>
-  readonly getVersion: (id: string, version: number) => Effect.Effect<Option.Option<V>>
-  readonly setPublished: (id: string, version: number, at: string) => Effect.Effect<void>
+  readonly addVersion: (version: V) => Effect.Effect<void, Conflict | StoreError>
+  readonly get: (id: string) => Effect.Effect<Option.Option<R>, StoreError>
+  readonly list: (
+    organisationId: string,
+    workspaceId: string | null,
+    page: PageRequest
+  ) => Effect.Effect<Page<R>, StoreError>
+  readonly getVersion: (id: string, version: number) => Effect.Effect<Option.Option<V>, StoreError>
+  readonly setPublished: (id: string, version: number, at: string) => Effect.Effect<void, StoreError>
 }
 
 export class PromptStore extends Context.Service<
   PromptStore,
   VersionedResourceStore<Prompt, PromptVersion> & {
     /** Prompts with this slug in the organisation's workspaces (one per workspace at most). */
-    readonly findBySlug: (organisationId: string, slug: string) => Effect.Effect<ReadonlyArray<Prompt>>
-    readonly latestVersion: (promptId: string) => Effect.Effect<Option.Option<PromptVersion>>
-    readonly versions: (promptId: string) => Effect.Effect<ReadonlyArray<PromptVersion>>
-    readonly setLabel: (label: PromptLabel) => Effect.Effect<void>
-    readonly labels: (promptId: string) => Effect.Effect<ReadonlyArray<PromptLabel>>
+    readonly findBySlug: (organisationId: string, slug: string) => Effect.Effect<ReadonlyArray<Prompt>, StoreError>
+    readonly latestVersion: (promptId: string) => Effect.Effect<Option.Option<PromptVersion>, StoreError>
+    readonly versions: (promptId: string) => Effect.Effect<ReadonlyArray<PromptVersion>, StoreError>
+    readonly setLabel: (label: PromptLabel) => Effect.Effect<void, StoreError>
+    readonly labels: (promptId: string) => Effect.Effect<ReadonlyArray<PromptLabel>, StoreError>
     /**
      * Renames the pointers named `from` of the organisation's prompts, or of one workspace's: a label's new
      * name follows it wherever it points.
@@ -97,22 +102,26 @@ export class PromptStore extends Context.Service<
       workspaceId: string | null,
       from: string,
       to: string
-    ) => Effect.Effect<void>
+    ) => Effect.Effect<void, StoreError>
     /** Removes the pointers named `label` of the organisation's prompts, or of one workspace's. */
-    readonly removeLabel: (organisationId: string, workspaceId: string | null, label: string) => Effect.Effect<void>
+    readonly removeLabel: (
+      organisationId: string,
+      workspaceId: string | null,
+      label: string
+    ) => Effect.Effect<void, StoreError>
     /** Deletes the prompt with its versions and labels; false when there was none. */
-    readonly delete: (id: string) => Effect.Effect<boolean>
+    readonly delete: (id: string) => Effect.Effect<boolean, StoreError>
   }
 >()("@gateway-control/PromptStore") {}
 
 export class PartialStore extends Context.Service<
   PartialStore,
   VersionedResourceStore<Partial, PartialVersion> & {
-    readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<Partial>>
+    readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<Partial>, StoreError>
     /** Replaces the partial's own fields (name, description, status); false when there was none. */
-    readonly update: (partial: Partial) => Effect.Effect<boolean>
-    readonly versions: (partialId: string) => Effect.Effect<ReadonlyArray<PartialVersion>>
+    readonly update: (partial: Partial) => Effect.Effect<boolean, StoreError>
+    readonly versions: (partialId: string) => Effect.Effect<ReadonlyArray<PartialVersion>, StoreError>
     /** Deletes the partial with its versions; false when there was none. */
-    readonly delete: (id: string) => Effect.Effect<boolean>
+    readonly delete: (id: string) => Effect.Effect<boolean, StoreError>
   }
 >()("@gateway-control/PartialStore") {}

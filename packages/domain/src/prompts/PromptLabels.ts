@@ -15,6 +15,7 @@ import { Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } f
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import {
   BUILT_IN_LABELS,
   ColorCode,
@@ -30,7 +31,7 @@ import type { RenderCache } from "./RenderCache.ts"
 
 export type { LabelChange, LabelInput } from "./Label.ts"
 
-type Failure = InvalidRequest | Forbidden | NotFound
+type Failure = InvalidRequest | Forbidden | NotFound | StoreError
 
 const isBuiltIn = (name: string): boolean => (BUILT_IN_LABELS as ReadonlyArray<string>).includes(name)
 const isLabelName = Schema.is(LabelName)

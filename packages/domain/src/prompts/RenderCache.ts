@@ -7,6 +7,7 @@
 import { Effect } from "effect"
 import type { Change, ChangeEvent } from "../shared/ChangeFeed.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import type { Template } from "./Mustache.ts"
 import type { Prompt, PromptVersion } from "./Prompt.ts"
 import type { CompiledVersion } from "./TemplateCompiler.ts"
@@ -43,10 +44,10 @@ export class RenderCache {
   readonly resolvedPartials: TtlCache<string, Template>
   /** Bumped by every change: a resolution that read the store before one does not fill the cache. */
   generation = 0
-  private readonly publish: (change: Change) => Effect.Effect<void>
+  private readonly publish: (change: Change) => Effect.Effect<void, StoreError>
 
   /** `publish` tells the other processes of a change made here (`ChangeFeed.publish`). */
-  constructor(publish: (change: Change) => Effect.Effect<void>, soleWriter = false) {
+  constructor(publish: (change: Change) => Effect.Effect<void, StoreError>, soleWriter = false) {
     this.publish = publish
     const ttlMs = soleWriter ? Number.POSITIVE_INFINITY : RESOLUTION_CACHE_TTL_MS
     this.resolvedTargets = new TtlCache<string, RenderTarget>(ttlMs, 5_000)
@@ -87,7 +88,7 @@ export class RenderCache {
     }
   }
 
-  private readonly changed = (change: Change): Effect.Effect<void> =>
+  private readonly changed = (change: Change): Effect.Effect<void, StoreError> =>
     Effect.andThen(Effect.sync(() => this.forget(change)), this.publish(change))
 
   /** A prompt's versions, published version or labels changed, or it went: the next render reads it again. */

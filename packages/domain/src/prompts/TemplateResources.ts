@@ -13,9 +13,10 @@ import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../sh
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName, checkSlug } from "../shared/Rules.ts"
+import type { StoreError } from "../shared/StoreError.ts"
 import { PartialStore, type Prompt, PromptStore } from "./Prompt.ts"
 
-export type Failure = InvalidRequest | Forbidden | NotFound
+export type Failure = InvalidRequest | Forbidden | NotFound | StoreError
 
 /** What creating or changing a prompt or a partial is given, in common. */
 export interface TemplateResourceInput {
@@ -65,9 +66,9 @@ interface ResourceKind<A extends TemplateResource> {
   readonly resource: string
   /** The request's name for the reference. */
   readonly param: string
-  readonly get: (id: string) => Effect.Effect<Option.Option<A>>
+  readonly get: (id: string) => Effect.Effect<Option.Option<A>, StoreError>
   /** Those with this slug that the principal can mean. */
-  readonly withSlug: (principal: Principal, slug: string) => Effect.Effect<ReadonlyArray<A>>
+  readonly withSlug: (principal: Principal, slug: string) => Effect.Effect<ReadonlyArray<A>, StoreError>
 }
 
 /** A resource by id (the policy decides afterwards) or by a slug the principal can see. */

@@ -4,6 +4,7 @@
  * changes something; the feed tells the others.
  */
 import { Context, Effect, Schema, type Scope } from "effect"
+import type { StoreError } from "./StoreError.ts"
 
 /** A change another process's caches may hold something of. */
 export const Change = Schema.Union([
@@ -36,7 +37,7 @@ export class ChangeFeed extends Context.Service<
      * Tells the other processes, with the enclosing unit of work: they hear of it once it commits, and never
      * if it rolls back. Outside a unit of work, at once.
      */
-    readonly publish: (change: Change) => Effect.Effect<void>
+    readonly publish: (change: Change) => Effect.Effect<void, StoreError>
     /**
      * Calls `handler` for every change another process publishes, until the scope closes, and with `Resync`
      * after a time in which changes may have been missed. The handler runs synchronously and must not throw.

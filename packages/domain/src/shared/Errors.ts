@@ -1,6 +1,7 @@
 /**
  * Typed errors of the domain. Each one is something a caller can act on; the HTTP adapter maps them
- * to statuses and to the project's error envelope. Infrastructure failures are defects, not errors.
+ * to statuses and to the project's error envelope. Infrastructure failures are defects, not errors, except a
+ * store that cannot answer: `StoreError` (StoreError.ts), which a caller can act on by retrying.
  */
 import { Effect, Option, Schema } from "effect"
 

@@ -12,6 +12,7 @@ import { AuditLogStore } from "../../src/audit/AuditLogStore.ts"
 import { type AuditActor, type AuditEntry, type AuditRecord, newestFirst } from "../../src/audit/AuditRecord.ts"
 import { MAX_DEPTH } from "../../src/audit/internal/storable.ts"
 import { Organisation, Prompt, PromptStore, Workspace } from "../../src/index.ts"
+import type { StoreError } from "../../src/shared/StoreError.ts"
 import { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { StorePorts } from "../../src/StorePorts.ts"
 import { promptVersion } from "./ContractHarness.ts"
@@ -47,7 +48,7 @@ export const layerAudit = <ROut, E>(store: Layer.Layer<ROut, E>, key?: string) =
 
 export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<StorePorts, E>) => {
   describe(`audit log contract: ${name}`, () => {
-    let runtime: ManagedRuntime.ManagedRuntime<Audit | StorePorts, E>
+    let runtime: ManagedRuntime.ManagedRuntime<Audit | StorePorts, E | StoreError>
     const audit = <A, E2>(f: (audit: Audit["Service"]) => Effect.Effect<A, E2>) =>
       runtime.runPromise(Effect.flatMap(Effect.service(Audit), f))
     const run = <A, E2>(effect: Effect.Effect<A, E2, Audit | StorePorts>) => runtime.runPromise(effect)

@@ -49,7 +49,7 @@ export const transactionContract = ({ exit, freshOrganisation, run }: Harness) =
         // Registered in a nested unit of work, it waits for the enclosing one.
         yield* transaction.withTransaction(transaction.afterCommit(Effect.gen(function*() {
           // By now the change is committed: a read outside the unit of work sees it.
-          const seen = yield* workspaces.get(committed.id)
+          const seen = yield* Effect.orDie(workspaces.get(committed.id))
           ran.push(Option.isSome(seen) ? "after commit, seen" : "after commit, unseen")
         })))
         expect(ran).toEqual(["outside"])

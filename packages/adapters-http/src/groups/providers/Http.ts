@@ -53,7 +53,8 @@ export const ProvidersHandlers = HttpApiBuilder.group(
               ProviderKeyMissing: (e) => Effect.fail(listingRefusal(e, request.headers)),
               StoredKeyElsewhere: (e) => Effect.fail(listingRefusal(e, request.headers)),
               Forbidden: (e) => Effect.fail(listingRefusal(e, request.headers)),
-              NotFound: (e) => Effect.fail(listingRefusal(e, request.headers))
+              NotFound: (e) => Effect.fail(listingRefusal(e, request.headers)),
+              StoreError: (e) => Effect.fail(listingRefusal(e, request.headers))
             })
           ),
         createVirtualKey: ({ payload }) =>

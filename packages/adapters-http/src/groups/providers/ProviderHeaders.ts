@@ -107,6 +107,7 @@ export const listingRefusal = (error: ProviderChoiceError | Forbidden | NotFound
       return storedKeyElsewhere(error, headers)
     case "Forbidden":
     case "NotFound":
+    case "StoreError":
       return fromDomain(error)
   }
 }

@@ -17,6 +17,7 @@ import type { Page, PageRequest } from "../../shared/Paging.ts"
 import { PlatformCrypto } from "../../shared/PlatformCrypto.ts"
 import { checkName, checkSlug } from "../../shared/Rules.ts"
 import type { SecretBinding } from "../../shared/StoredSecretBinding.ts"
+import type { StoreError } from "../../shared/StoreError.ts"
 import type { StoredSecret } from "../ProviderKeyStores.ts"
 
 /** A record in a workspace, as both kinds are. */
@@ -28,8 +29,12 @@ interface WorkspaceRecord {
 
 /** What listing, reading and deleting need of a record's store, whose deletes take a grant of `D`. */
 interface RecordStore<A, D extends Action> extends SlugLookup<StoredSecret<A>> {
-  readonly list: (organisationId: string, workspaceId: string | null, page: PageRequest) => Effect.Effect<Page<A>>
-  readonly delete: GrantedWrite<D, (id: string) => Effect.Effect<boolean>>
+  readonly list: (
+    organisationId: string,
+    workspaceId: string | null,
+    page: PageRequest
+  ) => Effect.Effect<Page<A>, StoreError>
+  readonly delete: GrantedWrite<D, (id: string) => Effect.Effect<boolean, StoreError>>
 }
 
 export const makeProviderKeyRecords = Effect.gen(function*() {

@@ -1,16 +1,9 @@
 import type { GatewayControlClientShape } from "@gateway-control/client"
 import type { CreateApiKey } from "@gateway-control/domain"
-import {
-  ApiKeys,
-  Organisation,
-  type OrganisationRole,
-  OrganisationStore,
-  Workspace,
-  type WorkspaceRole,
-  WorkspaceStore
-} from "@gateway-control/domain"
+import { ApiKeys, type OrganisationRole, type WorkspaceRole } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { anotherOrganisationsWorkspace } from "./support/Elsewhere.ts"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 // JSON calls go through the typed client: a success must have its declared status and shape, and a refusal's
@@ -182,19 +175,10 @@ describe("API keys", () => {
 describe("organisations stay apart", () => {
   it("answers 404 for another organisation's resources and never lists them", async () => {
     const other = await server.runtime.runPromise(Effect.gen(function*() {
-      const now = new Date().toISOString()
-      const organisation = new Organisation({ id: "org-other", name: "Other", created_at: now, last_updated_at: now })
-      yield* (yield* OrganisationStore).insert(organisation)
-      const workspace = new Workspace({
-        id: "ws-other",
-        organisation_id: organisation.id,
-        name: "Theirs",
-        slug: "theirs",
-        description: null,
-        created_at: now,
-        last_updated_at: now
+      const { organisation } = yield* anotherOrganisationsWorkspace({
+        organisation: "org-other",
+        workspace: "ws-other"
       })
-      yield* (yield* WorkspaceStore).insert(workspace)
       const issued = yield* (yield* ApiKeys).issue({
         type: "organisation-service",
         name: "their admin",

@@ -5,10 +5,10 @@
  *   an organisation admin's admin key exists (an owner names the admin) and never acts as more than an admin;
  * - a list naming a workspace the key cannot reach (another organisation's, or none) answers 404.
  */
-import { ApiKeys, type Scope, Workspace, WorkspaceStore } from "@gateway-control/domain"
+import { ApiKeys, type Scope } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { anotherOrganisation } from "./support/Elsewhere.ts"
+import { anotherOrganisationsWorkspace } from "./support/Elsewhere.ts"
 import { testStores } from "./support/Stores.ts"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
 
@@ -178,20 +178,9 @@ describe.each(testStores)("key bounds, on the $name store", ({ layer }) => {
 
   describe("lists naming a workspace the key cannot reach (finding 9)", () => {
     it("answer 404 for another organisation's workspace and for one that does not exist", async () => {
-      const theirs = await server.runtime.runPromise(Effect.gen(function*() {
-        const { now, organisation } = yield* anotherOrganisation
-        const workspace = new Workspace({
-          id: crypto.randomUUID(),
-          organisation_id: organisation.id,
-          name: "Theirs",
-          slug: "theirs",
-          description: null,
-          created_at: now,
-          last_updated_at: now
-        })
-        yield* (yield* WorkspaceStore).insert(workspace)
-        return workspace.id
-      }))
+      const theirs = await server.runtime.runPromise(
+        Effect.map(anotherOrganisationsWorkspace(), ({ workspace }) => workspace.id)
+      )
       const lists = [
         "/v1/api-keys",
         "/v1/virtual-keys",

@@ -155,7 +155,7 @@ describe.each(testStores)("whose name a key carries, on the $name store", ({ lay
 
     it("answers 404 when the user does not exist or belongs to another organisation", async () => {
       const stranger = await server.runtime.runPromise(Effect.gen(function*() {
-        const { now, organisation } = yield* anotherOrganisation
+        const { now, organisation } = yield* anotherOrganisation()
         const user = new User({
           id: crypto.randomUUID(),
           organisation_id: organisation.id,

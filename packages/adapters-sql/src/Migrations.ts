@@ -2,7 +2,7 @@
  * The schema, as numbered forward-only migrations. All pending migrations run in one transaction,
  * behind a transaction-scoped advisory lock, so processes starting together never run one twice.
  */
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
 
@@ -426,9 +426,37 @@ const MIGRATION_LOCK = 7_321_004_211
 
 const runMigrator = Migrator.make({})
 
+/** Migrations cannot run on this database; the message says why, in the operator's terms. */
+export class MigrationRefused extends Data.TaggedError("MigrationRefused")<{ readonly message: string }> {}
+
+/**
+ * Fails when the server takes no writes: a replica (in recovery), or read-only by default. Checked before the
+ * migrations' transaction, whose first write would fail with "read-only transaction" and whose migrator then
+ * reports only the "current transaction is aborted" of its next statement.
+ */
+const ensureWritable = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ readonly recovery: boolean; readonly read_only: string }>`
+    SELECT pg_is_in_recovery() AS recovery, current_setting('transaction_read_only') AS read_only`
+  const state = rows[0]
+  if (state?.recovery === true) {
+    return yield* new MigrationRefused({
+      message: "The database is a replica (in recovery) and takes no writes: migrations need the primary. " +
+        "Point DATABASE_URL at the primary (or add target_session_attrs=read-write to a multi-host URL)."
+    })
+  }
+  if (state?.read_only === "on") {
+    return yield* new MigrationRefused({
+      message: "The database session is read-only (default_transaction_read_only is on for this user or database): " +
+        "migrations need a session that can write."
+    })
+  }
+})
+
 /** Runs the pending migrations; returns the ones it ran as `[id, name]`. */
 export const migrate = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  yield* ensureWritable
   return yield* sql.withTransaction(
     Effect.andThen(
       sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`,

@@ -13,8 +13,9 @@ import {
   type StorePorts,
   StoreTransaction
 } from "@gateway-control/domain"
-import { Context, Effect, Layer, type Redacted } from "effect"
+import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
+import { openDeadlineSocket, tcpAddressOf } from "./internal/deadlineSocket.ts"
 import { migrate } from "./Migrations.ts"
 import { layerPgChangeFeed } from "./PgChangeFeed.ts"
 import * as PgliteClient from "./PgliteClient.ts"
@@ -73,18 +74,50 @@ export const layerPglite = (options: PgliteClient.PgliteClientOptions) => layerF
 export interface PostgresOptions {
   readonly url: Redacted.Redacted<string>
   readonly poolSize: number
+  /**
+   * How long one statement may take, in ms (PostgreSQL's `statement_timeout`, lock waits included); a server
+   * that has not answered a statement `DEADLINE_GRACE_MS` later is taken for hung and its connection dropped
+   * (internal/deadlineSocket.ts). 0: no limit. Default 5000.
+   */
+  readonly statementTimeoutMs?: number | undefined
+  /** How long opening a connection (TCP, TLS, authentication) may take, in ms. Default 5000. */
+  readonly connectTimeoutMs?: number | undefined
   /** Extra startup parameters, e.g. `search_path` to run in one schema. */
   readonly startupParameters?: Readonly<Record<string, string>> | undefined
 }
 
-export const layerPostgresClient = (options: PostgresOptions) =>
-  PgClient.layer({
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
+/** How much longer than its own `statement_timeout` a server gets to answer before it is taken for hung. */
+export const DEADLINE_GRACE_MS = 1_000
+
+export const layerPostgresClient = (options: PostgresOptions) => {
+  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
+  const address = statementTimeoutMs > 0 ? tcpAddressOf(Redacted.value(options.url)) : undefined
+  return PgClient.layer({
     url: options.url,
     maxConnections: options.poolSize,
     applicationName: "gateway-control",
-    startupParameters: options.startupParameters
+    connectTimeout: Duration.millis(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS),
+    startupParameters: { statement_timeout: String(statementTimeoutMs), ...options.startupParameters },
+    stream: address === undefined
+      ? undefined
+      : () => openDeadlineSocket({ ...address, deadlineMs: statementTimeoutMs + DEADLINE_GRACE_MS })
   })
+}
+
+/**
+ * Migrations on a connection of their own, with no statement limit: a migration may rightly take longer than
+ * any request's statement (an index on a large table), and may wait for another process's migration.
+ */
+const layerMigratedOnPostgres = (options: PostgresOptions) =>
+  Layer.effectDiscard(
+    Effect.orDie(Effect.provide(migrate, layerPostgresClient({ ...options, poolSize: 1, statementTimeoutMs: 0 })))
+  )
 
 /** Every port on PostgreSQL, with the change feed that tells the other processes on it (PgChangeFeed.ts). */
 export const layerPostgres = (options: PostgresOptions) =>
-  layerFromClient(layerPostgresClient(options), layerPgChangeFeed(options))
+  layerSqlWith(layerPgChangeFeed(options)).pipe(
+    Layer.provide(layerMigratedOnPostgres(options)),
+    Layer.provideMerge(layerPostgresClient(options))
+  )

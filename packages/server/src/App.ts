@@ -63,6 +63,13 @@ export const loadSqlAdapters = Effect.promise(() => import("@gateway-control/ada
 
 type SqlStoreConfig = Exclude<StoreConfig, { readonly kind: "memory" }>
 
+const postgresOptions = (store: Extract<StoreConfig, { readonly kind: "postgres" }>) => ({
+  url: store.url,
+  poolSize: store.poolSize,
+  statementTimeoutMs: store.statementTimeoutMs,
+  connectTimeoutMs: store.connectTimeoutMs
+})
+
 /** The SQL client of a SQL store. */
 export const layerSqlClient = (store: SqlStoreConfig) =>
   Layer.unwrap(Effect.gen(function*() {
@@ -75,7 +82,7 @@ export const layerSqlClient = (store: SqlStoreConfig) =>
         return PgliteClient.layer({ dataDir: join(dataDir, "pglite") })
       }
       case "postgres":
-        return layerPostgresClient({ url: store.url, poolSize: store.poolSize })
+        return layerPostgresClient(postgresOptions(store))
     }
   }))
 
@@ -91,7 +98,7 @@ export const layerStore = (store: StoreConfig): Layer.Layer<StorePorts, SqlError
       return Layer.unwrap(Effect.map(loadSqlAdapters, (sql) => sql.layerFromClient(layerSqlClient(store))))
     case "postgres":
       return Layer.unwrap(
-        Effect.map(loadSqlAdapters, (sql) => sql.layerPostgres({ url: store.url, poolSize: store.poolSize }))
+        Effect.map(loadSqlAdapters, (sql) => sql.layerPostgres(postgresOptions(store)))
       )
   }
 }

@@ -19,10 +19,18 @@ import {
 export type StoreConfig =
   | { readonly kind: "memory" }
   | { readonly kind: "pglite"; readonly dataDir: string }
-  | { readonly kind: "postgres"; readonly url: Redacted.Redacted<string>; readonly poolSize: number }
+  | {
+    readonly kind: "postgres"
+    readonly url: Redacted.Redacted<string>
+    readonly poolSize: number
+    readonly statementTimeoutMs: number
+    readonly connectTimeoutMs: number
+  }
 
 /** Every setting as decoded, with the store settings resolved into one store. */
-export interface AppConfig extends Omit<SettingValues, "store" | "url" | "poolSize"> {
+export interface AppConfig
+  extends Omit<SettingValues, "store" | "url" | "poolSize" | "statementTimeoutMs" | "connectTimeoutMs">
+{
   readonly store: StoreConfig
 }
 
@@ -43,7 +51,13 @@ const resolveStore = (
       return Result.succeed({ kind, dataDir: values.dataDir })
     case "postgres":
       return Option.isSome(values.url)
-        ? Result.succeed({ kind, url: values.url.value, poolSize: values.poolSize })
+        ? Result.succeed({
+          kind,
+          url: values.url.value,
+          poolSize: values.poolSize,
+          statementTimeoutMs: values.statementTimeoutMs,
+          connectTimeoutMs: values.connectTimeoutMs
+        })
         : Result.fail(
           new InvalidConfiguration({
             message: `${source.assignment("store", "postgres")} needs ${
@@ -58,7 +72,14 @@ const resolveStore = (
 const decodeConfig = (source: ConfigSource): Result.Result<AppConfig, InvalidConfiguration> =>
   Result.flatMap(decodeSettings(source), (values) =>
     Result.map(resolveStore(values, source), (store) => {
-      const { store: _kind, url: _url, poolSize: _poolSize, ...rest } = values
+      const {
+        connectTimeoutMs: _connect,
+        poolSize: _poolSize,
+        statementTimeoutMs: _statement,
+        store: _kind,
+        url: _url,
+        ...rest
+      } = values
       return { ...rest, store }
     }))
 

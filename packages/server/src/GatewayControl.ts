@@ -26,6 +26,13 @@ export type StoreOptions =
     readonly url: string | Redacted.Redacted<string>
     /** Connections this engine opens at most (`DATABASE_POOL_SIZE`, default 10, at least 1). */
     readonly poolSize?: number | undefined
+    /**
+     * How long one statement may take, in ms (`DATABASE_STATEMENT_TIMEOUT_MS`, default 5000; 0: no limit); a
+     * server silent a second longer is taken for hung and the call answers as a store that is down.
+     */
+    readonly statementTimeoutMs?: number | undefined
+    /** How long opening a connection may take, in ms (`DATABASE_CONNECT_TIMEOUT_MS`, default 5000). */
+    readonly connectTimeoutMs?: number | undefined
   }
 
 /** The settings of the domain (the configuration table's), each with the server's default. */

@@ -174,6 +174,19 @@ export const settings = {
     decode: secretUrl((url) => url.length > 0, "a PostgreSQL connection URL (postgres://user@host:5432/db)")
   }),
   poolSize: setting({ env: "DATABASE_POOL_SIZE", defaultValue: 10, fromText: numberText, decode: wholeNumber(1) }),
+  /** PostgreSQL's `statement_timeout` for requests' statements, and the hung-server deadline (SqlStoreLayer.ts). */
+  statementTimeoutMs: setting({
+    env: "DATABASE_STATEMENT_TIMEOUT_MS",
+    defaultValue: 5_000,
+    fromText: numberText,
+    decode: wholeNumber(0)
+  }),
+  connectTimeoutMs: setting({
+    env: "DATABASE_CONNECT_TIMEOUT_MS",
+    defaultValue: 5_000,
+    fromText: numberText,
+    decode: wholeNumber(1)
+  }),
   dataDir: setting({ env: "DATA_DIR", defaultValue: "./.gateway-data", fromText: asIs, decode: nonEmptyText }),
   maxBodyBytes: setting({
     env: "MAX_BODY_BYTES",
@@ -205,6 +218,14 @@ export const settings = {
   shutdownTimeoutMs: setting({
     env: "SHUTDOWN_TIMEOUT_MS",
     defaultValue: 20_000,
+    fromText: numberText,
+    decode: wholeNumber(0)
+  }),
+  /** How long `/readyz` answers 503 after SIGTERM before the listener closes: `serve` only (App.ts). */
+  shutdownDrainMs: setting({
+    env: "SHUTDOWN_DRAIN_MS",
+    serveOnly: true,
+    defaultValue: 0,
     fromText: numberText,
     decode: wholeNumber(0)
   }),

@@ -150,3 +150,67 @@ describe.runIf(postgresUrl !== undefined)("a store that cannot answer: PostgreSQ
     expect(await workspaceNames(server)).not.toContain(name)
   }, 60_000)
 })
+
+describe.runIf(postgresUrl !== undefined)("a store that hangs: PostgreSQL behind a proxy that stops forwarding", () => {
+  // The statement limit the server is given; a server silent for a second more is taken for hung.
+  const statementTimeoutMs = 1_000
+  const connectTimeoutMs = 1_000
+  /** Generous against CI's load, and far below the minutes TCP takes to give up on an open connection. */
+  const bound = 8_000
+  let proxy: StoreProxy
+  let server: TestServer
+  let promptId: string
+  beforeAll(async () => {
+    proxy = await startStoreProxy(postgresUrl!)
+    server = await startTestServer({
+      store: postgresBehind(proxy, postgresUrl!, { statementTimeoutMs, connectTimeoutMs })
+    })
+    promptId = await createPrompt(server)
+  }, 60_000)
+  afterEach(() => proxy.restore())
+  afterAll(async () => {
+    await proxy?.restore()
+    await server?.close()
+    await proxy?.close()
+  }, 60_000)
+
+  const timed = async (call: () => Promise<Response>) => {
+    const started = performance.now()
+    const response = await call()
+    return { response, ms: performance.now() - started }
+  }
+
+  it("reads, changes and render answer 503 with retry-after within a bounded time, not when TCP gives up", async () => {
+    const name = uniqueName("Hung")
+    proxy.hang()
+    const calls = await Promise.all([
+      timed(() => server.request("/v1/workspaces")),
+      timed(() => server.send("POST", "/v1/workspaces", { name })),
+      timed(() => server.send("POST", "/v1/api-keys/organisation/service", { name: uniqueName("Key"), scopes: [] })),
+      timed(() => render(server, promptId))
+    ])
+    for (const { ms, response } of calls) {
+      await expectUnavailable(response)
+      expect(ms).toBeLessThan(bound)
+    }
+    // A call that opens a connection while the server hangs is bounded too (the connect timeout).
+    const late = await timed(() => server.request("/v1/workspaces"))
+    await expectUnavailable(late.response)
+    expect(late.ms).toBeLessThan(bound)
+    await proxy.restore()
+    expect(await workspaceNames(server)).not.toContain(name)
+  }, 60_000)
+
+  it("after the hang every connection is usable again: key creation, changes and reads all answer", async () => {
+    proxy.hang()
+    await expectUnavailable(await server.send("POST", "/v1/workspaces", { name: uniqueName("Hung") }))
+    await proxy.restore()
+    // More calls than the pool has connections, so a connection left in a bad state would be met.
+    for (let i = 0; i < 6; i++) {
+      const key = await narrowKey(server, ["workspaces.list"])
+      expect((await server.request("/v1/workspaces", { key: key.key })).status).toBe(200)
+      expect((await server.send("POST", "/v1/workspaces", { name: uniqueName("Back") })).status).toBe(201)
+      expect((await render(server, promptId)).status).toBe(200)
+    }
+  }, 60_000)
+})

@@ -158,13 +158,22 @@ export const startStoreProxy = async (url: string): Promise<StoreProxy> => {
  * PostgreSQL in a schema of its own, reached through `proxy`; the schema is created and dropped over a direct
  * connection, so the test's cuts never stand in the way of its cleanup.
  */
-export const postgresBehind = (proxy: StoreProxy, url: string) =>
+export const postgresBehind = (
+  proxy: StoreProxy,
+  url: string,
+  timeouts: { readonly statementTimeoutMs?: number; readonly connectTimeoutMs?: number } = {}
+) =>
   Layer.unwrap(
     Effect.gen(function*() {
       const schema = `test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
       const admin = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
       yield* admin.unsafe(`CREATE SCHEMA "${schema}"`)
       yield* Effect.addFinalizer(() => Effect.orDie(admin.unsafe(`DROP SCHEMA "${schema}" CASCADE`)))
-      return layerPostgres({ url: Redacted.make(proxy.url), poolSize: 4, startupParameters: { search_path: schema } })
+      return layerPostgres({
+        url: Redacted.make(proxy.url),
+        poolSize: 4,
+        startupParameters: { search_path: schema },
+        ...timeouts
+      })
     }).pipe(Effect.provide(Reactivity.layer))
   )

@@ -321,6 +321,28 @@ const layerCloseIdleOnShutdown = (server: Server) =>
     )
   )
 
+/**
+ * The first step of a stop (SIGTERM): `/readyz` answers 503 for `SHUTDOWN_DRAIN_MS` while the listener still
+ * takes and answers requests, so a balancer that probes it stops sending here before connections are refused.
+ * Built after the server, so its finalizer runs before the server's close.
+ */
+const layerDrainOnShutdown = (drainMs: number) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      yield* HttpServer.HttpServer
+      const readiness = yield* Readiness
+      yield* Effect.addFinalizer(() =>
+        Effect.andThen(
+          readiness.stop,
+          drainMs === 0 ? Effect.void : Effect.andThen(
+            Effect.logInfo(`shutting down: /readyz answers 503 for ${drainMs} ms before the listener closes`),
+            Effect.sleep(drainMs)
+          )
+        )
+      )
+    })
+  )
+
 /** The Node HTTP server the service runs on: errors Node answers itself come in the envelope too. */
 export const createGatewayServer = (): Server => answerClientErrorsInEnvelope(createServer())
 
@@ -333,7 +355,12 @@ export const layerMcpHealthChecks = Layer.effectDiscard(Effect.forkScoped(runHea
 /** `gateway-control serve`: the whole service. */
 export const layerServe = (config: AppConfig) => {
   const server = createGatewayServer()
-  return Layer.mergeAll(layerHttp(config), layerCloseIdleOnShutdown(server), layerMcpHealthChecks).pipe(
+  // Built in this order (routes, idle closing, drain) so that they stop in the other: the drain first, then idle
+  // keep-alive connections close as they fall idle while the routes' own finalizer closes the listener.
+  const http = layerDrainOnShutdown(config.shutdownDrainMs).pipe(
+    Layer.provideMerge(layerCloseIdleOnShutdown(server).pipe(Layer.provideMerge(layerHttp(config))))
+  )
+  return Layer.mergeAll(http, layerMcpHealthChecks).pipe(
     Layer.provide(
       NodeHttpServer.layer(() => server, {
         port: config.port,

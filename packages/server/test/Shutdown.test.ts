@@ -51,6 +51,34 @@ describe("graceful shutdown", () => {
     expect(await server.exited).toBe(0)
   })
 
+  it("with SHUTDOWN_DRAIN_MS, /readyz answers 503 first while requests are still served, then the listener closes", async () => {
+    const drainMs = 1_500
+    const server = await startServerProcess({ SHUTDOWN_DRAIN_MS: String(drainMs) })
+    expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200)
+    const signalled = performance.now()
+    server.child.kill("SIGTERM")
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // Draining: not ready, yet new connections and requests are still taken and answered.
+    const ready = await fetch(`${server.baseUrl}/readyz`)
+    expect({ status: ready.status, retryAfter: ready.headers.get("retry-after") !== null }).toEqual({
+      status: 503,
+      retryAfter: true
+    })
+    expect(await ready.json()).toMatchObject({
+      success: false,
+      error: { code: "service_unavailable", message: "The service is shutting down." }
+    })
+    const listed = await fetch(`${server.baseUrl}/v1/workspaces`, {
+      headers: { "x-service-api-key": server.adminKey! }
+    })
+    expect(listed.status).toBe(200)
+    expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200)
+    expect(await server.exited).toBe(0)
+    // It waited out the drain before closing.
+    expect(performance.now() - signalled).toBeGreaterThanOrEqual(drainMs)
+    expect(server.stderr()).toContain("/readyz answers 503")
+  })
+
   it("exits 0 on SIGINT when idle", async () => {
     const server = await startServerProcess()
     expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200)

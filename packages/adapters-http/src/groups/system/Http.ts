@@ -1,5 +1,5 @@
 import { Readiness } from "@gateway-control/domain"
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { serviceUnavailable } from "../../ApiErrors.ts"
@@ -16,7 +16,15 @@ export const SystemHandlers = HttpApiBuilder.group(
       readyz: () =>
         readiness.check.pipe(
           Effect.as(ok),
-          Effect.catchCause(() => Effect.fail(serviceUnavailable("The store does not answer.")))
+          Effect.catchCause((cause) =>
+            Effect.fail(
+              serviceUnavailable(
+                cause.reasons.some((reason) => Cause.isFailReason(reason) && reason.error._tag === "ShuttingDown")
+                  ? "The service is shutting down."
+                  : "The store does not answer."
+              )
+            )
+          )
         )
     }))
 )

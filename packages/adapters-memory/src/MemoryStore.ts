@@ -298,6 +298,7 @@ const make = Effect.sync(() => {
 
   // Units of work are serialised in memory: nothing waits for a chain's end, so one chain (0) holds it all.
   const audit: Array<AuditRecord> = []
+  let keyCheck: string | undefined
   const auditLogStore = AuditLogStore.of({
     append: (build) =>
       state.write(() => {
@@ -322,6 +323,11 @@ const make = Effect.sync(() => {
       }),
     // A memory store starts empty, after the keyed chain: it never holds a plain record to name.
     sealLegacyPrefix: () => Effect.succeed(Option.none()),
+    claimKeyCheck: (value) =>
+      Effect.sync(() => {
+        keyCheck ??= value
+        return keyCheck
+      }),
     scan: (after, limit) =>
       Effect.sync(() => {
         const start = after.chain > 0 ? audit.length : after.seq

@@ -414,6 +414,14 @@ export const migrationScripts = {
     );
     INSERT INTO audit_legacy_prefix (plain_records, sealed)
       SELECT count(*), count(*) = 0 FROM audit_logs WHERE chain = 0 AND hash_algorithm = 'sha256'
+  `,
+  // The check value of the master key the store was made with (an HMAC of a constant under a key derived
+  // from it): a start with another key is refused. One row, written at the first start that finds none.
+  "0032_master_key_check": `
+    CREATE TABLE master_key_check (
+      only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+      value text NOT NULL
+    )
   `
 }
 

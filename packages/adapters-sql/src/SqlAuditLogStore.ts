@@ -110,6 +110,13 @@ export const makeAuditLogStore = Effect.gen(function*() {
         yield* insert(r)
         return r
       }))),
+    // Concurrent first starts keep one value: the first insert wins, and every start reads what was kept.
+    claimKeyCheck: (value) =>
+      read(Effect.gen(function*() {
+        yield* sql`INSERT INTO master_key_check (value) VALUES (${value}) ON CONFLICT (only_row) DO NOTHING`
+        const rows = yield* sql<{ readonly value: string }>`SELECT value FROM master_key_check`
+        return rows[0]?.value ?? value
+      })),
     // The row lock makes concurrent starts write one seal: the second finds it sealed.
     sealLegacyPrefix: (build) =>
       Effect.catch(

@@ -2,7 +2,7 @@
  * Someone with write access to the database, but not the gateway's master key, edits the audit log.
  * Every edit must fail `verify`; records of before the keyed chain must still verify.
  */
-import type { AuditSigner, PlatformCrypto, StoreError } from "@gateway-control/domain"
+import type { AuditSigner, MasterKeyMismatch, PlatformCrypto, StoreError } from "@gateway-control/domain"
 import {
   Audit,
   AuditLogStore,
@@ -45,7 +45,7 @@ const actor = { organisationId: "org-tamper", keyId: "key-1", userId: null }
 /** Runs `body` against a fresh store with the audit log on it. */
 const withStore = async <E>(
   makeStore: () => Layer.Layer<StorePorts | SqlClient.SqlClient, E>,
-  body: Effect.Effect<void, StoreError, Services>
+  body: Effect.Effect<void, StoreError | MasterKeyMismatch, Services>
 ) => {
   const runtime = ManagedRuntime.make(layerAudit(makeStore()))
   try {

@@ -348,6 +348,7 @@ describe("plain records of before the keyed chain (the legacy prefix)", () => {
       append: () => Effect.die("read only"),
       list: () => Effect.die("read only"),
       sealLegacyPrefix: () => Effect.die("read only"),
+      claimKeyCheck: (value) => Effect.succeed(value),
       scan: (after, limit) =>
         Effect.succeed(
           records.filter((r) => r.chain > after.chain || (r.chain === after.chain && r.seq > after.seq)).slice(0, limit)

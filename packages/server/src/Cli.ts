@@ -7,6 +7,7 @@ import {
   AuditChainBroken,
   AuditCheckpoint,
   InvalidRequest,
+  MasterKeyMismatch,
   StoreError
 } from "@gateway-control/domain"
 import { Console, Effect, Layer, Option, Schema } from "effect"
@@ -25,11 +26,18 @@ import { asOperator } from "./internal/Operator.ts"
 import { InvalidConfiguration } from "./Settings.ts"
 
 // A store that cannot answer is the operator's to fix (start the database, check DATABASE_URL): one line too.
-type UserFacingError = AlreadyBootstrapped | InvalidRequest | InvalidConfiguration | AuditChainBroken | StoreError
+// So is a master key other than the store's (set the store's GATEWAY_MASTER_KEY).
+type UserFacingError =
+  | AlreadyBootstrapped
+  | InvalidRequest
+  | InvalidConfiguration
+  | AuditChainBroken
+  | StoreError
+  | MasterKeyMismatch
 
 const isUserFacing = (e: unknown): e is UserFacingError =>
   e instanceof AlreadyBootstrapped || e instanceof InvalidRequest || e instanceof InvalidConfiguration ||
-  e instanceof AuditChainBroken || e instanceof StoreError
+  e instanceof AuditChainBroken || e instanceof StoreError || e instanceof MasterKeyMismatch
 
 /** Failures a user can fix are printed as one line with a non-zero exit code, not as a stack trace. */
 const userFacing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>

@@ -92,8 +92,11 @@ const serviceTags = [
 /** The domain services of an engine: what `GatewayControl.layer` provides and `engine.run` may use. */
 export type Services = Context.Service.Identifier<(typeof serviceTags)[number]>
 
-/** Why an engine could not open: a bad option, a locked data directory, or the database (down: `StoreError`). */
-export type OpenError = InvalidConfiguration | SqlError | Domain.StoreError
+/**
+ * Why an engine could not open: a bad option, a locked data directory, the database (down: `StoreError`), or a
+ * master key other than the store's.
+ */
+export type OpenError = InvalidConfiguration | SqlError | Domain.StoreError | Domain.MasterKeyMismatch
 
 /** The domain services over a decoded configuration, and nothing else of the composition (no store ports). */
 const layerFromConfig = (config: AppConfig): Layer.Layer<Services, OpenError> =>

@@ -66,6 +66,7 @@ export const layerSecretCipher = (key: Uint8Array): Layer.Layer<SecretCipher> =>
  */
 export const AUDIT_CHAIN_KEY_INFO = "gateway-control audit chain v1"
 export const AUDIT_CHECKPOINT_KEY_INFO = "gateway-control audit checkpoint v1"
+export const MASTER_KEY_CHECK_INFO = "gateway-control master key check v1"
 
 const deriveKey = (masterKey: Uint8Array, info: string) =>
   Buffer.from(hkdfSync("sha256", masterKey, new Uint8Array(0), info, 32))
@@ -77,7 +78,9 @@ export const makeAuditSigner = (masterKey: Uint8Array) => {
   const checkpointKey = deriveKey(masterKey, AUDIT_CHECKPOINT_KEY_INFO)
   return AuditSigner.of({
     chainMac: (input) => createHmac("sha256", chainKey).update(input, "utf8").digest("hex"),
-    checkpointMac: (input) => createHmac("sha256", checkpointKey).update(input, "utf8").digest("hex")
+    checkpointMac: (input) => createHmac("sha256", checkpointKey).update(input, "utf8").digest("hex"),
+    keyCheck: createHmac("sha256", deriveKey(masterKey, MASTER_KEY_CHECK_INFO)).update("master key check", "utf8")
+      .digest("hex")
   })
 }
 

@@ -26,6 +26,11 @@ export class AuditChainBroken extends Schema.TaggedError<AuditChainBroken>()("Au
   message: Schema.String
 }) {}
 
+/** The master key given is not the one the store was made with: nothing it encrypted or chained would open. */
+export class MasterKeyMismatch extends Schema.TaggedError<MasterKeyMismatch>()("MasterKeyMismatch", {
+  message: Schema.String
+}) {}
+
 const userTypeOf = (actor: AuditActor): AuditRecord["user_type"] =>
   actor.keyId === null ? "unauthenticated" : actor.userId === null ? "api_key" : "user"
 
@@ -102,7 +107,18 @@ export class Audit extends Context.Service<
         return yield* store.append((tail) => linked(fields, tail))
       })
 
-      // Before anything else: the first start after the upgrade names the plain records of before the keyed
+      // Before anything else: a process started with another master key than the store's would write records
+      // that verify under neither key, and read no provider key; it stops here instead. A store made before
+      // the check keeps the first key it is started with.
+      const kept = yield* store.claimKeyCheck(signer.keyCheck)
+      if (!crypto.digestsEqual(kept, signer.keyCheck)) {
+        return yield* new MasterKeyMismatch({
+          message: "GATEWAY_MASTER_KEY is not the key this store was made with (its check value differs): start " +
+            "with the store's key; under another, provider keys cannot be decrypted and the audit log fails to verify."
+        })
+      }
+
+      // The first start after the upgrade names the plain records of before the keyed
       // chain in a keyed record (LegacySeal.ts); later starts, and stores that never had them, find nothing to do.
       const sealFields = yield* fieldsOf({
         actor: { organisationId: null, keyId: null, userId: null },

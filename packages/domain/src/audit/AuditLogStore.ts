@@ -37,6 +37,11 @@ export class AuditLogStore extends Context.Service<
     readonly sealLegacyPrefix: (
       build: (plainRecords: number, tail: ChainTail) => AuditRecord
     ) => Effect.Effect<Option.Option<AuditRecord>, StoreError>
+    /**
+     * The check value of the master key this store was made with: `value` is kept when the store has none yet
+     * (a new store, or one made before the check), and the kept one is answered either way.
+     */
+    readonly claimKeyCheck: (value: string) => Effect.Effect<string, StoreError>
     /** `limit` records after `after`, by chain, then by position in it. */
     readonly scan: (after: ChainPosition, limit: number) => Effect.Effect<ReadonlyArray<AuditRecord>, StoreError>
   }
@@ -53,5 +58,10 @@ export class AuditSigner extends Context.Service<
     readonly chainMac: (input: string) => string
     /** HMAC-SHA256 (lower-case hex) of the UTF-8 input under the checkpoint key, a key of its own. */
     readonly checkpointMac: (input: string) => string
+    /**
+     * The master key's check value: an HMAC of a constant under a key of its own, so a store can tell the key
+     * it was made with from another without holding anything that signs or decrypts.
+     */
+    readonly keyCheck: string
   }
 >()("@gateway-control/AuditSigner") {}

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { WorkspaceStore } from "../../src/access/AccessStores.ts"
 import { OrganisationStore } from "../../src/access/AccessStores.ts"
 import { checkpointText, GENESIS_HASH } from "../../src/audit/AuditChain.ts"
-import { Audit } from "../../src/audit/AuditLog.ts"
+import { Audit, MasterKeyMismatch } from "../../src/audit/AuditLog.ts"
 import { AuditLogStore } from "../../src/audit/AuditLogStore.ts"
 import { type AuditActor, type AuditEntry, type AuditRecord, newestFirst } from "../../src/audit/AuditRecord.ts"
 import { MAX_DEPTH } from "../../src/audit/internal/storable.ts"
@@ -48,7 +48,7 @@ export const layerAudit = <ROut, E>(store: Layer.Layer<ROut, E>, key?: string) =
 
 export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<StorePorts, E>) => {
   describe(`audit log contract: ${name}`, () => {
-    let runtime: ManagedRuntime.ManagedRuntime<Audit | StorePorts, E | StoreError>
+    let runtime: ManagedRuntime.ManagedRuntime<Audit | StorePorts, E | StoreError | MasterKeyMismatch>
     const audit = <A, E2>(f: (audit: Audit["Service"]) => Effect.Effect<A, E2>) =>
       runtime.runPromise(Effect.flatMap(Effect.service(Audit), f))
     const run = <A, E2>(effect: Effect.Effect<A, E2, Audit | StorePorts>) => runtime.runPromise(effect)
@@ -82,6 +82,21 @@ export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<Stor
       ).then((page) => page.items)
 
     const expectIntactChain = async () => expect(await audit((a) => a.verify())).toMatchObject({ ok: true })
+
+    it("keeps the check value of the first master key; an audit log opened under another fails to start", async () => {
+      const openUnder = (key?: string) =>
+        runtime.runPromise(
+          Effect.exit(Effect.provide(Effect.service(Audit), Layer.fresh(layerAudit(Layer.empty, key))))
+        )
+      const other = await openUnder("another master key")
+      expect(Exit.isFailure(other) && Exit.findErrorOption(other).pipe(Option.getOrUndefined)).toBeInstanceOf(
+        MasterKeyMismatch
+      )
+      // The store's own key still opens it: the value kept is the first one's, not overwritten by the refused one.
+      expect(Exit.isSuccess(await openUnder())).toBe(true)
+      const kept = await run(Effect.flatMap(Effect.service(AuditLogStore), (store) => store.claimKeyCheck("x")))
+      expect(kept).not.toBe("x")
+    })
 
     it("keeps a body holding U+0000 and unpaired surrogates, escaped and flagged", async () => {
       const actor = actorOf()

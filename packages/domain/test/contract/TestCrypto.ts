@@ -33,7 +33,8 @@ export const layerAuditTestCrypto = (key = "the gateway's audit key") =>
     })),
     Layer.succeed(AuditSigner)(AuditSigner.of({
       chainMac: (input) => hmacHex(`chain:${key}`, input),
-      checkpointMac: (input) => hmacHex(`checkpoint:${key}`, input)
+      checkpointMac: (input) => hmacHex(`checkpoint:${key}`, input),
+      keyCheck: hmacHex(`check:${key}`, "master key check")
     }))
   )
 

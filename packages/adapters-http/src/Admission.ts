@@ -20,6 +20,7 @@ import { Effect, Redacted } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import { domainErrorResponse, errorResponse, rateLimitedResponse, withRateLimitHeaders } from "./ApiErrors.ts"
 import { aliasedHeader } from "./HeaderAliases.ts"
+import { countRateLimitRefusal } from "./HttpMetrics.ts"
 import { type EndpointRef, makeRefusalRecorder, type UnauthenticatedRefusals } from "./internal/auditRefusals.ts"
 import { API_KEY_HEADER } from "./Security.ts"
 
@@ -49,7 +50,7 @@ export const makeAdmission = Effect.gen(function*() {
     // A store that cannot answer (the key's lookup, or the refusal's record) answers 503, retry later.
     const refuse = (error: Unauthenticated | RateLimited | StoreError) =>
       error._tag === "RateLimited"
-        ? Effect.succeed(rateLimitedResponse(error))
+        ? Effect.as(countRateLimitRefusal, rateLimitedResponse(error))
         : error._tag === "StoreError"
         ? Effect.succeed(domainErrorResponse(error))
         : Effect.as(

@@ -16,6 +16,7 @@ import {
 } from "./ApiErrors.ts"
 import { makeClientAddress, type TrustProxy } from "./ClientAddress.ts"
 import { conflictingSpellings } from "./HeaderAliases.ts"
+import { observeRequest } from "./HttpMetrics.ts"
 import { firstProblem } from "./internal/issuePath.ts"
 
 export interface EdgeOptions {
@@ -158,8 +159,17 @@ const makeEdge = (options: EdgeOptions) => {
       const incoming = request.headers["x-request-id"]
       const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID()
       const early = precheck(request, options)
+      // The route's template, for the metrics: the router puts it in the fiber's context for the handler's run.
+      let route: string | undefined
+      const routed = Effect.ensuring(
+        httpEffect,
+        Effect.withFiber((inner) => {
+          route = Context.getOrUndefined(inner.context, HttpRouter.RouteContext)?.route.path
+          return Effect.void
+        })
+      )
       const handled = early !== undefined ? Effect.succeed(early) : Effect.catchCause(
-        Effect.updateContext(httpEffect, (context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
+        Effect.updateContext(routed, (context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
           Context.add(
             Context.add(
               Context.add(context, HttpIncomingMessage.MaxBodySize, maxBodySize),
@@ -184,6 +194,7 @@ const makeEdge = (options: EdgeOptions) => {
           "x-request-id": requestId,
           "x-portkey-request-id": requestId
         })
+        observeRequest(fiber.context, request.method, route, response.status, (performance.now() - started) / 1000)
         const level = response.status >= 500 ? "Warn" : "Info"
         if (LogLevel.isLessThan(level, fiber.getRef(References.MinimumLogLevel))) return Effect.succeed(response)
         return Effect.as(

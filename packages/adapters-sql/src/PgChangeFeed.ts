@@ -9,7 +9,7 @@
  */
 import { PgConnection } from "@effect/sql-pg"
 import { Change, type ChangeEvent, ChangeFeed } from "@gateway-control/domain"
-import { Deferred, Effect, Layer, Option, Queue, Schema } from "effect"
+import { Deferred, Effect, Layer, Metric, Option, Queue, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import { read } from "./internal/statements.ts"
 
@@ -22,6 +22,17 @@ const decodeNotice = Schema.decodeUnknownOption(Notice)
 const encodeNotice = Schema.encodeSync(Notice)
 
 const RESYNC: ChangeEvent = { _tag: "Resync" }
+
+const listening = Metric.gauge("gateway_change_feed_listening", {
+  description: "1 while this process listens for other processes' changes, 0 while its connection is down."
+})
+const notifications = Metric.counter("gateway_change_feed_notifications_total", {
+  description: "Changes heard from other processes through the change feed.",
+  incremental: true
+})
+const markListening = Metric.update(listening, 1)
+const markDown = Metric.update(listening, 0)
+const countNotification = Metric.update(notifications, 1)
 const FIRST_RETRY_MS = 100
 const LAST_RETRY_MS = 2_000
 
@@ -48,16 +59,19 @@ export const makePgChangeFeed = (options: ListenerOptions) =>
         applicationName: "gateway-control change feed",
         startupParameters: options.startupParameters
       })
-      const notifications = yield* connection.listen(CHANGE_CHANNEL)
+      const queue = yield* connection.listen(CHANGE_CHANNEL)
+      yield* markListening
       if (listenedBefore) {
         dispatch(RESYNC)
         yield* Effect.logInfo("change feed: listening again; caches cleared of what may have changed meanwhile")
       }
       listenedBefore = true
       yield* Deferred.succeed(firstAttempt, undefined)
-      return yield* Effect.forever(Effect.map(Queue.take(notifications), (notification) => {
+      return yield* Effect.forever(Effect.flatMap(Queue.take(queue), (notification) => {
         const notice = decodeNotice(notification.payload)
-        if (Option.isSome(notice) && notice.value.origin !== origin) dispatch(notice.value.change)
+        if (Option.isNone(notice) || notice.value.origin === origin) return Effect.void
+        dispatch(notice.value.change)
+        return countNotification
       }))
     }))
 
@@ -67,6 +81,7 @@ export const makePgChangeFeed = (options: ListenerOptions) =>
       while (true) {
         const startedAt = Date.now()
         const failure = yield* Effect.flip(listenUntilLost)
+        yield* markDown
         yield* Deferred.succeed(firstAttempt, undefined)
         // A connection that lasted a while starts the backoff over.
         if (Date.now() - startedAt > LAST_RETRY_MS) delayMs = FIRST_RETRY_MS

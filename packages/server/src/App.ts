@@ -50,6 +50,7 @@ import { loadMasterKey } from "./internal/MasterKey.ts"
 import { layerMount } from "./internal/Mount.ts"
 import { asOperator } from "./internal/Operator.ts"
 import { layerMcpSecrets, loadMcpConfig, type McpConfig } from "./McpConfig.ts"
+import { layerMetricsListener } from "./Metrics.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
@@ -360,7 +361,9 @@ export const layerServe = (config: AppConfig) => {
   const http = layerDrainOnShutdown(config.shutdownDrainMs).pipe(
     Layer.provideMerge(layerCloseIdleOnShutdown(server).pipe(Layer.provideMerge(layerHttp(config))))
   )
+  // The metrics listener opens before the API's and closes after it, so a stop is seen to its end.
   return Layer.mergeAll(http, layerMcpHealthChecks).pipe(
+    Layer.provide(layerMetricsListener(config)),
     Layer.provide(
       NodeHttpServer.layer(() => server, {
         port: config.port,

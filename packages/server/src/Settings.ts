@@ -221,6 +221,14 @@ export const settings = {
     fromText: numberText,
     decode: wholeNumber(0)
   }),
+  /** The port of the `/metrics` listener on `HOST` (Metrics.ts); unset, none: `serve` only. */
+  metricsPort: setting<Option.Option<number>>({
+    env: "METRICS_PORT",
+    serveOnly: true,
+    defaultValue: Option.none(),
+    fromText: numberText,
+    decode: (input, name) => Result.map(wholeNumber(1, 65535)(input, name), Option.some)
+  }),
   /** How long `/readyz` answers 503 after SIGTERM before the listener closes: `serve` only (App.ts). */
   shutdownDrainMs: setting({
     env: "SHUTDOWN_DRAIN_MS",

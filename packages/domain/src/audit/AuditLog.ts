@@ -9,6 +9,7 @@ import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import type { Forbidden, NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
+import { measureAuditAppend } from "../shared/OperationalMetrics.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import type { StoreError } from "../shared/StoreError.ts"
@@ -104,7 +105,7 @@ export class Audit extends Context.Service<
       const record = Effect.fnUntraced(function*(entry: AuditEntry) {
         const fields = yield* fieldsOf(entry)
         // The store joins the caller's unit of work, or makes one for the append alone.
-        return yield* store.append((tail) => linked(fields, tail))
+        return yield* measureAuditAppend(store.append((tail) => linked(fields, tail)))
       })
 
       // Before anything else: a process started with another master key than the store's would write records

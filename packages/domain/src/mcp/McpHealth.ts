@@ -16,6 +16,7 @@
 import { Cause, Clock, Effect } from "effect"
 import { nowIso } from "../shared/internal/time.ts"
 import { LeaseStore } from "../shared/Leases.ts"
+import { countMcpHealthCheck } from "../shared/OperationalMetrics.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { type McpIntegration, McpIntegrationStore, type StatusChange } from "./Mcp.ts"
 import { McpSettings, McpTimedOut, upstreamConnections } from "./McpConnections.ts"
@@ -93,6 +94,7 @@ export const makeHealthRound = Effect.gen(function*() {
       Effect.result
     )
     const failure = outcome._tag === "Success" ? undefined : outcome.failure.message
+    yield* failure === undefined ? countMcpHealthCheck.ok : countMcpHealthCheck.failed
     yield* Effect.logDebug("MCP health check").pipe(
       Effect.annotateLogs({ integration_id: integration.id, ok: failure === undefined })
     )

@@ -7,6 +7,7 @@ import { Effect, Option } from "effect"
 import type { Principal } from "../access/Principal.ts"
 import { InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { hotPathSpan } from "../shared/internal/hotPathSpan.ts"
+import { countRenderCacheHit, countRenderCacheMiss } from "../shared/OperationalMetrics.ts"
 import { nestsDeeperThan } from "./internal/jsonDepth.ts"
 import { jsonLargerThan } from "./internal/renderedSize.ts"
 import { checkRequest, NULL_MEANS_DEFAULT } from "./ModelRequest.ts"
@@ -246,9 +247,12 @@ export const makePromptRenderer = (resources: TemplateResources, cache: RenderCa
           const cached = resolvedTargets.get(cacheKey, now)
           const startedAt = cache.generation
           const target = cached !== undefined
-            ? Effect.as(allowed(principal, "prompts.render", cached.prompt), cached)
+            ? Effect.andThen(
+              countRenderCacheHit,
+              Effect.as(allowed(principal, "prompts.render", cached.prompt), cached)
+            )
             : Effect.tap(
-              resolveTarget(principal, promptRef),
+              Effect.andThen(countRenderCacheMiss, resolveTarget(principal, promptRef)),
               (resolved) =>
                 Effect.sync(() => {
                   // A change heard while resolving may have come after the store was read.

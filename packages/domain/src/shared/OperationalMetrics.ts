@@ -1,0 +1,54 @@
+/**
+ * The domain's operational metrics, as Effect metrics: the server formats them for Prometheus (`/metrics` on
+ * `METRICS_PORT`), and an embedding application reads them from Effect's metric registry. Each is updated by
+ * an effect made once here, so the render path pays one counter update and no allocation for it.
+ */
+import { Duration, Effect, Metric } from "effect"
+
+const renderCacheLookups = Metric.counter("gateway_render_cache_lookups_total", {
+  description: "Renders that found the prompt's resolution in the process's cache (result=hit) or asked the store.",
+  incremental: true
+})
+
+/** One render found its resolved prompt cached. */
+export const countRenderCacheHit = Metric.update(Metric.withAttributes(renderCacheLookups, { result: "hit" }), 1)
+/** One render resolved its prompt from the store. */
+export const countRenderCacheMiss = Metric.update(Metric.withAttributes(renderCacheLookups, { result: "miss" }), 1)
+
+const auditAppendDuration = Metric.histogram("gateway_audit_append_duration_seconds", {
+  description: "Time to append one audit record to its chain, waiting for the chain's end included (seconds).",
+  boundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+})
+
+const auditAppends = Metric.counter("gateway_audit_appends_total", {
+  description: "Audit records appended, by chain.",
+  incremental: true
+})
+
+const appendsByChain = new Map<number, Effect.Effect<void>>()
+
+/** Times an append and counts it under its chain; the chains seen are the series of `gateway_audit_appends_total`. */
+export const measureAuditAppend = <A extends { readonly chain: number }, E, R>(
+  append: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.timed(append), ([took, record]) => {
+    let counted = appendsByChain.get(record.chain)
+    if (counted === undefined) {
+      counted = Metric.update(Metric.withAttributes(auditAppends, { chain: String(record.chain) }), 1)
+      appendsByChain.set(record.chain, counted)
+    }
+    return Effect.as(
+      Effect.andThen(Metric.update(auditAppendDuration, Duration.toSeconds(took)), counted),
+      record
+    )
+  })
+
+const mcpHealthChecks = Metric.counter("gateway_mcp_health_checks_total", {
+  description: "MCP health checks of integrations, by result (ok, failed).",
+  incremental: true
+})
+
+export const countMcpHealthCheck = {
+  ok: Metric.update(Metric.withAttributes(mcpHealthChecks, { result: "ok" }), 1),
+  failed: Metric.update(Metric.withAttributes(mcpHealthChecks, { result: "failed" }), 1)
+}

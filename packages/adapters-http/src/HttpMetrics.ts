@@ -19,18 +19,22 @@ const requestDuration = Metric.histogram("http_server_request_duration_seconds",
 /** What a request that matched no route is counted under. */
 export const UNMATCHED_ROUTE = "(unmatched)"
 
-const series = new Map<string, Metric.Histogram<number>>()
+/** By route template, then status, then method: found with no string built per request. */
+const series = new Map<string, Map<number, Map<string, Metric.Histogram<number>>>>()
 
 const seriesOf = (method: string, route: string, status: number) => {
-  const key = `${method} ${status} ${route}`
-  let found = series.get(key)
+  let byStatus = series.get(route)
+  if (byStatus === undefined) series.set(route, byStatus = new Map())
+  let byMethod = byStatus.get(status)
+  if (byMethod === undefined) byStatus.set(status, byMethod = new Map())
+  let found = byMethod.get(method)
   if (found === undefined) {
     found = Metric.withAttributes(requestDuration, {
       http_request_method: method,
       http_route: route,
       http_response_status_code: String(status)
     })
-    series.set(key, found)
+    byMethod.set(method, found)
   }
   return found
 }

@@ -140,17 +140,18 @@ export const partialVersions = async (id: string) => {
 
 // ---- MCP registry ----
 
-export type McpIntegration = Item<Answer<"mcp", "listIntegrations">>
-export type McpServer = Item<Answer<"mcp", "listServers">>
+export type McpIntegration = Item<Answer<"mcpRegistry", "listIntegrations">>
+export type McpServer = Item<Answer<"mcpRegistry", "listServers">>
 
-export const listIntegrations = (query: Query & Paging) => get<"mcp", "listIntegrations">("/mcp-integrations", query)
-export const createIntegration = (body: Body<"mcp", "createIntegration">) =>
-  send<"mcp", "createIntegration">("POST", "/mcp-integrations", body)
+export const listIntegrations = (query: Query & Paging) =>
+  get<"mcpRegistry", "listIntegrations">("/mcp-integrations", query)
+export const createIntegration = (body: Body<"mcpRegistry", "createIntegration">) =>
+  send<"mcpRegistry", "createIntegration">("POST", "/mcp-integrations", body)
 export const archiveIntegration = (id: string) =>
-  send<"mcp", "archiveIntegration">("DELETE", `/mcp-integrations/${segment(id)}`)
-export const listServers = (query: Query & Paging) => get<"mcp", "listServers">("/mcp-servers", query)
-export const createServer = (body: Body<"mcp", "createServer">) =>
-  send<"mcp", "createServer">("POST", "/mcp-servers", body)
+  send<"mcpRegistry", "archiveIntegration">("DELETE", `/mcp-integrations/${segment(id)}`)
+export const listServers = (query: Query & Paging) => get<"mcpRegistry", "listServers">("/mcp-servers", query)
+export const createServer = (body: Body<"mcpRegistry", "createServer">) =>
+  send<"mcpRegistry", "createServer">("POST", "/mcp-servers", body)
 
 // ---- virtual keys and configs ----
 

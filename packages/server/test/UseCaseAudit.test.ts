@@ -557,7 +557,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "providers.createVirtualKey": [
+  "virtualKeys.create": [
     { outcome: "allowed", program: virtualKey },
     {
       outcome: "denied",
@@ -584,7 +584,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "providers.updateVirtualKey": [
+  "virtualKeys.update": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -606,7 +606,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => VirtualKeys.use((k) => k.updateVirtualKey(w.admin, MISSING, { name: unique("V") }))
     }
   ],
-  "providers.deleteVirtualKey": [
+  "virtualKeys.delete": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(virtualKey(w), (v) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, v.id)))
@@ -617,7 +617,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, MISSING)) }
   ],
-  "providers.createConfig": [
+  "configs.create": [
     { outcome: "allowed", program: config },
     {
       outcome: "denied",
@@ -629,7 +629,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Configs.use((c) => c.createConfig(w.admin, { name: "", config: {}, workspace_id: w.workspaceId }))
     }
   ],
-  "providers.updateConfig": [
+  "configs.update": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -642,7 +642,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => Configs.use((c) => c.updateConfig(w.admin, MISSING, { name: unique("C") })) }
   ],
-  "providers.deleteConfig": [
+  "configs.delete": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(config(w), (made) => Configs.use((c) => c.deleteConfig(w.admin, made.id)))

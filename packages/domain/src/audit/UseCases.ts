@@ -41,12 +41,12 @@ const USE_CASE_TABLE = {
   "mcpConnectivity.testServer": { action: "test", resourceType: "mcp_server" },
   "mcpConnectivity.syncCapabilities": { action: "sync", resourceType: "mcp_integration" },
   "mcpConnectivity.setCapabilities": { action: "update", resourceType: "mcp_integration" },
-  "providers.createVirtualKey": { action: "create", resourceType: "virtual_key" },
-  "providers.updateVirtualKey": { action: "update", resourceType: "virtual_key" },
-  "providers.deleteVirtualKey": { action: "delete", resourceType: "virtual_key" },
-  "providers.createConfig": { action: "create", resourceType: "config" },
-  "providers.updateConfig": { action: "update", resourceType: "config" },
-  "providers.deleteConfig": { action: "delete", resourceType: "config" }
+  "virtualKeys.create": { action: "create", resourceType: "virtual_key" },
+  "virtualKeys.update": { action: "update", resourceType: "virtual_key" },
+  "virtualKeys.delete": { action: "delete", resourceType: "virtual_key" },
+  "configs.create": { action: "create", resourceType: "config" },
+  "configs.update": { action: "update", resourceType: "config" },
+  "configs.delete": { action: "delete", resourceType: "config" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 
 /** The name of an audited use case. */

@@ -322,36 +322,36 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     params: { serverName: f.liveServerName },
     query: { include_deleted: "false" }
   }),
-  "providers.listFineTuningJobs": (f) => ({
+  "fineTuning.listJobs": (f) => ({
     key: f.workspaceKey,
     headers: { "x-service-virtual-key": f.virtualKeySlug },
     query: { limit: "5" }
   }),
-  "providers.createVirtualKey": (f) => ({
+  "virtualKeys.create": (f) => ({
     body: { name: "Fuzz example key", provider: "openai", key: "sk-example", workspace_id: f.workspaceId }
   }),
-  "providers.listVirtualKeys": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
-  "providers.getVirtualKey": (f) => ({ params: { id: f.virtualKeyId } }),
-  "providers.updateVirtualKey": (f) => ({
+  "virtualKeys.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "virtualKeys.get": (f) => ({ params: { id: f.virtualKeyId } }),
+  "virtualKeys.update": (f) => ({
     params: { id: f.virtualKeySlug },
     query: { workspace_id: f.workspaceId },
     body: { name: "Fuzz main key", key: "sk-good" }
   }),
-  "providers.deleteVirtualKey": (f) => ({ params: { id: f.doomedVirtualKeyId } }),
-  "providers.createConfig": (f) => ({
+  "virtualKeys.delete": (f) => ({ params: { id: f.doomedVirtualKeyId } }),
+  "configs.create": (f) => ({
     body: {
       name: "Fuzz example config",
       config: { virtual_key: f.virtualKeySlug, request_timeout: 5_000 },
       workspace_id: f.workspaceId
     }
   }),
-  "providers.listConfigs": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
-  "providers.getConfig": (f) => ({ params: { id: f.configId } }),
-  "providers.updateConfig": (f) => ({
+  "configs.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "configs.get": (f) => ({ params: { id: f.configId } }),
+  "configs.update": (f) => ({
     params: { id: f.configId },
     body: { name: "Fuzz direct config", config: { provider: "openai", api_key: "sk-good" } }
   }),
-  "providers.deleteConfig": (f) => ({ params: { id: f.doomedConfigId } })
+  "configs.delete": (f) => ({ params: { id: f.doomedConfigId } })
 }
 
 /**

@@ -415,7 +415,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => Prompts.use((p) => p.deleteLabel(w.admin, MISSING)) }
   ],
-  "mcp.createIntegration": [
+  "mcpRegistry.createIntegration": [
     { outcome: "allowed", program: integration },
     {
       outcome: "denied",
@@ -444,7 +444,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "mcp.updateIntegration": [
+  "mcpRegistry.updateIntegration": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -466,7 +466,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => McpRegistry.use((r) => r.updateIntegration(w.admin, MISSING, { name: unique("I") }))
     }
   ],
-  "mcp.archiveIntegration": [
+  "mcpRegistry.archiveIntegration": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(integration(w), (i) => McpRegistry.use((r) => r.archiveIntegration(w.admin, i.id)))
@@ -477,7 +477,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpRegistry.use((r) => r.archiveIntegration(w.admin, MISSING)) }
   ],
-  "mcp.createServer": [
+  "mcpRegistry.createServer": [
     { outcome: "allowed", program: server },
     {
       outcome: "denied",
@@ -498,7 +498,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "mcpLive.testServer": [
+  "mcpConnectivity.testServer": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(server(w), (s) => McpConnectivity.use((c) => c.testServer(w.admin, s.id)))
@@ -509,7 +509,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.testServer(w.admin, MISSING)) }
   ],
-  "mcpLive.syncCapabilities": [
+  "mcpConnectivity.syncCapabilities": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -522,7 +522,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.syncCapabilities(w.admin, MISSING)) }
   ],
-  "mcpLive.setCapabilities": [
+  "mcpConnectivity.setCapabilities": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -557,7 +557,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "providers.createVirtualKey": [
+  "virtualKeys.create": [
     { outcome: "allowed", program: virtualKey },
     {
       outcome: "denied",
@@ -584,7 +584,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "providers.updateVirtualKey": [
+  "virtualKeys.update": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -606,7 +606,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => VirtualKeys.use((k) => k.updateVirtualKey(w.admin, MISSING, { name: unique("V") }))
     }
   ],
-  "providers.deleteVirtualKey": [
+  "virtualKeys.delete": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(virtualKey(w), (v) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, v.id)))
@@ -617,7 +617,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, MISSING)) }
   ],
-  "providers.createConfig": [
+  "configs.create": [
     { outcome: "allowed", program: config },
     {
       outcome: "denied",
@@ -629,7 +629,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Configs.use((c) => c.createConfig(w.admin, { name: "", config: {}, workspace_id: w.workspaceId }))
     }
   ],
-  "providers.updateConfig": [
+  "configs.update": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -642,7 +642,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => Configs.use((c) => c.updateConfig(w.admin, MISSING, { name: unique("C") })) }
   ],
-  "providers.deleteConfig": [
+  "configs.delete": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(config(w), (made) => Configs.use((c) => c.deleteConfig(w.admin, made.id)))

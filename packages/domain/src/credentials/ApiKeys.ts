@@ -135,6 +135,15 @@ export class ApiKeys extends Context.Service<
      * whenever the user's memberships or roles change.
      */
     readonly forgetUser: (userId: string) => Effect.Effect<void, StoreError>
+    /**
+     * Revokes every active key of a workspace, or of a kind acting as a user, each under the rules of revoking
+     * it (`ensureKeyRevocation`): a step of a use case that takes the keys' reach away (deleting a workspace,
+     * removing a user), run inside it. Answers the revoked keys' ids.
+     */
+    readonly revokeAll: (
+      principal: Principal,
+      of: { readonly workspaceId: string } | { readonly userId: string; readonly type: ApiKeyType }
+    ) => Effect.Effect<ReadonlyArray<string>, InvalidRequest | AccessError>
   }
 >()("@gateway-control/ApiKeys") {
   static readonly layer = Layer.effect(
@@ -300,6 +309,37 @@ export class ApiKeys extends Context.Service<
 
       const forgetUser = (userId: string) => forget({ _tag: "UserAccessChanged", userId })
 
+      /** Every active key of the organisation in `workspaceId` (all when null) of `type` (any when undefined). */
+      const activeKeys = Effect.fnUntraced(
+        function*(organisationId: string, workspaceId: string | null, type: ApiKeyType | undefined) {
+          const found: Array<ApiKey> = []
+          const limit = 1000
+          for (let offset = 0;; offset += limit) {
+            const page = yield* store.list(organisationId, workspaceId, { limit, offset }, { status: "active", type })
+            found.push(...page.items)
+            if (offset + limit >= page.total) return found
+          }
+        }
+      )
+
+      const revokeAll = Effect.fn("ApiKeys.revokeAll")(
+        function*(
+          principal: Principal,
+          of: { readonly workspaceId: string } | { readonly userId: string; readonly type: ApiKeyType }
+        ) {
+          const keys = "workspaceId" in of
+            ? yield* activeKeys(principal.organisationId, of.workspaceId, undefined)
+            : (yield* activeKeys(principal.organisationId, null, of.type)).filter((key) => key.user_id === of.userId)
+          const at = yield* nowIso
+          for (const key of keys) {
+            const revoking = yield* ensureKeyRevocation(principal, key, yield* store.actingUser(key))
+            yield* store.revoke(revoking, key.id, at)
+            yield* forget({ _tag: "ApiKeyChanged", keyId: key.id })
+          }
+          return keys.map((key) => key.id)
+        }
+      )
+
       const useCases = yield* AuditedUseCase
       return ApiKeys.of({
         issue,
@@ -342,7 +382,8 @@ export class ApiKeys extends Context.Service<
           ),
         update: (principal, id, input) =>
           useCases.run(resourceChange("apiKeys.update", principal, input, id), update(principal, id, input)),
-        forgetUser
+        forgetUser,
+        revokeAll
       })
     })
   )

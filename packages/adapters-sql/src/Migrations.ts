@@ -433,6 +433,19 @@ export const migrationScripts = {
     WHERE scopes ? 'organisation_users.create' AND NOT scopes ? 'organisation_users.update';
     UPDATE api_keys SET scopes = scopes || '["workspace_users.read", "workspace_users.update"]'::jsonb
     WHERE scopes ? 'workspace_users.create' AND NOT scopes ? 'workspace_users.update'
+  `,
+  // Portkey's key fields, kept rather than dropped: usage limits and a rotation policy (objects, null for none)
+  // and the addresses alerts would go to.
+  "0027_api_key_portkey_fields": `
+    ALTER TABLE api_keys ADD COLUMN usage_limits jsonb;
+    ALTER TABLE api_keys ADD COLUMN rotation_policy jsonb;
+    ALTER TABLE api_keys ADD COLUMN alert_emails jsonb NOT NULL DEFAULT '[]';
+    ALTER TABLE api_keys ALTER COLUMN alert_emails DROP DEFAULT
+  `,
+  // A virtual key's note and usage limits, as Portkey's clients send them.
+  "0028_virtual_key_portkey_fields": `
+    ALTER TABLE virtual_keys ADD COLUMN note text;
+    ALTER TABLE virtual_keys ADD COLUMN usage_limits jsonb
   `
 }
 

@@ -104,6 +104,9 @@ export const makeMemoryApiKeyStore = (state: MemoryState) => {
           scopes: key.scopes,
           expires_at: key.expires_at,
           rate_limits: key.rate_limits,
+          usage_limits: key.usage_limits,
+          rotation_policy: key.rotation_policy,
+          alert_emails: key.alert_emails,
           last_updated_at: key.last_updated_at
         })),
     recordUse: (ids, at) =>

@@ -30,7 +30,7 @@ export type MemberRole = typeof MemberRole.Type
 
 const roleOf = (role: MemberRole): WorkspaceRole => role === "admin" ? "manager" : role
 
-/** Several users added to a workspace at once, as Portkey's `POST /admin/workspaces/{id}/users` takes them. */
+/** Several users added to a workspace at once, as Portkey's SDKs add them: `{users: [{id, role}]}`. */
 export const AddMembers = Schema.Struct({
   users: Schema.Array(Schema.Struct({ id: Schema.String, role: MemberRole })).check(Schema.isMinLength(1))
 })

@@ -182,7 +182,7 @@ export class Workspaces extends Context.Service<
           if (held.length > 0 && !input.force) {
             return yield* new Conflict({
               message: `Workspace '${workspace.slug}' still holds ${held.join(", ")}. Delete them first, ` +
-                "or delete with ?force=true: its active keys are then revoked, and what it holds stays stored but " +
+                "or delete it with force: its active keys are then revoked, and what it holds stays stored but " +
                 "unreachable through it.",
               param: null
             })

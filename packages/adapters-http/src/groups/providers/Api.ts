@@ -5,6 +5,7 @@ import {
   JsonObject,
   UpdateConfig,
   UpdateVirtualKey,
+  UsageLimits,
   VirtualKey
 } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
@@ -19,6 +20,20 @@ export const FineTuningJobList = Schema.Struct({
 })
 
 const createdFields = Struct.pick(VirtualKey.fields, ["id", "slug"])
+
+/**
+ * A virtual key as our API and Portkey's `VirtualKeys` schema and SDK describe it: `ai_provider_name` and
+ * `masked_api_key` are Portkey's names of `provider` and `masked_key`; `usage_limits` is absent when there are
+ * none; `status` is always `active` (a deleted key is gone).
+ */
+export const VirtualKeyAnswer = Schema.Struct({
+  ...VirtualKey.fields,
+  usage_limits: Schema.optionalKey(UsageLimits),
+  ai_provider_name: Schema.String,
+  masked_api_key: Schema.String,
+  status: Schema.Literal("active"),
+  object: Schema.Literal("virtual-key")
+})
 
 export class ProvidersGroup extends v1Group(
   HttpApiGroup.make("providers")
@@ -40,10 +55,10 @@ export class ProvidersGroup extends v1Group(
         CreateVirtualKey,
         Schema.Struct({ ...createdFields, object: Schema.Literal("virtual-key") })
       ),
-      listEndpoint("listVirtualKeys", "/virtual-keys", VirtualKey),
-      HttpApiEndpoint.get("getVirtualKey", "/virtual-keys/:id", byRef(ById, VirtualKey)),
+      listEndpoint("listVirtualKeys", "/virtual-keys", VirtualKeyAnswer),
+      HttpApiEndpoint.get("getVirtualKey", "/virtual-keys/:id", byRef(ById, VirtualKeyAnswer)),
       HttpApiEndpoint.put("updateVirtualKey", "/virtual-keys/:id", {
-        ...byRef(ById, Schema.Struct({ ...VirtualKey.fields, object: Schema.Literal("virtual-key") })),
+        ...byRef(ById, VirtualKeyAnswer),
         payload: UpdateVirtualKey
       }).annotate(
         OpenApi.Description,

@@ -1,4 +1,4 @@
-import { Configs, CurrentPrincipal, FineTuning, VirtualKeys } from "@gateway-control/domain"
+import { Configs, CurrentPrincipal, FineTuning, type VirtualKey, VirtualKeys } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -10,6 +10,19 @@ import { listingRefusal, selectionFromHeaders } from "./ProviderHeaders.ts"
 
 const principal = Effect.service(CurrentPrincipal)
 const QUERY_PARAMETERS = new Set(["limit", "after"])
+
+/** A virtual key in the answer's shape: also under Portkey's field names, usage limits left out when none. */
+const virtualKeyAnswer = (key: VirtualKey) => {
+  const { usage_limits, ...rest } = key
+  return {
+    ...rest,
+    ...(usage_limits === null ? {} : { usage_limits }),
+    ai_provider_name: key.provider,
+    masked_api_key: key.masked_key,
+    status: "active" as const,
+    object: "virtual-key" as const
+  }
+}
 
 export const ProvidersHandlers = HttpApiBuilder.group(
   GatewayApi,
@@ -64,13 +77,19 @@ export const ProvidersHandlers = HttpApiBuilder.group(
         listVirtualKeys: ({ query }) =>
           pageAsCaller(
             query,
-            (principal, request) => virtualKeys.listVirtualKeys(principal, query.workspace_id, request)
+            (principal, request) =>
+              Effect.map(
+                virtualKeys.listVirtualKeys(principal, query.workspace_id, request),
+                (page) => ({ ...page, items: page.items.map(virtualKeyAnswer) })
+              )
           ),
         getVirtualKey: ({ params, query }) =>
-          asCaller((principal) => virtualKeys.getVirtualKey(principal, params.id, query.workspace_id)),
+          asCaller((principal) => virtualKeys.getVirtualKey(principal, params.id, query.workspace_id)).pipe(
+            Effect.map(virtualKeyAnswer)
+          ),
         updateVirtualKey: ({ params, payload, query }) =>
           asCaller((principal) => virtualKeys.updateVirtualKey(principal, params.id, payload, query.workspace_id)).pipe(
-            Effect.map((k) => ({ ...k, object: "virtual-key" as const }))
+            Effect.map(virtualKeyAnswer)
           ),
         deleteVirtualKey: ({ params, query }) =>
           asCaller((principal) => virtualKeys.deleteVirtualKey(principal, params.id, query.workspace_id)).pipe(

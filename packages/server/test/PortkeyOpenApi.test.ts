@@ -89,7 +89,11 @@ describe.skipIf(document === undefined)("Portkey's OpenAPI document, for the ope
     const users = await Promise.all(
       ["ada", "grace"].map(async (name) =>
         jsonOf(
-          await server.send("POST", "/v1/users", { email: `${name}@portkey.test`, name: `${name} Lovelace`, role: "member" })
+          await server.send("POST", "/v1/users", {
+            email: `${name}@portkey.test`,
+            name: `${name} Lovelace`,
+            role: "member"
+          })
         )
       )
     )
@@ -99,7 +103,11 @@ describe.skipIf(document === undefined)("Portkey's OpenAPI document, for the ope
     const body = { users: example.users.map((user, i) => ({ ...user, id: users[i].id })) }
     const base = `/v1/admin/workspaces/${server.workspaceId}/users`
     await conforming("post", "/admin/workspaces/{workspaceId}/users", base, body)
-    const listed = await conforming("get", "/admin/workspaces/{workspaceId}/users", `${base}?page_size=10&current_page=0`)
+    const listed = await conforming(
+      "get",
+      "/admin/workspaces/{workspaceId}/users",
+      `${base}?page_size=10&current_page=0`
+    )
     expect(listed.data.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining(users.map((u) => u.id)))
     const member = "/admin/workspaces/{workspaceId}/users/{userId}"
     const got = await conforming("get", member, `${base}/${users[0].id}`)
@@ -166,7 +174,13 @@ describe.skipIf(document === undefined)("Portkey's OpenAPI document, for the ope
     }
     const created = await conforming("post", "/virtual-keys", "/v1/virtual-keys", example, workspaceKey)
     await conforming("get", "/virtual-keys", "/v1/virtual-keys?current_page=0&page_size=10", undefined, workspaceKey)
-    const read = await conforming("get", "/virtual-keys/{slug}", `/v1/virtual-keys/${created.slug}`, undefined, workspaceKey)
+    const read = await conforming(
+      "get",
+      "/virtual-keys/{slug}",
+      `/v1/virtual-keys/${created.slug}`,
+      undefined,
+      workspaceKey
+    )
     expect(read).toMatchObject({
       note: "Virtual key description",
       usage_limits: { credit_limit: 10, periodic_reset: "monthly", alert_threshold: 9 },

@@ -19,8 +19,7 @@ const ISO = expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/)
 const text = expect.any(String)
 
 /** The status of the SDK's error, or of none. */
-const statusOf = (call: Promise<unknown>) =>
-  call.then(() => 200, (error: { readonly status?: number }) => error.status)
+const statusOf = (call: Promise<unknown>) => call.then(() => 200, (error: { readonly status?: number }) => error.status)
 
 beforeAll(async () => {
   server = await startTestServer()
@@ -62,7 +61,12 @@ describe("admin.workspaces", () => {
       name: "Research"
     })
     const updated = await admin.admin.workspaces.update({ workspaceId: created.id, name: "Research & Co" })
-    expect(updated).toMatchObject({ id: created.id, name: "Research & Co", description: "The lab", object: "workspace" })
+    expect(updated).toMatchObject({
+      id: created.id,
+      name: "Research & Co",
+      description: "The lab",
+      object: "workspace"
+    })
     expect(await admin.admin.workspaces.delete({ workspaceId: created.id })).toMatchObject({
       id: created.id,
       deleted: true

@@ -11,7 +11,10 @@ const file = new URL("../../../../../shared/conformance/portkey/openapi.yaml", i
 
 interface Operation {
   readonly requestBody?: {
-    readonly content?: Record<string, { readonly example?: unknown; readonly examples?: Record<string, { value: unknown }> }>
+    readonly content?: Record<
+      string,
+      { readonly example?: unknown; readonly examples?: Record<string, { value: unknown }> }
+    >
   }
   readonly responses: Record<string, { readonly content?: Record<string, { readonly schema?: object }> }>
 }

@@ -11,7 +11,8 @@ import {
   LeaseStore,
   McpCapabilityStore,
   type StorePorts,
-  StoreTransaction
+  StoreTransaction,
+  TrustPolicyStore
 } from "@gateway-control/domain"
 import { Context, Effect, Layer, type Redacted } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
@@ -28,6 +29,7 @@ import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
+import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
 
 const makeAll = Effect.gen(function*() {
   const access = yield* makeAccessStores
@@ -40,7 +42,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(LabelStore, yield* makeLabelStore),
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
-    Context.add(LeaseStore, yield* makeLeaseStore)
+    Context.add(LeaseStore, yield* makeLeaseStore),
+    Context.add(TrustPolicyStore, yield* makeTrustPolicyStore)
   )
 })
 

@@ -222,6 +222,8 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
               request_body: { name: `old ${seq}` },
               response_status_code: 201,
               client_ip: "127.0.0.1",
+              workload_issuer: null,
+              workload_subject: null,
               sanitized: false,
               hash_algorithm: "sha256" as const,
               previous_hash: previous

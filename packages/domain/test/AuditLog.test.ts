@@ -262,6 +262,8 @@ describe("the audit chain's hashes", () => {
     request_body: { name: "x" },
     response_status_code: 201,
     client_ip: "127.0.0.1",
+    workload_issuer: null,
+    workload_subject: null,
     sanitized: false,
     hash_algorithm: "hmac-sha256" as const,
     previous_hash: GENESIS_HASH
@@ -330,6 +332,8 @@ describe("plain records of before the keyed chain (the legacy prefix)", () => {
     request_body: seal === undefined ? { name: `w${seq}` } : { legacy_records: seal },
     response_status_code: seal === undefined ? 201 : 0,
     client_ip: null,
+    workload_issuer: null,
+    workload_subject: null,
     sanitized: false,
     hash_algorithm: algorithm
   })

@@ -46,7 +46,12 @@ const USE_CASE_TABLE = {
   "providers.deleteVirtualKey": { action: "delete", resourceType: "virtual_key" },
   "providers.createConfig": { action: "create", resourceType: "config" },
   "providers.updateConfig": { action: "update", resourceType: "config" },
-  "providers.deleteConfig": { action: "delete", resourceType: "config" }
+  "providers.deleteConfig": { action: "delete", resourceType: "config" },
+  "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
+  "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
+  "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
+  // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
+  "oauth.token": { action: "exchange", resourceType: "api_key" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 
 /** The name of an audited use case. */

@@ -38,6 +38,17 @@ export type RateLimit = typeof RateLimit.Type
 /** A key's limits: one a unit at most. */
 export const RateLimits = Schema.Array(RateLimit)
 
+/**
+ * Whom a workload credential stands for: the trust policy that let it be issued, and the verified `iss` and `sub`
+ * of the token the workload exchanged for it (RFC 8693). Every call the credential makes is audited with both.
+ */
+export const WorkloadIdentity = Schema.Struct({
+  trust_policy_id: Schema.String,
+  issuer: Schema.String,
+  subject: Schema.String
+})
+export type WorkloadIdentity = typeof WorkloadIdentity.Type
+
 /** What a read of a key shows: never the digest, only the masked form of the key. */
 export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   id: Schema.String,
@@ -67,7 +78,9 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   /** When the key's secret was last rotated; null when never. */
   rotated_at: Schema.NullOr(Schema.String),
   /** Until when the secret before the last rotation still works; null when the key was never rotated. */
-  transition_ends_at: Schema.NullOr(Schema.String)
+  transition_ends_at: Schema.NullOr(Schema.String),
+  /** Set on a credential issued by token exchange (trust-policies/TokenExchange.ts); null on every other key. */
+  workload: Schema.NullOr(WorkloadIdentity)
 }) {}
 
 /**

@@ -34,7 +34,8 @@ import {
   KEY_PREFIX,
   KEY_RANDOM_BYTES,
   maskKey,
-  type RateLimit
+  type RateLimit,
+  type WorkloadIdentity
 } from "./ApiKey.ts"
 import type { CreateApiKey } from "./ApiKeyInputs.ts"
 import { ApiKeyStore, type KeyListFilters } from "./ApiKeyStore.ts"
@@ -60,6 +61,8 @@ export interface IssueKeyInput {
   readonly scopes: ReadonlyArray<Scope>
   readonly expiresAt: string | null
   readonly rateLimits?: ReadonlyArray<RateLimit> | undefined
+  /** The workload a credential issued by token exchange stands for. */
+  readonly workload?: WorkloadIdentity | undefined
 }
 
 export interface IssuedKey {
@@ -176,7 +179,8 @@ export class ApiKeys extends Context.Service<
           rate_limits: input.rateLimits ?? [],
           last_used_at: null,
           rotated_at: null,
-          transition_ends_at: null
+          transition_ends_at: null,
+          workload: input.workload ?? null
         })
         const issued: IssuedKey = { key, plaintext: Redacted.make(plaintext, { label: "api-key" }) }
         return { stored: { key, digest }, issued }

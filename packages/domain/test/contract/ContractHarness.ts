@@ -108,7 +108,8 @@ export const apiKey = (
     rate_limits: [],
     last_used_at: null,
     rotated_at: null,
-    transition_ends_at: null
+    transition_ends_at: null,
+    workload: null
   })
 }
 

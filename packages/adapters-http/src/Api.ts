@@ -14,6 +14,7 @@ import { ProvidersGroup } from "./groups/providers/Api.ts"
 import { RegistryGroup } from "./groups/registry/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
+import { TrustPoliciesGroup } from "./groups/trustPolicies/Api.ts"
 import { UsersGroup } from "./groups/users/Api.ts"
 import { WorkspacesGroup } from "./groups/workspaces/Api.ts"
 import { documentApiKeyAlias } from "./Security.ts"
@@ -29,6 +30,7 @@ export * from "./groups/providers/Api.ts"
 export * from "./groups/registry/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/system/Api.ts"
+export * from "./groups/trustPolicies/Api.ts"
 export * from "./groups/users/Api.ts"
 export * from "./groups/workspaces/Api.ts"
 
@@ -46,6 +48,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(McpLiveGroup)
   .add(RegistryGroup)
   .add(ProvidersGroup)
+  .add(TrustPoliciesGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

@@ -19,6 +19,8 @@ import { ProvidersHandlers } from "./groups/providers/Http.ts"
 import { RegistryHandlers } from "./groups/registry/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
+import { layerTokenRoute } from "./groups/trustPolicies/TokenRoute.ts"
+import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
 import { UsersHandlers } from "./groups/users/Http.ts"
 import { WorkspacesHandlers } from "./groups/workspaces/Http.ts"
 import { layerPathAndQueryRules, RequestInputRulesLive } from "./InputRulesLive.ts"
@@ -51,9 +53,10 @@ export const layerRoutes = (options: EdgeOptions) =>
         McpHandlers,
         McpLiveHandlers,
         RegistryHandlers,
-        ProvidersHandlers
+        ProvidersHandlers,
+        TrustPoliciesHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),
-    Layer.mergeAll(layerRenderRoute(options), layerOpenApi, layerDocs).pipe(Layer.provide(layerPathAndQueryRules))
+    Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerOpenApi, layerDocs).pipe(Layer.provide(layerPathAndQueryRules))
   ).pipe(Layer.provide(layerEdge(options)))

@@ -19,8 +19,8 @@ import { ProvidersHandlers } from "./groups/providers/Http.ts"
 import { RegistryHandlers } from "./groups/registry/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
-import { layerTokenRoute } from "./groups/trustPolicies/TokenRoute.ts"
 import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
+import { layerTokenRoute } from "./groups/trustPolicies/TokenRoute.ts"
 import { UsersHandlers } from "./groups/users/Http.ts"
 import { WorkspacesHandlers } from "./groups/workspaces/Http.ts"
 import { layerPathAndQueryRules, RequestInputRulesLive } from "./InputRulesLive.ts"
@@ -58,5 +58,7 @@ export const layerRoutes = (options: EdgeOptions) =>
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),
-    Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerOpenApi, layerDocs).pipe(Layer.provide(layerPathAndQueryRules))
+    Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerOpenApi, layerDocs).pipe(
+      Layer.provide(layerPathAndQueryRules)
+    )
   ).pipe(Layer.provide(layerEdge(options)))

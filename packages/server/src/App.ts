@@ -55,8 +55,8 @@ import { layerMcpSecrets, loadMcpConfig, type McpConfig } from "./McpConfig.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
-import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
+import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
 /**
  * The SQL adapters, loaded when a SQL store is chosen: on the memory store, PGlite and the PostgreSQL driver

@@ -12,8 +12,8 @@
  */
 import { McpFetch } from "@gateway-control/adapters-mcp"
 import {
-  CLOCK_SKEW_SECONDS,
   checkIssuerUrl,
+  CLOCK_SKEW_SECONDS,
   InvalidRequest,
   type JwkSet,
   type KeySource,
@@ -30,8 +30,8 @@ import {
   type FetchImplementation,
   importJWK,
   type JWK,
-  type JWTVerifyGetKey,
-  jwtVerify
+  jwtVerify,
+  type JWTVerifyGetKey
 } from "jose"
 
 export interface WorkloadTokenOptions {
@@ -162,7 +162,9 @@ export const layerWorkloadTokens = (options: WorkloadTokenOptions = {}) =>
         const answer = await guardedGet(`${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`)
         if (answer.status !== 200) throw new Error(`discovery answered ${answer.status}`)
         const document: unknown = await answer.json()
-        const jwksUri = typeof document === "object" && document !== null ? Reflect.get(document, "jwks_uri") : undefined
+        const jwksUri = typeof document === "object" && document !== null
+          ? Reflect.get(document, "jwks_uri")
+          : undefined
         if (typeof jwksUri !== "string") throw new Error("the discovery document names no jwks_uri")
         await run(checkIssuerUrl(jwksUri, "jwks_uri"))
         discovered.set(issuer, { jwksUri, at: now })
@@ -212,7 +214,9 @@ export const layerWorkloadTokens = (options: WorkloadTokenOptions = {}) =>
               try: () => importJWK(jwk as JWK, algorithmOf(jwk)),
               catch: (error) =>
                 InvalidRequest.of(
-                  `${param}.keys[${i}] is not a usable public key: ${error instanceof Error ? error.message : "invalid"}.`,
+                  `${param}.keys[${i}] is not a usable public key: ${
+                    error instanceof Error ? error.message : "invalid"
+                  }.`,
                   `${param}.keys[${i}]`
                 )
             }), { discard: true })

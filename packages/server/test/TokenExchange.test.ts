@@ -100,11 +100,13 @@ describe("a matching token", () => {
     })
 
     const credential: string = issued.access_token
-    for (const headers of [
-      { "x-service-api-key": credential },
-      { "x-portkey-api-key": credential },
-      { authorization: `Bearer ${credential}` }
-    ]) {
+    for (
+      const headers of [
+        { "x-service-api-key": credential },
+        { "x-portkey-api-key": credential },
+        { authorization: `Bearer ${credential}` }
+      ]
+    ) {
       expect((await fetch(`${server.baseUrl}/v1/prompts`, { headers })).status).toBe(200)
     }
     const scopes = await jsonOf(await server.request("/v1/scopes", { key: credential }))
@@ -138,7 +140,10 @@ describe("a matching token", () => {
     expect(actions).toContainEqual(["create", "prompt", 403])
     expect(actions).toContainEqual(["exchange", "api_key", 200])
     for (const record of records.records) {
-      expect(record).toMatchObject({ workload_issuer: issuer.issuer, workload_subject: "system:serviceaccount:ci:builder" })
+      expect(record).toMatchObject({
+        workload_issuer: issuer.issuer,
+        workload_subject: "system:serviceaccount:ci:builder"
+      })
       expect(JSON.stringify(record)).not.toContain(token)
     }
     const exchangeRecord = records.records.find((r: any) => r.action === "exchange")
@@ -162,7 +167,13 @@ describe("a matching token", () => {
   })
 
   it("finds the issuer's keys through OIDC discovery when the policy names none", async () => {
-    expect((await createPolicy({ jwks_uri: undefined, audience: "discovered", subject: "repo:org/repo:ref:refs/heads/main" })).status)
+    expect(
+      (await createPolicy({
+        jwks_uri: undefined,
+        audience: "discovered",
+        subject: "repo:org/repo:ref:refs/heads/main"
+      })).status
+    )
       .toBe(201)
     const token = await issuer.mint({ aud: "discovered", sub: "repo:org/repo:ref:refs/heads/main" })
     expect((await exchange(tokenRequest(token))).status).toBe(200)
@@ -259,8 +270,10 @@ describe("the issuer's keys", () => {
 
 describe("the issued credential", () => {
   it("stops working at its expiry", async () => {
-    expect((await createPolicy({ audience: "short", subject: "system:serviceaccount:ci:short", max_ttl_seconds: 2 }))
-      .status).toBe(201)
+    expect(
+      (await createPolicy({ audience: "short", subject: "system:serviceaccount:ci:short", max_ttl_seconds: 2 }))
+        .status
+    ).toBe(201)
     const issued = await jsonOf(
       await exchange(tokenRequest(await issuer.mint({ aud: "short", sub: "system:serviceaccount:ci:short" })))
     )
@@ -299,8 +312,14 @@ describe("trust policies", () => {
       [{ audience: "neither" }, "subject"],
       [{ subject: "x", claims: { sub: "y" } }, "claims.sub"],
       [{ subject: "x", jwks_uri: undefined, jwks: { keys: [{ kty: "oct", k: "c2VjcmV0" }] } }, "jwks.keys[0]"],
-      [{ subject: "x", jwks_uri: undefined, jwks: { keys: [{ kty: "RSA", n: "AQAB", e: "AQAB", d: "AQAB" }] } }, "jwks.keys[0]"],
-      [{ subject: "x", jwks_uri: undefined, jwks: { keys: [{ kty: "EC", crv: "P-256", x: "AA", y: "AA" }] } }, "jwks.keys[0]"]
+      [
+        { subject: "x", jwks_uri: undefined, jwks: { keys: [{ kty: "RSA", n: "AQAB", e: "AQAB", d: "AQAB" }] } },
+        "jwks.keys[0]"
+      ],
+      [
+        { subject: "x", jwks_uri: undefined, jwks: { keys: [{ kty: "EC", crv: "P-256", x: "AA", y: "AA" }] } },
+        "jwks.keys[0]"
+      ]
     ]
     for (const [fields, param] of cases) {
       const answer = await createPolicy(fields)
@@ -348,4 +367,3 @@ describe("the audit log", () => {
     expect(verdict).toMatchObject({ ok: true })
   })
 })
-

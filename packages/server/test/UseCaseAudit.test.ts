@@ -724,8 +724,10 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     {
       outcome: "allowed",
       program: (w) =>
-        Effect.flatMap(trustPolicy(w), (p) =>
-          TrustPolicies.use((t) => t.update(w.admin, p.id, { ...p, max_ttl_seconds: 30 })))
+        Effect.flatMap(
+          trustPolicy(w),
+          (p) => TrustPolicies.use((t) => t.update(w.admin, p.id, { ...p, max_ttl_seconds: 30 }))
+        )
     },
     {
       outcome: "denied",
@@ -734,8 +736,10 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     {
       outcome: "failed",
       program: (w) =>
-        Effect.flatMap(trustPolicy(w), (p) =>
-          TrustPolicies.use((t) => t.update(w.admin, p.id, { ...p, max_ttl_seconds: 7200 })))
+        Effect.flatMap(
+          trustPolicy(w),
+          (p) => TrustPolicies.use((t) => t.update(w.admin, p.id, { ...p, max_ttl_seconds: 7200 }))
+        )
     }
   ],
   "trustPolicies.delete": [

@@ -78,7 +78,9 @@ const actorOf = (actor: Principal | AuditActor): AuditActor => ({
   organisationId: actor.organisationId,
   keyId: actor.keyId,
   userId: actor.userId,
-  ...(actor.workload === undefined ? {} : { workload: { issuer: actor.workload.issuer, subject: actor.workload.subject } })
+  ...(actor.workload === undefined
+    ? {}
+    : { workload: { issuer: actor.workload.issuer, subject: actor.workload.subject } })
 })
 
 const workspaceOf = (actor: Principal | AuditActor): string | null => "workspaceId" in actor ? actor.workspaceId : null

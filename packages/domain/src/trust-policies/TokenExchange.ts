@@ -9,7 +9,8 @@
  * this audited use case without a policy grant: no key asks, the matched trust policy (written under the
  * policy by an owner or admin) is the authority, as the empty store is bootstrap's.
  */
-import { Context, Effect, Layer, Redacted, Result, Schema } from "effect"
+import type { Redacted } from "effect"
+import { Context, Effect, Layer, Result, Schema } from "effect"
 import type { Scope } from "../access/Scopes.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import type { AuditActor } from "../audit/AuditRecord.ts"
@@ -21,7 +22,8 @@ import { matchesGlob } from "./SubjectPattern.ts"
 import type { TrustPolicy } from "./TrustPolicy.ts"
 import { keySourceOf } from "./TrustPolicyRules.ts"
 import { TrustPolicyStore } from "./TrustPolicyStore.ts"
-import { TokenRejected, type VerifiedToken, WorkloadTokens } from "./WorkloadTokens.ts"
+import type { TokenRejected } from "./WorkloadTokens.ts"
+import { type VerifiedToken, WorkloadTokens } from "./WorkloadTokens.ts"
 
 export const TOKEN_EXCHANGE_GRANT = "urn:ietf:params:oauth:grant-type:token-exchange"
 export const JWT_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:jwt"
@@ -60,11 +62,10 @@ export interface TokenRequest {
   readonly actor_token?: string | undefined
 }
 
-/** The answer of RFC 8693 §2.2.1. */
+/** The answer of RFC 8693 §2.2.1, but its `token_type`: how the token is presented is the HTTP adapter's word. */
 export interface IssuedWorkloadToken {
   readonly access_token: Redacted.Redacted<string>
   readonly issued_token_type: typeof ACCESS_TOKEN_TYPE
-  readonly token_type: "Bearer"
   readonly expires_in: number
   readonly scope: string
   /** The issued key's id, for the audit record and the caller's logs; not part of the RFC's answer. */
@@ -184,7 +185,9 @@ export class TokenExchange extends Context.Service<
               verdicts.set(cacheKey, verdict)
             }
             if (Result.isFailure(verdict)) {
-              if (rejection === undefined || REJECTION_RANK[verdict.failure.reason] > REJECTION_RANK[rejection.reason]) {
+              if (
+                rejection === undefined || REJECTION_RANK[verdict.failure.reason] > REJECTION_RANK[rejection.reason]
+              ) {
                 rejection = verdict.failure
               }
               continue
@@ -237,7 +240,6 @@ export class TokenExchange extends Context.Service<
         return {
           access_token: issued.plaintext,
           issued_token_type: ACCESS_TOKEN_TYPE,
-          token_type: "Bearer",
           expires_in: policy.max_ttl_seconds,
           scope: scopes.join(" "),
           key_id: issued.key.id

@@ -53,7 +53,10 @@ export class TrustPolicy extends Schema.Class<TrustPolicy>("TrustPolicy")({
 /** A new policy (`POST`), or its replacement (`PUT`): the entity's own fields, the optional ones optional. */
 export const CreateTrustPolicy = Schema.Struct({
   ...Struct.pick(TrustPolicy.fields, ["name", "issuer", "audience", "workspace_id", "scopes", "max_ttl_seconds"]),
-  ...Struct.map(Struct.pick(TrustPolicy.fields, ["jwks_uri", "jwks", "subject", "subject_pattern"]), Schema.optionalKey),
+  ...Struct.map(
+    Struct.pick(TrustPolicy.fields, ["jwks_uri", "jwks", "subject", "subject_pattern"]),
+    Schema.optionalKey
+  ),
   claims: Schema.optionalKey(TrustPolicy.fields.claims),
   rate_limits: Schema.optionalKey(TrustPolicy.fields.rate_limits)
 })

@@ -107,9 +107,10 @@ export const checkTrustPolicy = Effect.fnUntraced(function*(input: CreateTrustPo
   const scopes = yield* checkScopes(input.scopes)
   const rateLimits = input.rate_limits ?? []
   yield* checkRateLimits(rateLimits)
-  if (!Number.isSafeInteger(input.max_ttl_seconds) || input.max_ttl_seconds < 1 ||
-    input.max_ttl_seconds > MAX_WORKLOAD_TTL_SECONDS)
-  {
+  if (
+    !Number.isSafeInteger(input.max_ttl_seconds) || input.max_ttl_seconds < 1 ||
+    input.max_ttl_seconds > MAX_WORKLOAD_TTL_SECONDS
+  ) {
     return yield* InvalidRequest.of(
       `max_ttl_seconds must be a whole number of seconds from 1 to ${MAX_WORKLOAD_TTL_SECONDS}.`,
       "max_ttl_seconds"

@@ -46,8 +46,7 @@ const parseForm = (text: string): TokenRequest | string => {
   return request
 }
 
-const mediaTypeOf = (contentType: string | undefined) =>
-  (contentType ?? "").split(";")[0]!.trim().toLowerCase()
+const mediaTypeOf = (contentType: string | undefined) => (contentType ?? "").split(";")[0]!.trim().toLowerCase()
 
 export const layerTokenRoute = (options: { readonly maxBodyBytes: number }) =>
   HttpRouter.use(Effect.fnUntraced(function*(router) {
@@ -66,7 +65,8 @@ export const layerTokenRoute = (options: { readonly maxBodyBytes: number }) =>
             HttpServerResponse.jsonUnsafe({
               access_token: Redacted.value(issued.access_token),
               issued_token_type: issued.issued_token_type,
-              token_type: issued.token_type,
+              // RFC 6750: presented as `Authorization: Bearer` (or in the API key headers, like any key).
+              token_type: "Bearer",
               expires_in: issued.expires_in,
               scope: issued.scope
             }, { headers: NO_STORE })

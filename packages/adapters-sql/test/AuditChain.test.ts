@@ -99,7 +99,16 @@ const editAndRelink = (
 
 /** The hash of the old rule: plain SHA-256 over what a record held before the keyed chain. */
 const legacyHash = (content: Omit<AuditRecord, "hash">) => {
-  const { previous_hash, sanitized: _s, hash_algorithm: _a, chain: _c, ...legacy } = content
+  // The fields records had before the keyed chain: no sanitized flag, algorithm, chain or workload.
+  const {
+    previous_hash,
+    sanitized: _s,
+    hash_algorithm: _a,
+    chain: _c,
+    workload_issuer: _wi,
+    workload_subject: _ws,
+    ...legacy
+  } = content
   return sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
 }
 

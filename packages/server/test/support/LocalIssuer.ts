@@ -5,9 +5,11 @@
 import { exportJWK, generateKeyPair, type JWTPayload, SignJWT } from "jose"
 import { createServer, type Server } from "node:http"
 
+type PrivateKey = Awaited<ReturnType<typeof generateKeyPair>>["privateKey"]
+
 interface SigningKey {
   readonly kid: string
-  readonly privateKey: CryptoKey
+  readonly privateKey: PrivateKey
   readonly jwk: Record<string, unknown>
 }
 

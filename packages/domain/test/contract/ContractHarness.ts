@@ -10,7 +10,7 @@ import {
   type WorkspaceMemberStore,
   type WorkspaceStore
 } from "../../src/access/AccessStores.ts"
-import type type { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
+import type { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
 import {
   ApiKey,
   type ConfigStore,
@@ -30,7 +30,7 @@ import {
   Workspace
 } from "../../src/index.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
-import { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
+import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
 
 export type Stores =
   | McpIntegrationStore

@@ -460,7 +460,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => Prompts.use((p) => p.deleteLabel(w.admin, MISSING)) }
   ],
-  "mcp.createIntegration": [
+  "mcpRegistry.createIntegration": [
     { outcome: "allowed", program: integration },
     {
       outcome: "denied",
@@ -489,7 +489,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "mcp.updateIntegration": [
+  "mcpRegistry.updateIntegration": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -511,7 +511,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => McpRegistry.use((r) => r.updateIntegration(w.admin, MISSING, { name: unique("I") }))
     }
   ],
-  "mcp.archiveIntegration": [
+  "mcpRegistry.archiveIntegration": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(integration(w), (i) => McpRegistry.use((r) => r.archiveIntegration(w.admin, i.id)))
@@ -522,7 +522,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpRegistry.use((r) => r.archiveIntegration(w.admin, MISSING)) }
   ],
-  "mcp.createServer": [
+  "mcpRegistry.createServer": [
     { outcome: "allowed", program: server },
     {
       outcome: "denied",
@@ -543,7 +543,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "mcpLive.testServer": [
+  "mcpConnectivity.testServer": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(server(w), (s) => McpConnectivity.use((c) => c.testServer(w.admin, s.id)))
@@ -554,7 +554,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.testServer(w.admin, MISSING)) }
   ],
-  "mcpLive.syncCapabilities": [
+  "mcpConnectivity.syncCapabilities": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -567,7 +567,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.syncCapabilities(w.admin, MISSING)) }
   ],
-  "mcpLive.setCapabilities": [
+  "mcpConnectivity.setCapabilities": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -602,7 +602,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "providers.createVirtualKey": [
+  "virtualKeys.create": [
     { outcome: "allowed", program: virtualKey },
     {
       outcome: "denied",
@@ -629,7 +629,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "providers.updateVirtualKey": [
+  "virtualKeys.update": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -651,7 +651,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => VirtualKeys.use((k) => k.updateVirtualKey(w.admin, MISSING, { name: unique("V") }))
     }
   ],
-  "providers.deleteVirtualKey": [
+  "virtualKeys.delete": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(virtualKey(w), (v) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, v.id)))
@@ -662,7 +662,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, MISSING)) }
   ],
-  "providers.createConfig": [
+  "configs.create": [
     { outcome: "allowed", program: config },
     {
       outcome: "denied",
@@ -674,7 +674,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Configs.use((c) => c.createConfig(w.admin, { name: "", config: {}, workspace_id: w.workspaceId }))
     }
   ],
-  "providers.updateConfig": [
+  "configs.update": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -687,7 +687,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => Configs.use((c) => c.updateConfig(w.admin, MISSING, { name: unique("C") })) }
   ],
-  "providers.deleteConfig": [
+  "configs.delete": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(config(w), (made) => Configs.use((c) => c.deleteConfig(w.admin, made.id)))
@@ -753,7 +753,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => TrustPolicies.use((t) => t.delete(w.admin, MISSING)) }
   ],
-  "oauth.token": [
+  "tokenExchange.exchange": [
     { outcome: "allowed", program: exchange },
     {
       outcome: "failed",

@@ -34,24 +34,25 @@ const USE_CASE_TABLE = {
   "labels.create": { action: "create", resourceType: "label" },
   "labels.update": { action: "update", resourceType: "label" },
   "labels.delete": { action: "delete", resourceType: "label" },
-  "mcp.createIntegration": { action: "create", resourceType: "mcp_integration" },
-  "mcp.updateIntegration": { action: "update", resourceType: "mcp_integration" },
-  "mcp.archiveIntegration": { action: "archive", resourceType: "mcp_integration" },
-  "mcp.createServer": { action: "create", resourceType: "mcp_server" },
-  "mcpLive.testServer": { action: "test", resourceType: "mcp_server" },
-  "mcpLive.syncCapabilities": { action: "sync", resourceType: "mcp_integration" },
-  "mcpLive.setCapabilities": { action: "update", resourceType: "mcp_integration" },
-  "providers.createVirtualKey": { action: "create", resourceType: "virtual_key" },
-  "providers.updateVirtualKey": { action: "update", resourceType: "virtual_key" },
-  "providers.deleteVirtualKey": { action: "delete", resourceType: "virtual_key" },
-  "providers.createConfig": { action: "create", resourceType: "config" },
-  "providers.updateConfig": { action: "update", resourceType: "config" },
-  "providers.deleteConfig": { action: "delete", resourceType: "config" },
+  "mcpRegistry.createIntegration": { action: "create", resourceType: "mcp_integration" },
+  "mcpRegistry.updateIntegration": { action: "update", resourceType: "mcp_integration" },
+  "mcpRegistry.archiveIntegration": { action: "archive", resourceType: "mcp_integration" },
+  "mcpRegistry.createServer": { action: "create", resourceType: "mcp_server" },
+  "mcpConnectivity.testServer": { action: "test", resourceType: "mcp_server" },
+  "mcpConnectivity.syncCapabilities": { action: "sync", resourceType: "mcp_integration" },
+  "mcpConnectivity.setCapabilities": { action: "update", resourceType: "mcp_integration" },
+  "virtualKeys.create": { action: "create", resourceType: "virtual_key" },
+  "virtualKeys.update": { action: "update", resourceType: "virtual_key" },
+  "virtualKeys.delete": { action: "delete", resourceType: "virtual_key" },
+  "configs.create": { action: "create", resourceType: "config" },
+  "configs.update": { action: "update", resourceType: "config" },
+  "configs.delete": { action: "delete", resourceType: "config" },
   "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
   "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
   "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
-  // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
-  "oauth.token": { action: "exchange", resourceType: "api_key" }
+  // RFC 8693 token exchange (POST /v1/oauth/token): a workload's token for a short-lived credential (an API key),
+  // refusals included.
+  "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 
 /** The name of an audited use case. */

@@ -156,19 +156,19 @@ export class VirtualKeys extends Context.Service<
       return VirtualKeys.of({
         createVirtualKey: (principal, input) =>
           useCases.run(
-            resourceChange("providers.createVirtualKey", principal, input),
+            resourceChange("virtualKeys.create", principal, input),
             createVirtualKey(principal, input)
           ),
         listVirtualKeys: managed.list,
         getVirtualKey: managed.get,
         updateVirtualKey: (principal, ref, change, workspaceId) =>
           useCases.run(
-            resourceChange("providers.updateVirtualKey", principal, change, ref),
+            resourceChange("virtualKeys.update", principal, change, ref),
             updateVirtualKey(principal, ref, change, workspaceId)
           ),
         deleteVirtualKey: (principal, ref, workspaceId) =>
           useCases.run(
-            resourceChange("providers.deleteVirtualKey", principal, null, ref),
+            resourceChange("virtualKeys.delete", principal, null, ref),
             managed.delete(principal, ref, workspaceId)
           ),
         resolveVirtualKey

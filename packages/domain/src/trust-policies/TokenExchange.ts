@@ -252,7 +252,7 @@ export class TokenExchange extends Context.Service<
       const refused = (request: TokenRequest, error: OAuthError, workload?: AuditActor["workload"]) =>
         Effect.andThen(
           useCases.refused({
-            useCase: "oauth.token",
+            useCase: "tokenExchange.exchange",
             actor: workload === undefined ? stranger : { ...stranger, workload },
             workspaceId: null,
             status: 400,
@@ -277,7 +277,7 @@ export class TokenExchange extends Context.Service<
         if (Result.isFailure(scopes)) return yield* refused(request, scopes.failure, workload)
         return yield* useCases.run(
           {
-            useCase: "oauth.token",
+            useCase: "tokenExchange.exchange",
             actor: { organisationId: policy.organisation_id, keyId: null, userId: null, workload },
             resourceId: (issued) => issued.key_id,
             workspaceId: policy.workspace_id,

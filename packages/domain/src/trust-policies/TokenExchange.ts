@@ -105,6 +105,12 @@ const REJECTION_RANK: Record<TokenRejected["reason"], number> = {
   expired: 7
 }
 
+/**
+ * A `sub` this gateway can name the credential by and store: 1 to 1000 characters, no control characters (the
+ * stores refuse U+0000, and a subject is shown in listings and records).
+ */
+const usableSubject = (subject: string) => /^[^\u0000-\u001f\u007f]{1,1000}$/.test(subject)
+
 interface Matched {
   readonly policy: TrustPolicy
   readonly token: VerifiedToken
@@ -193,6 +199,9 @@ export class TokenExchange extends Context.Service<
               continue
             }
             const token = verdict.success
+            if (!usableSubject(token.subject)) {
+              return yield* unmatched("invalid_grant", "The token's sub is empty, too long or has control characters.")
+            }
             verified = token
             if (!subjectMatches(policy, token.subject)) continue
             if (!Object.entries(policy.claims).every(([name, value]) => claimMatches(token.claims[name], value))) {

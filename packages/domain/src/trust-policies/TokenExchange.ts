@@ -109,7 +109,14 @@ const REJECTION_RANK: Record<TokenRejected["reason"], number> = {
  * A `sub` this gateway can name the credential by and store: 1 to 1000 characters, no control characters (the
  * stores refuse U+0000, and a subject is shown in listings and records).
  */
-const usableSubject = (subject: string) => /^[^\u0000-\u001f\u007f]{1,1000}$/.test(subject)
+const usableSubject = (subject: string) => {
+  if (subject.length === 0 || subject.length > 1000) return false
+  for (let i = 0; i < subject.length; i++) {
+    const code = subject.charCodeAt(i)
+    if (code < 0x20 || code === 0x7f) return false
+  }
+  return true
+}
 
 interface Matched {
   readonly policy: TrustPolicy

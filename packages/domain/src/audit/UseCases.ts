@@ -50,8 +50,7 @@ const USE_CASE_TABLE = {
   "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
   "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
   "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
-  // RFC 8693 token exchange (POST /v1/oauth/token): a workload's token for a short-lived credential (an API key),
-  // refusals included.
+  // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
   "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 

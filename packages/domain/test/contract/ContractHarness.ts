@@ -111,6 +111,9 @@ export const apiKey = (
     last_used_at: null,
     rotated_at: null,
     transition_ends_at: null,
+    usage_limits: null,
+    rotation_policy: null,
+    alert_emails: [],
     workload: null
   })
 }

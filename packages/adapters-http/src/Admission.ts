@@ -11,6 +11,7 @@
 import {
   ApiKeys,
   AuditedUseCase,
+  KEY_PREFIX,
   type Principal,
   type RateLimited,
   type StoreError,
@@ -26,9 +27,24 @@ import { API_KEY_HEADER } from "./Security.ts"
 
 export type { EndpointRef, UnauthenticatedRefusals }
 
-/** The key a request presents, in either spelling of the header; empty when it presents none. */
+const BEARER = /^bearer\s+(\S+)\s*$/i
+
+/**
+ * A gateway key sent as `Authorization: Bearer gwc_…` (how OAuth clients present the credential token exchange
+ * issues). Only a value of a gateway key's shape counts: the same header carries provider keys to the
+ * fine-tuning routes, and those are never taken for the gateway's.
+ */
+const bearerKey = (authorization: string | undefined): string | undefined => {
+  const token = authorization === undefined ? undefined : BEARER.exec(authorization)?.[1]
+  return token !== undefined && token.startsWith(KEY_PREFIX) ? token : undefined
+}
+
+/**
+ * The key a request presents: `x-service-api-key` in either spelling, else a gateway key as the
+ * `Authorization` bearer; empty when it presents none.
+ */
 export const presentedApiKey = (headers: Readonly<Record<string, string | undefined>>) =>
-  Redacted.make(aliasedHeader(headers, API_KEY_HEADER) ?? "")
+  Redacted.make(aliasedHeader(headers, API_KEY_HEADER) ?? bearerKey(headers.authorization) ?? "")
 
 /** An endpoint as admission sees it: what its refusals are recorded as, and which unauthenticated ones are. */
 export interface AdmittedEndpoint extends EndpointRef {

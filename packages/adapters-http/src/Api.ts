@@ -15,6 +15,7 @@ import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
+import { TrustPoliciesGroup } from "./groups/trustPolicies/Api.ts"
 import { UsersGroup } from "./groups/users/Api.ts"
 import { VirtualKeysGroup } from "./groups/virtualKeys/Api.ts"
 import { WorkspacesGroup } from "./groups/workspaces/Api.ts"
@@ -32,6 +33,7 @@ export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/system/Api.ts"
+export * from "./groups/trustPolicies/Api.ts"
 export * from "./groups/users/Api.ts"
 export * from "./groups/virtualKeys/Api.ts"
 export * from "./groups/workspaces/Api.ts"
@@ -52,6 +54,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(FineTuningGroup)
   .add(VirtualKeysGroup)
   .add(ConfigsGroup)
+  .add(TrustPoliciesGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

@@ -15,6 +15,7 @@ import {
   STORE_RETRY_AFTER_SECONDS
 } from "./ApiErrors.ts"
 import { makeClientAddress, type TrustProxy } from "./ClientAddress.ts"
+import { TOKEN_PATH } from "./groups/trustPolicies/TokenRoute.ts"
 import { conflictingSpellings } from "./HeaderAliases.ts"
 import { observeRequest } from "./HttpMetrics.ts"
 import { firstProblem } from "./internal/issuePath.ts"
@@ -59,8 +60,10 @@ const precheck = (
   }
   if (!BODY_METHODS.has(request.method)) return undefined
   const contentType = request.headers["content-type"]
+  // The OAuth token endpoint takes a form, as RFC 6749 says, and answers a wrong one in OAuth's terms itself.
+  const formRoute = pathOf(request.url) === TOKEN_PATH
   // A declared media type is held to the rule even without a body: HttpApi would refuse it all the same.
-  if (contentType === undefined ? hasBody(request) : mediaTypeOf(contentType) !== JSON_MEDIA_TYPE) {
+  if (!formRoute && (contentType === undefined ? hasBody(request) : mediaTypeOf(contentType) !== JSON_MEDIA_TYPE)) {
     return envelope(
       415,
       "unsupported_media_type",

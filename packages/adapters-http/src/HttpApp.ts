@@ -20,6 +20,8 @@ import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
+import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
+import { layerTokenRoute } from "./groups/trustPolicies/TokenRoute.ts"
 import { UsersHandlers } from "./groups/users/Http.ts"
 import { VirtualKeysHandlers } from "./groups/virtualKeys/Http.ts"
 import { WorkspacesHandlers } from "./groups/workspaces/Http.ts"
@@ -55,9 +57,12 @@ export const layerRoutes = (options: EdgeOptions) =>
         McpDirectoryHandlers,
         FineTuningHandlers,
         VirtualKeysHandlers,
-        ConfigsHandlers
+        ConfigsHandlers,
+        TrustPoliciesHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),
-    Layer.mergeAll(layerRenderRoute(options), layerOpenApi, layerDocs).pipe(Layer.provide(layerPathAndQueryRules))
+    Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerOpenApi, layerDocs).pipe(
+      Layer.provide(layerPathAndQueryRules)
+    )
   ).pipe(Layer.provide(layerEdge(options)))

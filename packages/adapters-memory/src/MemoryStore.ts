@@ -30,6 +30,7 @@ import {
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
+  TrustPolicyStore,
   usableBy,
   User,
   UserStore,
@@ -48,6 +49,7 @@ import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
+import { makeTrustPolicyStore } from "./internal/MemoryTrustPolicies.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
 import { versionedTables } from "./internal/VersionedTables.ts"
 
@@ -375,6 +377,7 @@ const make = Effect.sync(() => {
           (filters.userId === undefined || r.user_id === filters.userId) &&
           (filters.action === undefined || r.action === filters.action) &&
           (filters.resourceType === undefined || r.resource_type === filters.resourceType) &&
+          (filters.workloadSubject === undefined || r.workload_subject === filters.workloadSubject) &&
           (filters.responseStatusCode === undefined || r.response_status_code === filters.responseStatusCode)
         ).sort(newestFirst)
         return { items: matching.slice(page.offset, page.offset + page.limit), total: matching.length }
@@ -417,6 +420,7 @@ const make = Effect.sync(() => {
     Context.add(PartialStore, partialStore),
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
+    Context.add(TrustPolicyStore, makeTrustPolicyStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   )

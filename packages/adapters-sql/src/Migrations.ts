@@ -415,6 +415,47 @@ export const migrationScripts = {
     INSERT INTO audit_legacy_prefix (plain_records, sealed)
       SELECT count(*), count(*) = 0 FROM audit_logs WHERE chain = 0 AND hash_algorithm = 'sha256'
   `,
+  // Trust policies (RFC 8693 token exchange): which tokens of which issuer a workload may exchange for a
+  // short-lived credential, and what that credential may do. A policy belongs to an organisation and names the
+  // workspace its credentials act in; the issuer is looked up on every exchange.
+  "0023_trust_policies": `
+    CREATE TABLE trust_policies (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      name text NOT NULL,
+      issuer text COLLATE "C" NOT NULL,
+      jwks_uri text,
+      jwks jsonb,
+      audience text NOT NULL,
+      subject text,
+      subject_pattern text,
+      claims jsonb NOT NULL,
+      scopes jsonb NOT NULL,
+      rate_limits jsonb NOT NULL,
+      max_ttl_seconds integer NOT NULL CHECK (max_ttl_seconds BETWEEN 1 AND 3600),
+      created_at timestamptz NOT NULL,
+      created_by_user_id text,
+      created_by_api_key_id text,
+      last_updated_at timestamptz NOT NULL,
+      UNIQUE (organisation_id, name)
+    );
+    CREATE INDEX trust_policies_issuer ON trust_policies (issuer, created_at, id);
+    CREATE INDEX trust_policies_organisation ON trust_policies (organisation_id, created_at, id)
+  `,
+  // A credential issued by token exchange is an API key that says which workload it stands for (its trust
+  // policy, and the token's verified iss and sub); every other key has none.
+  "0024_api_key_workload": `
+    ALTER TABLE api_keys ADD COLUMN workload jsonb
+  `,
+  // Audit records name the workload behind a call. Older records have none: their hashes never covered these
+  // columns, and a record without a workload still hashes without them (AuditChain.ts).
+  "0025_audit_workload": `
+    ALTER TABLE audit_logs ADD COLUMN workload_issuer text;
+    ALTER TABLE audit_logs ADD COLUMN workload_subject text;
+    CREATE INDEX audit_logs_workload_subject
+      ON audit_logs (organisation_id, workload_subject, timestamp DESC) WHERE workload_subject IS NOT NULL
+  `,
   // Portkey's admin family: workspaces are updated and deleted, users changed and removed, memberships changed.
   // A deleted workspace stays as a row (its revoked keys and, when forced, what it held still name it) marked
   // deleted_at; a removed user's row goes (memberships with it), and the keys that acted as them keep naming

@@ -2,7 +2,7 @@
  * API keys on `effect/sql`: the public record and the digest of the plaintext, never the plaintext. During a
  * rotation's transition the replaced secret's digest is kept too (`previous_digest`), and finds the key.
  */
-import { ApiKey, ApiKeyStore, type KeyListFilters } from "@gateway-control/domain"
+import { ApiKey, ApiKeyStore, type KeyListFilters, WorkloadIdentity } from "@gateway-control/domain"
 import { Effect, Schema, SchemaGetter } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -22,7 +22,8 @@ const columns = ApiKey.mapFields((f) => ({
   expires_at: Schema.NullOr(Timestamp),
   last_used_at: Schema.NullOr(Timestamp),
   rotated_at: Schema.NullOr(Timestamp),
-  transition_ends_at: Schema.NullOr(Timestamp)
+  transition_ends_at: Schema.NullOr(Timestamp),
+  workload: Schema.NullOr(Jsonb(WorkloadIdentity))
 }))
 
 const ApiKeyRow = columns.pipe(Schema.decodeTo(ApiKey))
@@ -85,13 +86,14 @@ export const makeApiKeyStore = Effect.gen(function*() {
         sql`INSERT INTO api_keys (id, organisation_id, workspace_id, user_id, type, name, description, scopes, status,
                                   masked_key, digest, created_at, created_by_user_id, created_by_api_key_id,
                                   last_updated_at, expires_at, rate_limits, last_used_at, rotated_at,
-                                  transition_ends_at, usage_limits, rotation_policy, alert_emails)
+                                  transition_ends_at, usage_limits, rotation_policy, alert_emails, workload)
             VALUES (${k.id}, ${k.organisation_id}, ${k.workspace_id}, ${k.user_id}, ${k.type}, ${k.name},
                     ${k.description}, ${toJson(k.scopes)}::jsonb, ${k.status}, ${k.masked_key}, ${digest},
                     ${k.created_at}, ${k.created_by_user_id}, ${k.created_by_api_key_id}, ${k.last_updated_at},
                     ${k.expires_at}, ${toJson(k.rate_limits)}::jsonb, ${k.last_used_at}, ${k.rotated_at},
                     ${k.transition_ends_at}, ${jsonOrNull(k.usage_limits)}::jsonb,
-                    ${jsonOrNull(k.rotation_policy)}::jsonb, ${toJson(k.alert_emails)}::jsonb)`
+                    ${jsonOrNull(k.rotation_policy)}::jsonb, ${toJson(k.alert_emails)}::jsonb,
+                    ${jsonOrNull(k.workload)}::jsonb)`
       ),
     findByDigest: (digest) => read(byDigest(digest)),
     get: byId("api_keys", ApiKeyRow),

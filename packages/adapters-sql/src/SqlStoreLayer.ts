@@ -11,7 +11,8 @@ import {
   LeaseStore,
   McpCapabilityStore,
   type StorePorts,
-  StoreTransaction
+  StoreTransaction,
+  TrustPolicyStore
 } from "@gateway-control/domain"
 import { Context, Duration, Effect, Layer, Redacted } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
@@ -29,6 +30,7 @@ import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
+import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
 
 const makeAll = Effect.gen(function*() {
   const access = yield* makeAccessStores
@@ -41,7 +43,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(LabelStore, yield* makeLabelStore),
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
-    Context.add(LeaseStore, yield* makeLeaseStore)
+    Context.add(LeaseStore, yield* makeLeaseStore),
+    Context.add(TrustPolicyStore, yield* makeTrustPolicyStore)
   )
 })
 

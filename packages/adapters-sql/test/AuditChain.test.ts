@@ -99,7 +99,16 @@ const editAndRelink = (
 
 /** The hash of the old rule: plain SHA-256 over what a record held before the keyed chain. */
 const legacyHash = (content: Omit<AuditRecord, "hash">) => {
-  const { previous_hash, sanitized: _s, hash_algorithm: _a, chain: _c, ...legacy } = content
+  // The fields records had before the keyed chain: no sanitized flag, algorithm, chain or workload.
+  const {
+    previous_hash,
+    sanitized: _s,
+    hash_algorithm: _a,
+    chain: _c,
+    workload_issuer: _wi,
+    workload_subject: _ws,
+    ...legacy
+  } = content
   return sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
 }
 
@@ -222,6 +231,8 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
               request_body: { name: `old ${seq}` },
               response_status_code: 201,
               client_ip: "127.0.0.1",
+              workload_issuer: null,
+              workload_subject: null,
               sanitized: false,
               hash_algorithm: "sha256" as const,
               previous_hash: previous

@@ -12,6 +12,7 @@ import { PromptsPage } from "./pages/prompts.ts"
 import { PromptPage } from "./pages/promptVersions.ts"
 import { ProvidersPage } from "./pages/providers.ts"
 import { SignInPage } from "./pages/signIn.ts"
+import { TrustPoliciesPage } from "./pages/trustPolicies.ts"
 import { WorkspacesPage } from "./pages/workspaces.ts"
 import { match, navigate, route } from "./router.ts"
 import { restoreSession, session } from "./session.ts"
@@ -33,6 +34,7 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
   ["/api-keys", () => html`<${ApiKeysPage} />`],
   ["/providers", () => html`<${ProvidersPage} />`],
   ["/audit", () => html`<${AuditLogsPage} />`],
+  ["/trust-policies", () => html`<${TrustPoliciesPage} />`],
   ["/workspaces", () => html`<${WorkspacesPage} />`]
 ]
 

@@ -13,6 +13,7 @@ import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
 import type { ChangeFeed } from "./shared/ChangeFeed.ts"
 import type { LeaseStore } from "./shared/Leases.ts"
 import type { StoreTransaction } from "./shared/StoreTransaction.ts"
+import type { TrustPolicyStore } from "./trust-policies/TrustPolicyStore.ts"
 
 /** Every store port: what a store adapter (`layerMemory`, `layerSql`) provides, each the same set. */
 export type StorePorts =
@@ -33,3 +34,4 @@ export type StorePorts =
   | StoreTransaction
   | ChangeFeed
   | LeaseStore
+  | TrustPolicyStore

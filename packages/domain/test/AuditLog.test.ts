@@ -205,6 +205,8 @@ describe("the audit chain's hashes", () => {
     request_body: { name: "x" },
     response_status_code: 201,
     client_ip: "127.0.0.1",
+    workload_issuer: null,
+    workload_subject: null,
     sanitized: false,
     hash_algorithm: "hmac-sha256" as const,
     previous_hash: GENESIS_HASH
@@ -237,18 +239,40 @@ describe("the audit chain's hashes", () => {
   })
 
   it("records of before the keyed chain keep their plain SHA-256 over the fields they had", () => {
-    const { sanitized: _s, hash_algorithm: _a, previous_hash, chain: _c, ...legacy } = content
+    const {
+      sanitized: _s,
+      hash_algorithm: _a,
+      previous_hash,
+      chain: _c,
+      workload_issuer: _wi,
+      workload_subject: _ws,
+      ...legacy
+    } = content
     const oldHash = sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
     expect(chainHash(hashers, { ...content, hash_algorithm: "sha256" })).toBe(oldHash)
   })
 
   it("chain 0 hashes as records did before chains; every other chain's number is hashed too", () => {
-    const { previous_hash, chain: _chain, ...beforeChains } = content
+    const { previous_hash, chain: _chain, workload_issuer: _wi, workload_subject: _ws, ...beforeChains } = content
     expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeChains)}`))
     const inChain3 = chainHash(hashers, { ...content, chain: 3 })
     expect(inChain3).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson({ ...beforeChains, chain: 3 })}`))
     // So a record cannot be moved between chains, chain 0 included.
     expect(new Set([chainHash(hashers, content), inChain3, chainHash(hashers, { ...content, chain: 4 })]).size).toBe(3)
+  })
+
+  it("workload records hash as every record did before workloads when they name none, and cover the workload when they do", () => {
+    const { previous_hash, workload_issuer: _wi, workload_subject: _ws, chain: _c, ...beforeWorkloads } = content
+    expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeWorkloads)}`))
+    const workload = { ...content, workload_issuer: "https://issuer.example", workload_subject: "ci" }
+    expect(chainHash(hashers, workload)).toBe(
+      hashers.chainMac(
+        `${previous_hash}\n${
+          canonicalJson({ ...beforeWorkloads, workload_issuer: "https://issuer.example", workload_subject: "ci" })
+        }`
+      )
+    )
+    expect(chainHash(hashers, { ...workload, workload_subject: "another" })).not.toBe(chainHash(hashers, workload))
   })
 })
 
@@ -273,6 +297,8 @@ describe("plain records of before the keyed chain (the legacy prefix)", () => {
     request_body: seal === undefined ? { name: `w${seq}` } : { legacy_records: seal },
     response_status_code: seal === undefined ? 201 : 0,
     client_ip: null,
+    workload_issuer: null,
+    workload_subject: null,
     sanitized: false,
     hash_algorithm: algorithm
   })

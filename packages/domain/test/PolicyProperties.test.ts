@@ -72,6 +72,12 @@ const operationOf = (action: Action): Operation => {
     "members.update",
     "members.delete",
     "audit_logs.list",
+    // Trust policies are the organisation's standing orders to issue workspace keys to workloads.
+    "trust_policies.create",
+    "trust_policies.read",
+    "trust_policies.list",
+    "trust_policies.update",
+    "trust_policies.delete",
     "mcp_integrations.create.organisation",
     "mcp_integrations.update.organisation",
     // Organisation labels are open to every workspace; changing them is the organisation's business.
@@ -111,6 +117,12 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "api_keys.rotate.workspace_service": ["workspace_service_api_keys.rotate"],
     "api_keys.rotate.workspace_user": ["workspace_user_api_keys.rotate"],
     "api_keys.read": ["api_keys.list"],
+    // Writing a trust policy issues workspace service keys; reading it lists keys; deleting it revokes the source.
+    "trust_policies.create": ["workspace_service_api_keys.create"],
+    "trust_policies.update": ["workspace_service_api_keys.create"],
+    "trust_policies.read": ["api_keys.list"],
+    "trust_policies.list": ["api_keys.list"],
+    "trust_policies.delete": ["api_keys.delete"],
     "mcp_integrations.create.organisation": ["organisation_mcp_integrations.create"],
     "mcp_integrations.create.workspace": ["workspace_mcp_integrations.create"],
     "mcp_integrations.update.organisation": ["organisation_mcp_integrations.create"],

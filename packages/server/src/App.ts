@@ -30,6 +30,8 @@ import {
   type RenderLimitsShape,
   runHealthChecks,
   type StorePorts,
+  TokenExchange,
+  TrustPolicies,
   Users,
   VirtualKeys,
   Workspaces
@@ -55,6 +57,7 @@ import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
+import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
 /**
  * The SQL adapters, loaded when a SQL store is chosen: on the memory store, PGlite and the PostgreSQL driver
@@ -112,6 +115,8 @@ export interface ProviderSettings {
   readonly hostResolver?: HostResolver["Service"]
   /** How provider connections open their sockets; undici's connector unless given (tests watch it). */
   readonly connector?: ConnectorFactory
+  /** How workload tokens' key sets are fetched and kept (token exchange); the defaults unless given. */
+  readonly workloadTokens?: WorkloadTokenOptions
 }
 
 /** Providers as configured: known ones, overridden base URLs, trusted custom hosts, timeout. */
@@ -167,8 +172,13 @@ export const layerDomain = <ROut, E, E2 = never>(
     FineTuning.layer,
     AuditLogs.layer,
     Readiness.layer,
+    TrustPolicies.layer,
+    TokenExchange.layer,
     layerTransitionSweep
   ).pipe(
+    Layer.provideMerge(
+      layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
+    ),
     Layer.provideMerge(layerMcp(mcp, providers.connector)),
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.merge(VirtualKeys.layer, Configs.layer)),

@@ -32,7 +32,15 @@ const SKIPPED: Record<string, string> = {
   "npm run lint": "CI runs this very command on this very tree (.ci/run)",
   "FUZZ_SEED=123 FUZZ_RUNS=1000 npx vitest run packages/server/test/Fuzz.test.ts":
     "a long fuzzing run (minutes); Fuzz.test.ts itself runs in `npm test`",
-  "npm pack": "names the tool the tarballs come from; `npm run examples` packs each package"
+  "npm pack": "names the tool the tarballs come from; `npm run examples` packs each package",
+  "curl -s \"$GATEWAY/v1/oauth/token\" \\\n  -d grant_type=urn:ietf:params:oauth:grant-type:token-exchange \\\n  -d subject_token_type=urn:ietf:params:oauth:token-type:jwt \\\n  --data-urlencode \"subject_token@/var/run/secrets/tokens/gateway-control\"":
+    "runs inside a Kubernetes pod, on its projected token; TokenExchange.test.ts makes the same exchange with a local issuer's token",
+  "ID_TOKEN=$(curl -s -H \"Authorization: bearer $ACTIONS_ID_TOKEN_REQUEST_TOKEN\" \"$ACTIONS_ID_TOKEN_REQUEST_URL&audience=gateway-control\" | jq -r .value)":
+    "runs inside a GitHub Actions job, which alone can ask for its OIDC token",
+  "KEY=$(curl -s \"$GATEWAY/v1/oauth/token\" -d grant_type=urn:ietf:params:oauth:grant-type:token-exchange -d subject_token_type=urn:ietf:params:oauth:token-type:jwt --data-urlencode \"subject_token=$ID_TOKEN\" | jq -r .access_token)":
+    "exchanges the GitHub job's token (above); TokenExchange.test.ts makes the same exchange with a local issuer's token",
+  "curl -s \"$GATEWAY/v1/prompts/support-bot@production/render\" -H \"Authorization: Bearer $KEY\" -H 'content-type: application/json' -d '{\"variables\": {\"question\": \"Where is my order?\"}}'":
+    "uses the credential the GitHub job got (above); TokenExchange.test.ts uses such a credential in this header"
 }
 /** Lines that need a PostgreSQL server: run on a fresh database when TEST_DATABASE_URL is set. */
 const needsPostgres = (text: string) => text.includes("postgres://…")

@@ -15,6 +15,9 @@ import {
   Prompts,
   recordedStatusOf,
   RequestContext,
+  TOKEN_EXCHANGE_GRANT,
+  TokenExchange,
+  TrustPolicies,
   USE_CASES,
   type UseCaseName,
   Users,
@@ -22,6 +25,7 @@ import {
   Workspaces
 } from "@gateway-control/domain"
 import { Effect, Exit, ManagedRuntime } from "effect"
+import { exportJWK, generateKeyPair, SignJWT } from "jose"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { layerDomain } from "../src/App.ts"
 import { createGatewayControl, GatewayControl, type GatewayControlEngine } from "../src/index.ts"
@@ -96,6 +100,47 @@ const virtualKey = (world: World) =>
       workspace_id: world.workspaceId
     })
   )
+/** An issuer of workload tokens whose public key policies hold as a static JWK set. */
+const issuer = generateKeyPair("ES256").then(async ({ privateKey, publicKey }) => ({
+  privateKey,
+  jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "one", alg: "ES256" }] }
+}))
+const ISSUER = "https://issuer.audit.test"
+
+const trustPolicy = (world: World) =>
+  Effect.flatMap(Effect.promise(() => issuer), ({ jwks }) =>
+    TrustPolicies.use((t) =>
+      t.create(world.admin, {
+        name: unique("Policy"),
+        issuer: ISSUER,
+        jwks,
+        audience: "gateway",
+        subject: "workload",
+        workspace_id: world.workspaceId,
+        scopes: ["prompts.render"],
+        max_ttl_seconds: 60
+      })
+    ))
+
+const exchange = (world: World) =>
+  Effect.flatMap(trustPolicy(world), () =>
+    Effect.flatMap(
+      Effect.promise(() =>
+        issuer.then(({ privateKey }) =>
+          new SignJWT({}).setProtectedHeader({ alg: "ES256", kid: "one" }).setIssuer(ISSUER).setAudience("gateway")
+            .setSubject("workload").setExpirationTime("5m").sign(privateKey)
+        )
+      ),
+      (token) =>
+        TokenExchange.use((t) =>
+          t.exchange({
+            grant_type: TOKEN_EXCHANGE_GRANT,
+            subject_token: token,
+            subject_token_type: "urn:ietf:params:oauth:token-type:jwt"
+          })
+        )
+    ))
+
 const config = (world: World) =>
   Configs.use((configs) =>
     configs.createConfig(world.admin, {
@@ -747,6 +792,68 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Effect.flatMap(config(w), (made) => Configs.use((c) => c.deleteConfig(w.weak, made.id)))
     },
     { outcome: "failed", program: (w) => Configs.use((c) => c.deleteConfig(w.admin, MISSING)) }
+  ],
+  "trustPolicies.create": [
+    { outcome: "allowed", program: trustPolicy },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(trustPolicy({ ...w, admin: w.weak }), () => Effect.void)
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        TrustPolicies.use((t) =>
+          t.create(w.admin, {
+            name: "x",
+            issuer: "http://issuer.example",
+            audience: "a",
+            subject: "s",
+            workspace_id: w.workspaceId,
+            scopes: ["prompts.render"],
+            max_ttl_seconds: 60
+          })
+        )
+    }
+  ],
+  "trustPolicies.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          trustPolicy(w),
+          (p) => TrustPolicies.use((t) => t.update(w.admin, p.id, { ...p, max_ttl_seconds: 30 }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(trustPolicy(w), (p) => TrustPolicies.use((t) => t.update(w.weak, p.id, p)))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          trustPolicy(w),
+          (p) => TrustPolicies.use((t) => t.update(w.admin, p.id, { ...p, max_ttl_seconds: 7200 }))
+        )
+    }
+  ],
+  "trustPolicies.delete": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(trustPolicy(w), (p) => TrustPolicies.use((t) => t.delete(w.admin, p.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(trustPolicy(w), (p) => TrustPolicies.use((t) => t.delete(w.weak, p.id)))
+    },
+    { outcome: "failed", program: (w) => TrustPolicies.use((t) => t.delete(w.admin, MISSING)) }
+  ],
+  "tokenExchange.exchange": [
+    { outcome: "allowed", program: exchange },
+    {
+      outcome: "failed",
+      program: () => TokenExchange.use((t) => t.exchange({ grant_type: "password" }))
+    }
   ]
 }
 

@@ -104,7 +104,7 @@ export const makeRefusalRecorder = (useCases: AuditedUseCase["Service"]) => {
     return record(ref, {
       actor: key === undefined
         ? { organisationId: null, keyId: null, userId: null }
-        : { organisationId: key.organisation_id, keyId: key.id, userId: key.user_id },
+        : { organisationId: key.organisation_id, keyId: key.id, userId: key.user_id, workload: key.workload },
       workspaceId: key?.workspace_id ?? null,
       status: 401,
       body: null,

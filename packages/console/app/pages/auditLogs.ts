@@ -17,6 +17,8 @@ interface Filters {
   readonly response_status_code: string
   readonly user_id: string
   readonly workspace_id: string
+  /** A workload's `sub`, for the calls of credentials issued by token exchange. */
+  readonly workload_subject: string
 }
 
 const NO_FILTERS: Filters = {
@@ -26,7 +28,8 @@ const NO_FILTERS: Filters = {
   resource_type: "",
   response_status_code: "",
   user_id: "",
-  workspace_id: ""
+  workspace_id: "",
+  workload_subject: ""
 }
 
 /** `datetime-local` values are local time; the API reads a time without a zone as UTC, so send it with one. */
@@ -44,6 +47,11 @@ const Detail = ({ record, onClose }: { readonly record: AuditRecord; readonly on
       <dt>Resource</dt><dd>${record.resource_type} <code>${record.resource_id ?? "—"}</code></dd>
       <dt>User</dt><dd><code>${record.user_id ?? "—"}</code> (${record.user_type})</dd>
       <dt>API key</dt><dd><code>${record.api_key_id ?? "—"}</code></dd>
+      ${
+    record.workload_subject === null
+      ? null
+      : html`<dt>Workload</dt><dd><code>${record.workload_subject}</code> of <code>${record.workload_issuer}</code></dd>`
+  }
       <dt>Workspace</dt><dd><code>${record.workspace_id ?? "—"}</code></dd>
       <dt>Client address</dt><dd>${record.client_ip ?? "—"}</dd>
       ${
@@ -100,6 +108,8 @@ export const AuditLogsPage = () => {
         <${TextField} form=${form} name="response_status_code" label="Status" value=${draft.response_status_code}
           placeholder="201" onInput=${set("response_status_code")} />
         <${TextField} form=${form} name="user_id" label="User id" value=${draft.user_id} onInput=${set("user_id")} />
+        <${TextField} form=${form} name="workload_subject" label="Workload subject" value=${draft.workload_subject}
+          onInput=${set("workload_subject")} placeholder="system:serviceaccount:ns:sa" />
         <${SelectField} form=${form} name="workspace_id" label="Workspace" value=${draft.workspace_id}
           onChange=${set("workspace_id")} options=${[["", "All"], ...workspaces.map((w) => [w.id, w.name] as const)]} />
       </div>

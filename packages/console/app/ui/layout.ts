@@ -26,6 +26,7 @@ export const SECTIONS: ReadonlyArray<Section> = [
   { path: "/api-keys", label: "API keys", scopes: ["api_keys.list"] },
   { path: "/providers", label: "Virtual keys & configs", scopes: ["virtual_keys.list", "configs.list"] },
   { path: "/audit", label: "Audit log", scopes: ["audit_logs.list"] },
+  { path: "/trust-policies", label: "Trust policies", scopes: ["api_keys.list"] },
   { path: "/workspaces", label: "Workspaces & members", scopes: ["workspaces.list", "organisation_users.list"] }
 ]
 

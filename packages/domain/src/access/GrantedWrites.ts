@@ -5,9 +5,10 @@
  * path that skipped the policy, nor with the grant of another action (a read's, say): the shape of the Effect
  * examples' `policyRequire`/`policyUse`.
  *
- * The check is the type system's: the grant is not looked at when the write runs. The one path that writes
- * without a grant is bootstrap's (access/Bootstrap.ts, with `ApiKeys.issue` for its key): it runs before any
- * principal exists, so it uses the stores' own writes; audit records, which say what happened rather than
+ * The check is the type system's: the grant is not looked at when the write runs. Two paths write without a
+ * grant, through `ApiKeys.issue`: bootstrap's (access/Bootstrap.ts), which runs before any principal exists, and
+ * token exchange's (trust-policies/TokenExchange.ts), where no key asks and the matched trust policy (written
+ * under the policy) is the authority; both run inside an audited use case. Audit records, which say what happened rather than
  * change what may happen, are not access-controlled writes either, nor are the MCP health checker's status
  * writes (mcp/McpHealth.ts), which record what it observed on no principal's behalf.
  */

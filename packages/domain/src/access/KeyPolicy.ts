@@ -401,3 +401,30 @@ export const ensureKeyRevocation = (principal: Principal, key: KeyFacts, user: K
 /** Changing `key` into `changed`: the grant its update takes. */
 export const ensureKeyUpdate = (principal: Principal, write: Omit<Extract<KeyWrite, { op: "update" }>, "op">) =>
   ensureKeyWrite(principal, { op: "update", ...write }, "api_keys.update", Target.of(write.key))
+
+// ---------------------------------------------------------------------------------------------------------
+// Trust policies: standing orders to issue workspace service keys to workloads
+
+/** What a trust policy write decides on: where its credentials act, and what they may do. */
+export interface TrustPolicyFacts {
+  readonly id: string
+  readonly organisationId: string
+  readonly workspaceId: string
+  readonly scopes: ReadonlyArray<Scope>
+}
+
+/**
+ * May this principal write this trust policy? The action (admin keys of organisation owners and admins), and
+ * no escalation: the credentials the policy issues get only scopes its writer holds (refused naming the others).
+ */
+export const ensureTrustPolicyWrite = <A extends "trust_policies.create" | "trust_policies.update">(
+  principal: Principal,
+  action: A,
+  policy: TrustPolicyFacts
+): Effect.Effect<AccessGrant<A>, Forbidden | NotFound> => {
+  const resource: ResourceRef = { type: "trust policy", id: policy.id }
+  return Effect.flatMap(
+    ensureAllowed(principal, action, Target.workspace(policy.organisationId, policy.workspaceId), resource),
+    (grant) => Effect.as(decided(grantable(principal, policy.scopes), resource), grant)
+  )
+}

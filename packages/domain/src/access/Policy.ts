@@ -65,6 +65,16 @@ export const Actions = {
   "api_keys.rotate.workspace_user": { scope: "workspace_user_api_keys.rotate", reach: "any", manager: true },
   "api_keys.delete": { scope: "api_keys.delete", reach: "any", manager: true },
   "audit_logs.list": { scope: "audit_logs.list", reach: "admin" },
+  /**
+   * A trust policy is a standing order to issue workspace service keys to workloads: writing one takes the
+   * scope of creating such keys, reading one the scope of listing keys, deleting one that of revoking them;
+   * organisation owners and admins only (trust-policies/TrustPolicies.ts).
+   */
+  "trust_policies.create": { scope: "workspace_service_api_keys.create", reach: "admin" },
+  "trust_policies.read": { scope: "api_keys.list", reach: "admin" },
+  "trust_policies.list": { scope: "api_keys.list", reach: "admin" },
+  "trust_policies.update": { scope: "workspace_service_api_keys.create", reach: "admin" },
+  "trust_policies.delete": { scope: "api_keys.delete", reach: "admin" },
   "prompts.create": { scope: "prompts.create", reach: "any" },
   "prompts.read": { scope: "prompts.read", reach: "any" },
   "prompts.list": { scope: "prompts.list", reach: "any" },

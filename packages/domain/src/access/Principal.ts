@@ -3,7 +3,7 @@
  * and handed to every handler by the HTTP security middleware.
  */
 import { Context } from "effect"
-import type { ApiKeyType } from "../credentials/ApiKey.ts"
+import type { ApiKeyType, WorkloadIdentity } from "../credentials/ApiKey.ts"
 import type { OrganisationRole, WorkspaceRole } from "./AccessModel.ts"
 import type { Scope } from "./Scopes.ts"
 
@@ -23,6 +23,8 @@ export interface Principal {
    * (`KeyPolicy.ts`).
    */
   readonly expiresAt: string | null
+  /** The workload a credential issued by token exchange stands for; absent on every other key. */
+  readonly workload?: WorkloadIdentity | undefined
 }
 
 /** The principal of the current request. */
@@ -39,6 +41,7 @@ export interface KeyRecord {
   readonly user_id: string | null
   readonly scopes: ReadonlyArray<Scope>
   readonly expires_at: string | null
+  readonly workload?: WorkloadIdentity | null | undefined
 }
 
 /**
@@ -67,6 +70,7 @@ export const principalOf = (
     organisationRole: key.user_id === null ? null : organisationRole,
     workspaceRole,
     scopes: new Set(key.scopes),
-    expiresAt: key.expires_at
+    expiresAt: key.expires_at,
+    ...(key.workload == null ? {} : { workload: key.workload })
   }
 }

@@ -83,10 +83,15 @@ export interface ChainHashers {
 
 /**
  * The content a record's hash covers under its algorithm: everything but the hashes themselves. Chain 0
- * leaves its number out, as every record did before chains existed.
+ * leaves its number out, as every record did before chains existed; a record of no workload leaves the
+ * workload's fields out, as every record did before workloads existed (migration 0025), so older records
+ * keep their hashes.
  */
 const hashedContent = (record: Omit<AuditRecord, "hash">) => {
-  const { previous_hash: _previous, chain, ...rest } = record
+  const { previous_hash: _previous, chain, workload_issuer, workload_subject, ...base } = record
+  const rest = workload_issuer === null && workload_subject === null
+    ? base
+    : { ...base, workload_issuer, workload_subject }
   const content = chain === 0 ? rest : { ...rest, chain }
   if (record.hash_algorithm === "hmac-sha256") return content
   // Records of before the keyed chain had neither field; their hashes cover what they had.

@@ -32,8 +32,13 @@ export class MasterKeyMismatch extends Schema.TaggedError<MasterKeyMismatch>()("
   message: Schema.String
 }) {}
 
+/** A workload exchanging its token holds no key yet, but is known: its token was verified. */
 const userTypeOf = (actor: AuditActor): AuditRecord["user_type"] =>
-  actor.keyId === null ? "unauthenticated" : actor.userId === null ? "api_key" : "user"
+  actor.keyId === null
+    ? (actor.workload === undefined ? "unauthenticated" : "workload")
+    : actor.userId === null
+    ? "api_key"
+    : "user"
 
 export class Audit extends Context.Service<
   Audit,
@@ -92,6 +97,8 @@ export class Audit extends Context.Service<
           request_body: body.value,
           response_status_code: entry.responseStatusCode,
           client_ip: text(entry.clientIp),
+          workload_issuer: text(actor.workload?.issuer ?? null),
+          workload_subject: text(actor.workload?.subject ?? null),
           sanitized,
           hash_algorithm: CURRENT_HASH_ALGORITHM
         }

@@ -12,6 +12,8 @@ const FAILURE_STATUS: Readonly<Record<string, number>> = {
   Conflict: 409,
   AlreadyBootstrapped: 409,
   RateLimited: 429,
+  // A token exchange refused (RFC 6749 §5.2): the token endpoint answers 400 with the OAuth error code.
+  OAuthError: 400,
   McpUnreachable: 502,
   McpTimedOut: 504,
   StoreUnavailable: 503,

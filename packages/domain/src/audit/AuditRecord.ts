@@ -23,7 +23,7 @@ export class AuditRecord extends Schema.Class<AuditRecord>("AuditRecord")({
   organisation_id: Schema.NullOr(Schema.String),
   workspace_id: Schema.NullOr(Schema.String),
   user_id: Schema.NullOr(Schema.String),
-  user_type: Schema.Literals(["user", "api_key", "unauthenticated"]),
+  user_type: Schema.Literals(["user", "api_key", "workload", "unauthenticated"]),
   api_key_id: Schema.NullOr(Schema.String),
   action: Schema.String,
   resource_type: Schema.String,
@@ -34,6 +34,13 @@ export class AuditRecord extends Schema.Class<AuditRecord>("AuditRecord")({
   request_body: Schema.Unknown,
   response_status_code: Schema.Int,
   client_ip: Schema.NullOr(Schema.String),
+  /**
+   * The workload behind the call, for a credential issued by token exchange and for the exchange itself: the
+   * verified `iss` and `sub` of the token it presented. Null on every other record (and on records written
+   * before workloads existed: the hash covers these fields only when set, so those still verify).
+   */
+  workload_issuer: Schema.NullOr(Schema.String),
+  workload_subject: Schema.NullOr(Schema.String),
   /**
    * True when the record differs from the request beyond secret redaction: U+0000 or unpaired surrogates
    * written out as `\u0000`-style text, nesting or text beyond the limits cut (with a `[truncated…]` marker),
@@ -51,6 +58,8 @@ export interface AuditActor {
   readonly organisationId: string | null
   readonly keyId: string | null
   readonly userId: string | null
+  /** The workload the caller stands for (a credential issued by token exchange, or the exchange itself). */
+  readonly workload?: { readonly issuer: string; readonly subject: string } | undefined
 }
 
 /** What a caller says about a call; the service adds id, time, position and hashes. */
@@ -98,4 +107,6 @@ export interface AuditFilters {
   readonly action?: string | undefined
   readonly resourceType?: string | undefined
   readonly responseStatusCode?: number | undefined
+  /** Records of calls made by workloads with this verified `sub`. */
+  readonly workloadSubject?: string | undefined
 }

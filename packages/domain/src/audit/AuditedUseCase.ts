@@ -77,7 +77,10 @@ const resolve = <A, V>(value: V | ((result: A) => V), result: A | undefined, fal
 const actorOf = (actor: Principal | AuditActor): AuditActor => ({
   organisationId: actor.organisationId,
   keyId: actor.keyId,
-  userId: actor.userId
+  userId: actor.userId,
+  ...(actor.workload === undefined
+    ? {}
+    : { workload: { issuer: actor.workload.issuer, subject: actor.workload.subject } })
 })
 
 const workspaceOf = (actor: Principal | AuditActor): string | null => "workspaceId" in actor ? actor.workspaceId : null

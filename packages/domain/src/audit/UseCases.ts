@@ -52,7 +52,12 @@ const USE_CASE_TABLE = {
   "virtualKeys.delete": { action: "delete", resourceType: "virtual_key" },
   "configs.create": { action: "create", resourceType: "config" },
   "configs.update": { action: "update", resourceType: "config" },
-  "configs.delete": { action: "delete", resourceType: "config" }
+  "configs.delete": { action: "delete", resourceType: "config" },
+  "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
+  "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
+  "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
+  // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
+  "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 
 /** The name of an audited use case. */

@@ -52,6 +52,17 @@ export const RotationPolicy = Schema.Struct({
 })
 export type RotationPolicy = typeof RotationPolicy.Type
 
+/**
+ * Whom a workload credential stands for: the trust policy that let it be issued, and the verified `iss` and `sub`
+ * of the token the workload exchanged for it (RFC 8693). Every call the credential makes is audited with both.
+ */
+export const WorkloadIdentity = Schema.Struct({
+  trust_policy_id: Schema.String,
+  issuer: Schema.String,
+  subject: Schema.String
+})
+export type WorkloadIdentity = typeof WorkloadIdentity.Type
+
 /** What a read of a key shows: never the digest, only the masked form of the key. */
 export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   id: Schema.String,
@@ -86,7 +97,9 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   usage_limits: Schema.NullOr(UsageLimits),
   rotation_policy: Schema.NullOr(RotationPolicy),
   /** Whom Portkey mails about the key's usage; kept and returned, as this gateway sends no mail. */
-  alert_emails: Schema.Array(Email)
+  alert_emails: Schema.Array(Email),
+  /** Set on a credential issued by token exchange (trust-policies/TokenExchange.ts); null on every other key. */
+  workload: Schema.NullOr(WorkloadIdentity)
 }) {}
 
 /**

@@ -36,7 +36,8 @@ import {
   KEY_RANDOM_BYTES,
   maskKey,
   type RateLimit,
-  type RotationPolicy
+  type RotationPolicy,
+  type WorkloadIdentity
 } from "./ApiKey.ts"
 import { type CreateApiKey, UNSUPPORTED_KEY_FIELDS } from "./ApiKeyInputs.ts"
 import { ApiKeyStore, type KeyListFilters } from "./ApiKeyStore.ts"
@@ -75,6 +76,8 @@ export interface IssueKeyInput {
   readonly usageLimits?: UsageLimits | null | undefined
   readonly rotationPolicy?: RotationPolicy | null | undefined
   readonly alertEmails?: ReadonlyArray<string> | undefined
+  /** The workload a credential issued by token exchange stands for. */
+  readonly workload?: WorkloadIdentity | undefined
 }
 
 export interface IssuedKey {
@@ -203,7 +206,8 @@ export class ApiKeys extends Context.Service<
           transition_ends_at: null,
           usage_limits: input.usageLimits ?? null,
           rotation_policy: input.rotationPolicy ?? null,
-          alert_emails: input.alertEmails ?? []
+          alert_emails: input.alertEmails ?? [],
+          workload: input.workload ?? null
         })
         const issued: IssuedKey = { key, plaintext: Redacted.make(plaintext, { label: "api-key" }) }
         return { stored: { key, digest }, issued }

@@ -47,7 +47,8 @@ const knownKey = (key: ApiKey) => ({
   id: key.id,
   organisation_id: key.organisation_id,
   workspace_id: key.workspace_id,
-  user_id: key.user_id
+  user_id: key.user_id,
+  ...(key.workload === null ? {} : { workload: { issuer: key.workload.issuer, subject: key.workload.subject } })
 })
 
 const rejected = (message: string, key?: ApiKey, credential?: Unauthenticated["credential"]) =>

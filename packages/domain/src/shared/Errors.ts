@@ -26,7 +26,9 @@ export class Unauthenticated extends Schema.TaggedError<Unauthenticated>()("Unau
     id: Schema.String,
     organisation_id: Schema.String,
     workspace_id: Schema.NullOr(Schema.String),
-    user_id: Schema.NullOr(Schema.String)
+    user_id: Schema.NullOr(Schema.String),
+    /** The workload a credential issued by token exchange stands for: its refusals are filed under it too. */
+    workload: Schema.optionalKey(Schema.Struct({ issuer: Schema.String, subject: Schema.String }))
   }))
 }) {}
 

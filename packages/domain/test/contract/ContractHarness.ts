@@ -30,6 +30,7 @@ import {
   Workspace
 } from "../../src/index.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
+import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
 
 export type Stores =
   | McpIntegrationStore
@@ -47,6 +48,7 @@ export type Stores =
   | VirtualKeyStore
   | ConfigStore
   | StoreTransaction
+  | TrustPolicyStore
 
 let counter = 0
 export const uid = () =>
@@ -111,7 +113,8 @@ export const apiKey = (
     transition_ends_at: null,
     usage_limits: null,
     rotation_policy: null,
-    alert_emails: []
+    alert_emails: [],
+    workload: null
   })
 }
 

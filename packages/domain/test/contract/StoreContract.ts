@@ -14,6 +14,7 @@ import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
 import { promptContract } from "./PromptContract.ts"
 import { transactionContract } from "./TransactionContract.ts"
+import { trustPolicyContract } from "./TrustPolicyContract.ts"
 
 export type { Stores } from "./ContractHarness.ts"
 
@@ -27,6 +28,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     labelContract(harness)
     mcpContract(harness)
     mcpConnectivityContract(harness)
+    trustPolicyContract(harness)
     credentialContract(harness)
   })
 }

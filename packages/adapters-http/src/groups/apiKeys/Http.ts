@@ -31,7 +31,7 @@ const answer = (key: ApiKey) => {
 }
 
 /** Unknown scopes, as a 400 saying where the known ones are listed. */
-const unknownScopes = (error: UnknownScopes) =>
+export const unknownScopes = (error: UnknownScopes) =>
   Effect.fail(InvalidRequest.of(`${error.message} GET /v1/scopes lists the known ones.`, "scopes"))
 
 export const ApiKeysHandlers = HttpApiBuilder.group(

@@ -13,6 +13,9 @@ export const AuditLogQuery = {
   action: Schema.optionalKey(Schema.String),
   resource_type: Schema.optionalKey(Schema.String),
   response_status_code: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 100, maximum: 599 }))),
+  workload_subject: Schema.optionalKey(
+    Schema.String.annotate({ description: "Records of calls by workloads with this sub (token exchange)." })
+  ),
   ...PagingQuery
 }
 

@@ -22,7 +22,8 @@ export const AuditLogsHandlers = HttpApiBuilder.group(
             userId: query.user_id,
             action: query.action,
             resourceType: query.resource_type,
-            responseStatusCode: query.response_status_code
+            responseStatusCode: query.response_status_code,
+            workloadSubject: query.workload_subject
           }, request)).pipe(
             // This list names its items `records`.
             Effect.map(({ data, ...page }) => ({ ...page, records: data }))

@@ -40,6 +40,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedVirtualKeyId: string
   readonly configId: string
   readonly doomedConfigId: string
+  readonly trustPolicyId: string
+  readonly doomedTrustPolicyId: string
 }
 
 /** Posts with the admin key and answers the created resource, failing loudly if it was not created. */
@@ -48,6 +50,18 @@ const creator = (server: TestServer) => async (path: string, body: unknown): Pro
   const text = await response.text()
   if (response.status !== 201) throw new Error(`fixture: POST ${path} answered ${response.status} ${text}`)
   return JSON.parse(text)
+}
+
+/** A trust policy's fields but its name and workspace; its keys are never fetched (nothing is exchanged). */
+const TRUST_POLICY = {
+  issuer: "https://token.actions.githubusercontent.com",
+  jwks_uri: "https://token.actions.githubusercontent.com/.well-known/jwks",
+  audience: "gateway-control",
+  subject_pattern: "repo:acme/*:ref:refs/heads/main",
+  claims: { repository_owner: "acme" },
+  scopes: ["prompts.render"],
+  rate_limits: [{ type: "requests", unit: "rpm", value: 60 }],
+  max_ttl_seconds: 600
 }
 
 const WORKSPACE_KEY_SCOPES = ["completions.write", "virtual_keys.read", "configs.read", "prompts.render"]
@@ -139,6 +153,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const doomedConfig = await create("/v1/configs", config(`fuzz-doomed-${tag}`))
   const label = await create("/v1/labels", { name: `fuzz-label-${tag}`, workspace_id })
   const doomedLabel = await create("/v1/labels", { name: `fuzz-doomed-${tag}`, workspace_id })
+  const trustPolicy = (name: string) => ({ ...TRUST_POLICY, name, workspace_id })
+  const policy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-policy-${tag}`))
+  const doomedPolicy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-doomed-${tag}`))
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -172,7 +189,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     virtualKeyId: mainKey.id,
     doomedVirtualKeyId: doomedKey.id,
     configId: directConfig.id,
-    doomedConfigId: doomedConfig.id
+    doomedConfigId: doomedConfig.id,
+    trustPolicyId: policy.id,
+    doomedTrustPolicyId: doomedPolicy.id
   }
 }
 
@@ -306,6 +325,14 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   "labels.get": (f) => ({ params: { id: f.labelId } }),
   "labels.update": (f) => ({ params: { id: f.labelId }, body: { description: "updated", color_code: null } }),
   "labels.delete": (f) => ({ params: { id: f.doomedLabelId } }),
+  "trustPolicies.create": (f) => ({ body: { ...TRUST_POLICY, name: "fuzz-example", workspace_id: f.workspaceId } }),
+  "trustPolicies.list": () => ({ query: PAGE }),
+  "trustPolicies.get": (f) => ({ params: { id: f.trustPolicyId } }),
+  "trustPolicies.update": (f) => ({
+    params: { id: f.trustPolicyId },
+    body: { ...TRUST_POLICY, name: "fuzz-updated", workspace_id: f.workspaceId, max_ttl_seconds: 60 }
+  }),
+  "trustPolicies.delete": (f) => ({ params: { id: f.doomedTrustPolicyId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

@@ -180,6 +180,10 @@ const make = Effect.sync(() => {
   const partialStore = PartialStore.of({
     ...partials.store,
     findBySlug: (workspaceId, slug) => Effect.sync(() => partials.resources.byUnique(`${workspaceId}/${slug}`)),
+    findAllBySlug: (organisationId, slug) =>
+      Effect.sync(() =>
+        [...partials.resources.rows.values()].filter((p) => p.organisation_id === organisationId && p.slug === slug)
+      ),
     // The slug and workspace, and so the unique key, stay as they were.
     update: (partial) => partials.resources.replace(partial.id, () => partial),
     versions: (partialId) => Effect.sync(() => partialVersionsOf(partialId)),
@@ -268,6 +272,7 @@ const make = Effect.sync(() => {
       readonly workspace_id: string
       readonly created_at: string
       readonly id: string
+      readonly slug: string
     }
   >(
     table: Table<StoredSecret<A>>,
@@ -282,6 +287,10 @@ const make = Effect.sync(() => {
     update: (stored: StoredSecret<A>) => table.replace(stored.record.id, () => stored),
     get: (id: string) => Effect.sync(() => table.get(id)),
     findBySlug: (workspaceId: string, slug: string) => Effect.sync(() => table.byUnique(`${workspaceId}/${slug}`)),
+    findAllBySlug: (organisationId: string, slug: string) =>
+      Effect.sync(() =>
+        [...table.rows.values()].filter((s) => s.record.organisation_id === organisationId && s.record.slug === slug)
+      ),
     list: (organisationId: string, workspaceId: string | null, page: { limit: number; offset: number }) =>
       Effect.sync(() => {
         const result = table.page(

@@ -43,7 +43,7 @@ const ConfigRow = Schema.Struct({
 
 export const makeCredentialStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  const { byId, bySlug, inScope, listing } = queriesOn(sql)
+  const { allBySlug, byId, bySlug, inScope, listing } = queriesOn(sql)
   /** Whether a statement `RETURNING id` changed a row. */
   const updated = (statement: Effect.Effect<ReadonlyArray<unknown>, SqlError>) =>
     read(Effect.map(statement, (rows) => rows.length > 0))
@@ -52,6 +52,7 @@ export const makeCredentialStores = Effect.gen(function*() {
     return {
       get: byId(table, Row),
       findBySlug: bySlug(table, "workspace_id", Row),
+      findAllBySlug: allBySlug(table, Row),
       list: (organisationId: string, workspaceId: string | null, page: PageRequest) =>
         Effect.map(
           listing(Row, table, inScope(organisationId, workspaceId), page),

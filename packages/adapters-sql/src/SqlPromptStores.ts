@@ -58,7 +58,7 @@ export const makePromptStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const inTransaction = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
     sql.withTransaction(effect) as Effect.Effect<A, E | SqlError>
-  const { byId, bySlug, inScope, listing } = queriesOn(sql)
+  const { allBySlug, byId, bySlug, inScope, listing } = queriesOn(sql)
 
   /**
    * What the prompt and partial stores do alike (the domain's versioned-resource port): `resources` holds the
@@ -187,6 +187,7 @@ export const makePromptStores = Effect.gen(function*() {
             VALUES (${v.id}, ${v.partial_id}, ${v.version}, ${v.string}, ${v.version_description}, ${v.created_at})`
     }),
     findBySlug: bySlug("prompt_partials", "workspace_id", PartialRow),
+    findAllBySlug: allBySlug("prompt_partials", PartialRow),
     update: (p) =>
       read(Effect.map(
         sql`UPDATE prompt_partials SET name = ${p.name}, description = ${p.description}, status = ${p.status},

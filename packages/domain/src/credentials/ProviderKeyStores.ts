@@ -22,6 +22,11 @@ interface SecretRecordStore<A> {
   readonly update: (stored: StoredSecret<A>) => Effect.Effect<boolean, StoreError>
   readonly get: (id: string) => Effect.Effect<Option.Option<StoredSecret<A>>, StoreError>
   readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<StoredSecret<A>>, StoreError>
+  /** Those with this slug in any workspace of the organisation (ResourceLookup.ts). */
+  readonly findAllBySlug: (
+    organisationId: string,
+    slug: string
+  ) => Effect.Effect<ReadonlyArray<StoredSecret<A>>, StoreError>
   readonly list: (
     organisationId: string,
     workspaceId: string | null,

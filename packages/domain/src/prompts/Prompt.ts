@@ -118,6 +118,8 @@ export class PartialStore extends Context.Service<
   PartialStore,
   VersionedResourceStore<Partial, PartialVersion> & {
     readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<Partial>, StoreError>
+    /** Partials with this slug in the organisation's workspaces (one per workspace at most). */
+    readonly findAllBySlug: (organisationId: string, slug: string) => Effect.Effect<ReadonlyArray<Partial>, StoreError>
     /** Replaces the partial's own fields (name, description, status); false when there was none. */
     readonly update: (partial: Partial) => Effect.Effect<boolean, StoreError>
     readonly versions: (partialId: string) => Effect.Effect<ReadonlyArray<PartialVersion>, StoreError>

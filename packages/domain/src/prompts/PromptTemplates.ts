@@ -222,8 +222,8 @@ export const makePromptTemplates = (
       }
     )
 
-    const get = Effect.fn("Prompts.get")(function*(principal: Principal, promptId: string) {
-      const prompt = yield* findPrompt(principal, promptId)
+    const get = Effect.fn("Prompts.get")(function*(principal: Principal, promptId: string, workspaceId?: string) {
+      const prompt = yield* findPrompt(principal, promptId, workspaceId)
       yield* allowed(principal, "prompts.read", prompt)
       const details: PromptDetails = {
         prompt,

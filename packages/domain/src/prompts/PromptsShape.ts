@@ -68,7 +68,8 @@ export interface PromptsShape {
     versionRef: string,
     labelId: string
   ) => Effect.Effect<PromptVersionView, Failure>
-  readonly get: (principal: Principal, promptId: string) => Effect.Effect<PromptDetails, Failure>
+  /** `promptId` is an id, or a slug looked up in `workspaceId` (ResourceLookup.ts). */
+  readonly get: (principal: Principal, promptId: string, workspaceId?: string) => Effect.Effect<PromptDetails, Failure>
   readonly list: ListInWorkspace<Prompt>
   readonly remove: (principal: Principal, promptId: string) => Effect.Effect<Prompt, Failure>
   readonly render: (

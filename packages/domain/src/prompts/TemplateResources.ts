@@ -6,7 +6,7 @@
 import { Effect, Option } from "effect"
 import { slugify } from "../access/AccessModel.ts"
 import { WorkspaceStore } from "../access/AccessStores.ts"
-import { type Action, canSee, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
+import { type Action, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { findByIdOrSlug } from "../access/ResourceLookup.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
@@ -25,13 +25,6 @@ export interface TemplateResourceInput {
   readonly workspace_id?: string | undefined
   readonly string?: string | undefined
   readonly version_description?: string | undefined
-}
-
-/** What finding a prompt or a partial reads of it. */
-interface TemplateResource {
-  readonly id: string
-  readonly organisation_id: string
-  readonly workspace_id: string
 }
 
 /** Given, not blank, and at most `max` characters. */
@@ -60,32 +53,6 @@ export const allowed = <A extends Action>(
     id: prompt.id
   })
 
-/** How a reference (an id or a slug) finds one kind of resource. */
-interface ResourceKind<A extends TemplateResource> {
-  /** What errors call it. */
-  readonly resource: string
-  /** The request's name for the reference. */
-  readonly param: string
-  readonly get: (id: string) => Effect.Effect<Option.Option<A>, StoreError>
-  /** Those with this slug that the principal can mean. */
-  readonly withSlug: (principal: Principal, slug: string) => Effect.Effect<ReadonlyArray<A>, StoreError>
-}
-
-/** A resource by id (the policy decides afterwards) or by a slug the principal can see. */
-const finder = <A extends TemplateResource>(kind: ResourceKind<A>) =>
-  Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
-    const byId = yield* kind.get(idOrSlug)
-    if (Option.isSome(byId)) return byId.value
-    const bySlug = yield* kind.withSlug(principal, idOrSlug)
-    if (bySlug.length > 1) {
-      return yield* InvalidRequest.of(
-        `Several workspaces have a ${kind.resource} with slug '${idOrSlug}'; use the ${kind.resource}'s id.`,
-        kind.param
-      )
-    }
-    return yield* requireRow(Option.fromUndefinedOr(bySlug[0]), kind.resource, idOrSlug)
-  })
-
 export type TemplateResources = Effect.Success<typeof makeTemplateResources>
 
 export const makeTemplateResources = Effect.gen(function*() {
@@ -103,20 +70,28 @@ export const makeTemplateResources = Effect.gen(function*() {
     return yield* requireRow(yield* workspaces.get(id), "workspace", id)
   })
 
-  /** An admin key finds a prompt by slug in any workspace, as long as only one has it. */
-  const findPrompt = finder({
-    resource: "prompt",
-    param: "promptId",
-    get: prompts.get,
-    withSlug: (principal, slug) =>
-      Effect.map(
-        prompts.findBySlug(principal.organisationId, slug),
-        (found) => found.filter((p) => canSee(principal, Target.workspace(p.organisation_id, p.workspace_id)))
-      )
-  })
+  /**
+   * A prompt or partial by id, or by slug where the one rule of slugs looks (ResourceLookup.ts): an admin key
+   * naming no workspace finds a slug only one of its workspaces has. The prompt store's slug query is
+   * organisation-wide, so the workspace's lookup filters it.
+   */
+  const findPrompt = (principal: Principal, ref: string, workspaceId?: string) =>
+    findByIdOrSlug(
+      {
+        get: prompts.get,
+        findBySlug: (workspace, slug) =>
+          Effect.map(
+            prompts.findBySlug(principal.organisationId, slug),
+            (found) => Option.fromUndefinedOr(found.find((p) => p.workspace_id === workspace))
+          ),
+        findAllBySlug: prompts.findBySlug
+      },
+      "prompt",
+      (p) => p,
+      "promptId"
+    )(principal, ref, workspaceId)
 
-  /** A partial's slug is looked up where the policy looks slugs up: the named workspace, else the key's. */
-  const findPartial = findByIdOrSlug(partials, "prompt partial")
+  const findPartial = findByIdOrSlug(partials, "prompt partial", (p) => p)
 
   /** Where a new prompt or partial goes, and under which slug: the checks both creations share. */
   const creationPlace = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {

@@ -138,11 +138,7 @@ export class PromptsGroup extends v1Group(
         OpenApi.Description,
         "Points the label `label_id` names (one the prompt's workspace has) at this version. `versionId` is the version's id or its number."
       ),
-      HttpApiEndpoint.get("get", "/prompts/:promptId", {
-        params: PromptRef,
-        success: PromptDetails,
-        error: CommonErrors
-      }),
+      HttpApiEndpoint.get("get", "/prompts/:promptId", byRef(PromptRef, PromptDetails)),
       listEndpoint("list", "/prompts", Prompt),
       HttpApiEndpoint.delete("delete", "/prompts/:promptId", {
         params: PromptRef,

@@ -76,8 +76,8 @@ export const PromptsHandlers = HttpApiBuilder.group(
         asCaller((principal) => prompts.publish(principal, params.promptId, payload.version)),
       setLabel: ({ params, payload }) =>
         asCaller((principal) => prompts.setLabel(principal, params.promptId, params.label, payload.version)),
-      get: ({ params }) =>
-        asCaller((principal) => prompts.get(principal, params.promptId)).pipe(
+      get: ({ params, query }) =>
+        asCaller((principal) => prompts.get(principal, params.promptId, query.workspace_id)).pipe(
           Effect.map(({ labels, prompt, versions }) => ({ ...prompt, object: "prompt" as const, versions, labels }))
         ),
       list: ({ query }) =>

@@ -6,6 +6,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./groups/apiKeys/Api.ts"
 import { AuditLogsGroup } from "./groups/auditLogs/Api.ts"
+import { CollectionsGroup } from "./groups/collections/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpGroup } from "./groups/mcp/Api.ts"
 import { McpLiveGroup } from "./groups/mcpLive/Api.ts"
@@ -20,6 +21,7 @@ import { documentApiKeyAlias } from "./Security.ts"
 
 export * from "./groups/apiKeys/Api.ts"
 export * from "./groups/auditLogs/Api.ts"
+export * from "./groups/collections/Api.ts"
 export * from "./groups/Common.ts"
 export * from "./groups/labels/Api.ts"
 export * from "./groups/mcp/Api.ts"
@@ -42,6 +44,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(AuditLogsGroup)
   .add(PromptsGroup)
   .add(LabelsGroup)
+  .add(CollectionsGroup)
   .add(McpGroup)
   .add(McpLiveGroup)
   .add(RegistryGroup)

@@ -10,6 +10,7 @@ import { layerDocs } from "./Docs.ts"
 import { type EdgeOptions, layerEdge } from "./Edge.ts"
 import { ApiKeysHandlers } from "./groups/apiKeys/Http.ts"
 import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
+import { CollectionsHandlers } from "./groups/collections/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpHandlers } from "./groups/mcp/Http.ts"
 import { McpLiveHandlers } from "./groups/mcpLive/Http.ts"
@@ -48,6 +49,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         AuditLogsHandlers,
         PromptsHandlers,
         LabelsHandlers,
+        CollectionsHandlers,
         McpHandlers,
         McpLiveHandlers,
         RegistryHandlers,

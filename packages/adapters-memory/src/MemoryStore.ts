@@ -7,6 +7,7 @@ import {
   AuditLogStore,
   type AuditRecord,
   ChangeFeed,
+  CollectionStore,
   ConfigStore,
   type GatewayConfig,
   GENESIS_HASH,
@@ -45,6 +46,7 @@ import { makeCapabilityStore } from "./internal/Capabilities.ts"
 import { directoryOf } from "./internal/Directory.ts"
 import { makeLeaseStore } from "./internal/Leases.ts"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
+import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
@@ -360,6 +362,7 @@ const make = Effect.sync(() => {
     Context.add(McpCapabilityStore, makeCapabilityStore(state)),
     Context.add(LeaseStore, makeLeaseStore()),
     Context.add(PartialStore, partialStore),
+    Context.add(CollectionStore, makeCollectionStore(state, prompts.resources, partials.resources)),
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
     // Nothing outside this process shares the store: nobody to tell.

@@ -414,6 +414,44 @@ export const migrationScripts = {
     );
     INSERT INTO audit_legacy_prefix (plain_records, sealed)
       SELECT count(*), count(*) = 0 FROM audit_logs WHERE chain = 0 AND hash_algorithm = 'sha256'
+  `,
+  // Collections hold a workspace's prompts and partials. Every workspace gets its default collection (slug
+  // 'default', one per workspace), and every prompt and partial so far moves into its workspace's, ids kept.
+  // A collection's id is not a foreign key of prompts: deleting a collection that holds any is refused by
+  // the domain (Collections.ts), and a workspace's prompts and collections go together.
+  // Organisation-wide slug lookups (ResourceLookup.ts) get an index on every kind that lacked one.
+  "0029_collections": `
+    CREATE TABLE collections (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      parent_collection_id text REFERENCES collections (id),
+      is_default boolean NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT collections_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE UNIQUE INDEX collections_one_default ON collections (workspace_id) WHERE is_default;
+    CREATE INDEX collections_organisation_created ON collections (organisation_id, created_at, id);
+    CREATE INDEX collections_organisation_slug ON collections (organisation_id, slug);
+    INSERT INTO collections (id, organisation_id, workspace_id, name, slug, parent_collection_id, is_default,
+                             created_at, last_updated_at)
+      SELECT gen_random_uuid()::text, organisation_id, id, 'Default', 'default', NULL, true, now(), now()
+      FROM workspaces;
+    ALTER TABLE prompts ADD COLUMN collection_id text;
+    UPDATE prompts p SET collection_id = c.id FROM collections c WHERE c.workspace_id = p.workspace_id AND c.is_default;
+    ALTER TABLE prompts ALTER COLUMN collection_id SET NOT NULL;
+    CREATE INDEX prompts_collection_created ON prompts (collection_id, created_at, id);
+    ALTER TABLE prompt_partials ADD COLUMN collection_id text;
+    UPDATE prompt_partials p SET collection_id = c.id
+      FROM collections c WHERE c.workspace_id = p.workspace_id AND c.is_default;
+    ALTER TABLE prompt_partials ALTER COLUMN collection_id SET NOT NULL;
+    CREATE INDEX prompt_partials_collection_created ON prompt_partials (collection_id, created_at, id);
+    CREATE INDEX prompt_partials_organisation_slug ON prompt_partials (organisation_id, slug);
+    CREATE INDEX virtual_keys_organisation_slug ON virtual_keys (organisation_id, slug);
+    CREATE INDEX configs_organisation_slug ON configs (organisation_id, slug)
   `
 }
 

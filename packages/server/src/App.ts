@@ -14,6 +14,7 @@ import {
   AuditLogs,
   Bootstrap,
   type BootstrapInput,
+  Collections,
   Configs,
   DEFAULT_MCP_SETTINGS,
   FineTuning,
@@ -163,7 +164,7 @@ export const layerDomain = <ROut, E, E2 = never>(
   ).pipe(
     Layer.provideMerge(layerMcp(mcp, providers.connector)),
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
-    Layer.provideMerge(Layer.merge(VirtualKeys.layer, Configs.layer)),
+    Layer.provideMerge(Layer.mergeAll(VirtualKeys.layer, Configs.layer, Collections.layer)),
     Layer.provideMerge(ApiKeys.layer),
     Layer.provideMerge(AuditedUseCase.layer),
     Layer.provideMerge(Audit.layer),

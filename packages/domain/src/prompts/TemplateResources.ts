@@ -9,6 +9,7 @@ import { WorkspaceStore } from "../access/AccessStores.ts"
 import { type Action, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { findByIdOrSlug } from "../access/ResourceLookup.ts"
+import { makeCollectionPlacement } from "../collections/CollectionPlacement.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -23,6 +24,7 @@ export interface TemplateResourceInput {
   readonly name?: string | undefined
   readonly slug?: string | undefined
   readonly workspace_id?: string | undefined
+  readonly collection_id?: string | undefined
   readonly string?: string | undefined
   readonly version_description?: string | undefined
 }
@@ -60,15 +62,7 @@ export const makeTemplateResources = Effect.gen(function*() {
   const partials = yield* PartialStore
   const workspaces = yield* WorkspaceStore
   const crypto = yield* PlatformCrypto
-
-  /** The workspace a new resource goes to: the given one (which must exist), or the key's own. */
-  const targetWorkspace = Effect.fnUntraced(function*(principal: Principal, workspaceId: string | undefined) {
-    const id = workspaceId ?? principal.workspaceId
-    if (id === null || id === undefined) {
-      return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
-    }
-    return yield* requireRow(yield* workspaces.get(id), "workspace", id)
-  })
+  const placement = yield* makeCollectionPlacement
 
   /**
    * A prompt or partial by id, or by slug where the one rule of slugs looks (ResourceLookup.ts): an admin key
@@ -93,11 +87,17 @@ export const makeTemplateResources = Effect.gen(function*() {
 
   const findPartial = findByIdOrSlug(partials, "prompt partial", (p) => p)
 
-  /** Where a new prompt or partial goes, and under which slug: the checks both creations share. */
+  /**
+   * Where a new prompt or partial goes, and under which slug: the checks both creations share. The collection
+   * named decides the workspace; without one, the workspace named (or the key's) and its default collection.
+   */
   const creationPlace = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {
     yield* validateName(input.name)
     yield* validateTemplateText(input.string)
-    const workspace = yield* targetWorkspace(principal, input.workspace_id)
+    const named = input.collection_id === undefined
+      ? undefined
+      : yield* placement.namedCollection(principal, input.collection_id, input.workspace_id)
+    const workspace = named?.workspace ?? (yield* placement.targetWorkspace(principal, input.workspace_id))
     const creating = yield* ensureAllowed(
       principal,
       "prompts.create",
@@ -109,7 +109,8 @@ export const makeTemplateResources = Effect.gen(function*() {
     )
     const slug = input.slug ?? slugify(input.name!)
     yield* checkSlug(slug)
-    return { creating, slug, workspace }
+    const collection = named?.collection ?? (yield* placement.defaultCollection(creating, workspace))
+    return { collection, creating, slug, workspace }
   })
 
   /**
@@ -117,12 +118,13 @@ export const makeTemplateResources = Effect.gen(function*() {
    * take); version 1 is published.
    */
   const newResource = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {
-    const { creating, slug, workspace } = yield* creationPlace(principal, input)
+    const { collection, creating, slug, workspace } = yield* creationPlace(principal, input)
     const now = yield* nowIso
     const fields = {
       id: crypto.uuid(),
       organisation_id: workspace.organisation_id,
       workspace_id: workspace.id,
+      collection_id: collection.id,
       name: input.name!.trim(),
       slug,
       published_version: 1,
@@ -136,6 +138,24 @@ export const makeTemplateResources = Effect.gen(function*() {
   const listScope = (principal: Principal, workspaceId: string | undefined, action: Action) =>
     ensureListScope(workspaces, principal, workspaceId, action)
 
+  /**
+   * What a list covers: `listScope`'s, or with `collectionRef` (an id or slug) that collection's workspace and
+   * the collection itself.
+   */
+  const listPlace = Effect.fnUntraced(function*(
+    principal: Principal,
+    workspaceId: string | undefined,
+    collectionRef: string | undefined,
+    action: Action
+  ) {
+    if (collectionRef === undefined) {
+      return { scope: yield* listScope(principal, workspaceId, action), collectionId: undefined }
+    }
+    const collection = yield* placement.findCollection(principal, collectionRef, workspaceId)
+    const scope = yield* listScope(principal, collection.workspace_id, action)
+    return { scope, collectionId: collection.id }
+  })
+
   const existingVersion = Effect.fnUntraced(function*(prompt: Prompt, version: number) {
     return yield* requireRow(
       yield* prompts.getVersion(prompt.id, version),
@@ -144,5 +164,5 @@ export const makeTemplateResources = Effect.gen(function*() {
     )
   })
 
-  return { findPrompt, findPartial, newResource, listScope, existingVersion }
+  return { findPrompt, findPartial, newResource, listScope, listPlace, existingVersion }
 })

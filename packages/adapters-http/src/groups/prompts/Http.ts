@@ -81,7 +81,10 @@ export const PromptsHandlers = HttpApiBuilder.group(
           Effect.map(({ labels, prompt, versions }) => ({ ...prompt, object: "prompt" as const, versions, labels }))
         ),
       list: ({ query }) =>
-        pageAsCaller(query, (principal, request) => prompts.list(principal, query.workspace_id, request)),
+        pageAsCaller(
+          query,
+          (principal, request) => prompts.list(principal, query.workspace_id, request, query.collection_id)
+        ),
       delete: ({ params }) =>
         asCaller((principal) => prompts.remove(principal, params.promptId)).pipe(
           Effect.map((prompt) => ({ ...prompt, object: "prompt" as const, deleted: true as const }))
@@ -116,6 +119,9 @@ export const PromptsHandlers = HttpApiBuilder.group(
           }))
         ),
       listPartials: ({ query }) =>
-        pageAsCaller(query, (principal, request) => prompts.listPartials(principal, query.workspace_id, request))
+        pageAsCaller(
+          query,
+          (principal, request) => prompts.listPartials(principal, query.workspace_id, request, query.collection_id)
+        )
     }))
 )

@@ -78,8 +78,11 @@ describe.each(availableStores)("collections on %s", (store) => {
       model: "gpt-4o"
     })
     expect(prompt).toMatchObject({ id: text, slug: "order-bot", version: 1 })
-    // By the collection's slug too, which only one of the admin key's workspaces has.
-    const partial = await admin.prompts.partials.create({ name: "Sign-off", string: "Thanks!", collection_id: "bots" })
+    // By the collection's slug too, which only one of the admin key's workspaces has. Portkey's partial creation
+    // takes no collection_id (its list filters by one); ours takes it as prompts do.
+    const partial = await jsonOf(
+      await server.send("POST", "/v1/prompts/partials", { name: "Sign-off", string: "Thanks!", collection_id: "bots" })
+    )
     expect(partial).toMatchObject({ id: text, slug: "sign-off" })
 
     const retrieved = await admin.prompts.retrieve(prompt.id)

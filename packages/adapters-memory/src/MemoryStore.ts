@@ -2,6 +2,7 @@
  * Every domain port in memory: for tests, for embedding, and for `GATEWAY_STORE=memory`.
  * Nothing survives the process.
  */
+import type { ConfigVersion } from "@gateway-control/domain"
 import {
   ApiKeyStore,
   AuditLogStore,
@@ -9,7 +10,7 @@ import {
   ChangeFeed,
   CollectionStore,
   ConfigStore,
-  type GatewayConfig,
+  GatewayConfig,
   GENESIS_HASH,
   LabelStore,
   LeaseStore,
@@ -305,7 +306,32 @@ const make = Effect.sync(() => {
     delete: (id: string) => table.delete(id)
   })
   const virtualKeyStore = VirtualKeyStore.of(secretsIn(virtualKeys, "virtual key"))
-  const configStore = ConfigStore.of(secretsIn(configs, "config"))
+  const configVersions = new Table<ConfigVersion>(state, (v) => [`${v.config_id}@${v.version}`])
+  const configStore = ConfigStore.of({
+    ...secretsIn(configs, "config"),
+    // A config's versions go with it.
+    delete: (id) =>
+      state.withTransaction(Effect.gen(function*() {
+        for (const [key, v] of configVersions.rows) if (v.config_id === id) yield* configVersions.delete(key)
+        return yield* configs.delete(id)
+      })),
+    addVersion: (version) =>
+      Effect.flatMap(
+        configVersions.insert(version.id, version),
+        (taken) => conflictOn(taken, "Another request changed this config at the same time; retry.", null)
+      ),
+    versions: (configId) =>
+      Effect.sync(() =>
+        [...configVersions.rows.values()].filter((v) => v.config_id === configId).sort((a, b) => a.version - b.version)
+      ),
+    clearDefault: (workspaceId) =>
+      Effect.forEach(
+        [...configs.rows.values()].filter((c) => c.record.workspace_id === workspaceId && c.record.is_default === 1),
+        (c) =>
+          configs.replace(c.record.id, () => ({ ...c, record: new GatewayConfig({ ...c.record, is_default: 0 }) })),
+        { discard: true }
+      )
+  })
 
   // Units of work are serialised in memory: nothing waits for a chain's end, so one chain (0) holds it all.
   const audit: Array<AuditRecord> = []

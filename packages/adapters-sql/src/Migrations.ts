@@ -452,6 +452,29 @@ export const migrationScripts = {
     CREATE INDEX prompt_partials_organisation_slug ON prompt_partials (organisation_id, slug);
     CREATE INDEX virtual_keys_organisation_slug ON virtual_keys (organisation_id, slug);
     CREATE INDEX configs_organisation_slug ON configs (organisation_id, slug)
+  `,
+  // Config versions (one per create and update, the config's name and body, never its key), Portkey's
+  // is_default (one per workspace) and status. Every config so far gets its version 1.
+  "0030_config_versions": `
+    ALTER TABLE configs ADD COLUMN is_default integer NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1));
+    ALTER TABLE configs ALTER COLUMN is_default DROP DEFAULT;
+    ALTER TABLE configs ADD COLUMN status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'archived'));
+    ALTER TABLE configs ALTER COLUMN status DROP DEFAULT;
+    CREATE UNIQUE INDEX configs_one_default ON configs (workspace_id) WHERE is_default = 1;
+    CREATE TABLE config_versions (
+      id text PRIMARY KEY,
+      config_id text NOT NULL REFERENCES configs (id) ON DELETE CASCADE,
+      version integer NOT NULL,
+      name text NOT NULL,
+      config jsonb NOT NULL,
+      created_at timestamptz NOT NULL,
+      CONSTRAINT config_versions_number_unique UNIQUE (config_id, version)
+    );
+    INSERT INTO config_versions (id, config_id, version, name, config, created_at)
+      SELECT gen_random_uuid()::text, id, 1, name, config, last_updated_at FROM configs;
+    ALTER TABLE configs ADD COLUMN version_id text;
+    UPDATE configs c SET version_id = v.id FROM config_versions v WHERE v.config_id = c.id;
+    ALTER TABLE configs ALTER COLUMN version_id SET NOT NULL
   `
 }
 

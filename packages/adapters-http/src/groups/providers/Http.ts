@@ -76,7 +76,10 @@ export const ProvidersHandlers = HttpApiBuilder.group(
           asCaller((principal) => virtualKeys.deleteVirtualKey(principal, params.id, query.workspace_id)).pipe(
             Effect.map((k) => ({ ...k, object: "virtual-key" as const, deleted: true as const }))
           ),
-        createConfig: ({ payload }) => asCaller((principal) => configs.createConfig(principal, payload)),
+        createConfig: ({ payload }) =>
+          asCaller((principal) => configs.createConfig(principal, payload)).pipe(
+            Effect.map((c) => ({ id: c.id, slug: c.slug, version_id: c.version_id, object: "config" as const }))
+          ),
         listConfigs: ({ query }) =>
           pageAsCaller(query, (principal, request) => configs.listConfigs(principal, query.workspace_id, request)),
         getConfig: ({ params, query }) =>
@@ -88,6 +91,31 @@ export const ProvidersHandlers = HttpApiBuilder.group(
         deleteConfig: ({ params, query }) =>
           asCaller((principal) => configs.deleteConfig(principal, params.id, query.workspace_id)).pipe(
             Effect.map((c) => ({ ...c, object: "config" as const, deleted: true as const }))
+          ),
+        listConfigVersions: ({ params, query }) =>
+          asCaller((principal) => configs.listConfigVersions(principal, params.id, query.workspace_id)).pipe(
+            Effect.map(({ config, versions }) => ({
+              object: "list" as const,
+              total: versions.length,
+              has_more: false,
+              data: versions.map((version) => ({
+                id: config.id,
+                organisation_id: config.organisation_id,
+                workspace_id: config.workspace_id,
+                slug: config.slug,
+                is_default: config.is_default,
+                status: config.status,
+                name: version.name,
+                version: version.version,
+                created_at: version.created_at,
+                last_updated_at: version.created_at,
+                // Portkey's answer carries each version's config as a JSON string.
+                config: JSON.stringify(version.config),
+                format: "json" as const,
+                version_id: version.id,
+                object: "config" as const
+              }))
+            }))
           )
       })
   )

@@ -53,16 +53,22 @@ export class ConfigVersion extends Schema.Class<ConfigVersion>("ConfigVersion")(
   created_at: Schema.String
 }) {}
 
-/** A stored config as a caller asks for one, in the API's casing (`isDefault` is Portkey's name). */
+const isDefaultField = Schema.optionalKey(GatewayConfig.fields.is_default.annotate({
+  description: "1: the workspace's default config (the previous default becomes 0)."
+}))
+
+/**
+ * A stored config as a caller asks for one, in the API's casing. Portkey's document names the default flag
+ * `isDefault`; its Node SDK sends every body key in snake case (`is_default`): both are taken.
+ */
 export const CreateConfig = Schema.Struct({
   ...credentialFields,
   config: JsonObject.annotate({
     description: "Portkey's config schema: routing (provider + api_key, virtual_key, custom_host, strategy with " +
       "targets) and retry, cache, request_timeout, override_params, guardrails, hooks. api_key at the top level only."
   }),
-  isDefault: Schema.optionalKey(GatewayConfig.fields.is_default.annotate({
-    description: "1: the workspace's default config (the previous default becomes 0)."
-  }))
+  is_default: isDefaultField,
+  isDefault: isDefaultField
 })
 export type ConfigInput = typeof CreateConfig.Type
 

@@ -145,7 +145,7 @@ export class Configs extends Context.Service<
         const record = new GatewayConfig({
           ...fields,
           ...configFields,
-          is_default: input.isDefault ?? 0,
+          is_default: input.is_default ?? input.isDefault ?? 0,
           status: "active",
           version_id: versionId
         })

@@ -3,6 +3,7 @@ import { render } from "preact"
 import { html } from "./html.ts"
 import { ApiKeysPage } from "./pages/apiKeys.ts"
 import { AuditPage } from "./pages/audit.ts"
+import { CollectionsPage } from "./pages/collections.ts"
 import { McpPage } from "./pages/mcp.ts"
 import { NewPartialPage, PartialsPage } from "./pages/partials.ts"
 import { PartialPage } from "./pages/partialVersions.ts"
@@ -29,6 +30,7 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
   ["/partials", () => html`<${PartialsPage} />`],
   ["/partials/new", () => html`<${NewPartialPage} />`],
   ["/partials/:id", ({ id }) => html`<${PartialPage} id=${id} />`],
+  ["/collections", () => html`<${CollectionsPage} />`],
   ["/mcp", () => html`<${McpPage} />`],
   ["/api-keys", () => html`<${ApiKeysPage} />`],
   ["/providers", () => html`<${ProvidersPage} />`],

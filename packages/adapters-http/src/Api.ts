@@ -7,15 +7,17 @@ import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./groups/apiKeys/Api.ts"
 import { AuditLogsGroup } from "./groups/auditLogs/Api.ts"
 import { CollectionsGroup } from "./groups/collections/Api.ts"
+import { ConfigsGroup } from "./groups/configs/Api.ts"
+import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
-import { McpGroup } from "./groups/mcp/Api.ts"
-import { McpLiveGroup } from "./groups/mcpLive/Api.ts"
+import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
+import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
+import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
-import { ProvidersGroup } from "./groups/providers/Api.ts"
-import { RegistryGroup } from "./groups/registry/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
 import { UsersGroup } from "./groups/users/Api.ts"
+import { VirtualKeysGroup } from "./groups/virtualKeys/Api.ts"
 import { WorkspacesGroup } from "./groups/workspaces/Api.ts"
 import { documentApiKeyAlias } from "./Security.ts"
 
@@ -23,15 +25,17 @@ export * from "./groups/apiKeys/Api.ts"
 export * from "./groups/auditLogs/Api.ts"
 export * from "./groups/collections/Api.ts"
 export * from "./groups/Common.ts"
+export * from "./groups/configs/Api.ts"
+export * from "./groups/fineTuning/Api.ts"
 export * from "./groups/labels/Api.ts"
-export * from "./groups/mcp/Api.ts"
-export * from "./groups/mcpLive/Api.ts"
+export * from "./groups/mcpConnectivity/Api.ts"
+export * from "./groups/mcpDirectory/Api.ts"
+export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
-export * from "./groups/providers/Api.ts"
-export * from "./groups/registry/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/system/Api.ts"
 export * from "./groups/users/Api.ts"
+export * from "./groups/virtualKeys/Api.ts"
 export * from "./groups/workspaces/Api.ts"
 
 /** What HttpApi serves: every group but rendering, which a lean route serves. */
@@ -45,10 +49,12 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(PromptsGroup)
   .add(LabelsGroup)
   .add(CollectionsGroup)
-  .add(McpGroup)
-  .add(McpLiveGroup)
-  .add(RegistryGroup)
-  .add(ProvidersGroup)
+  .add(McpRegistryGroup)
+  .add(McpConnectivityGroup)
+  .add(McpDirectoryGroup)
+  .add(FineTuningGroup)
+  .add(VirtualKeysGroup)
+  .add(ConfigsGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

@@ -11,16 +11,18 @@ import { type EdgeOptions, layerEdge } from "./Edge.ts"
 import { ApiKeysHandlers } from "./groups/apiKeys/Http.ts"
 import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
 import { CollectionsHandlers } from "./groups/collections/Http.ts"
+import { ConfigsHandlers } from "./groups/configs/Http.ts"
+import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
-import { McpHandlers } from "./groups/mcp/Http.ts"
-import { McpLiveHandlers } from "./groups/mcpLive/Http.ts"
+import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
+import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
+import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
-import { ProvidersHandlers } from "./groups/providers/Http.ts"
-import { RegistryHandlers } from "./groups/registry/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
 import { UsersHandlers } from "./groups/users/Http.ts"
+import { VirtualKeysHandlers } from "./groups/virtualKeys/Http.ts"
 import { WorkspacesHandlers } from "./groups/workspaces/Http.ts"
 import { layerPathAndQueryRules, RequestInputRulesLive } from "./InputRulesLive.ts"
 import { ApiKeyAuthLive } from "./SecurityLive.ts"
@@ -50,10 +52,12 @@ export const layerRoutes = (options: EdgeOptions) =>
         PromptsHandlers,
         LabelsHandlers,
         CollectionsHandlers,
-        McpHandlers,
-        McpLiveHandlers,
-        RegistryHandlers,
-        ProvidersHandlers
+        McpRegistryHandlers,
+        McpConnectivityHandlers,
+        McpDirectoryHandlers,
+        FineTuningHandlers,
+        VirtualKeysHandlers,
+        ConfigsHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),

@@ -7,7 +7,7 @@
  *   before its body is read, and a refused mutating call is audited like one that does not decode;
  * - path parameters and query values of the other routes, by a route middleware around them;
  * - the lean render route's body, checked by the route itself right after parsing (groups/prompts/RenderRoute.ts);
- * - `x-service-config`, the header that carries JSON, where it is parsed (groups/providers/ProviderHeaders.ts).
+ * - `x-service-config`, the header that carries JSON, where it is parsed (groups/fineTuning/ProviderHeaders.ts).
  */
 import { jsonProblem, textProblem } from "@gateway-control/domain"
 import { Context, Effect, Layer, type Types } from "effect"

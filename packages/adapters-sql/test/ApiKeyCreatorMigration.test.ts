@@ -7,11 +7,10 @@ import { ApiKeyStore } from "@gateway-control/domain"
 import { Effect, Option } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
-import { describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { migrate, migrations } from "../src/Migrations.ts"
 import { layerSql } from "../src/SqlStoreLayer.ts"
-import { inPgliteSchema, inPostgresSchema } from "./support/EmptySchema.ts"
-import { postgresUrl } from "./support/Stores.ts"
+import { upgradeOnEveryStore } from "./support/EmptySchema.ts"
 
 const before0007 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0007"))
 
@@ -63,14 +62,10 @@ const expectUpgraded = (result: Effect.Success<typeof upgradeWithAKey>) => {
 }
 
 describe("migration 0007_api_key_creator", () => {
-  it("keeps keys made before it, with no recorded creator, on PGlite", async () => {
-    expectUpgraded(await inPgliteSchema("before_0007", upgradeWithAKey))
-  })
-
-  it.runIf(postgresUrl !== undefined)(
-    "keeps keys made before it, with no recorded creator, on PostgreSQL",
-    async () => {
-      expectUpgraded(await inPostgresSchema(postgresUrl ?? "", "before_0007", upgradeWithAKey))
-    }
+  upgradeOnEveryStore(
+    "keeps keys made before it, with no recorded creator",
+    "before_0007",
+    upgradeWithAKey,
+    expectUpgraded
   )
 })

@@ -7,11 +7,10 @@ import { LabelStore, PartialStore } from "@gateway-control/domain"
 import { Effect, Option } from "effect"
 import * as Migrator from "effect/sql/Migrator"
 import * as SqlClient from "effect/sql/SqlClient"
-import { describe, expect, it } from "vitest"
+import { describe, expect } from "vitest"
 import { migrate, migrations } from "../src/Migrations.ts"
 import { layerSql } from "../src/SqlStoreLayer.ts"
-import { inPgliteSchema, inPostgresSchema } from "./support/EmptySchema.ts"
-import { postgresUrl } from "./support/Stores.ts"
+import { upgradeOnEveryStore } from "./support/EmptySchema.ts"
 
 const before0009 = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < "0009"))
 
@@ -58,14 +57,10 @@ const expectUpgraded = (result: Effect.Success<typeof upgradeWithPointers>) => {
 }
 
 describe("migrations 0009_prompt_partial_metadata and 0010_labels", () => {
-  it("make labels of the names prompts point with, and partials active, on PGlite", async () => {
-    expectUpgraded(await inPgliteSchema("before_0009", upgradeWithPointers))
-  })
-
-  it.runIf(postgresUrl !== undefined)(
-    "make labels of the names prompts point with, and partials active, on PostgreSQL",
-    async () => {
-      expectUpgraded(await inPostgresSchema(postgresUrl ?? "", "before_0009", upgradeWithPointers))
-    }
+  upgradeOnEveryStore(
+    "make labels of the names prompts point with, and partials active",
+    "before_0009",
+    upgradeWithPointers,
+    expectUpgraded
   )
 })

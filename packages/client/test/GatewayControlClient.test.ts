@@ -46,10 +46,10 @@ describe("a success in every group", () => {
         payload: { workspace_id: workspace.id, name: "Greeting", string: "Hello {{name}}", model: "m" }
       })
       const details = yield* api.prompts.get({ params: { promptId: prompt.id }, query: {} })
-      const integration = yield* api.mcp.createIntegration({
+      const integration = yield* api.mcpRegistry.createIntegration({
         payload: { name: "Linear", url: "https://mcp.linear.app/sse", auth_type: "oauth_auto", transport: "sse" }
       })
-      const virtualKeys = yield* api.providers.listVirtualKeys({ query: { workspace_id: workspace.id } })
+      const virtualKeys = yield* api.virtualKeys.list({ query: { workspace_id: workspace.id } })
       const audit = yield* api.auditLogs.list({ query: { action: "create", resource_type: "prompt" } })
       return {
         health,

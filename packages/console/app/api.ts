@@ -149,36 +149,35 @@ export const partialVersions = async (id: string) => {
 
 // ---- MCP registry ----
 
-export type McpIntegration = Item<Answer<"mcp", "listIntegrations">>
-export type McpServer = Item<Answer<"mcp", "listServers">>
+export type McpIntegration = Item<Answer<"mcpRegistry", "listIntegrations">>
+export type McpServer = Item<Answer<"mcpRegistry", "listServers">>
 
-export const listIntegrations = (query: Query & Paging) => get<"mcp", "listIntegrations">("/mcp-integrations", query)
-export const createIntegration = (body: Body<"mcp", "createIntegration">) =>
-  send<"mcp", "createIntegration">("POST", "/mcp-integrations", body)
+export const listIntegrations = (query: Query & Paging) =>
+  get<"mcpRegistry", "listIntegrations">("/mcp-integrations", query)
+export const createIntegration = (body: Body<"mcpRegistry", "createIntegration">) =>
+  send<"mcpRegistry", "createIntegration">("POST", "/mcp-integrations", body)
 export const archiveIntegration = (id: string) =>
-  send<"mcp", "archiveIntegration">("DELETE", `/mcp-integrations/${segment(id)}`)
-export const listServers = (query: Query & Paging) => get<"mcp", "listServers">("/mcp-servers", query)
-export const createServer = (body: Body<"mcp", "createServer">) =>
-  send<"mcp", "createServer">("POST", "/mcp-servers", body)
+  send<"mcpRegistry", "archiveIntegration">("DELETE", `/mcp-integrations/${segment(id)}`)
+export const listServers = (query: Query & Paging) => get<"mcpRegistry", "listServers">("/mcp-servers", query)
+export const createServer = (body: Body<"mcpRegistry", "createServer">) =>
+  send<"mcpRegistry", "createServer">("POST", "/mcp-servers", body)
 
 // ---- virtual keys and configs ----
 
 /** Its provider key masked: a provider key is write-only. */
-export type VirtualKey = Item<Answer<"providers", "listVirtualKeys">>
+export type VirtualKey = Item<Answer<"virtualKeys", "list">>
 /** Without its API key, which is write-only. */
-export type GatewayConfig = Item<Answer<"providers", "listConfigs">>
+export type GatewayConfig = Item<Answer<"configs", "list">>
 
 export const listVirtualKeys = (workspaceId: string | undefined, paging: Paging) =>
-  get<"providers", "listVirtualKeys">("/virtual-keys", { workspace_id: workspaceId, ...paging })
-export const createVirtualKey = (body: Body<"providers", "createVirtualKey">) =>
-  send<"providers", "createVirtualKey">("POST", "/virtual-keys", body)
-export const deleteVirtualKey = (id: string) =>
-  send<"providers", "deleteVirtualKey">("DELETE", `/virtual-keys/${segment(id)}`)
+  get<"virtualKeys", "list">("/virtual-keys", { workspace_id: workspaceId, ...paging })
+export const createVirtualKey = (body: Body<"virtualKeys", "create">) =>
+  send<"virtualKeys", "create">("POST", "/virtual-keys", body)
+export const deleteVirtualKey = (id: string) => send<"virtualKeys", "delete">("DELETE", `/virtual-keys/${segment(id)}`)
 export const listConfigs = (workspaceId: string | undefined, paging: Paging) =>
-  get<"providers", "listConfigs">("/configs", { workspace_id: workspaceId, ...paging })
-export const createConfig = (body: Body<"providers", "createConfig">) =>
-  send<"providers", "createConfig">("POST", "/configs", body)
-export const deleteConfig = (id: string) => send<"providers", "deleteConfig">("DELETE", `/configs/${segment(id)}`)
+  get<"configs", "list">("/configs", { workspace_id: workspaceId, ...paging })
+export const createConfig = (body: Body<"configs", "create">) => send<"configs", "create">("POST", "/configs", body)
+export const deleteConfig = (id: string) => send<"configs", "delete">("DELETE", `/configs/${segment(id)}`)
 
 // ---- audit log ----
 

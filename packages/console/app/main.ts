@@ -2,9 +2,9 @@
 import { render } from "preact"
 import { html } from "./html.ts"
 import { ApiKeysPage } from "./pages/apiKeys.ts"
-import { AuditPage } from "./pages/audit.ts"
+import { AuditLogsPage } from "./pages/auditLogs.ts"
 import { CollectionsPage } from "./pages/collections.ts"
-import { McpPage } from "./pages/mcp.ts"
+import { McpRegistryPage } from "./pages/mcpRegistry.ts"
 import { NewPartialPage, PartialsPage } from "./pages/partials.ts"
 import { PartialPage } from "./pages/partialVersions.ts"
 import { PlaygroundPage } from "./pages/playground.ts"
@@ -31,10 +31,10 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
   ["/partials/new", () => html`<${NewPartialPage} />`],
   ["/partials/:id", ({ id }) => html`<${PartialPage} id=${id} />`],
   ["/collections", () => html`<${CollectionsPage} />`],
-  ["/mcp", () => html`<${McpPage} />`],
+  ["/mcp", () => html`<${McpRegistryPage} />`],
   ["/api-keys", () => html`<${ApiKeysPage} />`],
   ["/providers", () => html`<${ProvidersPage} />`],
-  ["/audit", () => html`<${AuditPage} />`],
+  ["/audit", () => html`<${AuditLogsPage} />`],
   ["/workspaces", () => html`<${WorkspacesPage} />`]
 ]
 

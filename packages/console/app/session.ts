@@ -88,3 +88,7 @@ export const refreshWorkspaces = async () => {
   const workspaces = (await listWorkspaces({ page_size: 1000, current_page: 0 })).data
   session.value = { ...current, workspaces }
 }
+
+/** Where a new credential goes: an admin key names the chosen workspace, a workspace key its own. */
+export const newCredentialPlacement = () =>
+  isAdminKey() && workspaceId.value !== null ? { workspace_id: workspaceId.value } : {}

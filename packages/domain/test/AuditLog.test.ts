@@ -8,6 +8,7 @@ import { isSecretName, REDACTED, SECRET_FIELDS } from "../src/audit/AuditRedacti
 import { canonicalJson } from "../src/audit/internal/canonicalJson.ts"
 import { MAX_DEPTH, MAX_TEXT, storableBody } from "../src/audit/internal/storable.ts"
 import { LEGACY_SEAL_ACTION, LEGACY_SEAL_RESOURCE_TYPE } from "../src/audit/LegacySeal.ts"
+import { HARMLESS_NAMES, SECRET_NAMES } from "./support/SecretNames.ts"
 
 const sha256Hex = (input: string) => createHash("sha256").update(input).digest("hex")
 const macUnder = (key: string) => (input: string) => createHmac("sha256", key).update(input).digest("hex")
@@ -30,64 +31,6 @@ const depthOf = (value: unknown): number => {
 }
 
 describe("secret redaction in audit bodies", () => {
-  const SECRET_NAMES = [
-    "x-api-key",
-    "api-key",
-    "apiKey",
-    "accessToken",
-    "clientSecret",
-    "X-Auth-Token",
-    "Proxy-Authorization",
-    "private-key",
-    "passwd",
-    "cookie",
-    "bearer",
-    "password",
-    "api_key",
-    "token",
-    "key",
-    "authorization",
-    "refresh_token",
-    "APIKEY",
-    "openai_key",
-    "credentials",
-    "session_id",
-    "Set-Cookie",
-    "secret_key",
-    "AWS_SECRET_ACCESS_KEY",
-    "auth",
-    "x-auth",
-    "Proxy-Auth",
-    "basic_auth",
-    "pass",
-    "db_pass"
-  ]
-  const HARMLESS_NAMES = [
-    "max_tokens",
-    "prompt_tokens",
-    "completion_tokens",
-    "max_completion_tokens",
-    "token_count",
-    "maxTokens",
-    "tokenizer",
-    "sort_key",
-    "public_key",
-    "virtual_key",
-    "api_key_id",
-    "masked_key",
-    "key_name",
-    "auth_type",
-    "auth_method",
-    "pass_through",
-    "passthrough",
-    "keyword",
-    "monkey",
-    "secretary",
-    "author",
-    "name",
-    "workspace_id"
-  ]
-
   it.each(SECRET_NAMES)("redacts a field named %s, at the root and nested", (name) => {
     expect(isSecretName(name)).toBe(true)
     const { value } = storableBody({ [name]: "s3cr3t", nested: [{ [name]: "s3cr3t" }] })

@@ -6,25 +6,17 @@
 import { PGlite } from "@electric-sql/pglite"
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { cleanupsAfterAll, tempDirWith } from "./support/Cleanups.ts"
 import { freshDatabase, postgresUrl, query } from "./support/Databases.ts"
 import { cli as cliArgs, startServerProcess } from "./support/ServerProcess.ts"
 
 const exec = promisify(execFile)
-const cleanups: Array<() => Promise<void> | void> = []
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup()
-})
-
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "gwc-audit-"))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
+const cleanups = cleanupsAfterAll()
+const tempDir = tempDirWith(cleanups, "gwc-audit-")
 
 /** Runs the CLI; a non-zero exit is returned, not thrown. */
 const cli = (args: ReadonlyArray<string>, env: Record<string, string>) =>

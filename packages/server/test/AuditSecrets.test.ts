@@ -4,22 +4,10 @@
 import { McpIntegrationStore } from "@gateway-control/domain"
 import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { SECRET_NAMES } from "../../domain/test/support/SecretNames.ts"
 import { AUDIT_TEST_STORES, recordOf, requestId, sendTraced } from "./support/AuditStores.ts"
 import { jsonOf, type TestServer } from "./support/TestServer.ts"
 
-const SECRET_NAMES = [
-  "x-api-key",
-  "api-key",
-  "apiKey",
-  "accessToken",
-  "clientSecret",
-  "X-Auth-Token",
-  "Proxy-Authorization",
-  "private-key",
-  "passwd",
-  "cookie",
-  "bearer"
-]
 const HARMLESS = { max_tokens: 256, prompt_tokens: 12, token_count: 3, sort_key: "name", region: "eu" }
 
 const integration = (overrides: Record<string, unknown>) => ({

@@ -3,25 +3,17 @@
  * stack trace) when what stops it is the user's to fix: a port in use, a store another process holds, a Node too old.
  */
 import { execFile, execFileSync } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { existsSync } from "node:fs"
 import { createServer, type Server } from "node:net"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { cleanupsAfterAll, tempDirWith } from "./support/Cleanups.ts"
 import { cli, freePort, startServerProcess } from "./support/ServerProcess.ts"
 
 const exec = promisify(execFile)
-const cleanups: Array<() => unknown> = []
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup()
-})
-
-const tempDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "gwc-cli-"))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
+const cleanups = cleanupsAfterAll()
+const tempDir = tempDirWith(cleanups, "gwc-cli-")
 
 /** Runs the CLI with `node` and no flags; resolves to its exit code and output, whatever the code. */
 const runCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, node = process.execPath) =>

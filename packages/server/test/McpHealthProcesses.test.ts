@@ -4,16 +4,14 @@
  * and the MCP server counts the sessions it is asked for.
  */
 import { randomBytes } from "node:crypto"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { cleanupsAfterAll } from "./support/Cleanups.ts"
 import { freshDatabase, postgresUrl } from "./support/Databases.ts"
 import { eventually } from "./support/McpGateway.ts"
 import { startSdkMcpServer } from "./support/SdkMcpServer.ts"
 import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
-const cleanups: Array<() => Promise<void> | void> = []
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup()
-})
+const cleanups = cleanupsAfterAll()
 
 /** The checks a process has logged, and whether it said it became the checker. */
 const checksOf = (process: ServerProcess) =>

@@ -53,7 +53,7 @@ describe("MCP integrations", () => {
 
   it("keeps workspace keys to workspace-level integrations in their own workspace", async () => {
     const own = await api(createIntegration(integration({ slug: "own-level" })), mcp.workspaceKey)
-    const read = await api((client) => client.mcp.getIntegration({ params: { id: own.id } }))
+    const read = await api((client) => client.mcpRegistry.getIntegration({ params: { id: own.id } }))
     expect(read.workspace_id).toBe(mcp.server.workspaceId)
     const denied = await refusal(
       createIntegration(integration({ slug: "nope", workspace_id: mcp.otherWorkspace })),
@@ -127,7 +127,7 @@ describe("MCP integrations", () => {
   })
 
   it("needs organisation_id with an admin key, and hides another organisation's", async () => {
-    const unnamed = await refusal((client) => client.mcp.listIntegrations({ query: {} }))
+    const unnamed = await refusal((client) => client.mcpRegistry.listIntegrations({ query: {} }))
     expect(unnamed).toMatchObject({ _tag: "BadRequest", param: "organisation_id" })
     expect((await refusal(listIntegrations({ organisation_id: "someone-else" })))._tag).toBe("NotFoundError")
     const created = await refusal(createIntegration({ ...integration(), organisation_id: "someone-else" }))
@@ -145,7 +145,9 @@ describe("MCP integrations", () => {
     })))
     await api(createIntegration(integration({ name: "Theirs", slug: "theirs" })), mcp.otherWorkspaceKey)
     const slugsFor = async (key: string) =>
-      (await api((client) => client.mcp.listIntegrations({ query: { page_size: 1000 } }), key)).data.map((i) => i.slug)
+      (await api((client) => client.mcpRegistry.listIntegrations({ query: { page_size: 1000 } }), key)).data.map((i) =>
+        i.slug
+      )
     const slugs = await slugsFor(mcp.workspaceKey)
     expect(slugs).toContain("ours")
     expect(slugs).toContain("open-to-all")
@@ -156,13 +158,13 @@ describe("MCP integrations", () => {
     // What the key cannot see answers 404, by id or by slug.
     const hidden = [
       await refusal(
-        (client) => client.mcp.listIntegrations({ query: { workspace_id: mcp.otherWorkspace } }),
+        (client) => client.mcpRegistry.listIntegrations({ query: { workspace_id: mcp.otherWorkspace } }),
         mcp.workspaceKey
       ),
-      await refusal((client) => client.mcp.getIntegration({ params: { id: restricted.id } }), mcp.workspaceKey),
-      await refusal((client) => client.mcp.getIntegration({ params: { id: "restricted" } }), mcp.workspaceKey),
+      await refusal((client) => client.mcpRegistry.getIntegration({ params: { id: restricted.id } }), mcp.workspaceKey),
+      await refusal((client) => client.mcpRegistry.getIntegration({ params: { id: "restricted" } }), mcp.workspaceKey),
       await refusal(
-        (client) => client.mcp.updateIntegration({ params: { id: restricted.id }, payload: { name: "X" } }),
+        (client) => client.mcpRegistry.updateIntegration({ params: { id: restricted.id }, payload: { name: "X" } }),
         mcp.workspaceKey
       )
     ]
@@ -188,26 +190,29 @@ describe("MCP integrations", () => {
         }))
     ).then((issued) => Redacted.value(issued.plaintext))
     const rename = (client: GatewayControlClientShape) =>
-      client.mcp.updateIntegration({ params: { id: org.id }, payload: { name: "Renamed" } })
+      client.mcpRegistry.updateIntegration({ params: { id: org.id }, payload: { name: "Renamed" } })
     const refusals = [
       await refusal(createIntegration(integration({ slug: "by-member" })), memberAdminKey),
       await refusal(rename, memberAdminKey),
-      await refusal((client) => client.mcp.archiveIntegration({ params: { id: org.id } }), memberAdminKey),
+      await refusal((client) => client.mcpRegistry.archiveIntegration({ params: { id: org.id } }), memberAdminKey),
       // A workspace key sees an organisation-level integration open to it, and may not change it.
       await refusal(rename, mcp.workspaceKey)
     ]
     expect(refusals.map((refused) => refused._tag)).toEqual(Array(4).fill("ForbiddenError"))
-    expect((await api((client) => client.mcp.getIntegration({ params: { id: org.id } }))).name).toBe("Linear")
+    expect((await api((client) => client.mcpRegistry.getIntegration({ params: { id: org.id } }))).name).toBe("Linear")
   })
 
   it("archives on DELETE: hidden from lists unless status=archived", async () => {
     const created = await api(createIntegration(integration({ name: "Old", slug: "old-one" })))
-    const archived = await api((client) => client.mcp.archiveIntegration({ params: { id: created.id } }))
+    const archived = await api((client) => client.mcpRegistry.archiveIntegration({ params: { id: created.id } }))
     expect(archived.status).toBe("archived")
     expect((await api(listIntegrations({ search: "old-one" }))).data).toEqual([])
     expect((await api(listIntegrations({ search: "old-one", status: "archived" }))).data).toHaveLength(1)
     const updated = await api((client) =>
-      client.mcp.updateIntegration({ params: { id: created.id }, payload: { description: "kept for the record" } })
+      client.mcpRegistry.updateIntegration({
+        params: { id: created.id },
+        payload: { description: "kept for the record" }
+      })
     )
     expect(updated).toMatchObject({ description: "kept for the record", status: "archived" })
   })

@@ -14,10 +14,10 @@ const mcp = useMcpServer()
 const { api, refusal, send } = mcp
 
 const createServer = (body: typeof CreateMcpServer.Type) => (client: GatewayControlClientShape) =>
-  client.mcp.createServer({ payload: body })
+  client.mcpRegistry.createServer({ payload: body })
 const getServer =
   (mcpServerId: string, query: { readonly workspace_id?: string } = {}) => (client: GatewayControlClientShape) =>
-    client.mcp.getServer({ params: { mcpServerId }, query })
+    client.mcpRegistry.getServer({ params: { mcpServerId }, query })
 
 describe("MCP servers", () => {
   let serverId: string
@@ -75,7 +75,10 @@ describe("MCP servers", () => {
       const urlOf = async () => (await own.api(getServer(made.id))).mcp_integration_details?.url
       expect(await urlOf()).toBe("https://mcp.linear.app/sse")
       await own.api((client) =>
-        client.mcp.updateIntegration({ params: { id: created.id }, payload: { url: "https://mcp.example.com/v2" } })
+        client.mcpRegistry.updateIntegration({
+          params: { id: created.id },
+          payload: { url: "https://mcp.example.com/v2" }
+        })
       )
       expect(await urlOf()).toBe("https://mcp.example.com/v2")
       // Another process changes the shared store; this one sees it when its cache entry lapses.
@@ -136,9 +139,12 @@ describe("MCP servers", () => {
   })
 
   it("lists servers of a workspace, with search", async () => {
-    const listed = await api((client) => client.mcp.listServers({ query: { search: "LINEAR" } }), mcp.workspaceKey)
+    const listed = await api(
+      (client) => client.mcpRegistry.listServers({ query: { search: "LINEAR" } }),
+      mcp.workspaceKey
+    )
     expect(listed).toMatchObject({ total: 1, has_more: false })
-    const theirs = await api((client) => client.mcp.listServers({ query: {} }), mcp.otherWorkspaceKey)
+    const theirs = await api((client) => client.mcpRegistry.listServers({ query: {} }), mcp.otherWorkspaceKey)
     expect(theirs.total).toBe(0)
   })
 })

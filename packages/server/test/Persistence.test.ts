@@ -1,25 +1,16 @@
 import { PGlite } from "@electric-sql/pglite"
 import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { typedCalls } from "./support/ApiClient.ts"
+import { cleanupsAfterAll, tempDirWith } from "./support/Cleanups.ts"
 import { freshDatabase, postgresUrl } from "./support/Databases.ts"
 import { cli, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 const exec = promisify(execFile)
-const cleanups: Array<() => Promise<void> | void> = []
-afterAll(async () => {
-  for (const cleanup of cleanups.reverse()) await cleanup()
-})
-
-const tempDataDir = () => {
-  const dir = mkdtempSync(join(tmpdir(), "gwc-data-"))
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-  return dir
-}
+const cleanups = cleanupsAfterAll()
+const tempDataDir = tempDirWith(cleanups, "gwc-data-")
 
 const stop = async (server: ServerProcess, signal: NodeJS.Signals = "SIGTERM") => {
   server.child.kill(signal)

@@ -233,6 +233,101 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     { outcome: "denied", program: (w) => Users.use((users) => users.removeMember(w.weak, w.workspaceId, MISSING)) },
     { outcome: "failed", program: (w) => Users.use((users) => users.removeMember(w.admin, w.workspaceId, MISSING)) }
   ],
+  "users.addMembers": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          Effect.all([user(w), user(w)]),
+          ([a, b]) =>
+            Users.use((users) =>
+              users.addMembers(w.admin, w.workspaceId, {
+                users: [{ id: a.id, role: "member" }, { id: b.id, role: "admin" }]
+              })
+            )
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          user(w),
+          (u) =>
+            Users.use((users) => users.addMembers(w.weak, w.workspaceId, { users: [{ id: u.id, role: "member" }] }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Users.use((users) => users.addMembers(w.admin, w.workspaceId, { users: [{ id: MISSING, role: "member" }] }))
+    }
+  ],
+  "users.updateMember": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(user(w), (u) =>
+          Users.use((users) =>
+            Effect.andThen(
+              users.addMember(w.admin, w.workspaceId, { user_id: u.id, role: "member" }),
+              users.updateMember(w.admin, w.workspaceId, u.id, { role: "manager" })
+            )
+          ))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Users.use((users) => users.updateMember(w.weak, w.workspaceId, MISSING, { role: "member" }))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Users.use((users) => users.updateMember(w.admin, w.workspaceId, MISSING, { role: "member" }))
+    }
+  ],
+  "users.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(user(w), (u) => Users.use((users) => users.update(w.admin, u.id, { role: "admin" })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(user(w), (u) => Users.use((users) => users.update(w.weak, u.id, { role: "admin" })))
+    },
+    { outcome: "failed", program: (w) => Users.use((users) => users.update(w.admin, MISSING, { role: "admin" })) }
+  ],
+  "users.delete": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(user(w), (u) => Users.use((users) => users.remove(w.admin, u.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(user(w), (u) => Users.use((users) => users.remove(w.weak, u.id)))
+    },
+    { outcome: "failed", program: (w) => Users.use((users) => users.remove(w.admin, MISSING)) }
+  ],
+  "workspaces.update": [
+    {
+      outcome: "allowed",
+      program: (w) => Workspaces.use((s) => s.update(w.admin, w.workspaceId, { description: unique("described") }))
+    },
+    { outcome: "denied", program: (w) => Workspaces.use((s) => s.update(w.weak, w.workspaceId, { name: "Nope" })) },
+    { outcome: "failed", program: (w) => Workspaces.use((s) => s.update(w.admin, w.workspaceId, { name: "" })) }
+  ],
+  "workspaces.delete": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          Workspaces.use((s) => s.create(w.admin, { name: unique("Ws") })),
+          (made) => Workspaces.use((s) => s.remove(w.admin, made.id, { force: false }))
+        )
+    },
+    { outcome: "denied", program: (w) => Workspaces.use((s) => s.remove(w.weak, w.workspaceId, { force: false })) },
+    // The scenarios' workspace holds keys and prompts: refused without force.
+    { outcome: "failed", program: (w) => Workspaces.use((s) => s.remove(w.admin, w.workspaceId, { force: false })) }
+  ],
   "prompts.create": [
     { outcome: "allowed", program: prompt },
     {
@@ -455,7 +550,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => Collections.use((c) => c.remove(w.admin, MISSING)) }
   ],
-  "mcp.createIntegration": [
+  "mcpRegistry.createIntegration": [
     { outcome: "allowed", program: integration },
     {
       outcome: "denied",
@@ -484,7 +579,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "mcp.updateIntegration": [
+  "mcpRegistry.updateIntegration": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -506,7 +601,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => McpRegistry.use((r) => r.updateIntegration(w.admin, MISSING, { name: unique("I") }))
     }
   ],
-  "mcp.archiveIntegration": [
+  "mcpRegistry.archiveIntegration": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(integration(w), (i) => McpRegistry.use((r) => r.archiveIntegration(w.admin, i.id)))
@@ -517,7 +612,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpRegistry.use((r) => r.archiveIntegration(w.admin, MISSING)) }
   ],
-  "mcp.createServer": [
+  "mcpRegistry.createServer": [
     { outcome: "allowed", program: server },
     {
       outcome: "denied",
@@ -538,7 +633,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "mcpLive.testServer": [
+  "mcpConnectivity.testServer": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(server(w), (s) => McpConnectivity.use((c) => c.testServer(w.admin, s.id)))
@@ -549,7 +644,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.testServer(w.admin, MISSING)) }
   ],
-  "mcpLive.syncCapabilities": [
+  "mcpConnectivity.syncCapabilities": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -562,7 +657,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.syncCapabilities(w.admin, MISSING)) }
   ],
-  "mcpLive.setCapabilities": [
+  "mcpConnectivity.setCapabilities": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -597,7 +692,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "providers.createVirtualKey": [
+  "virtualKeys.create": [
     { outcome: "allowed", program: virtualKey },
     {
       outcome: "denied",
@@ -624,7 +719,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "providers.updateVirtualKey": [
+  "virtualKeys.update": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -646,7 +741,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => VirtualKeys.use((k) => k.updateVirtualKey(w.admin, MISSING, { name: unique("V") }))
     }
   ],
-  "providers.deleteVirtualKey": [
+  "virtualKeys.delete": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(virtualKey(w), (v) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, v.id)))
@@ -657,7 +752,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, MISSING)) }
   ],
-  "providers.createConfig": [
+  "configs.create": [
     { outcome: "allowed", program: config },
     {
       outcome: "denied",
@@ -669,7 +764,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Configs.use((c) => c.createConfig(w.admin, { name: "", config: {}, workspace_id: w.workspaceId }))
     }
   ],
-  "providers.updateConfig": [
+  "configs.update": [
     {
       outcome: "allowed",
       program: (w) =>
@@ -682,7 +777,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => Configs.use((c) => c.updateConfig(w.admin, MISSING, { name: unique("C") })) }
   ],
-  "providers.deleteConfig": [
+  "configs.delete": [
     {
       outcome: "allowed",
       program: (w) => Effect.flatMap(config(w), (made) => Configs.use((c) => c.deleteConfig(w.admin, made.id)))

@@ -8,8 +8,9 @@ import { Effect, Layer, Redacted } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import { readFileSync } from "node:fs"
-import { inject } from "vitest"
+import { inject, it } from "vitest"
 import * as PgliteClient from "../../src/PgliteClient.ts"
+import { postgresUrl } from "./Stores.ts"
 
 const schemaName = (prefix: string) => `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
 
@@ -50,4 +51,21 @@ export const inPostgresSchema = async <A>(
   } finally {
     await admin(`DROP SCHEMA "${schema}" CASCADE`)
   }
+}
+
+/**
+ * A migration's test on PGlite, and on PostgreSQL when one is configured: `upgrade` migrates a new schema
+ * named after `prefix` with the data of before, and `check` reads what it answers.
+ */
+export const upgradeOnEveryStore = <A>(
+  title: string,
+  prefix: string,
+  upgrade: Effect.Effect<A, unknown, SqlClient.SqlClient>,
+  check: (upgraded: A) => void
+) => {
+  it(`${title}, on PGlite`, async () => check(await inPgliteSchema(prefix, upgrade)))
+  it.runIf(postgresUrl !== undefined)(
+    `${title}, on PostgreSQL`,
+    async () => check(await inPostgresSchema(postgresUrl ?? "", prefix, upgrade))
+  )
 }

@@ -26,8 +26,12 @@ export const pgliteFromSnapshot = () => {
 
 export const postgresUrl: string | undefined = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL
 
-/** PostgreSQL in a schema of its own, created now and dropped when the layer is released. */
-export const postgresInFreshSchema = (url: string) =>
+/**
+ * PostgreSQL in a schema of its own, created now and dropped when the layer is released. The stores connect
+ * to `connectTo` (a proxy in front of `url`, say); the schema is made and dropped over `url` directly, so
+ * whatever happens on the stores' connections never stands in the way of the cleanup.
+ */
+export const postgresInFreshSchema = (url: string, connectTo: string = url) =>
   Layer.unwrap(
     Effect.gen(function*() {
       const schema = `test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
@@ -35,7 +39,7 @@ export const postgresInFreshSchema = (url: string) =>
       yield* admin.unsafe(`CREATE SCHEMA "${schema}"`)
       yield* Effect.addFinalizer(() => Effect.orDie(admin.unsafe(`DROP SCHEMA "${schema}" CASCADE`)))
       return layerPostgres({
-        url: Redacted.make(url),
+        url: Redacted.make(connectTo),
         poolSize: 4,
         startupParameters: { search_path: schema }
       })

@@ -213,17 +213,17 @@ export class Configs extends Context.Service<
       const useCases = yield* AuditedUseCase
       return Configs.of({
         createConfig: (principal, input) =>
-          useCases.run(resourceChange("providers.createConfig", principal, input), createConfig(principal, input)),
+          useCases.run(resourceChange("configs.create", principal, input), createConfig(principal, input)),
         listConfigs: managed.list,
         getConfig: managed.get,
         updateConfig: (principal, ref, change, workspaceId) =>
           useCases.run(
-            resourceChange("providers.updateConfig", principal, change, ref),
+            resourceChange("configs.update", principal, change, ref),
             updateConfig(principal, ref, change, workspaceId)
           ),
         deleteConfig: (principal, ref, workspaceId) =>
           useCases.run(
-            resourceChange("providers.deleteConfig", principal, null, ref),
+            resourceChange("configs.delete", principal, null, ref),
             managed.delete(principal, ref, workspaceId)
           ),
         listConfigVersions: (principal, ref, workspaceId) =>

@@ -228,7 +228,7 @@ export class McpConnectivity extends Context.Service<
         testServer: (principal, idOrSlug) =>
           useCases.runSteps(
             {
-              useCase: "mcpLive.testServer",
+              useCase: "mcpConnectivity.testServer",
               actor: principal,
               resourceId: ({ server }) => server.id,
               workspaceId: ({ server }) => server.workspace_id,
@@ -241,7 +241,7 @@ export class McpConnectivity extends Context.Service<
         syncCapabilities: (principal, idOrSlug) =>
           useCases.runSteps(
             {
-              useCase: "mcpLive.syncCapabilities",
+              useCase: "mcpConnectivity.syncCapabilities",
               actor: principal,
               resourceId: ({ integration }) => integration.id,
               workspaceId: ({ integration }) => integration.workspace_id,
@@ -255,7 +255,7 @@ export class McpConnectivity extends Context.Service<
         setCapabilities: (principal, idOrSlug, toggles) =>
           useCases.run(
             {
-              useCase: "mcpLive.setCapabilities",
+              useCase: "mcpConnectivity.setCapabilities",
               actor: principal,
               resourceId: ({ integration }) => integration.id,
               workspaceId: ({ integration }) => integration.workspace_id,

@@ -64,21 +64,24 @@ export class McpRegistry extends Context.Service<
         ...servers,
         createIntegration: (principal, input) =>
           useCases.run(
-            resourceChange("mcp.createIntegration", principal, input),
+            resourceChange("mcpRegistry.createIntegration", principal, input),
             integrations.createIntegration(principal, input)
           ),
         updateIntegration: (principal, id, input) =>
           useCases.run(
-            resourceChange("mcp.updateIntegration", principal, input, id),
+            resourceChange("mcpRegistry.updateIntegration", principal, input, id),
             integrations.updateIntegration(principal, id, input)
           ),
         archiveIntegration: (principal, id) =>
           useCases.run(
-            resourceChange("mcp.archiveIntegration", principal, null, id),
+            resourceChange("mcpRegistry.archiveIntegration", principal, null, id),
             integrations.archiveIntegration(principal, id)
           ),
         createServer: (principal, input) =>
-          useCases.run(resourceChange("mcp.createServer", principal, input), servers.createServer(principal, input))
+          useCases.run(
+            resourceChange("mcpRegistry.createServer", principal, input),
+            servers.createServer(principal, input)
+          )
       })
     })
   )

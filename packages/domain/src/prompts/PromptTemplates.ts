@@ -10,11 +10,11 @@ import { nowIso } from "../shared/internal/time.ts"
 import type { PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { BUILT_IN_LABELS } from "./Label.ts"
+import type { Labels } from "./Labels.ts"
 import { checkRequest, NULL_MEANS_DEFAULT } from "./ModelRequest.ts"
 import { noEscape, type RenderOptions, stepBudget } from "./Mustache.ts"
 import { Prompt, PromptLabel, PromptStore, type PromptType, PromptVersion } from "./Prompt.ts"
 import type { PromptInput } from "./PromptInputs.ts"
-import type { PromptLabels } from "./PromptLabels.ts"
 import type { RenderCache } from "./RenderCache.ts"
 import { compileVersion, parseMessages, renderValue } from "./TemplateCompiler.ts"
 import { allowed, type TemplateResources, validateName, validateTemplateText } from "./TemplateResources.ts"
@@ -70,7 +70,7 @@ const detectType = (input: PromptInput): PromptType =>
 export const makePromptTemplates = (
   resources: TemplateResources,
   { promptChanged }: RenderCache,
-  { ensureLabelFor, labelForPrompt }: Pick<PromptLabels, "ensureLabelFor" | "labelForPrompt">
+  { ensureLabelFor, labelForPrompt }: Pick<Labels, "ensureLabelFor" | "labelForPrompt">
 ) =>
   Effect.gen(function*() {
     const prompts = grantedWrites(yield* PromptStore, {

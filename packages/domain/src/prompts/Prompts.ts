@@ -10,7 +10,7 @@
 import { Context, Effect, Layer } from "effect"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { ChangeFeed } from "../shared/ChangeFeed.ts"
-import { makePromptLabels } from "./PromptLabels.ts"
+import { makeLabels } from "./Labels.ts"
 import { makePromptPartials } from "./PromptPartials.ts"
 import { makePromptRenderer } from "./PromptRenderer.ts"
 import type { PromptsShape } from "./PromptsShape.ts"
@@ -19,8 +19,8 @@ import { makePromptTemplates } from "./PromptTemplates.ts"
 import { RenderCache } from "./RenderCache.ts"
 import { makeTemplateResources } from "./TemplateResources.ts"
 
+export type { LabelChange, LabelInput } from "./Labels.ts"
 export { MAX_PARTIAL_DEPTH } from "./PartialResolver.ts"
-export type { LabelChange, LabelInput } from "./PromptLabels.ts"
 export type { PartialChange, PartialInput } from "./PromptPartials.ts"
 export type { Rendered } from "./PromptRenderer.ts"
 export type { PromptsShape } from "./PromptsShape.ts"
@@ -35,7 +35,7 @@ export class Prompts extends Context.Service<Prompts, PromptsShape>()("@gateway-
       const cache = new RenderCache(feed.publish, feed.soleWriter === true)
       yield* feed.subscribe(cache.forget)
       const resources = yield* makeTemplateResources
-      const labels = yield* makePromptLabels(cache)
+      const labels = yield* makeLabels(cache)
       return Prompts.of(auditedPrompts({
         ...(yield* makePromptTemplates(resources, cache, labels)),
         ...(yield* makePromptPartials(resources, cache)),

@@ -10,8 +10,8 @@ import { apiKeyContract } from "./ApiKeyContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
 import { labelContract } from "./LabelContract.ts"
+import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
-import { mcpLiveContract } from "./McpLiveContract.ts"
 import { promptContract } from "./PromptContract.ts"
 import { transactionContract } from "./TransactionContract.ts"
 
@@ -26,7 +26,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     promptContract(harness)
     labelContract(harness)
     mcpContract(harness)
-    mcpLiveContract(harness)
+    mcpConnectivityContract(harness)
     credentialContract(harness)
   })
 }

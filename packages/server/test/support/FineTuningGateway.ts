@@ -13,11 +13,11 @@ import { startTestServer, type TestServer, type TestStore } from "./TestServer.t
 
 /** The typed creation of a virtual key, for `api` and `refusal`. */
 export const createVirtualKey = (body: typeof CreateVirtualKey.Type) => (client: GatewayControlClientShape) =>
-  client.providers.createVirtualKey({ payload: body })
+  client.virtualKeys.create({ payload: body })
 
 /** The typed creation of a config, for `api` and `refusal`. */
 export const createConfig = (body: typeof CreateConfig.Type) => (client: GatewayControlClientShape) =>
-  client.providers.createConfig({ payload: body })
+  client.configs.create({ payload: body })
 
 export interface FineTuningGatewayOptions {
   readonly store: TestStore

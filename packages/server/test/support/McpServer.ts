@@ -23,9 +23,9 @@ export const integration = (overrides: Partial<IntegrationBody> = {}): Integrati
 
 /** The typed creation of an integration, for `api` and `refusal`. */
 export const createIntegration = (body: IntegrationBody) => (client: GatewayControlClientShape) =>
-  client.mcp.createIntegration({ payload: body })
+  client.mcpRegistry.createIntegration({ payload: body })
 
-type IntegrationQuery = Parameters<GatewayControlClientShape["mcp"]["listIntegrations"]>[0]["query"]
+type IntegrationQuery = Parameters<GatewayControlClientShape["mcpRegistry"]["listIntegrations"]>[0]["query"]
 
 const workspaceScopes: ReadonlyArray<Scope> = [
   "workspace_mcp_integrations.create",
@@ -96,7 +96,7 @@ export const useMcpServer = () => {
   const refusal: TestServer["refusal"] = (call, key) => current().server.refusal(call, key)
   /** The typed list of integrations: the organisation's (with the admin key) unless `query` names otherwise. */
   const listIntegrations = (query: IntegrationQuery = {}) => (client: GatewayControlClientShape) =>
-    client.mcp.listIntegrations({ query: { organisation_id: current().server.organisationId, ...query } })
+    client.mcpRegistry.listIntegrations({ query: { organisation_id: current().server.organisationId, ...query } })
   return {
     get server() {
       return current().server

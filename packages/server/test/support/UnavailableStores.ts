@@ -4,9 +4,7 @@
  * proxy on loopback that can be cut (connections reset, new ones refused) or made to hang (connections accepted,
  * nothing forwarded), without touching the shared PostgreSQL server.
  */
-import { PgClient } from "@effect/sql-pg"
 import { layerMemory } from "@gateway-control/adapters-memory"
-import { layerPostgres } from "@gateway-control/adapters-sql"
 import {
   ApiKeyStore,
   AuditLogStore,
@@ -26,9 +24,9 @@ import {
   WorkspaceMemberStore,
   WorkspaceStore
 } from "@gateway-control/domain"
-import { Context, Effect, Layer, Redacted } from "effect"
-import * as Reactivity from "effect/reactivity/Reactivity"
+import { Context, Effect, Layer } from "effect"
 import { createServer, type Server, Socket } from "node:net"
+import { postgresInFreshSchema } from "../../../adapters-sql/test/support/Stores.ts"
 
 /** Which ports fail: every one, the entity stores but not the audit log, or the audit log alone. */
 export type Outage = "none" | "all" | "entities" | "audit"
@@ -158,13 +156,4 @@ export const startStoreProxy = async (url: string): Promise<StoreProxy> => {
  * PostgreSQL in a schema of its own, reached through `proxy`; the schema is created and dropped over a direct
  * connection, so the test's cuts never stand in the way of its cleanup.
  */
-export const postgresBehind = (proxy: StoreProxy, url: string) =>
-  Layer.unwrap(
-    Effect.gen(function*() {
-      const schema = `test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-      const admin = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
-      yield* admin.unsafe(`CREATE SCHEMA "${schema}"`)
-      yield* Effect.addFinalizer(() => Effect.orDie(admin.unsafe(`DROP SCHEMA "${schema}" CASCADE`)))
-      return layerPostgres({ url: Redacted.make(proxy.url), poolSize: 4, startupParameters: { search_path: schema } })
-    }).pipe(Effect.provide(Reactivity.layer))
-  )
+export const postgresBehind = (proxy: StoreProxy, url: string) => postgresInFreshSchema(url, proxy.url)

@@ -14,6 +14,11 @@ export interface Fixture extends HeaderContext {
   readonly otherWorkspaceId: string
   readonly memberId: string
   readonly leaverId: string
+  /** A member of the workspace that Portkey's workspace-user routes read, change and (`leavingId`) remove. */
+  readonly stayerId: string
+  readonly leavingId: string
+  readonly doomedUserId: string
+  readonly doomedWorkspaceId: string
   readonly apiKeyId: string
   readonly doomedApiKeyId: string
   readonly partialId: string
@@ -61,6 +66,13 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const member = await create("/v1/users", { email: `fuzz-member-${tag}@example.com`, name: "Member", role: "member" })
   const leaver = await create("/v1/users", { email: `fuzz-leaver-${tag}@example.com`, name: "Leaver", role: "member" })
   await create(`/v1/workspaces/${workspace_id}/members`, { user_id: leaver.id, role: "member" })
+  const stayer = await create("/v1/users", { email: `fuzz-stayer-${tag}@example.com`, name: "Stayer", role: "member" })
+  const leaving = await create("/v1/users", { email: `fuzz-leaving-${tag}@example.com`, role: "member" })
+  await create(`/v1/admin/workspaces/${workspace_id}/users`, {
+    users: [{ id: stayer.id, role: "member" }, { id: leaving.id, role: "member" }]
+  })
+  const doomedUser = await create("/v1/users", { email: `fuzz-doomed-${tag}@example.com`, role: "member" })
+  const doomedWorkspace = await create("/v1/workspaces", { name: `Fuzz doomed team ${tag}` })
   const apiKey = await create("/v1/api-keys/workspace/service", {
     name: `fuzz workspace key ${tag}`,
     workspace_id,
@@ -137,6 +149,10 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     otherWorkspaceId: otherWorkspace.id,
     memberId: member.id,
     leaverId: leaver.id,
+    stayerId: stayer.id,
+    leavingId: leaving.id,
+    doomedUserId: doomedUser.id,
+    doomedWorkspaceId: doomedWorkspace.id,
     apiKeyId: apiKey.id,
     doomedApiKeyId: doomedApiKey.id,
     partialId: partial.id,
@@ -204,6 +220,29 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   }),
   "users.listMembers": (f) => ({ params: { workspaceId: f.workspaceId }, query: PAGE }),
   "users.removeMember": (f) => ({ params: { workspaceId: f.workspaceId, userId: f.leaverId } }),
+  "workspaces.adminCreate": () => ({ body: { name: "Fuzz admin workspace", description: "made by the fuzz test" } }),
+  "workspaces.adminList": () => ({ query: PAGE }),
+  "workspaces.adminGet": (f) => ({ params: { workspaceId: f.workspaceId } }),
+  "workspaces.update": (f) => ({
+    params: { workspaceId: f.otherWorkspaceId },
+    body: { name: "Fuzz renamed team", description: null }
+  }),
+  "workspaces.delete": (f) => ({ params: { workspaceId: f.doomedWorkspaceId }, query: { force: "false" } }),
+  "users.adminList": () => ({ query: { pageSize: "10", currentPage: "0" } }),
+  "users.get": (f) => ({ params: { userId: f.memberId } }),
+  "users.update": (f) => ({ params: { userId: f.stayerId }, body: { role: "admin" } }),
+  "users.delete": (f) => ({ params: { userId: f.doomedUserId } }),
+  "users.addMembers": (f) => ({
+    params: { workspaceId: f.otherWorkspaceId },
+    body: { users: [{ id: f.memberId, role: "admin" }] }
+  }),
+  "users.listWorkspaceUsers": (f) => ({ params: { workspaceId: f.workspaceId }, query: PAGE }),
+  "users.getMember": (f) => ({ params: { workspaceId: f.workspaceId, userId: f.stayerId } }),
+  "users.updateMember": (f) => ({
+    params: { workspaceId: f.workspaceId, userId: f.stayerId },
+    body: { role: "manager" }
+  }),
+  "users.removeWorkspaceUser": (f) => ({ params: { workspaceId: f.workspaceId, userId: f.leavingId } }),
   "scopes.list": () => ({}),
   "auditLogs.list": (f) => ({
     query: {
@@ -274,7 +313,7 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     params: { promptId: f.promptId },
     body: { variables: { tone: "kind", q: "hi" }, temperature: 0.2, max_tokens: 10 }
   }),
-  "mcp.createIntegration": (f) => ({
+  "mcpRegistry.createIntegration": (f) => ({
     body: {
       name: "Fuzz example MCP",
       url: "https://mcp.example.com/mcp",
@@ -285,31 +324,31 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
       workspace_ids: [f.workspaceId]
     }
   }),
-  "mcp.listIntegrations": (f) => ({
+  "mcpRegistry.listIntegrations": (f) => ({
     query: { organisation_id: f.organisationId, type: "all", status: "active", search: "Fuzz", ...PAGE }
   }),
-  "mcp.getIntegration": (f) => ({ params: { id: f.integrationId } }),
-  "mcp.updateIntegration": (f) => ({
+  "mcpRegistry.getIntegration": (f) => ({ params: { id: f.integrationId } }),
+  "mcpRegistry.updateIntegration": (f) => ({
     params: { id: f.integrationId },
     body: { description: "updated by the fuzz test", configurations: { region: "us" } }
   }),
-  "mcp.archiveIntegration": (f) => ({ params: { id: f.doomedIntegrationId } }),
-  "mcp.createServer": (f) => ({
+  "mcpRegistry.archiveIntegration": (f) => ({ params: { id: f.doomedIntegrationId } }),
+  "mcpRegistry.createServer": (f) => ({
     body: { name: "Fuzz example server", mcp_integration_id: f.integrationId, workspace_id: f.workspaceId }
   }),
-  "mcp.listServers": (f) => ({ query: { workspace_id: f.workspaceId, search: "Fuzz", ...PAGE } }),
-  "mcp.getServer": (f) => ({ params: { mcpServerId: f.mcpServerId }, query: { workspace_id: f.workspaceId } }),
-  "mcpLive.testServer": (f) => ({ params: { mcpServerId: f.liveServerId } }),
-  "mcpLive.syncCapabilities": (f) => ({ params: { id: f.liveIntegrationId } }),
-  "mcpLive.listCapabilities": (f) => ({
+  "mcpRegistry.listServers": (f) => ({ query: { workspace_id: f.workspaceId, search: "Fuzz", ...PAGE } }),
+  "mcpRegistry.getServer": (f) => ({ params: { mcpServerId: f.mcpServerId }, query: { workspace_id: f.workspaceId } }),
+  "mcpConnectivity.testServer": (f) => ({ params: { mcpServerId: f.liveServerId } }),
+  "mcpConnectivity.syncCapabilities": (f) => ({ params: { id: f.liveIntegrationId } }),
+  "mcpConnectivity.listCapabilities": (f) => ({
     params: { id: f.liveIntegrationId },
     query: { type: "tool", search: "s", ...PAGE }
   }),
-  "mcpLive.setCapabilities": (f) => ({
+  "mcpConnectivity.setCapabilities": (f) => ({
     params: { id: f.liveIntegrationId },
     body: { capabilities: [{ name: "search", type: "tool", enabled: false }] }
   }),
-  "registry.listServers": (f) => ({
+  "mcpDirectory.listServers": (f) => ({
     query: {
       limit: "5",
       search: "Fuzz",
@@ -318,40 +357,40 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
       workspace_id: f.workspaceId
     }
   }),
-  "registry.latestVersion": (f) => ({
+  "mcpDirectory.latestVersion": (f) => ({
     params: { serverName: f.liveServerName },
     query: { include_deleted: "false" }
   }),
-  "providers.listFineTuningJobs": (f) => ({
+  "fineTuning.listJobs": (f) => ({
     key: f.workspaceKey,
     headers: { "x-service-virtual-key": f.virtualKeySlug },
     query: { limit: "5" }
   }),
-  "providers.createVirtualKey": (f) => ({
+  "virtualKeys.create": (f) => ({
     body: { name: "Fuzz example key", provider: "openai", key: "sk-example", workspace_id: f.workspaceId }
   }),
-  "providers.listVirtualKeys": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
-  "providers.getVirtualKey": (f) => ({ params: { id: f.virtualKeyId } }),
-  "providers.updateVirtualKey": (f) => ({
+  "virtualKeys.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "virtualKeys.get": (f) => ({ params: { id: f.virtualKeyId } }),
+  "virtualKeys.update": (f) => ({
     params: { id: f.virtualKeySlug },
     query: { workspace_id: f.workspaceId },
     body: { name: "Fuzz main key", key: "sk-good" }
   }),
-  "providers.deleteVirtualKey": (f) => ({ params: { id: f.doomedVirtualKeyId } }),
-  "providers.createConfig": (f) => ({
+  "virtualKeys.delete": (f) => ({ params: { id: f.doomedVirtualKeyId } }),
+  "configs.create": (f) => ({
     body: {
       name: "Fuzz example config",
       config: { virtual_key: f.virtualKeySlug, request_timeout: 5_000 },
       workspace_id: f.workspaceId
     }
   }),
-  "providers.listConfigs": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
-  "providers.getConfig": (f) => ({ params: { id: f.configId } }),
-  "providers.updateConfig": (f) => ({
+  "configs.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "configs.get": (f) => ({ params: { id: f.configId } }),
+  "configs.update": (f) => ({
     params: { id: f.configId },
     body: { name: "Fuzz direct config", config: { provider: "openai", api_key: "sk-good" } }
   }),
-  "providers.deleteConfig": (f) => ({ params: { id: f.doomedConfigId } })
+  "configs.delete": (f) => ({ params: { id: f.doomedConfigId } })
 }
 
 /**

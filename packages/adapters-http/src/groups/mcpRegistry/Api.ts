@@ -38,8 +38,8 @@ export const McpServerView = Schema.Struct({
 
 const CreatedMcpEntity = Schema.Struct(Struct.pick(McpIntegration.fields, ["id", "slug"]))
 
-export class McpGroup extends v1Group(
-  HttpApiGroup.make("mcp")
+export class McpRegistryGroup extends v1Group(
+  HttpApiGroup.make("mcpRegistry")
     .add(
       createEndpoint("createIntegration", "/mcp-integrations", CreateMcpIntegration, CreatedMcpEntity),
       HttpApiEndpoint.get("listIntegrations", "/mcp-integrations", {

@@ -9,9 +9,9 @@ import { withService } from "../../internal/groupHandlers.ts"
 const capabilityView = ({ description, enabled, input_schema, name, type }: McpCapability) =>
   input_schema === null ? { name, type, description, enabled } : { name, type, description, enabled, input_schema }
 
-export const McpLiveHandlers = HttpApiBuilder.group(
+export const McpConnectivityHandlers = HttpApiBuilder.group(
   GatewayApi,
-  "mcpLive",
+  "mcpConnectivity",
   withService(McpConnectivity, (handlers, live) =>
     handlers.handleAll({
       testServer: ({ params }) =>

@@ -25,8 +25,8 @@ export const SetMcpCapabilities = Schema.Struct({
   capabilities: Schema.Array(CapabilityToggle).check(Schema.isMinLength(1))
 })
 
-export class McpLiveGroup extends v1Group(
-  HttpApiGroup.make("mcpLive")
+export class McpConnectivityGroup extends v1Group(
+  HttpApiGroup.make("mcpConnectivity")
     .add(
       HttpApiEndpoint.post("testServer", "/mcp-servers/:mcpServerId/test", {
         params: { mcpServerId: Schema.String },

@@ -212,7 +212,7 @@ const Servers = ({ version }: { readonly version: number }) => {
   </section>`
 }
 
-export const McpPage = () => {
+export const McpRegistryPage = () => {
   const [version, setVersion] = useState(0)
   return html`<${PageHeader} title="MCP registry" />
     ${

@@ -14,9 +14,9 @@ const decodedName = (name: string) => {
   }
 }
 
-export const RegistryHandlers = HttpApiBuilder.group(
+export const McpDirectoryHandlers = HttpApiBuilder.group(
   GatewayApi,
-  "registry",
+  "mcpDirectory",
   withService(McpDirectory, (handlers, directory) =>
     handlers.handleAll({
       listServers: ({ query }) =>

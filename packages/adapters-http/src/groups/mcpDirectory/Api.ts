@@ -16,7 +16,7 @@ const IncludeDeleted = Schema.optionalKey(
   })
 )
 
-export class RegistryGroup extends HttpApiGroup.make("registry")
+export class McpDirectoryGroup extends HttpApiGroup.make("mcpDirectory")
   .add(
     HttpApiEndpoint.get("listServers", "/servers", {
       query: {

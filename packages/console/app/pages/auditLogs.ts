@@ -56,7 +56,7 @@ const Detail = ({ record, onClose }: { readonly record: AuditRecord; readonly on
   </section>`
 }
 
-export const AuditPage = () => {
+export const AuditLogsPage = () => {
   const form = useForm()
   const [draft, setDraft] = useState<Filters>(NO_FILTERS)
   const [applied, setApplied] = useState<Filters>(NO_FILTERS)

@@ -28,7 +28,7 @@ const capability = (integrationId: string, type: McpCapability["type"], name: st
     synced_at: at()
   })
 
-export const mcpLiveContract = ({ exit, freshOrganisation, run }: Harness) => {
+export const mcpConnectivityContract = ({ exit, freshOrganisation, run }: Harness) => {
   it("stores capabilities: replaced whole, listed by type and name with filters and pages, toggled", async () => {
     const org = await freshOrganisation()
     const integration = mcpIntegration(org.id, "caps")

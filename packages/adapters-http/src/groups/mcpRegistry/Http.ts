@@ -15,9 +15,9 @@ const integrationView = ({ integration, workspacesCount }: IntegrationView) => (
 const serverView = ({ integration, server, showIntegrationDetails }: ServerView) =>
   showIntegrationDetails ? { ...server, mcp_integration_details: integration } : server
 
-export const McpHandlers = HttpApiBuilder.group(
+export const McpRegistryHandlers = HttpApiBuilder.group(
   GatewayApi,
-  "mcp",
+  "mcpRegistry",
   withService(McpRegistry, (handlers, registry) => {
     /** An integration as the caller reads it, with the number of workspaces it is open to. */
     const integrationAsRead = (id: string) =>

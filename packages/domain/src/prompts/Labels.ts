@@ -65,7 +65,7 @@ const checkFields = (change: LabelChange) => {
   return Effect.void
 }
 
-export const makePromptLabels = ({ labelChanged }: RenderCache) =>
+export const makeLabels = ({ labelChanged }: RenderCache) =>
   Effect.gen(function*() {
     const labels = grantedWrites(yield* LabelStore, {
       // A prompt's pointer may name a label that does not exist yet: publishing creates it in the prompt's workspace.
@@ -295,5 +295,5 @@ export const makePromptLabels = ({ labelChanged }: RenderCache) =>
     }
   })
 
-export type PromptLabels = Effect.Success<ReturnType<typeof makePromptLabels>>
+export type Labels = Effect.Success<ReturnType<typeof makeLabels>>
 export type LabelFailure = Failure | Conflict

@@ -40,6 +40,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedVirtualKeyId: string
   readonly configId: string
   readonly doomedConfigId: string
+  readonly collectionId: string
+  readonly doomedCollectionId: string
 }
 
 /** Posts with the admin key and answers the created resource, failing loudly if it was not created. */
@@ -137,6 +139,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   })
   const directConfig = await create("/v1/configs", config(`fuzz-direct-${tag}`))
   const doomedConfig = await create("/v1/configs", config(`fuzz-doomed-${tag}`))
+  const collection = await create("/v1/collections", { name: `Fuzz collection ${tag}`, workspace_id })
+  const doomedCollection = await create("/v1/collections", { name: `Fuzz doomed collection ${tag}`, workspace_id })
   const label = await create("/v1/labels", { name: `fuzz-label-${tag}`, workspace_id })
   const doomedLabel = await create("/v1/labels", { name: `fuzz-doomed-${tag}`, workspace_id })
   return {
@@ -172,7 +176,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     virtualKeyId: mainKey.id,
     doomedVirtualKeyId: doomedKey.id,
     configId: directConfig.id,
-    doomedConfigId: doomedConfig.id
+    doomedConfigId: doomedConfig.id,
+    collectionId: collection.id,
+    doomedCollectionId: doomedCollection.id
   }
 }
 
@@ -390,7 +396,13 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     params: { id: f.configId },
     body: { name: "Fuzz direct config", config: { provider: "openai", api_key: "sk-good" } }
   }),
-  "configs.delete": (f) => ({ params: { id: f.doomedConfigId } })
+  "configs.delete": (f) => ({ params: { id: f.doomedConfigId } }),
+  "configs.listVersions": (f) => ({ params: { id: f.configId } }),
+  "collections.create": (f) => ({ body: { name: "Fuzz example collection", workspace_id: f.workspaceId } }),
+  "collections.list": (f) => ({ query: { workspace_id: f.workspaceId, search: "fuzz", ...PAGE } }),
+  "collections.get": (f) => ({ params: { collectionId: f.collectionId } }),
+  "collections.update": (f) => ({ params: { collectionId: f.collectionId }, body: { name: "Fuzz renamed" } }),
+  "collections.delete": (f) => ({ params: { collectionId: f.doomedCollectionId } })
 }
 
 /**

@@ -6,6 +6,7 @@
 import { HttpApi, OpenApi } from "effect/http-api"
 import { ApiKeysGroup } from "./groups/apiKeys/Api.ts"
 import { AuditLogsGroup } from "./groups/auditLogs/Api.ts"
+import { CollectionsGroup } from "./groups/collections/Api.ts"
 import { ConfigsGroup } from "./groups/configs/Api.ts"
 import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
@@ -23,6 +24,7 @@ import { documentApiKeyAlias } from "./Security.ts"
 
 export * from "./groups/apiKeys/Api.ts"
 export * from "./groups/auditLogs/Api.ts"
+export * from "./groups/collections/Api.ts"
 export * from "./groups/Common.ts"
 export * from "./groups/configs/Api.ts"
 export * from "./groups/fineTuning/Api.ts"
@@ -48,6 +50,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(AuditLogsGroup)
   .add(PromptsGroup)
   .add(LabelsGroup)
+  .add(CollectionsGroup)
   .add(McpRegistryGroup)
   .add(McpConnectivityGroup)
   .add(McpDirectoryGroup)

@@ -10,6 +10,7 @@ import { layerDocs } from "./Docs.ts"
 import { type EdgeOptions, layerEdge } from "./Edge.ts"
 import { ApiKeysHandlers } from "./groups/apiKeys/Http.ts"
 import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
+import { CollectionsHandlers } from "./groups/collections/Http.ts"
 import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
@@ -52,6 +53,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         AuditLogsHandlers,
         PromptsHandlers,
         LabelsHandlers,
+        CollectionsHandlers,
         McpRegistryHandlers,
         McpConnectivityHandlers,
         McpDirectoryHandlers,

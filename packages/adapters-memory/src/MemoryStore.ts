@@ -2,13 +2,15 @@
  * Every domain port in memory: for tests, for embedding, and for `GATEWAY_STORE=memory`.
  * Nothing survives the process.
  */
+import type { ConfigVersion } from "@gateway-control/domain"
 import {
   ApiKeyStore,
   AuditLogStore,
   type AuditRecord,
   ChangeFeed,
+  CollectionStore,
   ConfigStore,
-  type GatewayConfig,
+  GatewayConfig,
   GENESIS_HASH,
   LabelStore,
   LeaseStore,
@@ -45,6 +47,7 @@ import {
 import { Context, Effect, Layer, Option } from "effect"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
+import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
@@ -227,6 +230,10 @@ const make = Effect.sync(() => {
   const partialStore = PartialStore.of({
     ...partials.store,
     findBySlug: (workspaceId, slug) => Effect.sync(() => partials.resources.byUnique(`${workspaceId}/${slug}`)),
+    findAllBySlug: (organisationId, slug) =>
+      Effect.sync(() =>
+        [...partials.resources.rows.values()].filter((p) => p.organisation_id === organisationId && p.slug === slug)
+      ),
     // The slug and workspace, and so the unique key, stay as they were.
     update: (partial) => partials.resources.replace(partial.id, () => partial),
     versions: (partialId) => Effect.sync(() => partialVersionsOf(partialId)),
@@ -328,6 +335,7 @@ const make = Effect.sync(() => {
       readonly workspace_id: string
       readonly created_at: string
       readonly id: string
+      readonly slug: string
     }
   >(
     table: Table<StoredSecret<A>>,
@@ -342,6 +350,10 @@ const make = Effect.sync(() => {
     update: (stored: StoredSecret<A>) => table.replace(stored.record.id, () => stored),
     get: (id: string) => Effect.sync(() => table.get(id)),
     findBySlug: (workspaceId: string, slug: string) => Effect.sync(() => table.byUnique(`${workspaceId}/${slug}`)),
+    findAllBySlug: (organisationId: string, slug: string) =>
+      Effect.sync(() =>
+        [...table.rows.values()].filter((s) => s.record.organisation_id === organisationId && s.record.slug === slug)
+      ),
     list: (organisationId: string, workspaceId: string | null, page: { limit: number; offset: number }) =>
       Effect.sync(() => {
         const result = table.page(
@@ -354,7 +366,32 @@ const make = Effect.sync(() => {
     delete: (id: string) => table.delete(id)
   })
   const virtualKeyStore = VirtualKeyStore.of(secretsIn(virtualKeys, "virtual key"))
-  const configStore = ConfigStore.of(secretsIn(configs, "config"))
+  const configVersions = new Table<ConfigVersion>(state, (v) => [`${v.config_id}@${v.version}`])
+  const configStore = ConfigStore.of({
+    ...secretsIn(configs, "config"),
+    // A config's versions go with it.
+    delete: (id) =>
+      state.withTransaction(Effect.gen(function*() {
+        for (const [key, v] of configVersions.rows) if (v.config_id === id) yield* configVersions.delete(key)
+        return yield* configs.delete(id)
+      })),
+    addVersion: (version) =>
+      Effect.flatMap(
+        configVersions.insert(version.id, version),
+        (taken) => conflictOn(taken, "Another request changed this config at the same time; retry.", null)
+      ),
+    versions: (configId) =>
+      Effect.sync(() =>
+        [...configVersions.rows.values()].filter((v) => v.config_id === configId).sort((a, b) => a.version - b.version)
+      ),
+    clearDefault: (workspaceId) =>
+      Effect.forEach(
+        [...configs.rows.values()].filter((c) => c.record.workspace_id === workspaceId && c.record.is_default === 1),
+        (c) =>
+          configs.replace(c.record.id, () => ({ ...c, record: new GatewayConfig({ ...c.record, is_default: 0 }) })),
+        { discard: true }
+      )
+  })
 
   // Units of work are serialised in memory: nothing waits for a chain's end, so one chain (0) holds it all.
   const audit: Array<AuditRecord> = []
@@ -418,6 +455,7 @@ const make = Effect.sync(() => {
     Context.add(McpCapabilityStore, makeCapabilityStore(state)),
     Context.add(LeaseStore, makeLeaseStore()),
     Context.add(PartialStore, partialStore),
+    Context.add(CollectionStore, makeCollectionStore(state, prompts.resources, partials.resources)),
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
     Context.add(TrustPolicyStore, makeTrustPolicyStore(state)),

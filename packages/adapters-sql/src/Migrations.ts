@@ -488,6 +488,67 @@ export const migrationScripts = {
     ALTER TABLE virtual_keys ADD COLUMN note text;
     ALTER TABLE virtual_keys ADD COLUMN usage_limits jsonb
   `,
+  // Collections hold a workspace's prompts and partials. Every workspace gets its default collection (slug
+  // 'default', one per workspace), and every prompt and partial so far moves into its workspace's, ids kept.
+  // A collection's id is not a foreign key of prompts: deleting a collection that holds any is refused by
+  // the domain (Collections.ts), and a workspace's prompts and collections go together.
+  // Organisation-wide slug lookups (ResourceLookup.ts) get an index on every kind that lacked one.
+  "0029_collections": `
+    CREATE TABLE collections (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      parent_collection_id text REFERENCES collections (id),
+      is_default boolean NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT collections_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE UNIQUE INDEX collections_one_default ON collections (workspace_id) WHERE is_default;
+    CREATE INDEX collections_organisation_created ON collections (organisation_id, created_at, id);
+    CREATE INDEX collections_organisation_slug ON collections (organisation_id, slug);
+    INSERT INTO collections (id, organisation_id, workspace_id, name, slug, parent_collection_id, is_default,
+                             created_at, last_updated_at)
+      SELECT gen_random_uuid()::text, organisation_id, id, 'Default', 'default', NULL, true, now(), now()
+      FROM workspaces;
+    ALTER TABLE prompts ADD COLUMN collection_id text;
+    UPDATE prompts p SET collection_id = c.id FROM collections c WHERE c.workspace_id = p.workspace_id AND c.is_default;
+    ALTER TABLE prompts ALTER COLUMN collection_id SET NOT NULL;
+    CREATE INDEX prompts_collection_created ON prompts (collection_id, created_at, id);
+    ALTER TABLE prompt_partials ADD COLUMN collection_id text;
+    UPDATE prompt_partials p SET collection_id = c.id
+      FROM collections c WHERE c.workspace_id = p.workspace_id AND c.is_default;
+    ALTER TABLE prompt_partials ALTER COLUMN collection_id SET NOT NULL;
+    CREATE INDEX prompt_partials_collection_created ON prompt_partials (collection_id, created_at, id);
+    CREATE INDEX prompt_partials_organisation_slug ON prompt_partials (organisation_id, slug);
+    CREATE INDEX virtual_keys_organisation_slug ON virtual_keys (organisation_id, slug);
+    CREATE INDEX configs_organisation_slug ON configs (organisation_id, slug)
+  `,
+  // Config versions (one per create and update, the config's name and body, never its key), Portkey's
+  // is_default (one per workspace) and status. Every config so far gets its version 1.
+  "0030_config_versions": `
+    ALTER TABLE configs ADD COLUMN is_default integer NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1));
+    ALTER TABLE configs ALTER COLUMN is_default DROP DEFAULT;
+    ALTER TABLE configs ADD COLUMN status text NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'archived'));
+    ALTER TABLE configs ALTER COLUMN status DROP DEFAULT;
+    CREATE UNIQUE INDEX configs_one_default ON configs (workspace_id) WHERE is_default = 1;
+    CREATE TABLE config_versions (
+      id text PRIMARY KEY,
+      config_id text NOT NULL REFERENCES configs (id) ON DELETE CASCADE,
+      version integer NOT NULL,
+      name text NOT NULL,
+      config jsonb NOT NULL,
+      created_at timestamptz NOT NULL,
+      CONSTRAINT config_versions_number_unique UNIQUE (config_id, version)
+    );
+    INSERT INTO config_versions (id, config_id, version, name, config, created_at)
+      SELECT gen_random_uuid()::text, id, 1, name, config, last_updated_at FROM configs;
+    ALTER TABLE configs ADD COLUMN version_id text;
+    UPDATE configs c SET version_id = v.id FROM config_versions v WHERE v.config_id = c.id;
+    ALTER TABLE configs ALTER COLUMN version_id SET NOT NULL
+  `,
   // The check value of the master key the store was made with (an HMAC of a constant under a key derived
   // from it): a start with another key is refused. One row, written at the first start that finds none.
   "0032_master_key_check": `

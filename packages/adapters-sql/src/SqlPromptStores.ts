@@ -47,6 +47,7 @@ interface TemplateResource {
   readonly id: string
   readonly organisation_id: string
   readonly workspace_id: string
+  readonly collection_id: string
   readonly name: string
   readonly slug: string
   readonly published_version: number
@@ -58,7 +59,7 @@ export const makePromptStores = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const inTransaction = <A, E>(effect: Effect.Effect<A, E | SqlError>) =>
     sql.withTransaction(effect) as Effect.Effect<A, E | SqlError>
-  const { byId, bySlug, inScope, listing } = queriesOn(sql)
+  const { allBySlug, byId, bySlug, inScope, listing } = queriesOn(sql)
 
   /**
    * What the prompt and partial stores do alike (the domain's versioned-resource port): `resources` holds the
@@ -85,8 +86,15 @@ export const makePromptStores = Effect.gen(function*() {
         write(inTransaction(Effect.andThen(insertResource(r), insertVersion(firstVersion)))),
       addVersion: (v: V) => write(Effect.asVoid(insertVersion(v))),
       get: byId(resources, Row),
-      list: (organisationId: string, workspaceId: string | null, page: PageRequest) =>
-        listing(Row, resources, inScope(organisationId, workspaceId), page),
+      list: (organisationId: string, workspaceId: string | null, page: PageRequest, collectionId?: string) =>
+        listing(
+          Row,
+          resources,
+          collectionId === undefined
+            ? inScope(organisationId, workspaceId)
+            : sql`${inScope(organisationId, workspaceId)} AND collection_id = ${collectionId}`,
+          page
+        ),
       getVersion: (id: string, number: number) => read(version({ id, version: number })),
       setPublished: (id: string, number: number, at: string) =>
         read(Effect.asVoid(
@@ -131,10 +139,10 @@ export const makePromptStores = Effect.gen(function*() {
       resourceColumn: "prompt_id",
       VersionRow,
       insertResource: (r: Prompt) =>
-        sql`INSERT INTO prompts (id, organisation_id, workspace_id, name, slug, published_version, created_at,
-                                 last_updated_at)
-            VALUES (${r.id}, ${r.organisation_id}, ${r.workspace_id}, ${r.name}, ${r.slug}, ${r.published_version},
-                    ${r.created_at}, ${r.last_updated_at})`,
+        sql`INSERT INTO prompts (id, organisation_id, workspace_id, collection_id, name, slug, published_version,
+                                 created_at, last_updated_at)
+            VALUES (${r.id}, ${r.organisation_id}, ${r.workspace_id}, ${r.collection_id}, ${r.name}, ${r.slug},
+                    ${r.published_version}, ${r.created_at}, ${r.last_updated_at})`,
       insertVersion: (v: PromptVersion) =>
         sql`INSERT INTO prompt_versions (id, prompt_id, version, string, parameters, model, type, is_raw_template,
                                          version_description, template_metadata, created_at)
@@ -178,15 +186,16 @@ export const makePromptStores = Effect.gen(function*() {
       resourceColumn: "partial_id",
       VersionRow: PartialVersionRow,
       insertResource: (r: Partial) =>
-        sql`INSERT INTO prompt_partials (id, organisation_id, workspace_id, name, slug, published_version,
-                                         description, status, created_at, last_updated_at)
-            VALUES (${r.id}, ${r.organisation_id}, ${r.workspace_id}, ${r.name}, ${r.slug}, ${r.published_version},
-                    ${r.description}, ${r.status}, ${r.created_at}, ${r.last_updated_at})`,
+        sql`INSERT INTO prompt_partials (id, organisation_id, workspace_id, collection_id, name, slug,
+                                         published_version, description, status, created_at, last_updated_at)
+            VALUES (${r.id}, ${r.organisation_id}, ${r.workspace_id}, ${r.collection_id}, ${r.name}, ${r.slug},
+                    ${r.published_version}, ${r.description}, ${r.status}, ${r.created_at}, ${r.last_updated_at})`,
       insertVersion: (v: PartialVersion) =>
         sql`INSERT INTO prompt_partial_versions (id, partial_id, version, string, version_description, created_at)
             VALUES (${v.id}, ${v.partial_id}, ${v.version}, ${v.string}, ${v.version_description}, ${v.created_at})`
     }),
     findBySlug: bySlug("prompt_partials", "workspace_id", PartialRow),
+    findAllBySlug: allBySlug("prompt_partials", PartialRow),
     update: (p) =>
       read(Effect.map(
         sql`UPDATE prompt_partials SET name = ${p.name}, description = ${p.description}, status = ${p.status},

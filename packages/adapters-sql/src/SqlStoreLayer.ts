@@ -7,6 +7,7 @@ import {
   ApiKeyStore,
   AuditLogStore,
   ChangeFeed,
+  CollectionStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -24,6 +25,7 @@ import { makeAccessStores } from "./SqlAccessStores.ts"
 import { makeApiKeyStore } from "./SqlApiKeyStore.ts"
 import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
+import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
@@ -41,6 +43,7 @@ const makeAll = Effect.gen(function*() {
     Context.add(ApiKeyStore, yield* makeApiKeyStore),
     Context.add(AuditLogStore, yield* makeAuditLogStore),
     Context.add(LabelStore, yield* makeLabelStore),
+    Context.add(CollectionStore, yield* makeCollectionStore),
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),

@@ -45,7 +45,7 @@ describe("a success in every group", () => {
       const prompt = yield* api.prompts.create({
         payload: { workspace_id: workspace.id, name: "Greeting", string: "Hello {{name}}", model: "m" }
       })
-      const details = yield* api.prompts.get({ params: { promptId: prompt.id } })
+      const details = yield* api.prompts.get({ params: { promptId: prompt.id }, query: {} })
       const integration = yield* api.mcpRegistry.createIntegration({
         payload: { name: "Linear", url: "https://mcp.linear.app/sse", auth_type: "oauth_auto", transport: "sse" }
       })
@@ -139,7 +139,7 @@ describe("errors a caller catches by tag", () => {
   it("NotFoundError, BadRequest naming its field, ConflictError", async () => {
     const caught = await run(Effect.gen(function*() {
       const api = yield* client
-      const notFound = yield* api.prompts.get({ params: { promptId: "prompt_nope" } }).pipe(
+      const notFound = yield* api.prompts.get({ params: { promptId: "prompt_nope" }, query: {} }).pipe(
         Effect.map(() => "found"),
         Effect.catchTag("NotFoundError", (error) => Effect.succeed(`not found: ${error.error.code}`))
       )

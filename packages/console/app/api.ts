@@ -50,8 +50,17 @@ export type Label = Item<Answer<"labels", "list">>
 const newestFirst = <V extends { readonly version: number }>(versions: ReadonlyArray<V>) =>
   [...versions].sort((a, b) => b.version - a.version)
 
-export const listPrompts = (workspaceId: string | undefined, paging: Paging) =>
-  get<"prompts", "list">("/prompts", { workspace_id: workspaceId, ...paging })
+export const listPrompts = (workspaceId: string | undefined, paging: Paging, collectionId?: string) =>
+  get<"prompts", "list">("/prompts", { workspace_id: workspaceId, collection_id: collectionId, ...paging })
+
+// ---- collections ----
+
+export type Collection = Item<Answer<"collections", "list">>
+
+export const listCollections = (workspaceId: string | undefined, paging: Paging) =>
+  get<"collections", "list">("/collections", { workspace_id: workspaceId, ...paging })
+export const createCollection = (body: Body<"collections", "create">) =>
+  send<"collections", "create">("POST", "/collections", body)
 export const getPrompt = (idOrSlug: string) => get<"prompts", "get">(`/prompts/${segment(idOrSlug)}`)
 export const createPrompt = (body: Body<"prompts", "create">) => send<"prompts", "create">("POST", "/prompts", body)
 export const updatePrompt = (id: string, body: Body<"prompts", "update">) =>

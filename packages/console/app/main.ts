@@ -3,6 +3,7 @@ import { render } from "preact"
 import { html } from "./html.ts"
 import { ApiKeysPage } from "./pages/apiKeys.ts"
 import { AuditLogsPage } from "./pages/auditLogs.ts"
+import { CollectionsPage } from "./pages/collections.ts"
 import { McpRegistryPage } from "./pages/mcpRegistry.ts"
 import { NewPartialPage, PartialsPage } from "./pages/partials.ts"
 import { PartialPage } from "./pages/partialVersions.ts"
@@ -30,6 +31,7 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
   ["/partials", () => html`<${PartialsPage} />`],
   ["/partials/new", () => html`<${NewPartialPage} />`],
   ["/partials/:id", ({ id }) => html`<${PartialPage} id=${id} />`],
+  ["/collections", () => html`<${CollectionsPage} />`],
   ["/mcp", () => html`<${McpRegistryPage} />`],
   ["/api-keys", () => html`<${ApiKeysPage} />`],
   ["/providers", () => html`<${ProvidersPage} />`],

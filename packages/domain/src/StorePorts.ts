@@ -4,6 +4,7 @@
  */
 import type { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./access/AccessStores.ts"
 import type { AuditLogStore } from "./audit/AuditLogStore.ts"
+import type { CollectionStore } from "./collections/Collection.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
@@ -25,6 +26,7 @@ export type StorePorts =
   | AuditLogStore
   | PromptStore
   | PartialStore
+  | CollectionStore
   | LabelStore
   | McpIntegrationStore
   | McpServerStore

@@ -383,6 +383,33 @@ describe.skipIf(!available)("the console in a browser", () => {
     await browser.screenshot("partials")
   })
 
+  step("files prompts in collections: a new collection, and the prompts list filtered by it", async () => {
+    await page.getByRole("link", { name: "Collections" }).click()
+    const form = page.getByRole("form", { name: "New collection" })
+    await form.getByLabel("Name", { exact: true }).fill("Drafts")
+    await form.getByRole("button", { name: "Create collection" }).click()
+    const table = page.getByRole("table", { name: "Collections" })
+    await expect.poll(() => table.innerText()).toContain("drafts")
+    const listed = (await (await api("/v1/collections")).json()) as {
+      data: ReadonlyArray<{ id: string; slug: string }>
+    }
+    const drafts = listed.data.find((c) => c.slug === "drafts")!
+    const filed = await fetch(`${server.baseUrl}/v1/prompts`, {
+      method: "POST",
+      headers: { "x-service-api-key": server.adminKey!, "content-type": "application/json" },
+      body: JSON.stringify({ name: "Draft reply", string: "Hello", collection_id: drafts.id })
+    })
+    expect(filed.status).toBe(201)
+
+    await page.getByRole("link", { name: "Prompts" }).click()
+    const prompts = page.getByRole("table", { name: "Prompts" })
+    await expect.poll(() => prompts.locator("tbody tr").count()).toBeGreaterThan(1)
+    await page.getByLabel("Collection").selectOption({ label: "Drafts" })
+    await expect.poll(() => prompts.locator("tbody tr").allInnerTexts()).toEqual([
+      expect.stringContaining("Draft reply")
+    ])
+  })
+
   step("registers MCP integrations at both levels and a server, with their visibility and status", async () => {
     await page.getByRole("link", { name: "MCP registry" }).click()
     const form = page.getByRole("form", { name: "New integration" })

@@ -305,8 +305,18 @@ describe("stored provider keys", () => {
       }),
       workspaceKey
     )
-    expect(twoTargets).toMatchObject({ _tag: "BadRequest" })
-    expect(twoTargets.message).toBe("Maximum one target is allowed for fine_tuning requests")
+    // A provider key is stored at a config's top level only, for its one destination.
+    expect(twoTargets).toMatchObject({ _tag: "BadRequest", param: "config.targets[0].api_key" })
+    // Portkey's fallback over two virtual keys is a config to store; a fine-tuning listing takes one target.
+    const fallback = {
+      strategy: { mode: "fallback", on_status_codes: [429] },
+      targets: [{ virtual_key: "a" }, { virtual_key: "b" }]
+    }
+    await server.api(createConfig({ name: "fallback", config: fallback }), workspaceKey)
+    for (const header of ["fallback", JSON.stringify(fallback)]) {
+      const refused = await errorOf(await jobs({ "x-service-config": header }))
+      expect(refused).toMatchObject({ status: 400, message: "Maximum one target is allowed for fine_tuning requests" })
+    }
     const oddConfig = await server.refusal(createConfig({ name: "odd", config: { retries: 3 } }), workspaceKey)
     expect(oddConfig).toMatchObject({ _tag: "BadRequest", param: "config.retries" })
   })

@@ -104,11 +104,11 @@ describe("API keys", () => {
 
 describe("prompts", () => {
   it("create, list, retrieve by slug, update, publish, and render with @N, @latest and @label", async () => {
-    // `collection_id` is required by the SDK's type; the gateway has no collections and ignores it: the prompt
-    // goes to the key's workspace.
+    // `collection_id` is required by the SDK's type: a collection of the key's workspace (Collections.test.ts).
+    const collection = await sdk.collections.create({ name: "Bots" })
     const created = await sdk.prompts.create({
       name: "Support bot",
-      collection_id: server.workspaceId,
+      collection_id: collection.id,
       string: JSON.stringify([{ role: "user", content: "Answer {{question}}" }]),
       parameters: { temperature: 0.2 },
       model: "gpt-4o"
@@ -195,7 +195,7 @@ describe("versions and labels", () => {
   it("versions: list, retrieve, point a label at one", async () => {
     const prompt = await sdk.prompts.create({
       name: "Greeter",
-      collection_id: server.workspaceId,
+      collection_id: "bots",
       string: "Hello {{name}}",
       parameters: {},
       model: "gpt-3.5-turbo-instruct"

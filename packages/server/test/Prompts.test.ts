@@ -17,7 +17,7 @@ describe("creating prompts", () => {
       id: expect.any(String),
       version_id: expect.any(String)
     })
-    const details = await api((client) => client.prompts.get({ params: { promptId: created.id } }))
+    const details = await api((client) => client.prompts.get({ params: { promptId: created.id }, query: {} }))
     expect(details.versions[0]).toMatchObject({ version: 1, type: "chat" })
     expect(details.labels.map((l) => l.label)).toEqual(["development", "production", "staging"])
 
@@ -101,7 +101,7 @@ describe("versions, publishing and labels", () => {
     )
     expect(listed.data.some((p) => p.id === created.id)).toBe(true)
     await api((client) => client.prompts.delete({ params: { promptId: created.id } }))
-    expect((await refusal((client) => client.prompts.get({ params: { promptId: created.id } })))._tag).toBe(
+    expect((await refusal((client) => client.prompts.get({ params: { promptId: created.id }, query: {} })))._tag).toBe(
       "NotFoundError"
     )
   })

@@ -36,6 +36,9 @@ describe.each(availableStores)("stored provider keys and custom hosts on %s", (s
           slug,
           config,
           masked_api_key: null,
+          is_default: 0,
+          status: "active",
+          version_id: crypto.randomUUID(),
           created_at: now,
           last_updated_at: now
         }),

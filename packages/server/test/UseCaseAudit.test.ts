@@ -8,6 +8,7 @@ import {
   ApiKeys,
   Audit,
   Bootstrap,
+  Collections,
   Configs,
   McpConnectivity,
   McpRegistry,
@@ -72,6 +73,10 @@ const partial = (world: World) =>
   )
 const label = (world: World) =>
   Prompts.use((prompts) => prompts.createLabel(world.admin, { workspace_id: world.workspaceId, name: unique("label") }))
+const collection = (world: World) =>
+  Collections.use((collections) =>
+    collections.create(world.admin, { workspace_id: world.workspaceId, name: unique("Collection") })
+  )
 const integration = (world: World) =>
   McpRegistry.use((registry) =>
     registry.createIntegration(world.admin, {
@@ -554,6 +559,41 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Effect.flatMap(label(w), (l) => Prompts.use((p) => p.deleteLabel(w.weak, l.id)))
     },
     { outcome: "failed", program: (w) => Prompts.use((p) => p.deleteLabel(w.admin, MISSING)) }
+  ],
+  "collections.create": [
+    { outcome: "allowed", program: collection },
+    {
+      outcome: "denied",
+      program: (w) => Collections.use((c) => c.create(w.weak, { workspace_id: w.workspaceId, name: unique("C") }))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Collections.use((c) => c.create(w.admin, { workspace_id: MISSING, name: "C" }))
+    }
+  ],
+  "collections.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(collection(w), (made) => Collections.use((c) => c.update(w.admin, made.id, { name: "N" })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(collection(w), (made) => Collections.use((c) => c.update(w.weak, made.id, { name: "N" })))
+    },
+    { outcome: "failed", program: (w) => Collections.use((c) => c.update(w.admin, MISSING, { name: "N" })) }
+  ],
+  "collections.delete": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(collection(w), (made) => Collections.use((c) => c.remove(w.admin, made.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(collection(w), (made) => Collections.use((c) => c.remove(w.weak, made.id)))
+    },
+    { outcome: "failed", program: (w) => Collections.use((c) => c.remove(w.admin, MISSING)) }
   ],
   "mcpRegistry.createIntegration": [
     { outcome: "allowed", program: integration },

@@ -12,6 +12,7 @@ interface VersionedResource {
   readonly id: string
   readonly organisation_id: string
   readonly workspace_id: string
+  readonly collection_id: string
   readonly slug: string
   readonly published_version: number
   readonly last_updated_at: string
@@ -54,8 +55,19 @@ export const versionedTables = <R extends VersionedResource, V extends Version>(
           )
       ),
     get: (id: string): Effect.Effect<Option.Option<R>> => Effect.sync(() => resources.get(id)),
-    list: (organisationId: string, workspaceId: string | null, page: PageRequest): Effect.Effect<Page<R>> =>
-      Effect.sync(() => resources.page((r) => inScope(r, organisationId, workspaceId), page)),
+    list: (
+      organisationId: string,
+      workspaceId: string | null,
+      page: PageRequest,
+      collectionId?: string
+    ): Effect.Effect<Page<R>> =>
+      Effect.sync(() =>
+        resources.page(
+          (r) =>
+            inScope(r, organisationId, workspaceId) && (collectionId === undefined || r.collection_id === collectionId),
+          page
+        )
+      ),
     getVersion: (resourceId: string, version: number): Effect.Effect<Option.Option<V>> =>
       Effect.sync(() => versions.byUnique(`${resourceId}@${version}`)),
     setPublished: (resourceId: string, version: number, at: string): Effect.Effect<void> =>

@@ -39,6 +39,18 @@ export const queriesOn = (sql: SqlClient.SqlClient) => {
   const bySlug = <S extends Schema.Decoder<unknown>>(table: string, scope: string, Result: S) =>
     byPair(table, scope, "slug", Result)
 
+  /** The rows of any of the organisation's workspaces with this slug (unique per workspace only). */
+  const allBySlug = <S extends Schema.Decoder<unknown>>(table: string, Result: S) => {
+    const find = SqlSchema.findAll({
+      Request: Schema.Struct({ organisationId: Schema.String, slug: Schema.String }),
+      Result,
+      execute: ({ organisationId, slug }) =>
+        sql`SELECT * FROM ${sql(table)} WHERE organisation_id = ${organisationId} AND slug = ${slug}`
+    })
+    return (organisationId: string, slug: string): Effect.Effect<ReadonlyArray<S["Type"]>, StoreError> =>
+      read(find({ organisationId, slug }))
+  }
+
   /** An organisation's rows, or one workspace's when a workspace is named. */
   const inScope = (organisationId: string, workspaceId: string | null) =>
     workspaceId === null
@@ -64,5 +76,5 @@ export const queriesOn = (sql: SqlClient.SqlClient) => {
       sql`SELECT count(*) AS n FROM ${sql(table)} WHERE ${where}`
     )
 
-  return { byId, byPair, bySlug, inScope, listing }
+  return { allBySlug, byId, byPair, bySlug, inScope, listing }
 }

@@ -20,6 +20,12 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
     param: "slug"
   },
   virtual_keys_slug_unique: { message: "A virtual key with this slug already exists in the workspace.", param: "slug" },
+  collections_slug_unique: { message: "A collection with this slug already exists in the workspace.", param: "slug" },
+  collections_one_default: { message: "Another request made this workspace's default collection; retry.", param: null },
+  config_versions_number_unique: {
+    message: "Another request changed this config at the same time; retry.",
+    param: null
+  },
   configs_slug_unique: { message: "A config with this slug already exists in the workspace.", param: "slug" },
   mcp_servers_slug_unique: { message: "An MCP server with this slug already exists in the workspace.", param: "slug" },
   labels_workspace_name_unique: { message: "A label with this name already exists in the workspace.", param: "name" },

@@ -3,15 +3,21 @@
  * the page shown by name and slug, and opens a prompt directly when it is an exact slug or id.
  */
 import { useState } from "preact/hooks"
-import { ApiError, getPrompt, listPrompts, type Prompt } from "../api.ts"
+import { ApiError, type Collection, getPrompt, listCollections, listPrompts, type Prompt } from "../api.ts"
 import { html } from "../html.ts"
 import { href, navigate } from "../router.ts"
 import { can, workspaceId } from "../session.ts"
-import { PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
+import { PagedTable, PageHeader, useLoad, usePagedList, when } from "../ui/common.ts"
 
 export const PromptsPage = () => {
   const workspace = workspaceId.value ?? undefined
-  const list = usePagedList((paging) => listPrompts(workspace, paging), [workspace])
+  // "" is every collection; otherwise the list is that collection's (the API's collection_id filter).
+  const [collection, setCollection] = useState("")
+  const collections = useLoad(() => listCollections(workspace, { page_size: 1000, current_page: 0 }), [workspace])
+  const list = usePagedList(
+    (paging) => listPrompts(workspace, paging, collection === "" ? undefined : collection),
+    [workspace, collection]
+  )
   const [search, setSearch] = useState("")
   const [notFound, setNotFound] = useState<string | null>(null)
   const needle = search.trim().toLowerCase()
@@ -42,6 +48,12 @@ export const PromptsPage = () => {
     setSearch((e.currentTarget as HTMLInputElement).value)
     setNotFound(null)
   }} />
+      <label for="prompt-collection">Collection</label>
+      <select id="prompt-collection" value=${collection}
+        onChange=${(e: Event) => setCollection((e.currentTarget as HTMLSelectElement).value)}>
+        <option value="">All collections</option>
+        ${(collections.data?.data ?? []).map((c: Collection) => html`<option value=${c.id}>${c.name}</option>`)}
+      </select>
     </form>
     ${notFound === null ? null : html`<p class="field-error" role="alert">${notFound}</p>`}
     <${PagedTable} list=${list} caption="Prompts" head=${["Name", "Slug", "Published", "Updated"]}

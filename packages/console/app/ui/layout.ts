@@ -18,6 +18,7 @@ export const SECTIONS: ReadonlyArray<Section> = [
   { path: "/prompts", label: "Prompts", scopes: ["prompts.list"] },
   { path: "/playground", label: "Playground", scopes: ["prompts.render"] },
   { path: "/partials", label: "Partials", scopes: ["prompts.list"] },
+  { path: "/collections", label: "Collections", scopes: ["prompts.list"] },
   {
     path: "/mcp",
     label: "MCP registry",

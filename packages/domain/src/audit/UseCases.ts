@@ -37,6 +37,9 @@ const USE_CASE_TABLE = {
   "prompts.delete": { action: "delete", resourceType: "prompt" },
   // Not a change: only its refusals of a known key (revoked, expired) are recorded (adapters-http Admission.ts).
   "promptRendering.render": { action: "render", resourceType: "prompt" },
+  "collections.create": { action: "create", resourceType: "collection" },
+  "collections.update": { action: "update", resourceType: "collection" },
+  "collections.delete": { action: "delete", resourceType: "collection" },
   "labels.create": { action: "create", resourceType: "label" },
   "labels.update": { action: "update", resourceType: "label" },
   "labels.delete": { action: "delete", resourceType: "label" },

@@ -2,16 +2,17 @@
  * A config: how to route a call (one provider target for fine-tuning listings), stored in a workspace under
  * a slug or given inline with a call. A stored config's provider key is encrypted at rest and never read back.
  */
-import { Option, Redacted, Schema, Struct } from "effect"
+import { Redacted, Schema, Struct } from "effect"
 import { JsonObject } from "../prompts/Prompt.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import { Name, Slug } from "../shared/Rules.ts"
+import { checkConfig, type ConfigTargetSpec, PortkeyConfig } from "./PortkeyConfig.ts"
 import { credentialFields } from "./VirtualKey.ts"
 
 /** The fields of a config's creation body that hold a provider key. */
 export const CONFIG_SECRET_FIELDS: ReadonlyArray<ReadonlyArray<string>> = [["config", "api_key"]]
 
-/** The routing a config gives: one provider target for fine-tuning listings. */
+/** The routing a config gives a fine-tuning listing: one provider target. */
 export const ConfigTarget = Schema.Struct({
   provider: Schema.optionalKey(Schema.String),
   virtual_key: Schema.optionalKey(Schema.String),
@@ -20,34 +21,62 @@ export const ConfigTarget = Schema.Struct({
 })
 export type ConfigTarget = typeof ConfigTarget.Type
 
+export const ConfigStatus = Schema.Literals(["active", "archived"])
+
 export class GatewayConfig extends Schema.Class<GatewayConfig>("GatewayConfig")({
   id: Schema.String,
   organisation_id: Schema.String,
   workspace_id: Schema.String,
   name: Name,
   slug: Slug,
-  /** The config without its API key. */
-  config: ConfigTarget,
+  /** The config as given (Portkey's schema, PortkeyConfig.ts), without its API key. */
+  config: PortkeyConfig,
   /** The masked API key, when the config carries one. */
   masked_api_key: Schema.NullOr(Schema.String),
+  /** 1 for the workspace's default config (one at most), else 0: Portkey's integer. */
+  is_default: Schema.Literals([0, 1]),
+  /** An archived config stays readable and is refused by calls. */
+  status: ConfigStatus,
+  /** The id of the config's newest version (ConfigVersion): every create and update makes one. */
+  version_id: Schema.String,
   created_at: Schema.String,
   last_updated_at: Schema.String
 }) {}
 
-/** A stored config as a caller asks for one, in the API's casing. */
+/** One version of a config: what it was named and said after a create or an update (never its API key). */
+export class ConfigVersion extends Schema.Class<ConfigVersion>("ConfigVersion")({
+  id: Schema.String,
+  config_id: Schema.String,
+  version: Schema.Int,
+  name: Name,
+  config: PortkeyConfig,
+  created_at: Schema.String
+}) {}
+
+const isDefaultField = Schema.optionalKey(GatewayConfig.fields.is_default.annotate({
+  description: "1: the workspace's default config (the previous default becomes 0)."
+}))
+
+/**
+ * A stored config as a caller asks for one, in the API's casing. Portkey's document names the default flag
+ * `isDefault`; its Node SDK sends every body key in snake case (`is_default`): both are taken.
+ */
 export const CreateConfig = Schema.Struct({
   ...credentialFields,
   config: JsonObject.annotate({
-    description:
-      "provider + api_key, or virtual_key; optionally custom_host and request_timeout (ms). One target at most."
-  })
+    description: "Portkey's config schema: routing (provider + api_key, virtual_key, custom_host, strategy with " +
+      "targets) and retry, cache, request_timeout, override_params, guardrails, hooks. api_key at the top level only."
+  }),
+  is_default: isDefaultField,
+  isDefault: isDefaultField
 })
 export type ConfigInput = typeof CreateConfig.Type
 
-/** A new name, or a new config replacing the stored one whole (its api_key included). */
-export const UpdateConfig = Schema.Struct(
-  Struct.map(Struct.pick(CreateConfig.fields, ["name", "config"]), Schema.optionalKey)
-)
+/** A new name, a new config replacing the stored one whole (its api_key included), or a new status. */
+export const UpdateConfig = Schema.Struct({
+  ...Struct.map(Struct.pick(CreateConfig.fields, ["name", "config"]), Schema.optionalKey),
+  status: Schema.optionalKey(ConfigStatus)
+})
 export type ConfigChange = typeof UpdateConfig.Type
 
 /** What a config, parsed and with its key decrypted, says about a call. */
@@ -58,81 +87,92 @@ export interface ResolvedConfig {
   readonly apiKey: Redacted.Redacted<string> | undefined
 }
 
-const CONFIG_FIELDS = new Set([
-  "provider",
-  "api_key",
-  "virtual_key",
-  "custom_host",
-  "request_timeout",
-  "targets",
-  "strategy"
-])
-const decodeTarget = Schema.decodeUnknownOption(ConfigTarget)
-
-/**
- * Parses a config object: at most one target, known fields only. `param` names the config in errors, and
- * its fields below it (`config.custom_host`). Pure.
- */
-export const parseConfig = (
-  config: unknown,
-  param = "config"
-): { readonly target: ConfigTarget; readonly apiKey: string | undefined } | InvalidRequest => {
-  if (config === null || typeof config !== "object" || Array.isArray(config)) {
-    return InvalidRequest.of("A config must be a JSON object.", param)
+/** The one target a config routes to: its top level, with its single target's fields over it. */
+const soleTarget = (config: PortkeyConfig, param: string): ConfigTarget | InvalidRequest => {
+  const { targets, ...top } = config
+  if (targets !== undefined && targets.length > 1) {
+    return InvalidRequest.of("Maximum one target is allowed for fine_tuning requests", `${param}.targets`)
   }
-  let body = config as Record<string, unknown>
-  const unknown = Object.keys(body).filter((k) => !CONFIG_FIELDS.has(k))
-  if (unknown.length > 0) {
-    return InvalidRequest.of(
-      `Unknown config fields: ${
-        unknown.join(", ")
-      }. Known: provider, api_key, virtual_key, custom_host, request_timeout.`,
-      `${param}.${unknown[0]}`
-    )
+  const merged = { ...top, ...targets?.[0] }
+  if (merged.targets !== undefined) {
+    return InvalidRequest.of("Maximum one target is allowed for fine_tuning requests", `${param}.targets`)
   }
-  if (body.targets !== undefined) {
-    if (!Array.isArray(body.targets) || body.targets.length === 0) {
-      return InvalidRequest.of("targets must be a non-empty list.", `${param}.targets`)
-    }
-    if (body.targets.length > 1) {
-      return InvalidRequest.of("Maximum one target is allowed for fine_tuning requests", `${param}.targets`)
-    }
-    const { targets, strategy: _strategy, ...rest } = body
-    body = { ...rest, ...(targets[0] as Record<string, unknown>) }
+  const target: ConfigTarget = {
+    ...(merged.provider === undefined ? {} : { provider: merged.provider }),
+    ...(merged.virtual_key === undefined ? {} : { virtual_key: merged.virtual_key }),
+    ...(merged.custom_host === undefined ? {} : { custom_host: merged.custom_host }),
+    ...(merged.request_timeout === undefined ? {} : { request_timeout: merged.request_timeout })
   }
-  const apiKey = body.api_key
-  if (apiKey !== undefined && (typeof apiKey !== "string" || apiKey.length === 0)) {
-    return InvalidRequest.of("api_key must be a non-empty string.", `${param}.api_key`)
-  }
-  const { api_key: _key, strategy: _s, targets: _t, ...fields } = body
-  const target = decodeTarget(fields)
-  if (Option.isNone(target)) {
-    return InvalidRequest.of(
-      "provider, virtual_key and custom_host are strings; request_timeout is 1 to 600000 ms.",
-      param
-    )
-  }
-  if (target.value.provider !== undefined && target.value.virtual_key !== undefined) {
+  if (target.provider !== undefined && target.virtual_key !== undefined) {
     return InvalidRequest.of("Maximum one target is allowed for fine_tuning requests", param)
   }
-  // A virtual key's provider key goes only to the host stored with that key (see ProviderChoice.ts).
-  if (target.value.virtual_key !== undefined && target.value.custom_host !== undefined) {
+  return target
+}
+
+/**
+ * A virtual key's provider key goes only to the host stored with that key (see ProviderChoice.ts): no level of
+ * a config may pair them. Answers the first offending path.
+ */
+const pairedHost = (
+  level: {
+    readonly virtual_key?: string
+    readonly custom_host?: string
+    readonly targets?: ReadonlyArray<ConfigTargetSpec>
+  },
+  at: string
+): string | undefined => {
+  if (level.virtual_key !== undefined && level.custom_host !== undefined) return `${at}.custom_host`
+  for (const [i, target] of (level.targets ?? []).entries()) {
+    const found = pairedHost(target, `${at}.targets[${i}]`)
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+/**
+ * Parses a config object by Portkey's schema (PortkeyConfig.ts), with the rules of stored secrets: a virtual key
+ * never with a custom host, a provider key only where one destination is known (a config with a single target).
+ * `param` names the config in errors, and its fields below it (`config.custom_host`). Pure.
+ */
+export const parseConfig = (
+  input: unknown,
+  param = "config"
+): { readonly config: PortkeyConfig; readonly apiKey: string | undefined } | InvalidRequest => {
+  const checked = checkConfig(input, param)
+  if (checked instanceof InvalidRequest) return checked
+  const paired = pairedHost(checked.config, param)
+  if (paired !== undefined) {
     return InvalidRequest.of(
       "custom_host cannot be combined with virtual_key: a virtual key's provider key is only sent to the host " +
         "stored with the virtual key. Set custom_host on the virtual key instead.",
-      `${param}.custom_host`
+      paired
     )
   }
-  return { target: target.value, apiKey: apiKey as string | undefined }
+  if (checked.apiKey !== undefined) {
+    const target = soleTarget(checked.config, param)
+    if (target instanceof InvalidRequest) {
+      return InvalidRequest.of(
+        "api_key is bound to one destination: a config with several targets names their keys by virtual_key.",
+        `${param}.api_key`
+      )
+    }
+  }
+  return checked
 }
+
+/** The target a config routes a fine-tuning listing to; one at most. Pure. */
+export const configTarget = (config: PortkeyConfig, param = "config"): ConfigTarget | InvalidRequest =>
+  soleTarget(config, param)
 
 /** A config a call gives inline, already parsed from JSON, as a call uses it. Pure. */
 export const resolveInlineConfig = (config: unknown): ResolvedConfig | InvalidRequest => {
   const parsed = parseConfig(config)
   if (parsed instanceof InvalidRequest) return parsed
+  const target = configTarget(parsed.config)
+  if (target instanceof InvalidRequest) return target
   return {
     slug: undefined,
-    target: parsed.target,
+    target,
     apiKey: parsed.apiKey === undefined ? undefined : Redacted.make(parsed.apiKey)
   }
 }

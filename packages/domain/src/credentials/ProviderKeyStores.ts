@@ -6,7 +6,7 @@ import { Context, type Effect, type Option } from "effect"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import type { StoreError } from "../shared/StoreError.ts"
-import type { GatewayConfig } from "./Config.ts"
+import type { ConfigVersion, GatewayConfig } from "./Config.ts"
 import type { VirtualKey } from "./VirtualKey.ts"
 
 export interface StoredSecret<A> {
@@ -22,6 +22,11 @@ interface SecretRecordStore<A> {
   readonly update: (stored: StoredSecret<A>) => Effect.Effect<boolean, StoreError>
   readonly get: (id: string) => Effect.Effect<Option.Option<StoredSecret<A>>, StoreError>
   readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<StoredSecret<A>>, StoreError>
+  /** Those with this slug in any workspace of the organisation (ResourceLookup.ts). */
+  readonly findAllBySlug: (
+    organisationId: string,
+    slug: string
+  ) => Effect.Effect<ReadonlyArray<StoredSecret<A>>, StoreError>
   readonly list: (
     organisationId: string,
     workspaceId: string | null,
@@ -34,6 +39,14 @@ export class VirtualKeyStore extends Context.Service<VirtualKeyStore, SecretReco
   "@gateway-control/VirtualKeyStore"
 ) {}
 
-export class ConfigStore extends Context.Service<ConfigStore, SecretRecordStore<GatewayConfig>>()(
-  "@gateway-control/ConfigStore"
-) {}
+export class ConfigStore extends Context.Service<
+  ConfigStore,
+  SecretRecordStore<GatewayConfig> & {
+    /** Appends a version; its number follows the config's last. */
+    readonly addVersion: (version: ConfigVersion) => Effect.Effect<void, Conflict | StoreError>
+    /** The config's versions, oldest first. */
+    readonly versions: (configId: string) => Effect.Effect<ReadonlyArray<ConfigVersion>, StoreError>
+    /** Makes no config of the workspace its default (before another becomes it). */
+    readonly clearDefault: (workspaceId: string) => Effect.Effect<void, StoreError>
+  }
+>()("@gateway-control/ConfigStore") {}

@@ -19,6 +19,8 @@ const TemplateResourceFields = {
   id: Schema.String,
   organisation_id: Schema.String,
   workspace_id: Schema.String,
+  /** The collection of its workspace that holds it (collections/Collection.ts). */
+  collection_id: Schema.String,
   name: Name,
   slug: Slug,
   published_version: Schema.Int,
@@ -75,10 +77,12 @@ interface VersionedResourceStore<R, V> {
   /** Appends a version; `Conflict` when a concurrent update took the number. */
   readonly addVersion: (version: V) => Effect.Effect<void, Conflict | StoreError>
   readonly get: (id: string) => Effect.Effect<Option.Option<R>, StoreError>
+  /** The organisation's, or one workspace's; only one collection's when `collectionId` is given. */
   readonly list: (
     organisationId: string,
     workspaceId: string | null,
-    page: PageRequest
+    page: PageRequest,
+    collectionId?: string
   ) => Effect.Effect<Page<R>, StoreError>
   readonly getVersion: (id: string, version: number) => Effect.Effect<Option.Option<V>, StoreError>
   readonly setPublished: (id: string, version: number, at: string) => Effect.Effect<void, StoreError>
@@ -118,6 +122,8 @@ export class PartialStore extends Context.Service<
   PartialStore,
   VersionedResourceStore<Partial, PartialVersion> & {
     readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<Partial>, StoreError>
+    /** Partials with this slug in the organisation's workspaces (one per workspace at most). */
+    readonly findAllBySlug: (organisationId: string, slug: string) => Effect.Effect<ReadonlyArray<Partial>, StoreError>
     /** Replaces the partial's own fields (name, description, status); false when there was none. */
     readonly update: (partial: Partial) => Effect.Effect<boolean, StoreError>
     readonly versions: (partialId: string) => Effect.Effect<ReadonlyArray<PartialVersion>, StoreError>

@@ -16,6 +16,13 @@ const placementFields = {
   workspace_id: Schema.optionalKey(Schema.String)
 }
 
+/** The collection a new prompt or partial goes to (id or slug); its workspace's default one when absent. */
+const collectionField = {
+  collection_id: Schema.optionalKey(Prompt.fields.collection_id.annotate({
+    description: "The collection's id or slug; it decides the workspace. Default: the workspace's default collection."
+  }))
+}
+
 const promptFields = {
   ...Struct.pick(Prompt.fields, ["name"]),
   ...Struct.pick(PromptVersion.fields, ["string"]),
@@ -28,7 +35,7 @@ const promptFields = {
   ...versionFields
 }
 
-export const CreatePrompt = Schema.Struct(promptFields)
+export const CreatePrompt = Schema.Struct({ ...promptFields, ...collectionField })
 export const UpdatePrompt = Schema.Struct({
   ...promptFields,
   ...Struct.map(Struct.pick(promptFields, ["name", "string"]), Schema.optionalKey)
@@ -38,6 +45,7 @@ export const CreatePartial = Schema.Struct({
   ...Struct.pick(Partial.fields, ["name"]),
   ...Struct.pick(PartialVersion.fields, ["string"]),
   ...placementFields,
+  ...collectionField,
   ...versionFields
 })
 /** A new template (a new version, published), and the partial's own fields; each optional. */
@@ -49,6 +57,6 @@ export const UpdatePartial = Schema.Struct({
 })
 
 /** A prompt's fields as a create or an update gives them (an update's are all optional). */
-export type PromptInput = typeof UpdatePrompt.Type
+export type PromptInput = typeof UpdatePrompt.Type & { readonly collection_id?: string }
 export type PartialInput = typeof CreatePartial.Type
 export type PartialChange = typeof UpdatePartial.Type

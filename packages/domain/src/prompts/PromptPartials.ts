@@ -29,7 +29,7 @@ export const makePromptPartials = (resources: TemplateResources, { partialChange
       delete: "prompts.delete"
     })
     const crypto = yield* PlatformCrypto
-    const { findPartial, listScope, newResource } = resources
+    const { findPartial, listPlace, newResource } = resources
 
     /** A version of the partial with this template, checked before: it is what the version renders. */
     const newVersion = (partial: Partial, version: number, input: PartialChange, template: string, now: string) =>
@@ -138,9 +138,9 @@ export const makePromptPartials = (resources: TemplateResources, { partialChange
     )
 
     const listPartials = Effect.fn("Prompts.listPartials")(
-      function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
-        const scope = yield* listScope(principal, workspaceId, "prompts.list")
-        return yield* partials.list(principal.organisationId, scope, page)
+      function*(principal: Principal, workspaceId: string | undefined, page: PageRequest, collectionId?: string) {
+        const place = yield* listPlace(principal, workspaceId, collectionId, "prompts.list")
+        return yield* partials.list(principal.organisationId, place.scope, page, place.collectionId)
       }
     )
 

@@ -82,7 +82,7 @@ export const makePromptTemplates = (
       delete: "prompts.delete"
     })
     const crypto = yield* PlatformCrypto
-    const { existingVersion, findPrompt, listScope, newResource } = resources
+    const { existingVersion, findPrompt, listPlace, newResource } = resources
 
     const create = Effect.fn("Prompts.create")(function*(principal: Principal, input: PromptInput) {
       const { creating, fields } = yield* newResource(principal, input)
@@ -222,8 +222,8 @@ export const makePromptTemplates = (
       }
     )
 
-    const get = Effect.fn("Prompts.get")(function*(principal: Principal, promptId: string) {
-      const prompt = yield* findPrompt(principal, promptId)
+    const get = Effect.fn("Prompts.get")(function*(principal: Principal, promptId: string, workspaceId?: string) {
+      const prompt = yield* findPrompt(principal, promptId, workspaceId)
       yield* allowed(principal, "prompts.read", prompt)
       const details: PromptDetails = {
         prompt,
@@ -234,9 +234,9 @@ export const makePromptTemplates = (
     })
 
     const list = Effect.fn("Prompts.list")(
-      function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
-        const scope = yield* listScope(principal, workspaceId, "prompts.list")
-        return yield* prompts.list(principal.organisationId, scope, page)
+      function*(principal: Principal, workspaceId: string | undefined, page: PageRequest, collectionId?: string) {
+        const place = yield* listPlace(principal, workspaceId, collectionId, "prompts.list")
+        return yield* prompts.list(principal.organisationId, place.scope, page, place.collectionId)
       }
     )
 

@@ -21,6 +21,14 @@ type ListInWorkspace<A> = (
   page: PageRequest
 ) => Effect.Effect<Page<A>, Failure>
 
+/** Those of a workspace (or organisation, as `ListInWorkspace`), or of the one collection `collectionId` names. */
+type ListInCollection<A> = (
+  principal: Principal,
+  workspaceId: string | undefined,
+  page: PageRequest,
+  collectionId?: string
+) => Effect.Effect<Page<A>, Failure>
+
 /** A partial with the version a call made or read. */
 interface PartialAndVersion {
   readonly partial: Partial
@@ -68,8 +76,9 @@ export interface PromptsShape {
     versionRef: string,
     labelId: string
   ) => Effect.Effect<PromptVersionView, Failure>
-  readonly get: (principal: Principal, promptId: string) => Effect.Effect<PromptDetails, Failure>
-  readonly list: ListInWorkspace<Prompt>
+  /** `promptId` is an id, or a slug looked up in `workspaceId` (ResourceLookup.ts). */
+  readonly get: (principal: Principal, promptId: string, workspaceId?: string) => Effect.Effect<PromptDetails, Failure>
+  readonly list: ListInCollection<Prompt>
   readonly remove: (principal: Principal, promptId: string) => Effect.Effect<Prompt, Failure>
   readonly render: (
     principal: Principal,
@@ -86,7 +95,7 @@ export interface PromptsShape {
   readonly getPartial: OnPartial<[], PartialAndVersion, Failure>
   readonly listPartialVersions: OnPartial<[], ReadonlyArray<PartialVersion>, Failure>
   readonly deletePartial: OnPartial<[], Partial, Failure>
-  readonly listPartials: ListInWorkspace<Partial>
+  readonly listPartials: ListInCollection<Partial>
   readonly createLabel: (principal: Principal, input: LabelInput) => Effect.Effect<Label, LabelFailure>
   readonly getLabel: (principal: Principal, labelId: string) => Effect.Effect<Label, Failure>
   readonly listLabels: ListInWorkspace<Label>

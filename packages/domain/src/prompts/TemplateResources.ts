@@ -6,9 +6,10 @@
 import { Effect, Option } from "effect"
 import { slugify } from "../access/AccessModel.ts"
 import { WorkspaceStore } from "../access/AccessStores.ts"
-import { type Action, canSee, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
+import { type Action, ensureAllowed, ensureListScope, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { findByIdOrSlug } from "../access/ResourceLookup.ts"
+import { makeCollectionPlacement } from "../collections/CollectionPlacement.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -23,15 +24,9 @@ export interface TemplateResourceInput {
   readonly name?: string | undefined
   readonly slug?: string | undefined
   readonly workspace_id?: string | undefined
+  readonly collection_id?: string | undefined
   readonly string?: string | undefined
   readonly version_description?: string | undefined
-}
-
-/** What finding a prompt or a partial reads of it. */
-interface TemplateResource {
-  readonly id: string
-  readonly organisation_id: string
-  readonly workspace_id: string
 }
 
 /** Given, not blank, and at most `max` characters. */
@@ -60,32 +55,6 @@ export const allowed = <A extends Action>(
     id: prompt.id
   })
 
-/** How a reference (an id or a slug) finds one kind of resource. */
-interface ResourceKind<A extends TemplateResource> {
-  /** What errors call it. */
-  readonly resource: string
-  /** The request's name for the reference. */
-  readonly param: string
-  readonly get: (id: string) => Effect.Effect<Option.Option<A>, StoreError>
-  /** Those with this slug that the principal can mean. */
-  readonly withSlug: (principal: Principal, slug: string) => Effect.Effect<ReadonlyArray<A>, StoreError>
-}
-
-/** A resource by id (the policy decides afterwards) or by a slug the principal can see. */
-const finder = <A extends TemplateResource>(kind: ResourceKind<A>) =>
-  Effect.fnUntraced(function*(principal: Principal, idOrSlug: string) {
-    const byId = yield* kind.get(idOrSlug)
-    if (Option.isSome(byId)) return byId.value
-    const bySlug = yield* kind.withSlug(principal, idOrSlug)
-    if (bySlug.length > 1) {
-      return yield* InvalidRequest.of(
-        `Several workspaces have a ${kind.resource} with slug '${idOrSlug}'; use the ${kind.resource}'s id.`,
-        kind.param
-      )
-    }
-    return yield* requireRow(Option.fromUndefinedOr(bySlug[0]), kind.resource, idOrSlug)
-  })
-
 export type TemplateResources = Effect.Success<typeof makeTemplateResources>
 
 export const makeTemplateResources = Effect.gen(function*() {
@@ -93,36 +62,42 @@ export const makeTemplateResources = Effect.gen(function*() {
   const partials = yield* PartialStore
   const workspaces = yield* WorkspaceStore
   const crypto = yield* PlatformCrypto
+  const placement = yield* makeCollectionPlacement
 
-  /** The workspace a new resource goes to: the given one (which must exist), or the key's own. */
-  const targetWorkspace = Effect.fnUntraced(function*(principal: Principal, workspaceId: string | undefined) {
-    const id = workspaceId ?? principal.workspaceId
-    if (id === null || id === undefined) {
-      return yield* InvalidRequest.of("workspace_id is required with an admin key.", "workspace_id")
-    }
-    return yield* requireRow(yield* workspaces.get(id), "workspace", id)
-  })
+  /**
+   * A prompt or partial by id, or by slug where the one rule of slugs looks (ResourceLookup.ts): an admin key
+   * naming no workspace finds a slug only one of its workspaces has. The prompt store's slug query is
+   * organisation-wide, so the workspace's lookup filters it.
+   */
+  const findPrompt = (principal: Principal, ref: string, workspaceId?: string) =>
+    findByIdOrSlug(
+      {
+        get: prompts.get,
+        findBySlug: (workspace, slug) =>
+          Effect.map(
+            prompts.findBySlug(principal.organisationId, slug),
+            (found) => Option.fromUndefinedOr(found.find((p) => p.workspace_id === workspace))
+          ),
+        findAllBySlug: prompts.findBySlug
+      },
+      "prompt",
+      (p) => p,
+      "promptId"
+    )(principal, ref, workspaceId)
 
-  /** An admin key finds a prompt by slug in any workspace, as long as only one has it. */
-  const findPrompt = finder({
-    resource: "prompt",
-    param: "promptId",
-    get: prompts.get,
-    withSlug: (principal, slug) =>
-      Effect.map(
-        prompts.findBySlug(principal.organisationId, slug),
-        (found) => found.filter((p) => canSee(principal, Target.workspace(p.organisation_id, p.workspace_id)))
-      )
-  })
+  const findPartial = findByIdOrSlug(partials, "prompt partial", (p) => p)
 
-  /** A partial's slug is looked up where the policy looks slugs up: the named workspace, else the key's. */
-  const findPartial = findByIdOrSlug(partials, "prompt partial")
-
-  /** Where a new prompt or partial goes, and under which slug: the checks both creations share. */
+  /**
+   * Where a new prompt or partial goes, and under which slug: the checks both creations share. The collection
+   * named decides the workspace; without one, the workspace named (or the key's) and its default collection.
+   */
   const creationPlace = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {
     yield* validateName(input.name)
     yield* validateTemplateText(input.string)
-    const workspace = yield* targetWorkspace(principal, input.workspace_id)
+    const named = input.collection_id === undefined
+      ? undefined
+      : yield* placement.namedCollection(principal, input.collection_id, input.workspace_id)
+    const workspace = named?.workspace ?? (yield* placement.targetWorkspace(principal, input.workspace_id))
     const creating = yield* ensureAllowed(
       principal,
       "prompts.create",
@@ -134,7 +109,8 @@ export const makeTemplateResources = Effect.gen(function*() {
     )
     const slug = input.slug ?? slugify(input.name!)
     yield* checkSlug(slug)
-    return { creating, slug, workspace }
+    const collection = named?.collection ?? (yield* placement.defaultCollection(creating, workspace))
+    return { collection, creating, slug, workspace }
   })
 
   /**
@@ -142,12 +118,13 @@ export const makeTemplateResources = Effect.gen(function*() {
    * take); version 1 is published.
    */
   const newResource = Effect.fnUntraced(function*(principal: Principal, input: TemplateResourceInput) {
-    const { creating, slug, workspace } = yield* creationPlace(principal, input)
+    const { collection, creating, slug, workspace } = yield* creationPlace(principal, input)
     const now = yield* nowIso
     const fields = {
       id: crypto.uuid(),
       organisation_id: workspace.organisation_id,
       workspace_id: workspace.id,
+      collection_id: collection.id,
       name: input.name!.trim(),
       slug,
       published_version: 1,
@@ -161,6 +138,24 @@ export const makeTemplateResources = Effect.gen(function*() {
   const listScope = (principal: Principal, workspaceId: string | undefined, action: Action) =>
     ensureListScope(workspaces, principal, workspaceId, action)
 
+  /**
+   * What a list covers: `listScope`'s, or with `collectionRef` (an id or slug) that collection's workspace and
+   * the collection itself.
+   */
+  const listPlace = Effect.fnUntraced(function*(
+    principal: Principal,
+    workspaceId: string | undefined,
+    collectionRef: string | undefined,
+    action: Action
+  ) {
+    if (collectionRef === undefined) {
+      return { scope: yield* listScope(principal, workspaceId, action), collectionId: undefined }
+    }
+    const collection = yield* placement.findCollection(principal, collectionRef, workspaceId)
+    const scope = yield* listScope(principal, collection.workspace_id, action)
+    return { scope, collectionId: collection.id }
+  })
+
   const existingVersion = Effect.fnUntraced(function*(prompt: Prompt, version: number) {
     return yield* requireRow(
       yield* prompts.getVersion(prompt.id, version),
@@ -169,5 +164,5 @@ export const makeTemplateResources = Effect.gen(function*() {
     )
   })
 
-  return { findPrompt, findPartial, newResource, listScope, existingVersion }
+  return { findPrompt, findPartial, newResource, listScope, listPlace, existingVersion }
 })

@@ -198,6 +198,7 @@ export const auditContract = <E>(name: string, makeStore: () => Layer.Layer<Stor
         id: ids.prompt,
         organisation_id: ids.organisation,
         workspace_id: ids.workspace,
+        collection_id: `c-${ids.workspace}`,
         name: "Rolled back",
         slug: `rolled-back-${uid()}`,
         published_version: 1,

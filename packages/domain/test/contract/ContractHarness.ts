@@ -153,6 +153,7 @@ export const prompt = (organisationId: string, workspaceId: string, slug = "p") 
     id: uid(),
     organisation_id: organisationId,
     workspace_id: workspaceId,
+    collection_id: `c-${workspaceId}`,
     name: slug.toUpperCase(),
     slug,
     published_version: 1,

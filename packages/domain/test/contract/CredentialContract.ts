@@ -138,6 +138,9 @@ export const credentialContract = ({ exit, freshOrganisation, run }: Harness) =>
       slug: "routing",
       config: { provider: "openai" },
       masked_api_key: "sk-o****1111",
+      is_default: 0,
+      status: "active",
+      version_id: uid(),
       created_at: now,
       last_updated_at: now
     })
@@ -173,6 +176,9 @@ export const credentialContract = ({ exit, freshOrganisation, run }: Harness) =>
         slug,
         config: withKey ? { provider: "openai", request_timeout: 30_000 } : { virtual_key: "main" },
         masked_api_key: withKey ? "sk-c****9876" : null,
+        is_default: 0,
+        status: "active",
+        version_id: uid(),
         created_at: now,
         last_updated_at: now
       })

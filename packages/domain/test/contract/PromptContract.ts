@@ -90,6 +90,7 @@ export const promptContract = ({ exit, freshOrganisation, run }: Harness) => {
       id: uid(),
       organisation_id: org.id,
       workspace_id: w.id,
+      collection_id: `c-${w.id}`,
       name: "Tone",
       slug: "tone",
       published_version: 1,

@@ -89,3 +89,15 @@ export const makeResponseValidator = (document: PortkeyDocument) => {
     return errorsOf(validate, body)
   }
 }
+
+const portkeyDocument = readPortkeyOpenApi()
+const validateAnswer = portkeyDocument === undefined ? undefined : makeResponseValidator(portkeyDocument)
+
+/**
+ * Fails with ajv's errors unless `body` is valid by the document's answer to `method path` (the document's
+ * path, e.g. `/collections/{collectionId}`); does nothing when the document is absent (see `readPortkeyOpenApi`).
+ */
+export const checkPortkeyAnswer = (method: string, path: string, body: unknown): void => {
+  const errors = validateAnswer?.(path, method.toLowerCase(), body) ?? []
+  if (errors.length > 0) throw new Error(`${method} ${path}: ${errors.join("; ")}\n${JSON.stringify(body)}`)
+}

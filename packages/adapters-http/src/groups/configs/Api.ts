@@ -1,7 +1,18 @@
-import { CreateConfig, GatewayConfig, UpdateConfig } from "@gateway-control/domain"
+import { ConfigVersion, CreateConfig, GatewayConfig, UpdateConfig } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
-import { HttpApiEndpoint, HttpApiGroup } from "effect/http-api"
-import { ById, byRef, createEndpoint, deletedOf, listEndpoint, v1Group } from "../Common.ts"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { ById, byRef, createEndpoint, deletedOf, listEndpoint, listOf, v1Group } from "../Common.ts"
+
+/** A version of a config as Portkey lists them: the config's fields, the version's body serialized. */
+export const ConfigVersionDetails = Schema.Struct({
+  ...Struct.pick(GatewayConfig.fields, ["id", "organisation_id", "workspace_id", "slug", "is_default", "status"]),
+  ...Struct.pick(ConfigVersion.fields, ["name", "version", "created_at"]),
+  last_updated_at: GatewayConfig.fields.last_updated_at,
+  config: Schema.String.annotate({ description: "The version's config, serialized as JSON (never its api_key)." }),
+  format: Schema.Literal("json"),
+  version_id: ConfigVersion.fields.id,
+  object: Schema.Literal("config")
+})
 
 export class ConfigsGroup extends v1Group(
   HttpApiGroup.make("configs")
@@ -10,7 +21,10 @@ export class ConfigsGroup extends v1Group(
         "create",
         "/configs",
         CreateConfig,
-        Schema.Struct(Struct.pick(GatewayConfig.fields, ["id", "slug"]))
+        Schema.Struct({
+          ...Struct.pick(GatewayConfig.fields, ["id", "slug", "version_id"]),
+          object: Schema.Literal("config")
+        })
       ),
       listEndpoint("list", "/configs", GatewayConfig),
       HttpApiEndpoint.get("get", "/configs/:id", byRef(ById, GatewayConfig)),
@@ -18,6 +32,11 @@ export class ConfigsGroup extends v1Group(
         ...byRef(ById, Schema.Struct({ ...GatewayConfig.fields, object: Schema.Literal("config") })),
         payload: UpdateConfig
       }),
-      HttpApiEndpoint.delete("delete", "/configs/:id", byRef(ById, deletedOf("config")))
+      HttpApiEndpoint.delete("delete", "/configs/:id", byRef(ById, deletedOf("config"))),
+      HttpApiEndpoint.get("listVersions", "/configs/:id/versions", byRef(ById, listOf(ConfigVersionDetails)))
+        .annotate(
+          OpenApi.Description,
+          "The config's versions, oldest first: one per create and update, with the config then as serialized JSON (Portkey's shape)."
+        )
     )
 ) {}

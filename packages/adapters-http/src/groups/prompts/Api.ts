@@ -12,9 +12,10 @@ import {
   UpdatePrompt
 } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
+import type { HttpRouter } from "effect/http"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
-import { byRef, createEndpoint, deletedOf, listEndpoint, listOf, updateEndpoint, v1Group } from "../Common.ts"
+import { byRef, createEndpoint, deletedOf, listOf, updateEndpoint, v1Group, WorkspaceListQuery } from "../Common.ts"
 
 const VersionRef = Schema.Struct({ version: PromptVersion.fields.version.check(Schema.isGreaterThanOrEqualTo(1)) })
 const PromptRef = { promptId: Schema.String }
@@ -66,6 +67,24 @@ export const PartialChanged = Schema.Struct({
 
 export const RenderResponse = Schema.Struct({ success: Schema.Literal(true), data: JsonObject })
 
+/** The query of prompt and partial lists: a workspace's, or one collection's (its id or slug). */
+const CollectionListQuery = {
+  ...WorkspaceListQuery,
+  collection_id: Schema.optionalKey(
+    Schema.String.annotate({ description: "Only this collection's (its id or slug); its workspace is the list's." })
+  )
+}
+
+const collectionListEndpoint = <
+  const Name extends string,
+  const Path extends HttpRouter.PathInput,
+  S extends Schema.Top
+>(
+  name: Name,
+  path: Path,
+  item: S
+) => HttpApiEndpoint.get(name, path, { query: CollectionListQuery, success: listOf(item), error: CommonErrors })
+
 export class PromptsGroup extends v1Group(
   HttpApiGroup.make("prompts")
     .add(
@@ -93,7 +112,7 @@ export class PromptsGroup extends v1Group(
         "/prompts/partials/:partialId",
         byRef(PartialRef, deletedOf("prompt-partial"))
       ),
-      listEndpoint("listPartials", "/prompts/partials", Partial),
+      collectionListEndpoint("listPartials", "/prompts/partials", Partial),
       createEndpoint(
         "create",
         "/prompts",
@@ -138,12 +157,8 @@ export class PromptsGroup extends v1Group(
         OpenApi.Description,
         "Points the label `label_id` names (one the prompt's workspace has) at this version. `versionId` is the version's id or its number."
       ),
-      HttpApiEndpoint.get("get", "/prompts/:promptId", {
-        params: PromptRef,
-        success: PromptDetails,
-        error: CommonErrors
-      }),
-      listEndpoint("list", "/prompts", Prompt),
+      HttpApiEndpoint.get("get", "/prompts/:promptId", byRef(PromptRef, PromptDetails)),
+      collectionListEndpoint("list", "/prompts", Prompt),
       HttpApiEndpoint.delete("delete", "/prompts/:promptId", {
         params: PromptRef,
         success: deletedOf("prompt"),

@@ -76,12 +76,15 @@ export const PromptsHandlers = HttpApiBuilder.group(
         asCaller((principal) => prompts.publish(principal, params.promptId, payload.version)),
       setLabel: ({ params, payload }) =>
         asCaller((principal) => prompts.setLabel(principal, params.promptId, params.label, payload.version)),
-      get: ({ params }) =>
-        asCaller((principal) => prompts.get(principal, params.promptId)).pipe(
+      get: ({ params, query }) =>
+        asCaller((principal) => prompts.get(principal, params.promptId, query.workspace_id)).pipe(
           Effect.map(({ labels, prompt, versions }) => ({ ...prompt, object: "prompt" as const, versions, labels }))
         ),
       list: ({ query }) =>
-        pageAsCaller(query, (principal, request) => prompts.list(principal, query.workspace_id, request)),
+        pageAsCaller(
+          query,
+          (principal, request) => prompts.list(principal, query.workspace_id, request, query.collection_id)
+        ),
       delete: ({ params }) =>
         asCaller((principal) => prompts.remove(principal, params.promptId)).pipe(
           Effect.map((prompt) => ({ ...prompt, object: "prompt" as const, deleted: true as const }))
@@ -116,6 +119,9 @@ export const PromptsHandlers = HttpApiBuilder.group(
           }))
         ),
       listPartials: ({ query }) =>
-        pageAsCaller(query, (principal, request) => prompts.listPartials(principal, query.workspace_id, request))
+        pageAsCaller(
+          query,
+          (principal, request) => prompts.listPartials(principal, query.workspace_id, request, query.collection_id)
+        )
     }))
 )

@@ -107,7 +107,7 @@ export const makeProviderKeyRecords = Effect.gen(function*() {
       ref: string,
       workspaceId: string | undefined
     ) {
-      const stored = yield* findByIdOrSlug(store, resource)(principal, ref, workspaceId)
+      const stored = yield* findByIdOrSlug(store, resource, (found) => found.record)(principal, ref, workspaceId)
       const { record } = stored
       const allowed = yield* ensureAllowed(
         principal,

@@ -42,6 +42,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedConfigId: string
   readonly trustPolicyId: string
   readonly doomedTrustPolicyId: string
+  readonly collectionId: string
+  readonly doomedCollectionId: string
 }
 
 /** Posts with the admin key and answers the created resource, failing loudly if it was not created. */
@@ -151,6 +153,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   })
   const directConfig = await create("/v1/configs", config(`fuzz-direct-${tag}`))
   const doomedConfig = await create("/v1/configs", config(`fuzz-doomed-${tag}`))
+  const collection = await create("/v1/collections", { name: `Fuzz collection ${tag}`, workspace_id })
+  const doomedCollection = await create("/v1/collections", { name: `Fuzz doomed collection ${tag}`, workspace_id })
   const label = await create("/v1/labels", { name: `fuzz-label-${tag}`, workspace_id })
   const doomedLabel = await create("/v1/labels", { name: `fuzz-doomed-${tag}`, workspace_id })
   const trustPolicy = (name: string) => ({ ...TRUST_POLICY, name, workspace_id })
@@ -191,7 +195,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     configId: directConfig.id,
     doomedConfigId: doomedConfig.id,
     trustPolicyId: policy.id,
-    doomedTrustPolicyId: doomedPolicy.id
+    doomedTrustPolicyId: doomedPolicy.id,
+    collectionId: collection.id,
+    doomedCollectionId: doomedCollection.id
   }
 }
 
@@ -417,7 +423,13 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     params: { id: f.configId },
     body: { name: "Fuzz direct config", config: { provider: "openai", api_key: "sk-good" } }
   }),
-  "configs.delete": (f) => ({ params: { id: f.doomedConfigId } })
+  "configs.delete": (f) => ({ params: { id: f.doomedConfigId } }),
+  "configs.listVersions": (f) => ({ params: { id: f.configId } }),
+  "collections.create": (f) => ({ body: { name: "Fuzz example collection", workspace_id: f.workspaceId } }),
+  "collections.list": (f) => ({ query: { workspace_id: f.workspaceId, search: "fuzz", ...PAGE } }),
+  "collections.get": (f) => ({ params: { collectionId: f.collectionId } }),
+  "collections.update": (f) => ({ params: { collectionId: f.collectionId }, body: { name: "Fuzz renamed" } }),
+  "collections.delete": (f) => ({ params: { collectionId: f.doomedCollectionId } })
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The error envelope, one class per HTTP status. Every non-2xx answer of the service has the body
- * `{"success": false, "error": {"code", "message", "param"}}`; `code` is snake_case and stable.
+ * `{"success": false, "error": {"code", "type", "message", "param"}}`; `code` is snake_case and stable, `type` its kind.
  *
  * Each class also carries a `_tag`, its name, so that a client decoding an answer can `catchTag` on it. The
  * tag is a class field rather than a schema field: decoding constructs the class and so sets it, while
@@ -23,6 +23,8 @@ import { HttpServerResponse } from "effect/http"
 
 export const ErrorDetail = Schema.Struct({
   code: Schema.String,
+  /** The kind of error, as Portkey's and OpenAI's clients read it (`errorType`); `code` is the precise reason. */
+  type: Schema.String,
   message: Schema.String,
   param: Schema.NullOr(Schema.String)
 })
@@ -109,9 +111,32 @@ export const CommonErrors = [
   ServiceUnavailable
 ] as const
 
+/**
+ * Each code's `type`, in the words OpenAI's error bodies use (which Portkey's error schema requires): the kind
+ * of failure a client branches on. A code missing here is a fault on our side.
+ */
+const ERROR_TYPES: Readonly<Record<string, string>> = {
+  invalid_request: "invalid_request_error",
+  invalid_json: "invalid_request_error",
+  payload_too_large: "invalid_request_error",
+  unsupported_media_type: "invalid_request_error",
+  headers_too_large: "invalid_request_error",
+  unauthenticated: "authentication_error",
+  forbidden: "permission_error",
+  not_found: "not_found_error",
+  conflict: "conflict_error",
+  rate_limited: "rate_limit_error",
+  upstream_error: "upstream_error",
+  upstream_timeout: "upstream_error",
+  service_unavailable: "service_unavailable_error"
+}
+
+/** The `type` of an error `code`. */
+export const errorTypeOf = (code: string): string => ERROR_TYPES[code] ?? "api_error"
+
 const detail = (code: string, message: string, param: string | null = null) => ({
   success: false as const,
-  error: { code, message, param }
+  error: { code, type: errorTypeOf(code), message, param }
 })
 
 export const badRequest = (message: string, param: string | null = null) =>
@@ -238,7 +263,9 @@ export const failureStatusOf = (error: DomainError | UpstreamError): number =>
 
 /** The envelope as a response, for answers made outside HttpApi's error encoding (the edge, lean routes). */
 export const errorResponse = (status: number, code: string, message: string, param: string | null = null) =>
-  HttpServerResponse.jsonUnsafe({ success: false, error: { code, message, param } }, { status })
+  HttpServerResponse.jsonUnsafe({ success: false, error: { code, type: errorTypeOf(code), message, param } }, {
+    status
+  })
 
 export const payloadTooLarge = (maxBytes: number) =>
   errorResponse(413, "payload_too_large", `The request body is larger than the limit of ${maxBytes} bytes.`)

@@ -31,11 +31,12 @@ import {
   type StorePorts,
   StoreTransaction,
   usableBy,
-  type User,
+  User,
   UserStore,
   type VirtualKey,
   VirtualKeyStore,
-  type Workspace,
+  Workspace,
+  type WorkspaceHoldings,
   WorkspaceMember,
   WorkspaceMemberStore,
   WorkspaceStore
@@ -56,6 +57,8 @@ const make = Effect.sync(() => {
   const workspaces = new Table<Workspace>(state, (w) => [`${w.organisation_id}/${w.slug}`])
   const users = new Table<User>(state, (u) => [`${u.organisation_id}/${u.email.toLowerCase()}`])
   const members = new Table<WorkspaceMember>(state)
+  /** Deleted workspaces: their rows stay, as the SQL store's do, and every read passes them by. */
+  const deleted = new Set<string>()
 
   const organisationStore = OrganisationStore.of({
     insert: (organisation) =>
@@ -74,10 +77,26 @@ const make = Effect.sync(() => {
         (taken) =>
           conflictOn(taken, `A workspace with slug '${workspace.slug}' already exists in this organisation.`, "slug")
       ),
-    get: (id) => Effect.sync(() => workspaces.get(id)),
-    findBySlug: (organisationId, slug) => Effect.sync(() => workspaces.byUnique(`${organisationId}/${slug}`)),
+    get: (id) => Effect.sync(() => Option.filter(workspaces.get(id), (w) => !deleted.has(w.id))),
+    findBySlug: (organisationId, slug) =>
+      Effect.sync(() => Option.filter(workspaces.byUnique(`${organisationId}/${slug}`), (w) => !deleted.has(w.id))),
     list: (organisationId, page) =>
-      Effect.sync(() => workspaces.page((w) => w.organisation_id === organisationId, page))
+      Effect.sync(() => workspaces.page((w) => w.organisation_id === organisationId && !deleted.has(w.id), page)),
+    update: (workspace) =>
+      workspaces.replaceWhen(workspace.id, (w) => !deleted.has(w.id), (w) =>
+        new Workspace({
+          ...w,
+          name: workspace.name,
+          description: workspace.description,
+          last_updated_at: workspace.last_updated_at
+        })),
+    remove: (id) =>
+      state.write(() => {
+        if (deleted.has(id) || Option.isNone(workspaces.get(id))) return [false, () => {}] as const
+        deleted.add(id)
+        return [true, () => void deleted.delete(id)] as const
+      }),
+    holdings: (id) => Effect.sync(() => holdingsOf(id))
   })
 
   const userStore = UserStore.of({
@@ -87,7 +106,16 @@ const make = Effect.sync(() => {
         (taken) => conflictOn(taken, `A user with email '${user.email}' already exists in this organisation.`, "email")
       ),
     get: (id) => Effect.sync(() => users.get(id)),
-    list: (organisationId, page) => Effect.sync(() => users.page((u) => u.organisation_id === organisationId, page))
+    list: (organisationId, page) => Effect.sync(() => users.page((u) => u.organisation_id === organisationId, page)),
+    update: (user) =>
+      users.replace(user.id, (u) => new User({ ...u, role: user.role, last_updated_at: user.last_updated_at })),
+    // Memberships go with the user, as the SQL store's cascade does.
+    remove: (id) =>
+      Effect.gen(function*() {
+        const of = [...members.rows.values()].filter((m) => m.user_id === id)
+        for (const m of of) yield* members.delete(memberId(m.workspace_id, m.user_id))
+        return yield* users.delete(id)
+      })
   })
 
   const memberId = (workspaceId: string, userId: string) => `${workspaceId}/${userId}`
@@ -95,7 +123,12 @@ const make = Effect.sync(() => {
     upsert: (member) => {
       const id = memberId(member.workspace_id, member.user_id)
       // A role change keeps the membership's original creation time, as the SQL store does.
-      const changeRole = (previous: WorkspaceMember) => new WorkspaceMember({ ...previous, role: member.role })
+      const changeRole = (previous: WorkspaceMember) =>
+        new WorkspaceMember({
+          ...previous,
+          role: member.role,
+          last_updated_at: member.last_updated_at
+        })
       return Effect.flatMap(
         members.replace(id, changeRole),
         (replaced) => (replaced ? Effect.void : Effect.asVoid(members.insert(id, member)))
@@ -110,7 +143,19 @@ const make = Effect.sync(() => {
           (a, b) => byCreation({ created_at: a.created_at, id: a.user_id }, { created_at: b.created_at, id: b.user_id })
         )
       ),
-    remove: (workspaceId, userId) => members.delete(memberId(workspaceId, userId))
+    remove: (workspaceId, userId) => members.delete(memberId(workspaceId, userId)),
+    workspacesOf: (userId) =>
+      Effect.sync(() =>
+        [...members.rows.values()]
+          .filter((m) => m.user_id === userId)
+          .sort((a, b) =>
+            byCreation({ created_at: a.created_at, id: a.workspace_id }, {
+              created_at: b.created_at,
+              id: b.workspace_id
+            })
+          )
+          .map((m) => m.workspace_id)
+      )
   })
 
   const apiKeyStore = makeMemoryApiKeyStore(state)
@@ -262,6 +307,19 @@ const make = Effect.sync(() => {
 
   const virtualKeys = new Table<StoredSecret<VirtualKey>>(state, (k) => [`${k.record.workspace_id}/${k.record.slug}`])
   const configs = new Table<StoredSecret<GatewayConfig>>(state, (c) => [`${c.record.workspace_id}/${c.record.slug}`])
+  /** What the workspace holds, by kind, counted over every table that names it. */
+  const holdingsOf = (id: string): WorkspaceHoldings => {
+    const count = <A>(rows: Map<string, A>, holds: (row: A) => boolean) => [...rows.values()].filter(holds).length
+    return {
+      api_keys: apiKeyStore.activeIn(id),
+      prompts: count(prompts.resources.rows, (p) => p.workspace_id === id),
+      prompt_partials: count(partials.resources.rows, (p) => p.workspace_id === id),
+      virtual_keys: count(virtualKeys.rows, (k) => k.record.workspace_id === id),
+      configs: count(configs.rows, (c) => c.record.workspace_id === id),
+      mcp_integrations: count(integrations.rows, (i) => i.workspace_id === id && i.status !== "archived"),
+      mcp_servers: count(servers.rows, (server) => server.workspace_id === id)
+    }
+  }
   const secretsIn = <
     A extends {
       readonly organisation_id: string

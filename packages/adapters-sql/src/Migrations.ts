@@ -317,7 +317,7 @@ export const migrationScripts = {
       WHERE l.label NOT IN ('production', 'staging', 'development')
       GROUP BY p.organisation_id, p.workspace_id, l.label
   `,
-  // \`api_keys.update\` came after keys existed: a key that may revoke keys (\`api_keys.delete\`) may also rename
+  // `api_keys.update` came after keys existed: a key that may revoke keys (`api_keys.delete`) may also rename
   // them and narrow their scopes, so an upgrade does not leave existing admin keys unable to use the new route.
   "0011_api_keys_update_scope": `
     UPDATE api_keys SET scopes = scopes || '["api_keys.update"]'::jsonb
@@ -414,6 +414,38 @@ export const migrationScripts = {
     );
     INSERT INTO audit_legacy_prefix (plain_records, sealed)
       SELECT count(*), count(*) = 0 FROM audit_logs WHERE chain = 0 AND hash_algorithm = 'sha256'
+  `,
+  // Portkey's admin family: workspaces are updated and deleted, users changed and removed, memberships changed.
+  // A deleted workspace stays as a row (its revoked keys and, when forced, what it held still name it) marked
+  // deleted_at; a removed user's row goes (memberships with it), and the keys that acted as them keep naming
+  // the id, as audit records do, so that foreign key goes. Keys that may do the neighbouring action gain the
+  // new scopes, so an upgrade leaves admin keys able to use the new routes.
+  "0026_admin_family": `
+    ALTER TABLE workspaces ADD COLUMN deleted_at timestamptz;
+    ALTER TABLE workspace_members ADD COLUMN last_updated_at timestamptz;
+    UPDATE workspace_members SET last_updated_at = created_at;
+    ALTER TABLE workspace_members ALTER COLUMN last_updated_at SET NOT NULL;
+    ALTER TABLE api_keys DROP CONSTRAINT api_keys_user_id_fkey;
+    CREATE INDEX api_keys_user ON api_keys (user_id) WHERE user_id IS NOT NULL;
+    UPDATE api_keys SET scopes = scopes || '["workspaces.delete"]'::jsonb
+    WHERE scopes ? 'workspaces.update' AND NOT scopes ? 'workspaces.delete';
+    UPDATE api_keys SET scopes = scopes || '["organisation_users.update", "organisation_users.delete"]'::jsonb
+    WHERE scopes ? 'organisation_users.create' AND NOT scopes ? 'organisation_users.update';
+    UPDATE api_keys SET scopes = scopes || '["workspace_users.read", "workspace_users.update"]'::jsonb
+    WHERE scopes ? 'workspace_users.create' AND NOT scopes ? 'workspace_users.update'
+  `,
+  // Portkey's key fields, kept rather than dropped: usage limits and a rotation policy (objects, null for none)
+  // and the addresses alerts would go to.
+  "0027_api_key_portkey_fields": `
+    ALTER TABLE api_keys ADD COLUMN usage_limits jsonb;
+    ALTER TABLE api_keys ADD COLUMN rotation_policy jsonb;
+    ALTER TABLE api_keys ADD COLUMN alert_emails jsonb NOT NULL DEFAULT '[]';
+    ALTER TABLE api_keys ALTER COLUMN alert_emails DROP DEFAULT
+  `,
+  // A virtual key's note and usage limits, as Portkey's clients send them.
+  "0028_virtual_key_portkey_fields": `
+    ALTER TABLE virtual_keys ADD COLUMN note text;
+    ALTER TABLE virtual_keys ADD COLUMN usage_limits jsonb
   `
 }
 

@@ -16,6 +16,9 @@ const columns = ApiKey.mapFields((f) => ({
   ...timestamps,
   scopes: Jsonb(f.scopes),
   rate_limits: Jsonb(f.rate_limits),
+  usage_limits: Jsonb(f.usage_limits),
+  rotation_policy: Jsonb(f.rotation_policy),
+  alert_emails: Jsonb(f.alert_emails),
   expires_at: Schema.NullOr(Timestamp),
   last_used_at: Schema.NullOr(Timestamp),
   rotated_at: Schema.NullOr(Timestamp),
@@ -23,6 +26,9 @@ const columns = ApiKey.mapFields((f) => ({
 }))
 
 const ApiKeyRow = columns.pipe(Schema.decodeTo(ApiKey))
+
+/** A nullable object column's value: SQL NULL for none. */
+const jsonOrNull = (value: object | null) => (value === null ? null : toJson(value))
 
 /** A row with its digests, as the port's `StoredApiKey`. */
 const StoredApiKeyRow = Schema.Struct({
@@ -79,12 +85,13 @@ export const makeApiKeyStore = Effect.gen(function*() {
         sql`INSERT INTO api_keys (id, organisation_id, workspace_id, user_id, type, name, description, scopes, status,
                                   masked_key, digest, created_at, created_by_user_id, created_by_api_key_id,
                                   last_updated_at, expires_at, rate_limits, last_used_at, rotated_at,
-                                  transition_ends_at)
+                                  transition_ends_at, usage_limits, rotation_policy, alert_emails)
             VALUES (${k.id}, ${k.organisation_id}, ${k.workspace_id}, ${k.user_id}, ${k.type}, ${k.name},
                     ${k.description}, ${toJson(k.scopes)}::jsonb, ${k.status}, ${k.masked_key}, ${digest},
                     ${k.created_at}, ${k.created_by_user_id}, ${k.created_by_api_key_id}, ${k.last_updated_at},
                     ${k.expires_at}, ${toJson(k.rate_limits)}::jsonb, ${k.last_used_at}, ${k.rotated_at},
-                    ${k.transition_ends_at})`
+                    ${k.transition_ends_at}, ${jsonOrNull(k.usage_limits)}::jsonb,
+                    ${jsonOrNull(k.rotation_policy)}::jsonb, ${toJson(k.alert_emails)}::jsonb)`
       ),
     findByDigest: (digest) => read(byDigest(digest)),
     get: byId("api_keys", ApiKeyRow),
@@ -107,7 +114,10 @@ export const makeApiKeyStore = Effect.gen(function*() {
         UPDATE api_keys
         SET name = ${k.name}, description = ${k.description}, scopes = ${toJson(k.scopes)}::jsonb,
             expires_at = ${k.expires_at}, rate_limits = ${toJson(k.rate_limits)}::jsonb,
-            last_updated_at = ${k.last_updated_at}
+            usage_limits = ${jsonOrNull(k.usage_limits)}::jsonb, rotation_policy = ${
+        jsonOrNull(k.rotation_policy)
+      }::jsonb,
+            alert_emails = ${toJson(k.alert_emails)}::jsonb, last_updated_at = ${k.last_updated_at}
         WHERE id = ${k.id}
         RETURNING id`),
     recordUse: (ids, at) =>

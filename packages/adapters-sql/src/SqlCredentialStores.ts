@@ -19,9 +19,12 @@ import { read, write } from "./internal/statements.ts"
 
 const EncryptedKey = Schema.NullOr(Schema.String)
 
+/** Usage limits as a jsonb parameter: SQL NULL for none. */
+const usageLimitsOf = (limits: object | null) => (limits === null ? null : toJson(limits))
+
 /** A virtual key's row, as the port's `StoredSecret`: the record, and its key as stored (encrypted). */
 const VirtualKeyRow = Schema.Struct({
-  ...VirtualKey.mapFields((f) => ({ ...f, ...timestamps })).fields,
+  ...VirtualKey.mapFields((f) => ({ ...f, ...timestamps, usage_limits: Jsonb(f.usage_limits) })).fields,
   encrypted_key: EncryptedKey
 }).pipe(
   Schema.decodeTo(Schema.Struct({ record: VirtualKey, encryptedKey: EncryptedKey }), {
@@ -65,13 +68,16 @@ export const makeCredentialStores = Effect.gen(function*() {
     ...queriesOf("virtual_keys", VirtualKeyRow),
     insert: ({ encryptedKey, record: k }) =>
       write(sql`INSERT INTO virtual_keys (id, organisation_id, workspace_id, name, slug, provider, masked_key,
-                  encrypted_key, custom_host, created_at, last_updated_at)
+                  encrypted_key, custom_host, note, usage_limits, created_at, last_updated_at)
                 VALUES (${k.id}, ${k.organisation_id}, ${k.workspace_id}, ${k.name}, ${k.slug}, ${k.provider},
-                  ${k.masked_key}, ${encryptedKey}, ${k.custom_host}, ${k.created_at}, ${k.last_updated_at})`),
+                  ${k.masked_key}, ${encryptedKey}, ${k.custom_host}, ${k.note}, ${
+        usageLimitsOf(k.usage_limits)
+      }::jsonb,
+                  ${k.created_at}, ${k.last_updated_at})`),
     update: ({ encryptedKey, record: k }) =>
       updated(sql`UPDATE virtual_keys SET name = ${k.name}, masked_key = ${k.masked_key},
-                    encrypted_key = ${encryptedKey}, custom_host = ${k.custom_host},
-                    last_updated_at = ${k.last_updated_at}
+                    encrypted_key = ${encryptedKey}, custom_host = ${k.custom_host}, note = ${k.note},
+                    usage_limits = ${usageLimitsOf(k.usage_limits)}::jsonb, last_updated_at = ${k.last_updated_at}
                   WHERE id = ${k.id} RETURNING id`)
   })
 

@@ -45,7 +45,9 @@ type Operation =
   | "create workspace key" // role table: owners and admins any workspace, managers their workspace, members none
 
 const operationOf = (action: Action): Operation => {
-  if (action === "users.create.owner") return "owner"
+  if (action === "users.create.owner" || action === "users.update.owner" || action === "users.delete.owner") {
+    return "owner"
+  }
   // Rotating a key issues a secret with its powers: the role rows of creating one.
   if (action === "api_keys.create.organisation_service" || action === "api_keys.rotate.organisation_service") {
     return "create admin key"
@@ -60,10 +62,14 @@ const operationOf = (action: Action): Operation => {
   const organisationWide = [
     "workspaces.create",
     "workspaces.update",
+    "workspaces.delete",
     "users.create",
     "users.read",
     "users.list",
+    "users.update",
+    "users.delete",
     "members.create",
+    "members.update",
     "members.delete",
     "audit_logs.list",
     "mcp_integrations.create.organisation",
@@ -89,7 +95,13 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "users.create.owner": ["organisation_users.create"],
     "users.read": ["organisation_users.read"],
     "users.list": ["organisation_users.list"],
+    "users.update": ["organisation_users.update"],
+    "users.update.owner": ["organisation_users.update"],
+    "users.delete": ["organisation_users.delete"],
+    "users.delete.owner": ["organisation_users.delete"],
     "members.create": ["workspace_users.create"],
+    "members.read": ["workspace_users.read"],
+    "members.update": ["workspace_users.update"],
     "members.delete": ["workspace_users.delete"],
     "members.list": ["workspace_users.list"],
     "api_keys.create.organisation_service": ["organisation_service_api_keys.create"],

@@ -37,7 +37,10 @@ describe("client errors Node answers before any route", () => {
     )
     expect(answer.statusLine).toBe("HTTP/1.1 431 Request Header Fields Too Large")
     expect(answer.head).toContain("content-type: application/json")
-    expect(answer.body).toMatchObject({ success: false, error: { code: "headers_too_large", param: null } })
+    expect(answer.body).toMatchObject({
+      success: false,
+      error: { code: "headers_too_large", type: "invalid_request_error", param: null }
+    })
   })
 
   it("answers malformed HTTP with 400 in the envelope", async () => {

@@ -97,12 +97,20 @@ describe("the error envelope", () => {
     expect(fromHandler.status).toBe(404)
     const fromDecoding = await server.request("/v1/workspaces?page_size=0")
     expect(fromDecoding.status).toBe(400)
-    for (const response of [fromHandler, fromDecoding]) {
-      expect(await jsonOf(response)).toEqual({
+    const bodies = [await jsonOf(fromHandler), await jsonOf(fromDecoding)]
+    for (const body of bodies) {
+      expect(body).toEqual({
         success: false,
-        error: { code: expect.any(String), message: expect.any(String), param: expect.toBeOneOf([null, "page_size"]) }
+        error: {
+          code: expect.any(String),
+          type: expect.any(String),
+          message: expect.any(String),
+          param: expect.toBeOneOf([null, "page_size"])
+        }
       })
     }
+    // Portkey's error schema requires `type`: the kind, as OpenAI's clients read it.
+    expect(bodies.map((body) => body.error.type)).toEqual(["not_found_error", "invalid_request_error"])
     const document = await jsonOf(await server.request("/v1/openapi.json", { key: null }))
     const notFound = document.paths["/v1/prompts/{promptId}"].get.responses["404"].content["application/json"].schema
     const schema = notFound.$ref === undefined ? notFound : document.components.schemas[notFound.$ref.split("/").pop()]

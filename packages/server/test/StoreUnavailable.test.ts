@@ -27,7 +27,7 @@ const expectUnavailable = async (response: Response) => {
   const body = await jsonOf(response)
   expect(body).toEqual({
     success: false,
-    error: { code: "service_unavailable", message: expect.any(String), param: null }
+    error: { code: "service_unavailable", type: "service_unavailable_error", message: expect.any(String), param: null }
   })
   // The store's own words (host, port, driver) stay in the server's log.
   expect(body.error.message).not.toMatch(/127\.0\.0\.1|ECONN|Pg|cut/)

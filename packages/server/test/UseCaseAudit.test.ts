@@ -228,6 +228,101 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     { outcome: "denied", program: (w) => Users.use((users) => users.removeMember(w.weak, w.workspaceId, MISSING)) },
     { outcome: "failed", program: (w) => Users.use((users) => users.removeMember(w.admin, w.workspaceId, MISSING)) }
   ],
+  "users.addMembers": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          Effect.all([user(w), user(w)]),
+          ([a, b]) =>
+            Users.use((users) =>
+              users.addMembers(w.admin, w.workspaceId, {
+                users: [{ id: a.id, role: "member" }, { id: b.id, role: "admin" }]
+              })
+            )
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          user(w),
+          (u) =>
+            Users.use((users) => users.addMembers(w.weak, w.workspaceId, { users: [{ id: u.id, role: "member" }] }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Users.use((users) => users.addMembers(w.admin, w.workspaceId, { users: [{ id: MISSING, role: "member" }] }))
+    }
+  ],
+  "users.updateMember": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(user(w), (u) =>
+          Users.use((users) =>
+            Effect.andThen(
+              users.addMember(w.admin, w.workspaceId, { user_id: u.id, role: "member" }),
+              users.updateMember(w.admin, w.workspaceId, u.id, { role: "manager" })
+            )
+          ))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Users.use((users) => users.updateMember(w.weak, w.workspaceId, MISSING, { role: "member" }))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Users.use((users) => users.updateMember(w.admin, w.workspaceId, MISSING, { role: "member" }))
+    }
+  ],
+  "users.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(user(w), (u) => Users.use((users) => users.update(w.admin, u.id, { role: "admin" })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(user(w), (u) => Users.use((users) => users.update(w.weak, u.id, { role: "admin" })))
+    },
+    { outcome: "failed", program: (w) => Users.use((users) => users.update(w.admin, MISSING, { role: "admin" })) }
+  ],
+  "users.delete": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(user(w), (u) => Users.use((users) => users.remove(w.admin, u.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(user(w), (u) => Users.use((users) => users.remove(w.weak, u.id)))
+    },
+    { outcome: "failed", program: (w) => Users.use((users) => users.remove(w.admin, MISSING)) }
+  ],
+  "workspaces.update": [
+    {
+      outcome: "allowed",
+      program: (w) => Workspaces.use((s) => s.update(w.admin, w.workspaceId, { description: unique("described") }))
+    },
+    { outcome: "denied", program: (w) => Workspaces.use((s) => s.update(w.weak, w.workspaceId, { name: "Nope" })) },
+    { outcome: "failed", program: (w) => Workspaces.use((s) => s.update(w.admin, w.workspaceId, { name: "" })) }
+  ],
+  "workspaces.delete": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          Workspaces.use((s) => s.create(w.admin, { name: unique("Ws") })),
+          (made) => Workspaces.use((s) => s.remove(w.admin, made.id, { force: false }))
+        )
+    },
+    { outcome: "denied", program: (w) => Workspaces.use((s) => s.remove(w.weak, w.workspaceId, { force: false })) },
+    // The scenarios' workspace holds keys and prompts: refused without force.
+    { outcome: "failed", program: (w) => Workspaces.use((s) => s.remove(w.admin, w.workspaceId, { force: false })) }
+  ],
   "prompts.create": [
     { outcome: "allowed", program: prompt },
     {

@@ -14,9 +14,21 @@ export const MUTATING_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PA
 
 const ACTION_OF_METHOD: Readonly<Record<string, string>> = { POST: "create", PUT: "update", PATCH: "update" }
 
+/**
+ * Endpoints on a second path of a use case another endpoint already names: Portkey's paths of operations we
+ * served first on our own (`POST /v1/admin/workspaces` and `POST /v1/workspaces` are one use case).
+ */
+const PATH_ALIASES: Readonly<Record<string, UseCaseName>> = {
+  "workspaces.adminCreate": "workspaces.create",
+  "users.removeWorkspaceUser": "users.removeMember"
+}
+
+/** The use case an endpoint (`group.endpoint`) runs: its own name, or the one its path is an alias of. */
+export const useCaseOfEndpoint = (name: string): string => PATH_ALIASES[name] ?? name
+
 /** The endpoint's entry; for one missing from the table, an action from its method and the group's name. */
 export const auditedEndpoint = (group: string, endpoint: string, method: string): UseCaseRecord => {
-  const name = `${group}.${endpoint}`
+  const name = useCaseOfEndpoint(`${group}.${endpoint}`)
   return isUseCaseName(name)
     ? USE_CASES[name]
     : { action: ACTION_OF_METHOD[method] ?? "delete", resourceType: group }

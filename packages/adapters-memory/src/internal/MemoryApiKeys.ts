@@ -49,7 +49,11 @@ export const makeMemoryApiKeyStore = (state: MemoryState) => {
   const changeKey = (id: string, change: (key: ApiKey) => ApiKey) =>
     replace(id, (row) => ({ ...row, key: change(row.key) }))
 
-  return ApiKeyStore.of({
+  /** Active keys of the workspace: what it holds, for the workspace store. */
+  const activeIn = (workspaceId: string) =>
+    [...keys.rows.values()].filter((row) => row.key.workspace_id === workspaceId && row.key.status === "active").length
+
+  const store = ApiKeyStore.of({
     insert: ({ digest, key }) =>
       Effect.flatMap(
         keys.insert(key.id, { key, digest, previousDigest: null, id: key.id, created_at: key.created_at }),
@@ -100,6 +104,9 @@ export const makeMemoryApiKeyStore = (state: MemoryState) => {
           scopes: key.scopes,
           expires_at: key.expires_at,
           rate_limits: key.rate_limits,
+          usage_limits: key.usage_limits,
+          rotation_policy: key.rotation_policy,
+          alert_emails: key.alert_emails,
           last_updated_at: key.last_updated_at
         })),
     recordUse: (ids, at) =>
@@ -122,4 +129,5 @@ export const makeMemoryApiKeyStore = (state: MemoryState) => {
         return ended
       })
   })
+  return Object.assign(store, { activeIn })
 }

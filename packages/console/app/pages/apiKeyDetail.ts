@@ -35,7 +35,7 @@ const EditKeyForm = (
   const form = useForm()
   const [name, setName] = useState(key.name)
   const [description, setDescription] = useState(key.description ?? "")
-  const [expires, setExpires] = useState(localInput(key.expires_at))
+  const [expires, setExpires] = useState(localInput(key.expires_at ?? null))
   const [limits, setLimits] = useState(rateLimitDraft(key.rate_limits))
   const limitable = mayLimit(key)
 
@@ -48,7 +48,7 @@ const EditKeyForm = (
       ...(description.trim() !== (key.description ?? "")
         ? { description: description.trim() === "" ? null : description.trim() }
         : {}),
-      ...(expires !== localInput(key.expires_at)
+      ...(expires !== localInput(key.expires_at ?? null)
         ? { expires_at: expires === "" ? null : new Date(expires).toISOString() }
         : {}),
       ...(limitable && rateLimitsText(rateLimits) !== rateLimitsText(key.rate_limits)
@@ -141,7 +141,7 @@ export const KeyDetail = (
       ? "—"
       : `${when(key.transition_ends_at)}${inTransition(key) ? " (in transition)" : " (ended)"}`
   }</dd>
-      <dt>Expires</dt><dd>${key.expires_at === null ? "never" : when(key.expires_at)}</dd>
+      <dt>Expires</dt><dd>${key.expires_at === undefined ? "never" : when(key.expires_at)}</dd>
       <dt>Created</dt><dd>${when(key.created_at)} by key <code>${key.created_by_api_key_id ?? "—"}</code></dd>
       <dt>Last changed</dt><dd>${when(key.last_updated_at)}</dd>
     </dl>

@@ -115,7 +115,7 @@ export const ApiKeysPage = () => {
         <td>${key.name}${key.id === ownId ? html` <span class="badge">this session</span>` : null}</td>
         <td><code class="nowrap">${key.masked_key}</code></td>
         <td>${key.type}</td>
-        <td>${key.workspace_id === null ? "—" : html`<code>${key.workspace_id}</code>`}</td>
+        <td>${key.workspace_id === undefined ? "—" : html`<code>${key.workspace_id}</code>`}</td>
         <td><span title=${key.scopes.join(", ")}>${key.scopes.length}</span></td>
         <td>${rateLimitsText(key.rate_limits)}</td>
         <td>${key.last_used_at === null ? "never" : when(key.last_used_at)}</td>

@@ -41,7 +41,9 @@ export class WorkspaceMember extends Schema.Class<WorkspaceMember>("WorkspaceMem
   workspace_id: Schema.String,
   user_id: Schema.String,
   role: WorkspaceRole,
-  created_at: Schema.String
+  created_at: Schema.String,
+  /** When the role last changed; the membership's creation until then. */
+  last_updated_at: Schema.String
 }) {}
 
 /** Turns a display name into a slug candidate: lower case, runs of other characters become one '-'. */
@@ -54,4 +56,14 @@ export const slugify = (name: string): string => {
     .replace(/^-+|-+$/g, "")
     .slice(0, 64)
   return slug.length > 0 ? slug : "item"
+}
+
+/**
+ * A user's name as Portkey's `first_name` and `last_name`: its first word, and the rest. A part that would be
+ * empty is absent.
+ */
+export const nameParts = (name: string | null): { readonly first_name?: string; readonly last_name?: string } => {
+  const words = (name ?? "").trim().split(/\s+/).filter((word) => word.length > 0)
+  if (words.length === 0) return {}
+  return words.length === 1 ? { first_name: words[0] } : { first_name: words[0], last_name: words.slice(1).join(" ") }
 }

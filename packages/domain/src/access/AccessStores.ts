@@ -29,8 +29,28 @@ export class WorkspaceStore extends Context.Service<
     readonly findBySlug: (organisationId: string, slug: string) => Effect.Effect<Option.Option<Workspace>, StoreError>
     /** Ordered by created_at, then id. */
     readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<Workspace>, StoreError>
+    /** Writes the workspace's name, description and last_updated_at; false when there was none. */
+    readonly update: (workspace: Workspace) => Effect.Effect<boolean, StoreError>
+    /**
+     * Marks the workspace deleted at `at`: from then on every read above answers as if it never existed. The
+     * row stays, for what still names it (revoked keys, the audit log). False when there was none.
+     */
+    readonly remove: (id: string, at: string) => Effect.Effect<boolean, StoreError>
+    /** How many of each kind of resource the workspace holds: what a delete without force must find empty. */
+    readonly holdings: (id: string) => Effect.Effect<WorkspaceHoldings, StoreError>
   }
 >()("@gateway-control/WorkspaceStore") {}
+
+/** What a workspace holds, by kind (API keys: active ones; MCP integrations: not archived ones). */
+export interface WorkspaceHoldings {
+  readonly api_keys: number
+  readonly prompts: number
+  readonly prompt_partials: number
+  readonly virtual_keys: number
+  readonly configs: number
+  readonly mcp_integrations: number
+  readonly mcp_servers: number
+}
 
 export class UserStore extends Context.Service<
   UserStore,
@@ -39,6 +59,10 @@ export class UserStore extends Context.Service<
     readonly insert: (user: User) => Effect.Effect<void, Conflict | StoreError>
     readonly get: (id: string) => Effect.Effect<Option.Option<User>, StoreError>
     readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<User>, StoreError>
+    /** Writes the user's role and last_updated_at; false when there was none. */
+    readonly update: (user: User) => Effect.Effect<boolean, StoreError>
+    /** Deletes the user and their memberships; false when there was none. */
+    readonly remove: (id: string) => Effect.Effect<boolean, StoreError>
   }
 >()("@gateway-control/UserStore") {}
 
@@ -50,5 +74,7 @@ export class WorkspaceMemberStore extends Context.Service<
     readonly get: (workspaceId: string, userId: string) => Effect.Effect<Option.Option<WorkspaceMember>, StoreError>
     readonly list: (workspaceId: string, page: PageRequest) => Effect.Effect<Page<WorkspaceMember>, StoreError>
     readonly remove: (workspaceId: string, userId: string) => Effect.Effect<boolean, StoreError>
+    /** The workspaces the user is a member of, oldest membership first. */
+    readonly workspacesOf: (userId: string) => Effect.Effect<ReadonlyArray<string>, StoreError>
   }
 >()("@gateway-control/WorkspaceMemberStore") {}

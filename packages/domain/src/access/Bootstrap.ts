@@ -100,7 +100,13 @@ export class Bootstrap extends Context.Service<
         yield* users.insert(owner)
         yield* workspaces.insert(workspace)
         yield* members.upsert(
-          new WorkspaceMember({ workspace_id: workspace.id, user_id: owner.id, role: "manager", created_at: now })
+          new WorkspaceMember({
+            workspace_id: workspace.id,
+            user_id: owner.id,
+            role: "manager",
+            created_at: now,
+            last_updated_at: now
+          })
         )
         const issued = yield* apiKeys.issue({
           type: "organisation-service",

@@ -36,12 +36,21 @@ export const Actions = {
   "workspaces.update": { scope: "workspaces.update", reach: "admin" },
   "workspaces.read": { scope: "workspaces.read", reach: "any" },
   "workspaces.list": { scope: "workspaces.list", reach: "any" },
+  "workspaces.delete": { scope: "workspaces.delete", reach: "admin" },
   "users.create": { scope: "organisation_users.create", reach: "admin" },
   /** Only an owner makes owners. */
   "users.create.owner": { scope: "organisation_users.create", reach: "admin", owner: true },
   "users.read": { scope: "organisation_users.read", reach: "admin" },
   "users.list": { scope: "organisation_users.list", reach: "admin" },
+  "users.update": { scope: "organisation_users.update", reach: "admin" },
+  /** Making an owner, or changing an owner's role: an owner's, as creating one is. */
+  "users.update.owner": { scope: "organisation_users.update", reach: "admin", owner: true },
+  "users.delete": { scope: "organisation_users.delete", reach: "admin" },
+  /** Removing an owner: an owner's. */
+  "users.delete.owner": { scope: "organisation_users.delete", reach: "admin", owner: true },
   "members.create": { scope: "workspace_users.create", reach: "admin" },
+  "members.read": { scope: "workspace_users.read", reach: "any" },
+  "members.update": { scope: "workspace_users.update", reach: "admin" },
   "members.delete": { scope: "workspace_users.delete", reach: "admin" },
   "members.list": { scope: "workspace_users.list", reach: "any" },
   "api_keys.create.organisation_service": { scope: "organisation_service_api_keys.create", reach: "admin" },

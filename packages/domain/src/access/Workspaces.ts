@@ -1,27 +1,58 @@
 /**
- * Reading workspaces as a principal sees them.
+ * Workspaces as a principal sees them: created, read, renamed and deleted, each through the policy.
  */
 import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
-import { type Conflict, type Forbidden, type InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import { ApiKeys } from "../credentials/ApiKeys.ts"
+import { Conflict, type Forbidden, type InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName, checkSlug, Description } from "../shared/Rules.ts"
 import type { StoreError } from "../shared/StoreError.ts"
+import { refuseUnsupported, unsupportedFields } from "../shared/Unsupported.ts"
 import { slugify, Workspace } from "./AccessModel.ts"
-import { WorkspaceStore } from "./AccessStores.ts"
+import { type WorkspaceHoldings, WorkspaceStore } from "./AccessStores.ts"
 import { grantedWrites } from "./GrantedWrites.ts"
 import { ensureAllowed, ensureListScope, Target } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
+
+/** Portkey's workspace fields the gateway does not act on: refused by name rather than dropped. */
+const UNSUPPORTED = ["defaults", "usage_limits", "rate_limits"] as const
+const UNSUPPORTED_WHY = "workspaces carry no defaults, usage limits or rate limits here (keys carry rate limits)."
 
 /** A workspace as a caller asks for it: the entity's fields a caller chooses, in the API's casing. */
 export const CreateWorkspace = Schema.Struct({
   ...Struct.pick(Workspace.fields, ["name"]),
   slug: Schema.optionalKey(Workspace.fields.slug),
-  description: Schema.optionalKey(Description)
+  description: Schema.optionalKey(Description),
+  ...unsupportedFields([...UNSUPPORTED, "users"])
 })
 export type CreateWorkspaceInput = typeof CreateWorkspace.Type
+
+/** A change of a workspace: its name or description (null clears it); the slug stays, as ids in paths do. */
+export const UpdateWorkspace = Schema.Struct({
+  name: Schema.optionalKey(Workspace.fields.name),
+  description: Schema.optionalKey(Schema.NullOr(Description)),
+  ...unsupportedFields(UNSUPPORTED)
+})
+export type UpdateWorkspaceInput = typeof UpdateWorkspace.Type
+
+/** How a deletion treats what the workspace holds: refused (409) unless `force`. */
+export interface DeleteWorkspaceInput {
+  readonly force: boolean
+}
+
+/** The kinds of resource a workspace holds, in the words of the error that names them. */
+const HOLDING_NAMES: Record<keyof WorkspaceHoldings, string> = {
+  api_keys: "active API keys",
+  prompts: "prompts",
+  prompt_partials: "prompt partials",
+  virtual_keys: "virtual keys",
+  configs: "configs",
+  mcp_integrations: "MCP integrations",
+  mcp_servers: "MCP servers"
+}
 
 export class Workspaces extends Context.Service<
   Workspaces,
@@ -36,12 +67,32 @@ export class Workspaces extends Context.Service<
       principal: Principal,
       page: PageRequest
     ) => Effect.Effect<Page<Workspace>, Forbidden | NotFound | StoreError>
+    readonly update: (
+      principal: Principal,
+      id: string,
+      input: UpdateWorkspaceInput
+    ) => Effect.Effect<Workspace, InvalidRequest | Forbidden | NotFound | StoreError>
+    /**
+     * Deletes an empty workspace: one holding anything (`WorkspaceHoldings`) is refused with 409 naming what,
+     * unless `force`, which first revokes its active keys (under the rules of revoking each) and then deletes
+     * it. Either way, from then on it answers 404 everywhere, as if it never existed.
+     */
+    readonly remove: (
+      principal: Principal,
+      id: string,
+      input: DeleteWorkspaceInput
+    ) => Effect.Effect<Workspace, InvalidRequest | Forbidden | NotFound | Conflict | StoreError>
   }
 >()("@gateway-control/Workspaces") {
   static readonly layer = Layer.effect(
     Workspaces,
     Effect.gen(function*() {
-      const store = grantedWrites(yield* WorkspaceStore, { insert: "workspaces.create" })
+      const store = grantedWrites(yield* WorkspaceStore, {
+        insert: "workspaces.create",
+        update: "workspaces.update",
+        remove: "workspaces.delete"
+      })
+      const apiKeys = yield* ApiKeys
       const crypto = yield* PlatformCrypto
 
       const create = Effect.fn("Workspaces.create")(function*(principal: Principal, input: CreateWorkspaceInput) {
@@ -51,6 +102,7 @@ export class Workspaces extends Context.Service<
           Target.organisation(principal.organisationId),
           { type: "organisation", id: principal.organisationId }
         )
+        yield* refuseUnsupported(input, [...UNSUPPORTED, "users"], UNSUPPORTED_WHY)
         const name = input.name.trim()
         yield* checkName(name)
         const slug = input.slug ?? slugify(name)
@@ -89,6 +141,58 @@ export class Workspaces extends Context.Service<
         return { items, total: Option.isSome(own) ? 1 : 0 }
       })
 
+      /** The workspace, if it exists, and the policy's grant of `action` on it. */
+      const withGrant = Effect.fnUntraced(
+        function*<A extends "workspaces.update" | "workspaces.delete">(principal: Principal, id: string, action: A) {
+          const workspace = yield* requireRow(yield* store.get(id), "workspace", id)
+          const allowed = yield* ensureAllowed(
+            principal,
+            action,
+            Target.workspace(workspace.organisation_id, workspace.id),
+            { type: "workspace", id }
+          )
+          return { allowed, workspace }
+        }
+      )
+
+      const update = Effect.fn("Workspaces.update")(
+        function*(principal: Principal, id: string, input: UpdateWorkspaceInput) {
+          const { allowed, workspace } = yield* withGrant(principal, id, "workspaces.update")
+          yield* refuseUnsupported(input, UNSUPPORTED, UNSUPPORTED_WHY)
+          const name = input.name === undefined ? workspace.name : input.name.trim()
+          yield* checkName(name)
+          const changed = new Workspace({
+            ...workspace,
+            name,
+            description: input.description === undefined ? workspace.description : input.description,
+            last_updated_at: yield* nowIso
+          })
+          yield* store.update(allowed, changed)
+          return changed
+        }
+      )
+
+      const remove = Effect.fn("Workspaces.remove")(
+        function*(principal: Principal, id: string, input: DeleteWorkspaceInput) {
+          const { allowed, workspace } = yield* withGrant(principal, id, "workspaces.delete")
+          const holdings = yield* store.holdings(workspace.id)
+          const held = Object.entries(HOLDING_NAMES)
+            .filter(([kind]) => holdings[kind as keyof WorkspaceHoldings] > 0)
+            .map(([kind, what]) => `${holdings[kind as keyof WorkspaceHoldings]} ${what}`)
+          if (held.length > 0 && !input.force) {
+            return yield* new Conflict({
+              message: `Workspace '${workspace.slug}' still holds ${held.join(", ")}. Delete them first, ` +
+                "or delete it with force: its active keys are then revoked, and what it holds stays stored but " +
+                "unreachable through it.",
+              param: null
+            })
+          }
+          yield* apiKeys.revokeAll(principal, { workspaceId: workspace.id })
+          yield* store.remove(allowed, workspace.id, yield* nowIso)
+          return workspace
+        }
+      )
+
       const useCases = yield* AuditedUseCase
       return Workspaces.of({
         create: (principal, input) =>
@@ -103,7 +207,17 @@ export class Workspaces extends Context.Service<
             create(principal, input)
           ),
         get,
-        list
+        list,
+        update: (principal, id, input) =>
+          useCases.run(
+            { useCase: "workspaces.update", actor: principal, resourceId: id, workspaceId: id, body: input },
+            update(principal, id, input)
+          ),
+        remove: (principal, id, input) =>
+          useCases.run(
+            { useCase: "workspaces.delete", actor: principal, resourceId: id, workspaceId: id, body: input },
+            remove(principal, id, input)
+          )
       })
     })
   )

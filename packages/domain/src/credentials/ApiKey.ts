@@ -3,7 +3,8 @@
  * The plaintext exists only at creation; the store keeps its SHA-256 digest.
  */
 import { Schema } from "effect"
-import { Name } from "../shared/Rules.ts"
+import { Email, Name } from "../shared/Rules.ts"
+import { UsageLimits } from "./UsageLimits.ts"
 
 export const ApiKeyType = Schema.Literals(["organisation-service", "workspace-service", "workspace-user"])
 export type ApiKeyType = typeof ApiKeyType.Type
@@ -38,6 +39,19 @@ export type RateLimit = typeof RateLimit.Type
 /** A key's limits: one a unit at most. */
 export const RateLimits = Schema.Array(RateLimit)
 
+/**
+ * Portkey's automatic rotation of a key: every week or month, or once at an instant, and how long the old secret
+ * then keeps working. Kept and returned; its `key_transition_period_ms` is the transition of the key's rotations
+ * that ask for none. The gateway does not rotate keys by itself: a new secret no one receives would only lock
+ * the key's holders out (Portkey mails it); the README says so.
+ */
+export const RotationPolicy = Schema.Struct({
+  rotation_period: Schema.optionalKey(Schema.NullOr(Schema.Literals(["weekly", "monthly"]))),
+  next_rotation_at: Schema.optionalKey(Schema.NullOr(Schema.String)),
+  key_transition_period_ms: Schema.optionalKey(Schema.Int)
+})
+export type RotationPolicy = typeof RotationPolicy.Type
+
 /** What a read of a key shows: never the digest, only the masked form of the key. */
 export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   id: Schema.String,
@@ -67,7 +81,12 @@ export class ApiKey extends Schema.Class<ApiKey>("ApiKey")({
   /** When the key's secret was last rotated; null when never. */
   rotated_at: Schema.NullOr(Schema.String),
   /** Until when the secret before the last rotation still works; null when the key was never rotated. */
-  transition_ends_at: Schema.NullOr(Schema.String)
+  transition_ends_at: Schema.NullOr(Schema.String),
+  /** Portkey's usage limits (UsageLimits.ts): kept and returned, not counted against. */
+  usage_limits: Schema.NullOr(UsageLimits),
+  rotation_policy: Schema.NullOr(RotationPolicy),
+  /** Whom Portkey mails about the key's usage; kept and returned, as this gateway sends no mail. */
+  alert_emails: Schema.Array(Email)
 }) {}
 
 /**

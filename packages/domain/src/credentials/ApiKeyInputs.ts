@@ -5,7 +5,11 @@
  */
 import { Schema, Struct } from "effect"
 import { Description } from "../shared/Rules.ts"
+import { unsupportedFields } from "../shared/Unsupported.ts"
 import { ApiKey } from "./ApiKey.ts"
+
+/** Portkey's key fields the gateway does not act on: refused by name rather than dropped. */
+export const UNSUPPORTED_KEY_FIELDS = ["defaults"] as const
 
 export const CreateApiKey = Schema.Struct({
   ...Struct.pick(ApiKey.fields, ["name", "scopes"]),
@@ -13,14 +17,22 @@ export const CreateApiKey = Schema.Struct({
   workspace_id: Schema.optionalKey(Schema.String),
   user_id: Schema.optionalKey(Schema.String),
   expires_at: Schema.optionalKey(Schema.String),
-  rate_limits: Schema.optionalKey(ApiKey.fields.rate_limits)
+  rate_limits: Schema.optionalKey(ApiKey.fields.rate_limits),
+  usage_limits: Schema.optionalKey(Schema.NullOr(ApiKey.fields.usage_limits)),
+  rotation_policy: Schema.optionalKey(ApiKey.fields.rotation_policy),
+  alert_emails: Schema.optionalKey(ApiKey.fields.alert_emails),
+  ...unsupportedFields(UNSUPPORTED_KEY_FIELDS)
 })
 
 export const RotateApiKey = Schema.Struct({
   transition_period_ms: Schema.optionalKey(
     Schema.Int.annotate({
-      description: "How long the current secret keeps working, in ms: default 1800000 (30 minutes), 0 for not at all."
+      description: "How long the current secret keeps working, in ms: default the key's rotation_policy's " +
+        "key_transition_period_ms, else 1800000 (30 minutes); 0 for not at all."
     })
+  ),
+  key_transition_period_ms: Schema.optionalKey(
+    Schema.Int.annotate({ description: "Portkey's name of transition_period_ms; give one of the two." })
   )
 })
 
@@ -30,7 +42,15 @@ export const RotateApiKey = Schema.Struct({
  */
 export const UpdateApiKey = Schema.Struct({
   ...Struct.map(Struct.pick(CreateApiKey.fields, ["name", "scopes"]), Schema.optionalKey),
-  rate_limits: CreateApiKey.fields.rate_limits,
+  ...Struct.pick(CreateApiKey.fields, [
+    "rate_limits",
+    "usage_limits",
+    "rotation_policy",
+    "alert_emails",
+    ...UNSUPPORTED_KEY_FIELDS
+  ]),
+  /** Portkey's: resets the usage counted against usage_limits. None is counted here, so `true` is refused. */
+  reset_usage: Schema.optionalKey(Schema.Boolean),
   description: Schema.optionalKey(Schema.NullOr(Description)),
   expires_at: Schema.optionalKey(Schema.NullOr(Schema.String))
 })

@@ -27,6 +27,7 @@ import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName } from "../shared/Rules.ts"
 import type { StoreError } from "../shared/StoreError.ts"
+import { refuseUnsupported } from "../shared/Unsupported.ts"
 import {
   ApiKey,
   type ApiKeyType,
@@ -34,15 +35,26 @@ import {
   KEY_PREFIX,
   KEY_RANDOM_BYTES,
   maskKey,
-  type RateLimit
+  type RateLimit,
+  type RotationPolicy
 } from "./ApiKey.ts"
-import type { CreateApiKey } from "./ApiKeyInputs.ts"
+import { type CreateApiKey, UNSUPPORTED_KEY_FIELDS } from "./ApiKeyInputs.ts"
 import { ApiKeyStore, type KeyListFilters } from "./ApiKeyStore.ts"
 import { makeKeyWrites } from "./internal/keyWrites.ts"
 import { makeKeyChanges, type RotateKeyInput, type UpdateKeyInput } from "./KeyChanges.ts"
 import type { RateLimited } from "./KeyRateLimits.ts"
 import { type Admitted, makeKeyResolution } from "./KeyResolution.ts"
-import { checkExpiry, checkInstant, checkRateLimits, checkScopes, type UnknownScopes } from "./KeyRules.ts"
+import {
+  checkAlertEmails,
+  checkExpiry,
+  checkInstant,
+  checkRateLimits,
+  checkRotationPolicy,
+  checkScopes,
+  KEY_DEFAULTS_WHY,
+  type UnknownScopes
+} from "./KeyRules.ts"
+import { checkUsageLimits, type UsageLimits } from "./UsageLimits.ts"
 
 export type { RotateKeyInput, UpdateKeyInput } from "./KeyChanges.ts"
 export { RateLimited, type RateLimitStatus } from "./KeyRateLimits.ts"
@@ -60,6 +72,9 @@ export interface IssueKeyInput {
   readonly scopes: ReadonlyArray<Scope>
   readonly expiresAt: string | null
   readonly rateLimits?: ReadonlyArray<RateLimit> | undefined
+  readonly usageLimits?: UsageLimits | null | undefined
+  readonly rotationPolicy?: RotationPolicy | null | undefined
+  readonly alertEmails?: ReadonlyArray<string> | undefined
 }
 
 export interface IssuedKey {
@@ -135,6 +150,15 @@ export class ApiKeys extends Context.Service<
      * whenever the user's memberships or roles change.
      */
     readonly forgetUser: (userId: string) => Effect.Effect<void, StoreError>
+    /**
+     * Revokes every active key of a workspace, or of a kind acting as a user, each under the rules of revoking
+     * it (`ensureKeyRevocation`): a step of a use case that takes the keys' reach away (deleting a workspace,
+     * removing a user), run inside it. Answers the revoked keys' ids.
+     */
+    readonly revokeAll: (
+      principal: Principal,
+      of: { readonly workspaceId: string } | { readonly userId: string; readonly type: ApiKeyType }
+    ) => Effect.Effect<ReadonlyArray<string>, InvalidRequest | AccessError>
   }
 >()("@gateway-control/ApiKeys") {
   static readonly layer = Layer.effect(
@@ -176,7 +200,10 @@ export class ApiKeys extends Context.Service<
           rate_limits: input.rateLimits ?? [],
           last_used_at: null,
           rotated_at: null,
-          transition_ends_at: null
+          transition_ends_at: null,
+          usage_limits: input.usageLimits ?? null,
+          rotation_policy: input.rotationPolicy ?? null,
+          alert_emails: input.alertEmails ?? []
         })
         const issued: IssuedKey = { key, plaintext: Redacted.make(plaintext, { label: "api-key" }) }
         return { stored: { key, digest }, issued }
@@ -195,7 +222,11 @@ export class ApiKeys extends Context.Service<
         const scopes = yield* checkScopes(input.scopes)
         const expiresAt = input.expires_at === undefined ? null : yield* checkExpiry(input.expires_at)
         if (input.rate_limits !== undefined) yield* checkRateLimits(input.rate_limits)
-        return { name, scopes, expiresAt }
+        yield* refuseUnsupported(input, UNSUPPORTED_KEY_FIELDS, KEY_DEFAULTS_WHY)
+        const usageLimits = input.usage_limits == null ? null : yield* checkUsageLimits(input.usage_limits)
+        const rotationPolicy = input.rotation_policy == null ? null : yield* checkRotationPolicy(input.rotation_policy)
+        const alertEmails = input.alert_emails === undefined ? [] : yield* checkAlertEmails(input.alert_emails)
+        return { name, scopes, expiresAt, usageLimits, rotationPolicy, alertEmails }
       })
 
       const create = Effect.fn("ApiKeys.create")(function*(principal: Principal, request: CreateKeyInput) {
@@ -245,7 +276,10 @@ export class ApiKeys extends Context.Service<
           userId: newKeyUser(principal, input.type, named ?? null),
           scopes: valid.scopes,
           expiresAt: newKeyExpiry(principal, valid.expiresAt),
-          rateLimits: input.rate_limits
+          rateLimits: input.rate_limits,
+          usageLimits: valid.usageLimits,
+          rotationPolicy: valid.rotationPolicy,
+          alertEmails: valid.alertEmails
         }, principal)
         // The key as it will be stored: whom it acts as, and until when, are decided on what is written.
         const creating = yield* ensureKeyCreation(principal, stored.key, yield* store.actingUser(stored.key))
@@ -300,6 +334,37 @@ export class ApiKeys extends Context.Service<
 
       const forgetUser = (userId: string) => forget({ _tag: "UserAccessChanged", userId })
 
+      /** Every active key of the organisation in `workspaceId` (all when null) of `type` (any when undefined). */
+      const activeKeys = Effect.fnUntraced(
+        function*(organisationId: string, workspaceId: string | null, type: ApiKeyType | undefined) {
+          const found: Array<ApiKey> = []
+          const limit = 1000
+          for (let offset = 0;; offset += limit) {
+            const page = yield* store.list(organisationId, workspaceId, { limit, offset }, { status: "active", type })
+            found.push(...page.items)
+            if (offset + limit >= page.total) return found
+          }
+        }
+      )
+
+      const revokeAll = Effect.fn("ApiKeys.revokeAll")(
+        function*(
+          principal: Principal,
+          of: { readonly workspaceId: string } | { readonly userId: string; readonly type: ApiKeyType }
+        ) {
+          const keys = "workspaceId" in of
+            ? yield* activeKeys(principal.organisationId, of.workspaceId, undefined)
+            : (yield* activeKeys(principal.organisationId, null, of.type)).filter((key) => key.user_id === of.userId)
+          const at = yield* nowIso
+          for (const key of keys) {
+            const revoking = yield* ensureKeyRevocation(principal, key, yield* store.actingUser(key))
+            yield* store.revoke(revoking, key.id, at)
+            yield* forget({ _tag: "ApiKeyChanged", keyId: key.id })
+          }
+          return keys.map((key) => key.id)
+        }
+      )
+
       const useCases = yield* AuditedUseCase
       return ApiKeys.of({
         issue,
@@ -342,7 +407,8 @@ export class ApiKeys extends Context.Service<
           ),
         update: (principal, id, input) =>
           useCases.run(resourceChange("apiKeys.update", principal, input, id), update(principal, id, input)),
-        forgetUser
+        forgetUser,
+        revokeAll
       })
     })
   )

@@ -12,16 +12,21 @@ import { Conflict, InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { checkName } from "../shared/Rules.ts"
 import type { StoreError } from "../shared/StoreError.ts"
+import { refuseUnsupported } from "../shared/Unsupported.ts"
 import { ApiKey, maskKey } from "./ApiKey.ts"
-import type { RotateApiKey, UpdateApiKey } from "./ApiKeyInputs.ts"
+import { type RotateApiKey, UNSUPPORTED_KEY_FIELDS, type UpdateApiKey } from "./ApiKeyInputs.ts"
 import { makeKeyWrites } from "./internal/keyWrites.ts"
 import {
+  checkAlertEmails,
   checkExpiry,
   checkRateLimits,
+  checkRotationPolicy,
   checkScopes,
   checkTransitionPeriod,
-  DEFAULT_TRANSITION_PERIOD_MS
+  DEFAULT_TRANSITION_PERIOD_MS,
+  KEY_DEFAULTS_WHY
 } from "./KeyRules.ts"
+import { checkUsageLimits } from "./UsageLimits.ts"
 
 /** How long the current secret keeps working (`RotateApiKey`): 30 minutes when absent, 0 for not at all. */
 export type RotateKeyInput = typeof RotateApiKey.Type
@@ -41,8 +46,22 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
     const store = yield* makeKeyWrites
 
     const rotate = Effect.fn("ApiKeys.rotate")(function*(principal: Principal, id: string, input: RotateKeyInput) {
-      const period = yield* checkTransitionPeriod(input.transition_period_ms ?? DEFAULT_TRANSITION_PERIOD_MS)
+      if (
+        input.transition_period_ms !== undefined && input.key_transition_period_ms !== undefined &&
+        input.transition_period_ms !== input.key_transition_period_ms
+      ) {
+        return yield* InvalidRequest.of(
+          "transition_period_ms and key_transition_period_ms name one period; give one.",
+          "key_transition_period_ms"
+        )
+      }
       const key = yield* requireRow(yield* store.get(id), "API key", id)
+      // Asked for by either name, else the key's policy's, else 30 minutes.
+      const asked = input.key_transition_period_ms ?? input.transition_period_ms
+      const period = yield* checkTransitionPeriod(
+        asked ?? key.rotation_policy?.key_transition_period_ms ?? DEFAULT_TRANSITION_PERIOD_MS,
+        input.key_transition_period_ms === undefined ? "transition_period_ms" : "key_transition_period_ms"
+      )
       const resource = { type: "API key", id }
       // A key the caller cannot see (an admin key, for a workspace key) answers not found, as reading it does.
       yield* ensureAllowed(principal, KeyRotationActions[key.type], Target.of(key), resource)
@@ -91,6 +110,18 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
         ? input.expires_at
         : yield* checkExpiry(input.expires_at)
       if (input.rate_limits !== undefined) yield* checkRateLimits(input.rate_limits)
+      yield* refuseUnsupported(input, UNSUPPORTED_KEY_FIELDS, KEY_DEFAULTS_WHY)
+      if (input.reset_usage === true) {
+        return yield* InvalidRequest.of(
+          "reset_usage: this gateway counts no usage against usage_limits, so there is none to reset.",
+          "reset_usage"
+        )
+      }
+      const usageLimits = input.usage_limits == null ? input.usage_limits : yield* checkUsageLimits(input.usage_limits)
+      const rotationPolicy = input.rotation_policy == null
+        ? input.rotation_policy
+        : yield* checkRotationPolicy(input.rotation_policy)
+      const alertEmails = input.alert_emails === undefined ? undefined : yield* checkAlertEmails(input.alert_emails)
       const changed = new ApiKey({
         ...key,
         name: name ?? key.name,
@@ -98,6 +129,9 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
         scopes: scopes ?? key.scopes,
         expires_at: expiresAt === undefined ? key.expires_at : expiresAt,
         rate_limits: input.rate_limits ?? key.rate_limits,
+        usage_limits: usageLimits === undefined ? key.usage_limits : usageLimits,
+        rotation_policy: rotationPolicy === undefined ? key.rotation_policy : rotationPolicy,
+        alert_emails: alertEmails ?? key.alert_emails,
         last_updated_at: yield* nowIso
       })
       const updating = yield* ensureKeyUpdate(principal, {

@@ -6,7 +6,8 @@ import { Effect, Schema } from "effect"
 import { isScope, type Scope, unknownScopes } from "../access/Scopes.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
-import { RateLimit } from "./ApiKey.ts"
+import { Email } from "../shared/Rules.ts"
+import { RateLimit, type RotationPolicy } from "./ApiKey.ts"
 
 /** Scopes asked for that do not exist (field `scopes`); an adapter says where its callers find the known ones. */
 export class UnknownScopes extends Schema.TaggedError<UnknownScopes>()("UnknownScopes", {
@@ -63,13 +64,61 @@ export const checkRateLimits = (limits: ReadonlyArray<RateLimit>): Effect.Effect
 }
 
 /** A transition period as asked for: whole milliseconds, from 0 (none) to `MAX_TRANSITION_PERIOD_MS`. */
-export const checkTransitionPeriod = (ms: number): Effect.Effect<number, InvalidRequest> =>
-  Number.isSafeInteger(ms) && ms >= 0 && ms <= MAX_TRANSITION_PERIOD_MS
+export const checkTransitionPeriod = (
+  ms: number,
+  param = "transition_period_ms",
+  minimum = 0
+): Effect.Effect<number, InvalidRequest> =>
+  Number.isSafeInteger(ms) && ms >= minimum && ms <= MAX_TRANSITION_PERIOD_MS
     ? Effect.succeed(ms)
     : Effect.fail(InvalidRequest.of(
-      `transition_period_ms must be a whole number of milliseconds from 0 to ${MAX_TRANSITION_PERIOD_MS}.`,
-      "transition_period_ms"
+      `${param} must be a whole number of milliseconds from ${minimum} to ${MAX_TRANSITION_PERIOD_MS}.`,
+      param
     ))
+
+/** Why a key's Portkey `defaults` (metadata, a pinned config) are refused. */
+export const KEY_DEFAULTS_WHY = "keys carry no default metadata or config here (send x-portkey-config with a call)."
+
+/** Portkey's shortest transition of an automatic rotation's policy: 30 minutes. */
+export const MIN_POLICY_TRANSITION_MS = 30 * 60_000
+
+/**
+ * A rotation policy as asked for: a period or an instant (not both, as Portkey has it), an instant in the future,
+ * and a transition from 30 minutes (Portkey's minimum) to ours at most.
+ */
+export const checkRotationPolicy = Effect.fnUntraced(function*(policy: RotationPolicy) {
+  const hasPeriod = policy.rotation_period != null
+  const hasInstant = policy.next_rotation_at != null
+  if (hasPeriod === hasInstant) {
+    return yield* InvalidRequest.of(
+      "rotation_policy needs one of rotation_period and next_rotation_at.",
+      "rotation_policy"
+    )
+  }
+  const next = policy.next_rotation_at == null
+    ? policy.next_rotation_at
+    : yield* checkInstant(policy.next_rotation_at, "rotation_policy.next_rotation_at")
+  if (policy.key_transition_period_ms !== undefined) {
+    yield* checkTransitionPeriod(
+      policy.key_transition_period_ms,
+      "rotation_policy.key_transition_period_ms",
+      MIN_POLICY_TRANSITION_MS
+    )
+  }
+  return next === undefined ? policy : { ...policy, next_rotation_at: next }
+})
+
+const isEmail = Schema.is(Email)
+
+/** Alert emails as asked for: each an email, lower-cased, once. */
+export const checkAlertEmails = (
+  emails: ReadonlyArray<string>
+): Effect.Effect<ReadonlyArray<string>, InvalidRequest> => {
+  const bad = emails.findIndex((email) => !isEmail(email))
+  return bad >= 0
+    ? Effect.fail(InvalidRequest.of("alert_emails must hold email addresses.", `alert_emails[${bad}]`))
+    : Effect.succeed([...new Set(emails.map((email) => email.trim().toLowerCase()))])
+}
 
 /** A `last_used_before` filter: an ISO 8601 date-time. */
 export const checkInstant = (value: string, param: string): Effect.Effect<string, InvalidRequest> => {

@@ -15,6 +15,7 @@ import type { StoreError } from "../shared/StoreError.ts"
 import { maskKey } from "./ApiKey.ts"
 import { makeProviderKeyRecords } from "./internal/providerKeyRecords.ts"
 import { VirtualKeyStore } from "./ProviderKeyStores.ts"
+import { checkUsageLimits } from "./UsageLimits.ts"
 import { type ResolvedVirtualKey, VirtualKey, type VirtualKeyChange, type VirtualKeyInput } from "./VirtualKey.ts"
 
 type Failure = InvalidRequest | Forbidden | NotFound | StoreError
@@ -85,11 +86,14 @@ export class VirtualKeys extends Context.Service<
         yield* knownProvider(registry, input.provider, "provider")
         if (input.key.length === 0) return yield* InvalidRequest.of("key must be the provider's API key.", "key")
         if (input.custom_host !== undefined) yield* records.checkHost(input.custom_host, "custom_host")
+        const usageLimits = input.usage_limits == null ? null : yield* checkUsageLimits(input.usage_limits)
         const record = new VirtualKey({
           ...fields,
           provider: input.provider,
           masked_key: maskKey(input.key),
-          custom_host: input.custom_host ?? null
+          custom_host: input.custom_host ?? null,
+          note: input.note ?? null,
+          usage_limits: usageLimits
         })
         yield* keys.insert(allowed, { record, encryptedKey: records.encrypt(input.key) })
         return record
@@ -119,8 +123,13 @@ export class VirtualKeys extends Context.Service<
           if (change.custom_host !== undefined && change.custom_host !== null) {
             yield* records.checkHost(change.custom_host, "custom_host")
           }
+          const usageLimits = change.usage_limits == null
+            ? change.usage_limits
+            : yield* checkUsageLimits(change.usage_limits)
           const updated = new VirtualKey({
             ...record,
+            note: change.note === undefined ? record.note : change.note,
+            usage_limits: usageLimits === undefined ? record.usage_limits : usageLimits,
             name: change.name?.trim() ?? record.name,
             masked_key: change.key === undefined ? record.masked_key : maskKey(change.key),
             custom_host: host,

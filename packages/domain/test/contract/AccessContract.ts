@@ -5,8 +5,14 @@ import { Effect, Exit, Option } from "effect"
 import { expect, it } from "vitest"
 import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "../../src/access/AccessStores.ts"
 import { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
-import { ApiKey, WorkspaceMember } from "../../src/index.ts"
+import { ApiKey, User, Workspace, WorkspaceMember } from "../../src/index.ts"
 import { apiKey, at, type Harness, uid, user, workspace } from "./ContractHarness.ts"
+
+/** A new row's creation and last change: one instant. */
+const stamps = () => {
+  const now = at()
+  return { created_at: now, last_updated_at: now }
+}
 
 export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
   it("stores and reads organisations; first is the oldest", async () => {
@@ -77,13 +83,13 @@ export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
       yield* (yield* UserStore).insert(b)
       const members = yield* WorkspaceMemberStore
       yield* members.upsert(
-        new WorkspaceMember({ workspace_id: w.id, user_id: a.id, role: "member", created_at: at() })
+        new WorkspaceMember({ workspace_id: w.id, user_id: a.id, role: "member", ...stamps() })
       )
       yield* members.upsert(
-        new WorkspaceMember({ workspace_id: w.id, user_id: b.id, role: "member", created_at: at() })
+        new WorkspaceMember({ workspace_id: w.id, user_id: b.id, role: "member", ...stamps() })
       )
       yield* members.upsert(
-        new WorkspaceMember({ workspace_id: w.id, user_id: a.id, role: "manager", created_at: at() })
+        new WorkspaceMember({ workspace_id: w.id, user_id: a.id, role: "manager", ...stamps() })
       )
     }))
     const got = await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.get(w.id, a.id)))
@@ -96,6 +102,67 @@ export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
     const removed = await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.remove(w.id, b.id)))
     const again = await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.remove(w.id, b.id)))
     expect([removed, again]).toEqual([true, false])
+    const memberOf = await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.workspacesOf(a.id)))
+    expect(memberOf).toEqual([w.id])
+  })
+
+  it("updates a workspace, and a deleted one reads as absent everywhere", async () => {
+    const org = await freshOrganisation()
+    const w = workspace(org.id)
+    const kept = workspace(org.id)
+    await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => Effect.forEach([w, kept], s.insert)))
+    const renamed = new Workspace({ ...w, name: "Renamed", description: "now described", last_updated_at: at() })
+    const updated = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.update(renamed)))
+    expect(updated).toBe(true)
+    const got = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.get(w.id)))
+    expect(Option.getOrThrow(got)).toMatchObject({ name: "Renamed", description: "now described" })
+    const holdings = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.holdings(w.id)))
+    expect(Object.values(holdings).every((n) => n === 0)).toBe(true)
+    const removed = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => s.remove(w.id, at())))
+    expect(removed).toBe(true)
+    const after = await run(
+      Effect.flatMap(Effect.service(WorkspaceStore), (s) =>
+        Effect.all([
+          s.get(w.id),
+          s.findBySlug(org.id, w.slug),
+          s.list(org.id, { limit: 10, offset: 0 }),
+          s.remove(w.id, at())
+        ]))
+    )
+    expect([Option.isNone(after[0]), Option.isNone(after[1]), after[2].items.map((x) => x.id), after[3]]).toEqual([
+      true,
+      true,
+      [kept.id],
+      false
+    ])
+  })
+
+  it("changes a user's role and removes a user with their memberships", async () => {
+    const org = await freshOrganisation()
+    const w = workspace(org.id)
+    const u = user(org.id)
+    await run(Effect.gen(function*() {
+      yield* (yield* WorkspaceStore).insert(w)
+      yield* (yield* UserStore).insert(u)
+      yield* (yield* WorkspaceMemberStore).upsert(
+        new WorkspaceMember({ workspace_id: w.id, user_id: u.id, role: "member", ...stamps() })
+      )
+    }))
+    const changed = await run(
+      Effect.flatMap(
+        Effect.service(UserStore),
+        (s) => s.update(new User({ ...u, role: "admin", last_updated_at: at() }))
+      )
+    )
+    expect(changed).toBe(true)
+    expect(Option.getOrThrow(await run(Effect.flatMap(Effect.service(UserStore), (s) => s.get(u.id)))).role).toBe(
+      "admin"
+    )
+    const removed = await run(Effect.flatMap(Effect.service(UserStore), (s) => s.remove(u.id)))
+    const again = await run(Effect.flatMap(Effect.service(UserStore), (s) => s.remove(u.id)))
+    expect([removed, again]).toEqual([true, false])
+    expect(Option.isNone(await run(Effect.flatMap(Effect.service(UserStore), (s) => s.get(u.id))))).toBe(true)
+    expect(await run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.workspacesOf(u.id)))).toEqual([])
   })
 
   it("stores API keys by digest, lists them by organisation and workspace, and revokes them", async () => {

@@ -108,7 +108,10 @@ export const apiKey = (
     rate_limits: [],
     last_used_at: null,
     rotated_at: null,
-    transition_ends_at: null
+    transition_ends_at: null,
+    usage_limits: null,
+    rotation_policy: null,
+    alert_emails: []
   })
 }
 

@@ -24,6 +24,8 @@ export const credentialContract = ({ exit, freshOrganisation, run }: Harness) =>
       provider: "openai",
       masked_key: "sk-t****4321",
       custom_host: null,
+      note: null,
+      usage_limits: null,
       created_at: now,
       last_updated_at: now
     })

@@ -24,7 +24,11 @@ const BAD_REQUEST = {
 const answer = (error: NodeJS.ErrnoException, socket: Duplex) => {
   if (!socket.writable) return void socket.destroy()
   const refusal = REFUSALS[error.code ?? ""] ?? BAD_REQUEST
-  const body = JSON.stringify({ success: false, error: { code: refusal.code, message: refusal.message, param: null } })
+  // Both refusals are of the request's making: `type` as ApiErrors.ts's `errorTypeOf` names them.
+  const body = JSON.stringify({
+    success: false,
+    error: { code: refusal.code, type: "invalid_request_error", message: refusal.message, param: null }
+  })
   socket.end(
     `HTTP/1.1 ${refusal.status} ${refusal.reason}\r\ncontent-type: application/json\r\n` +
       `content-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`

@@ -1,4 +1,13 @@
-import { ApiKey, ApiKeyStatus, ApiKeyType, CreateApiKey, RotateApiKey, UpdateApiKey } from "@gateway-control/domain"
+import {
+  ApiKey,
+  ApiKeyStatus,
+  ApiKeyType,
+  CreateApiKey,
+  RotateApiKey,
+  RotationPolicy,
+  UpdateApiKey,
+  UsageLimits
+} from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
@@ -13,6 +22,23 @@ import {
   WorkspaceListQuery
 } from "../Common.ts"
 
+/**
+ * A key as our API and Portkey's `ApiKeyObject` describe it. Portkey declares `description`, `workspace_id`,
+ * `user_id`, `expires_at` as strings and `usage_limits` as an object: absent rather than null when there is
+ * none (ApiKeys/Http.ts). `key` is Portkey's name of `masked_key` on a read.
+ */
+export const ApiKeyAnswer = Schema.Struct({
+  ...ApiKey.fields,
+  description: Schema.optionalKey(Schema.String),
+  workspace_id: Schema.optionalKey(Schema.String),
+  user_id: Schema.optionalKey(Schema.String),
+  expires_at: Schema.optionalKey(Schema.String),
+  usage_limits: Schema.optionalKey(UsageLimits),
+  rotation_policy: Schema.optionalKey(RotationPolicy),
+  key: Schema.String,
+  object: Schema.Literal("api-key")
+})
+
 /** The only answer that holds the plaintext key. */
 export const IssuedApiKey = created(Schema.Struct({
   ...Struct.pick(ApiKey.fields, ["id"]),
@@ -22,16 +48,12 @@ export const IssuedApiKey = created(Schema.Struct({
 
 /** The key with its new secret, shown this once, and when the old one stops working. */
 export const RotatedApiKey = Schema.Struct({
-  ...ApiKey.fields,
-  key: Schema.String,
-  object: Schema.Literal("api-key")
+  ...ApiKeyAnswer.fields,
+  /** Portkey's name of `transition_ends_at`. */
+  key_transition_expires_at: Schema.String
 })
 
-export const RevokedApiKey = Schema.Struct({
-  ...Struct.pick(ApiKey.fields, ["id"]),
-  object: Schema.Literal("api-key"),
-  status: Schema.Literal("revoked")
-})
+export const RevokedApiKey = Schema.Struct({ ...ApiKeyAnswer.fields, status: Schema.Literal("revoked") })
 
 export const ApiKeyListQuery = {
   ...WorkspaceListQuery,
@@ -58,17 +80,11 @@ export class ApiKeysGroup extends v1Group(
       ),
       HttpApiEndpoint.get("list", "/api-keys", {
         query: ApiKeyListQuery,
-        success: listOf(ApiKey),
+        success: listOf(ApiKeyAnswer),
         error: CommonErrors
       }),
-      getByIdEndpoint("get", "/api-keys/:id", ApiKey),
-      updateEndpoint(
-        "update",
-        "/api-keys/:id",
-        ById,
-        UpdateApiKey,
-        Schema.Struct({ ...ApiKey.fields, object: Schema.Literal("api-key") })
-      ).annotate(
+      getByIdEndpoint("get", "/api-keys/:id", ApiKeyAnswer),
+      updateEndpoint("update", "/api-keys/:id", ById, UpdateApiKey, ApiKeyAnswer).annotate(
         OpenApi.Description,
         "Changes a key's name, description, expiry, scopes or rate limits. Its scopes can only be ones the calling key " +
           "holds, as at creation; no key changes its own rate limits; the key may not outlive the calling key."

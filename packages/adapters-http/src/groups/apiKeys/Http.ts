@@ -1,4 +1,4 @@
-import { ApiKeys, type ApiKeyType, InvalidRequest, type UnknownScopes } from "@gateway-control/domain"
+import { type ApiKey, ApiKeys, type ApiKeyType, InvalidRequest, type UnknownScopes } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
@@ -9,6 +9,25 @@ const KEY_TYPES: Record<string, ApiKeyType> = {
   "organisation/service": "organisation-service",
   "workspace/service": "workspace-service",
   "workspace/user": "workspace-user"
+}
+
+/**
+ * A key in the answer's shape: the fields Portkey declares as strings or objects left out when null, and the
+ * masked key also under Portkey's name, `key`.
+ */
+const answer = (key: ApiKey) => {
+  const { description, expires_at, rotation_policy, usage_limits, user_id, workspace_id, ...rest } = key
+  return {
+    ...rest,
+    ...(description === null ? {} : { description }),
+    ...(workspace_id === null ? {} : { workspace_id }),
+    ...(user_id === null ? {} : { user_id }),
+    ...(expires_at === null ? {} : { expires_at }),
+    ...(usage_limits === null ? {} : { usage_limits }),
+    ...(rotation_policy === null ? {} : { rotation_policy }),
+    key: key.masked_key,
+    object: "api-key" as const
+  }
 }
 
 /** Unknown scopes, as a 400 saying where the known ones are listed. */
@@ -38,20 +57,24 @@ export const ApiKeysHandlers = HttpApiBuilder.group(
             type: query.type,
             name: query.name,
             lastUsedBefore: query.last_used_before
-          }, request)),
-      get: ({ params }) => asCaller((principal) => apiKeys.get(principal, params.id)),
+          }, request).pipe(Effect.map((page) => ({ ...page, items: page.items.map(answer) })))),
+      get: ({ params }) => asCaller((principal) => apiKeys.get(principal, params.id)).pipe(Effect.map(answer)),
       update: ({ params, payload }) =>
         asCaller((principal) =>
           apiKeys.update(principal, params.id, payload).pipe(Effect.catchTag("UnknownScopes", unknownScopes))
-        ).pipe(Effect.map((key) => ({ ...key, object: "api-key" as const }))),
+        ).pipe(Effect.map(answer)),
       // The record keeps the request, which holds no secret; the new secret is in the answer only.
       rotate: ({ params, payload }) =>
         asCaller((principal) => apiKeys.rotate(principal, params.id, payload ?? {})).pipe(
-          Effect.map(({ key, plaintext }) => ({ ...key, key: Redacted.value(plaintext), object: "api-key" as const }))
+          Effect.map(({ key, plaintext }) => ({
+            ...answer(key),
+            key: Redacted.value(plaintext),
+            key_transition_expires_at: key.transition_ends_at ?? key.last_updated_at
+          }))
         ),
       revoke: ({ params }) =>
         asCaller((principal) => apiKeys.revoke(principal, params.id)).pipe(
-          Effect.map((key) => ({ ...key, object: "api-key" as const, status: "revoked" as const }))
+          Effect.map((key) => ({ ...answer(key), status: "revoked" as const }))
         )
     }))
 )

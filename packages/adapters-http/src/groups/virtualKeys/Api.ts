@@ -1,7 +1,21 @@
-import { CreateVirtualKey, UpdateVirtualKey, VirtualKey } from "@gateway-control/domain"
+import { CreateVirtualKey, UpdateVirtualKey, UsageLimits, VirtualKey } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ById, byRef, createEndpoint, deletedOf, listEndpoint, v1Group } from "../Common.ts"
+
+/**
+ * A virtual key as our API and Portkey's `VirtualKeys` schema and SDK describe it: `ai_provider_name` and
+ * `masked_api_key` are Portkey's names of `provider` and `masked_key`; `usage_limits` is absent when there are
+ * none; `status` is always `active` (a deleted key is gone).
+ */
+export const VirtualKeyAnswer = Schema.Struct({
+  ...VirtualKey.fields,
+  usage_limits: Schema.optionalKey(UsageLimits),
+  ai_provider_name: Schema.String,
+  masked_api_key: Schema.String,
+  status: Schema.Literal("active"),
+  object: Schema.Literal("virtual-key")
+})
 
 export class VirtualKeysGroup extends v1Group(
   HttpApiGroup.make("virtualKeys")
@@ -12,10 +26,10 @@ export class VirtualKeysGroup extends v1Group(
         CreateVirtualKey,
         Schema.Struct({ ...Struct.pick(VirtualKey.fields, ["id", "slug"]), object: Schema.Literal("virtual-key") })
       ),
-      listEndpoint("list", "/virtual-keys", VirtualKey),
-      HttpApiEndpoint.get("get", "/virtual-keys/:id", byRef(ById, VirtualKey)),
+      listEndpoint("list", "/virtual-keys", VirtualKeyAnswer),
+      HttpApiEndpoint.get("get", "/virtual-keys/:id", byRef(ById, VirtualKeyAnswer)),
       HttpApiEndpoint.put("update", "/virtual-keys/:id", {
-        ...byRef(ById, Schema.Struct({ ...VirtualKey.fields, object: Schema.Literal("virtual-key") })),
+        ...byRef(ById, VirtualKeyAnswer),
         payload: UpdateVirtualKey
       }).annotate(
         OpenApi.Description,

@@ -14,6 +14,11 @@ export interface Fixture extends HeaderContext {
   readonly otherWorkspaceId: string
   readonly memberId: string
   readonly leaverId: string
+  /** A member of the workspace that Portkey's workspace-user routes read, change and (`leavingId`) remove. */
+  readonly stayerId: string
+  readonly leavingId: string
+  readonly doomedUserId: string
+  readonly doomedWorkspaceId: string
   readonly apiKeyId: string
   readonly doomedApiKeyId: string
   readonly partialId: string
@@ -61,6 +66,13 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const member = await create("/v1/users", { email: `fuzz-member-${tag}@example.com`, name: "Member", role: "member" })
   const leaver = await create("/v1/users", { email: `fuzz-leaver-${tag}@example.com`, name: "Leaver", role: "member" })
   await create(`/v1/workspaces/${workspace_id}/members`, { user_id: leaver.id, role: "member" })
+  const stayer = await create("/v1/users", { email: `fuzz-stayer-${tag}@example.com`, name: "Stayer", role: "member" })
+  const leaving = await create("/v1/users", { email: `fuzz-leaving-${tag}@example.com`, role: "member" })
+  await create(`/v1/admin/workspaces/${workspace_id}/users`, {
+    users: [{ id: stayer.id, role: "member" }, { id: leaving.id, role: "member" }]
+  })
+  const doomedUser = await create("/v1/users", { email: `fuzz-doomed-${tag}@example.com`, role: "member" })
+  const doomedWorkspace = await create("/v1/workspaces", { name: `Fuzz doomed team ${tag}` })
   const apiKey = await create("/v1/api-keys/workspace/service", {
     name: `fuzz workspace key ${tag}`,
     workspace_id,
@@ -137,6 +149,10 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     otherWorkspaceId: otherWorkspace.id,
     memberId: member.id,
     leaverId: leaver.id,
+    stayerId: stayer.id,
+    leavingId: leaving.id,
+    doomedUserId: doomedUser.id,
+    doomedWorkspaceId: doomedWorkspace.id,
     apiKeyId: apiKey.id,
     doomedApiKeyId: doomedApiKey.id,
     partialId: partial.id,
@@ -204,6 +220,29 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   }),
   "users.listMembers": (f) => ({ params: { workspaceId: f.workspaceId }, query: PAGE }),
   "users.removeMember": (f) => ({ params: { workspaceId: f.workspaceId, userId: f.leaverId } }),
+  "workspaces.adminCreate": () => ({ body: { name: "Fuzz admin workspace", description: "made by the fuzz test" } }),
+  "workspaces.adminList": () => ({ query: PAGE }),
+  "workspaces.adminGet": (f) => ({ params: { workspaceId: f.workspaceId } }),
+  "workspaces.update": (f) => ({
+    params: { workspaceId: f.otherWorkspaceId },
+    body: { name: "Fuzz renamed team", description: null }
+  }),
+  "workspaces.delete": (f) => ({ params: { workspaceId: f.doomedWorkspaceId }, query: { force: "false" } }),
+  "users.adminList": () => ({ query: { pageSize: "10", currentPage: "0" } }),
+  "users.get": (f) => ({ params: { userId: f.memberId } }),
+  "users.update": (f) => ({ params: { userId: f.stayerId }, body: { role: "admin" } }),
+  "users.delete": (f) => ({ params: { userId: f.doomedUserId } }),
+  "users.addMembers": (f) => ({
+    params: { workspaceId: f.otherWorkspaceId },
+    body: { users: [{ id: f.memberId, role: "admin" }] }
+  }),
+  "users.listWorkspaceUsers": (f) => ({ params: { workspaceId: f.workspaceId }, query: PAGE }),
+  "users.getMember": (f) => ({ params: { workspaceId: f.workspaceId, userId: f.stayerId } }),
+  "users.updateMember": (f) => ({
+    params: { workspaceId: f.workspaceId, userId: f.stayerId },
+    body: { role: "manager" }
+  }),
+  "users.removeWorkspaceUser": (f) => ({ params: { workspaceId: f.workspaceId, userId: f.leavingId } }),
   "scopes.list": () => ({}),
   "auditLogs.list": (f) => ({
     query: {

@@ -1,0 +1,91 @@
+/**
+ * Portkey's OpenAPI document (`../shared/conformance/portkey/openapi.yaml`) as the contract answers are checked
+ * against: its request examples, and a validator of an answer against the response schema of an operation.
+ * Like the other conformance data, a clone without it skips (REQUIRE_CONFORMANCE=1 fails instead).
+ */
+import { Ajv, type ValidateFunction } from "ajv"
+import { load } from "js-yaml"
+import { existsSync, readFileSync } from "node:fs"
+
+const file = new URL("../../../../../shared/conformance/portkey/openapi.yaml", import.meta.url)
+
+interface Operation {
+  readonly requestBody?: {
+    readonly content?: Record<
+      string,
+      { readonly example?: unknown; readonly examples?: Record<string, { value: unknown }> }
+    >
+  }
+  readonly responses: Record<string, { readonly content?: Record<string, { readonly schema?: object }> }>
+}
+
+export interface PortkeyDocument {
+  readonly paths: Record<string, Record<string, Operation>>
+  readonly components: { readonly schemas: Record<string, object> }
+}
+
+/** The document, or undefined when it is not beside the project (and REQUIRE_CONFORMANCE is not set). */
+export const readPortkeyOpenApi = (): PortkeyDocument | undefined => {
+  if (existsSync(file)) return load(readFileSync(file, "utf8")) as PortkeyDocument
+  if (process.env.REQUIRE_CONFORMANCE === "1") throw new Error(`REQUIRE_CONFORMANCE=1 but ${file.pathname} is missing`)
+  console.warn(`\n*** conformance SKIPPED: ${file.pathname} is missing (set REQUIRE_CONFORMANCE=1 to fail) ***\n`)
+  return undefined
+}
+
+const operationOf = (document: PortkeyDocument, path: string, method: string): Operation => {
+  const operation = document.paths[path]?.[method]
+  if (operation === undefined) throw new Error(`Portkey's document has no ${method.toUpperCase()} ${path}`)
+  return operation
+}
+
+/** The request examples Portkey's document gives an operation, by name (`example` alone is named `example`). */
+export const requestExamples = (document: PortkeyDocument, path: string, method: string): Record<string, unknown> => {
+  const json = operationOf(document, path, method).requestBody?.content?.["application/json"]
+  const schemaExample = (json as { readonly schema?: { readonly example?: unknown } } | undefined)?.schema?.example
+  return {
+    ...(json?.example === undefined ? {} : { example: json.example }),
+    ...(schemaExample === undefined ? {} : { example: schemaExample }),
+    ...Object.fromEntries(Object.entries(json?.examples ?? {}).map(([name, { value }]) => [name, value]))
+  }
+}
+
+const newAjv = (document: PortkeyDocument) => {
+  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false })
+  ajv.addSchema({ components: document.components }, "portkey")
+  return ajv
+}
+
+const errorsOf = (validate: ValidateFunction, body: unknown): ReadonlyArray<string> =>
+  validate(body) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ""}`)
+
+/** Validates a body against one of the document's component schemas (`ErrorResponse`). */
+export const makeSchemaValidator = (document: PortkeyDocument, name: string) => {
+  const validate = newAjv(document).compile({ $ref: `portkey#/components/schemas/${name}` })
+  return (body: unknown) => errorsOf(validate, body)
+}
+
+/**
+ * Validates answers against the document's response schemas. The document is OpenAPI 3.0 (`nullable`, examples
+ * beside schemas): Ajv takes it without strict mode; formats are not checked (the document's `uuid` ids are
+ * not all UUIDs in its own examples).
+ */
+export const makeResponseValidator = (document: PortkeyDocument) => {
+  const ajv = newAjv(document)
+  const compiled = new Map<string, ValidateFunction>()
+  const refsToDocument = (schema: object): object =>
+    JSON.parse(JSON.stringify(schema).replaceAll("\"#/components/", "\"portkey#/components/"))
+
+  /** The errors of `body` against the schema of the operation's 2xx answer (the first one documented); [] when none. */
+  return (path: string, method: string, body: unknown): ReadonlyArray<string> => {
+    const key = `${method} ${path}`
+    let validate = compiled.get(key)
+    if (validate === undefined) {
+      const responses = operationOf(document, path, method).responses
+      const success = Object.keys(responses).find((status) => status.startsWith("2"))
+      const schema = success === undefined ? undefined : responses[success]?.content?.["application/json"]?.schema
+      validate = ajv.compile(schema === undefined ? {} : refsToDocument(schema))
+      compiled.set(key, validate)
+    }
+    return errorsOf(validate, body)
+  }
+}

@@ -27,9 +27,10 @@ export interface GatewayControlClientOptions {
 type DerivedClient = HttpApiClient.ForApi<typeof GatewayApi>
 
 /**
- * The client: one object a group (`workspaces`, `apiKeys`, `users`, `scopes`, `auditLogs`, `prompts`, `mcp`,
- * `providers`), one method an endpoint, and the health checks (`healthz`, `readyz`) at the top. Each method
- * takes `{ params, query, payload }` as its endpoint declares them and answers an `Effect` whose success is
+ * The client: one object a group (`workspaces`, `apiKeys`, `users`, `scopes`, `auditLogs`, `prompts`, `labels`,
+ * `mcpRegistry`, `mcpConnectivity`, `mcpDirectory`, `fineTuning`, `virtualKeys`, `configs`), one method an
+ * endpoint, and the health checks (`healthz`, `readyz`) at the top. Each method takes `{ params, query,
+ * payload }` as its endpoint declares them and answers an `Effect` whose success is
  * the decoded response and whose errors are the endpoint's error classes (`BadRequest`, `Unauthorized`,
  * `ForbiddenError`, `NotFoundError`, `ConflictError`, ..., each with the envelope's `error.code`, `message`
  * and `param`, and a `_tag` to `catchTag` on), plus `HttpClientError` (no answer, or a status the endpoint does

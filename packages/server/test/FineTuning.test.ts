@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import OpenAI from "openai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { providerRegistry } from "../src/App.ts"
+import { createWorkspaceServiceKey } from "./support/ApiClient.ts"
 import { type FakeProvider, startFakeProvider } from "./support/FakeProvider.ts"
 import { createConfig, createVirtualKey } from "./support/FineTuningGateway.ts"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
@@ -20,12 +21,7 @@ const jobs = (headers: Record<string, string>, query = "", key = workspaceKey) =
 
 /** A workspace service key of the server's workspace with `scopes`. */
 const createWorkspaceKey = (name: string, scopes: Array<string>) =>
-  server.api((client) =>
-    client.apiKeys.create({
-      params: { type: "workspace", subType: "service" },
-      payload: { name, workspace_id: server.workspaceId, scopes }
-    })
-  )
+  server.api(createWorkspaceServiceKey(name, server.workspaceId, scopes))
 
 beforeAll(async () => {
   ;[primary, custom, configHost, keyHost] = await Promise.all(

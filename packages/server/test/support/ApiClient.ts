@@ -23,6 +23,14 @@ import { FetchHttpClient } from "effect/http"
 /** One call of the typed client: a method of one of its groups applied to its request. */
 export type ApiCall<A, E> = (client: GatewayControlClientShape) => Effect.Effect<A, E>
 
+/** Creates a workspace service key of `workspaceId` with `scopes`: the key most tests act with. */
+export const createWorkspaceServiceKey =
+  (name: string, workspaceId: string, scopes: Array<string>) => (client: GatewayControlClientShape) =>
+    client.apiKeys.create({
+      params: { type: "workspace", subType: "service" },
+      payload: { name, workspace_id: workspaceId, scopes }
+    })
+
 /** A refusal in the error envelope, flat: its class's tag (which stands for its status) and the envelope's fields. */
 export interface Refusal {
   readonly _tag: string

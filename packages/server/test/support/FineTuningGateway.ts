@@ -6,7 +6,7 @@ import type { GatewayControlClientShape } from "@gateway-control/client"
 import type { CreateConfig, CreateVirtualKey } from "@gateway-control/domain"
 import { randomBytes } from "node:crypto"
 import { providerRegistry } from "../../src/App.ts"
-import type { ApiCall } from "./ApiClient.ts"
+import { type ApiCall, createWorkspaceServiceKey } from "./ApiClient.ts"
 import type { FakeProvider } from "./FakeProvider.ts"
 import { loopbackOnlyConnector, tableResolver } from "./Outbound.ts"
 import { startTestServer, type TestServer, type TestStore } from "./TestServer.ts"
@@ -44,15 +44,12 @@ export const startFineTuningGateway = async (options: FineTuningGatewayOptions) 
       connector: connector.factory
     }
   })
-  const { key } = await server.api((client) =>
-    client.apiKeys.create({
-      params: { type: "workspace", subType: "service" },
-      payload: {
-        name: "fine-tuning",
-        workspace_id: server.workspaceId,
-        scopes: ["completions.write", "virtual_keys.create", "configs.create"]
-      }
-    })
+  const { key } = await server.api(
+    createWorkspaceServiceKey("fine-tuning", server.workspaceId, [
+      "completions.write",
+      "virtual_keys.create",
+      "configs.create"
+    ])
   )
   return {
     server,

@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { DEFAULT_MCP_CONFIG, providerRegistry } from "../../src/App.ts"
+import { createWorkspaceServiceKey } from "./ApiClient.ts"
 import { jsonOf, startTestServer, type TestStore } from "./TestServer.ts"
 
 export interface SecretDestination {
@@ -69,23 +70,16 @@ export const startSecretsGateway = async (
     },
     mcp: { ...DEFAULT_MCP_CONFIG, timeoutMs: 5_000, healthIntervalMs: 0 }
   })
-  const { key } = await server.api((client) =>
-    client.apiKeys.create({
-      params: { type: "workspace", subType: "service" },
-      payload: {
-        name: "secrets",
-        workspace_id: server.workspaceId,
-        scopes: [
-          "completions.write",
-          "virtual_keys.create",
-          "virtual_keys.update",
-          "configs.create",
-          "configs.update",
-          "workspace_mcp_integrations.create",
-          "workspace_mcp_integrations.read"
-        ]
-      }
-    })
+  const { key } = await server.api(
+    createWorkspaceServiceKey("secrets", server.workspaceId, [
+      "completions.write",
+      "virtual_keys.create",
+      "virtual_keys.update",
+      "configs.create",
+      "configs.update",
+      "workspace_mcp_integrations.create",
+      "workspace_mcp_integrations.read"
+    ])
   )
   /** A JSON request with the workspace key. */
   const send = (method: string, path: string, body?: unknown) => server.send(method, path, body, key)

@@ -6,12 +6,17 @@
  * response schemas; config answers stay flat, as the SDK declares them.
  */
 import { ScopeNames } from "@gateway-control/domain"
-import { randomBytes } from "node:crypto"
 import { Portkey } from "portkey-ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { providerRegistry } from "../src/App.ts"
 import { checkPortkeyAnswer } from "./support/PortkeyOpenApi.ts"
-import { availableStores, errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
+import {
+  availableStores,
+  errorOf,
+  jsonOf,
+  openAiProviderAt,
+  startTestServer,
+  type TestServer
+} from "./support/TestServer.ts"
 
 const ROUTING = {
   retry: { attempts: 3, on_status_codes: [429, 503], use_retry_after_header: true },
@@ -38,14 +43,7 @@ describe.each(availableStores)("configs on %s", (store) => {
   beforeAll(async () => {
     server = await startTestServer({
       store,
-      providers: {
-        registry: providerRegistry({
-          providerBaseUrls: [["openai", "http://127.0.0.1:9"]],
-          upstreamTimeoutMs: 1_000,
-          trustedCustomHosts: []
-        }),
-        masterKey: new Uint8Array(randomBytes(32))
-      }
+      providers: openAiProviderAt()
     })
     admin = client(server.adminKey)
     const created = await admin.apiKeys.create({

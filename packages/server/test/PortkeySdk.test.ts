@@ -5,12 +5,10 @@
  * section quotes the regions marked `readme-…` here verbatim (ReadmeExamples.test.ts checks it).
  */
 import { ScopeNames } from "@gateway-control/domain"
-import { randomBytes } from "node:crypto"
 import { Portkey } from "portkey-ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { providerRegistry } from "../src/App.ts"
 import { type FakeProvider, startFakeProvider } from "./support/FakeProvider.ts"
-import { startTestServer, type TestServer } from "./support/TestServer.ts"
+import { openAiProviderAt, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 let server: TestServer
 let provider: FakeProvider
@@ -31,14 +29,7 @@ const client = (apiKey: string) => new Portkey({ apiKey, baseURL: `${server.base
 beforeAll(async () => {
   provider = await startFakeProvider("provider")
   server = await startTestServer({
-    providers: {
-      registry: providerRegistry({
-        providerBaseUrls: [["openai", provider.baseUrl]],
-        upstreamTimeoutMs: 10_000,
-        trustedCustomHosts: []
-      }),
-      masterKey: new Uint8Array(randomBytes(32))
-    }
+    providers: openAiProviderAt(provider.baseUrl, 10_000)
   })
   admin = client(server.adminKey)
   const created = await admin.apiKeys.create({

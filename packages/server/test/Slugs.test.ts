@@ -3,10 +3,15 @@
  * in its workspace; an admin key's in the workspace `workspace_id` names, else among all of its workspaces,
  * where exactly one may have it; when several do, 400 asks for `workspace_id` (or the id). On every store.
  */
-import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { providerRegistry } from "../src/App.ts"
-import { availableStores, errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
+import {
+  availableStores,
+  errorOf,
+  jsonOf,
+  openAiProviderAt,
+  startTestServer,
+  type TestServer
+} from "./support/TestServer.ts"
 
 /** Each kind: where it is created, what its body is, and where one is read by reference. */
 const KINDS = [
@@ -28,14 +33,7 @@ describe.each(availableStores)("slugs on %s", (store) => {
   beforeAll(async () => {
     server = await startTestServer({
       store,
-      providers: {
-        registry: providerRegistry({
-          providerBaseUrls: [["openai", "http://127.0.0.1:9"]],
-          upstreamTimeoutMs: 1_000,
-          trustedCustomHosts: []
-        }),
-        masterKey: new Uint8Array(randomBytes(32))
-      }
+      providers: openAiProviderAt()
     })
     otherWorkspaceId = (await jsonOf(await server.send("POST", "/v1/workspaces", { name: "Second" }))).id
   })

@@ -8,8 +8,15 @@ import { layerMemory } from "@gateway-control/adapters-memory"
 import { Bootstrap, type RenderLimitsShape, type StorePorts } from "@gateway-control/domain"
 import { Clock, Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
+import { randomBytes } from "node:crypto"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
-import { createGatewayServer, layerDomain, layerMcpHealthChecks, type ProviderSettings } from "../../src/App.ts"
+import {
+  createGatewayServer,
+  layerDomain,
+  layerMcpHealthChecks,
+  providerRegistry,
+  type ProviderSettings
+} from "../../src/App.ts"
 import type { McpConfig } from "../../src/McpConfig.ts"
 import { type TypedCalls, typedCalls } from "./ApiClient.ts"
 
@@ -131,3 +138,10 @@ export const errorOf = async (response: Response) => {
 
 /** A response body as loosely-typed JSON, for assertions. */
 export const jsonOf = (response: Response): Promise<any> => response.json()
+
+/** Provider settings with OpenAI at `baseUrl` (port 9 of loopback by default: nothing listens there, so a call
+ * that got past the rules fails fast instead of reaching the internet) and a fresh master key. */
+export const openAiProviderAt = (baseUrl = "http://127.0.0.1:9", upstreamTimeoutMs = 1_000): ProviderSettings => ({
+  registry: providerRegistry({ providerBaseUrls: [["openai", baseUrl]], upstreamTimeoutMs, trustedCustomHosts: [] }),
+  masterKey: new Uint8Array(randomBytes(32))
+})

@@ -25,6 +25,12 @@ export interface EdgeOptions {
   readonly maxBodyBytes: number
   /** Which proxies' `X-Forwarded-For` entries name the client (ClientAddress.ts); none when absent. */
   readonly trustProxy?: TrustProxy | undefined
+  /**
+   * Whether requests are counted for `/metrics` (by route template, method and status). Off when nothing
+   * serves the metrics: finding the route costs a finalizer per request, which the render route should not pay
+   * for figures no one reads.
+   */
+  readonly requestMetrics?: boolean | undefined
 }
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/
@@ -164,13 +170,15 @@ const makeEdge = (options: EdgeOptions) => {
       const early = precheck(request, options)
       // The route's template, for the metrics: the router puts it in the fiber's context for the handler's run.
       let route: string | undefined
-      const routed = Effect.ensuring(
-        httpEffect,
-        Effect.withFiber((inner) => {
-          route = Context.getOrUndefined(inner.context, HttpRouter.RouteContext)?.route.path
-          return Effect.void
-        })
-      )
+      const routed = options.requestMetrics === true
+        ? Effect.ensuring(
+          httpEffect,
+          Effect.withFiber((inner) => {
+            route = Context.getOrUndefined(inner.context, HttpRouter.RouteContext)?.route.path
+            return Effect.void
+          })
+        )
+        : httpEffect
       const handled = early !== undefined ? Effect.succeed(early) : Effect.catchCause(
         Effect.updateContext(routed, (context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
           Context.add(
@@ -197,7 +205,9 @@ const makeEdge = (options: EdgeOptions) => {
           "x-request-id": requestId,
           "x-portkey-request-id": requestId
         })
-        observeRequest(fiber.context, request.method, route, response.status, (performance.now() - started) / 1000)
+        if (options.requestMetrics === true) {
+          observeRequest(fiber.context, request.method, route, response.status, (performance.now() - started) / 1000)
+        }
         const level = response.status >= 500 ? "Warn" : "Info"
         if (LogLevel.isLessThan(level, fiber.getRef(References.MinimumLogLevel))) return Effect.succeed(response)
         return Effect.as(

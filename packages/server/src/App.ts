@@ -283,11 +283,22 @@ export const requestBaseContext = <R>(context: Context.Context<R>) =>
  * Under `basePath` it serves the paths below that prefix (internal/Mount.ts).
  */
 export const makeHttpApp = (
-  config: Pick<AppConfig, "maxBodyBytes" | "trustProxy"> & { readonly basePath?: Option.Option<string> },
+  config: Pick<AppConfig, "maxBodyBytes" | "trustProxy"> & {
+    readonly basePath?: Option.Option<string>
+    /** Requests are counted for `/metrics` only when a metrics listener serves them. */
+    readonly metricsPort?: Option.Option<number>
+  },
   /** More routes beside the API's, behind the same edge (`serve` adds the console). */
   more: Layer.Layer<never, never, HttpRouter.HttpRouter> = Layer.empty
 ) => {
-  const routes = Layer.merge(layerRoutes({ maxBodyBytes: config.maxBodyBytes, trustProxy: config.trustProxy }), more)
+  const routes = Layer.merge(
+    layerRoutes({
+      maxBodyBytes: config.maxBodyBytes,
+      trustProxy: config.trustProxy,
+      requestMetrics: config.metricsPort !== undefined && Option.isSome(config.metricsPort)
+    }),
+    more
+  )
   const basePath = config.basePath ?? Option.none()
   // Built after the routes, so the mount runs inside the edge the routes installed.
   return HttpRouter.toHttpEffect(

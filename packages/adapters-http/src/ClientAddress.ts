@@ -89,3 +89,19 @@ export const makeClientAddress = (trust: TrustProxy | undefined) => {
     return isIP(hops[hop]) !== 0 ? hops[hop] : peerAddress
   }
 }
+
+/**
+ * Whether a request came over HTTPS through a trusted proxy: the nearest proxy (the socket's peer) is trusted
+ * and says so in `X-Forwarded-Proto` (its last entry: the one it wrote). Without proxy trust, never.
+ */
+export const makeForwardedHttps = (trust: TrustProxy | undefined) => {
+  const compiled = compile(trust ?? false)
+  if (compiled !== undefined && "error" in compiled) throw new TypeError(`Invalid proxy trust: ${compiled.error}`)
+  const trusted = compiled
+  return (request: HttpServerRequest.HttpServerRequest): boolean => {
+    const peerAddress = Option.getOrNull(request.remoteAddress)
+    if (trusted === undefined || peerAddress === null || !trusted(peerAddress, 0)) return false
+    const proto = request.headers["x-forwarded-proto"]
+    return proto !== undefined && proto.split(",").map((entry) => entry.trim().toLowerCase()).at(-1) === "https"
+  }
+}

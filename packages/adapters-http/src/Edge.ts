@@ -25,6 +25,8 @@ export interface EdgeOptions {
   readonly maxBodyBytes: number
   /** Which proxies' `X-Forwarded-For` entries name the client (ClientAddress.ts); none when absent. */
   readonly trustProxy?: TrustProxy | undefined
+  /** The gateway's external base URL (`PUBLIC_URL`): sessions' cookies and origin checks follow it. */
+  readonly publicUrl?: string | undefined
   /**
    * Whether requests are counted for `/metrics` (by route template, method and status). Off when nothing
    * serves the metrics: finding the route costs a finalizer per request, which the render route should not pay

@@ -20,6 +20,7 @@ import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
+import { layerSessionsHandlers, layerSignInHandlers } from "./groups/sessions/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
 import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
 import { layerTokenRoute } from "./groups/trustPolicies/TokenRoute.ts"
@@ -27,7 +28,7 @@ import { UsersHandlers } from "./groups/users/Http.ts"
 import { VirtualKeysHandlers } from "./groups/virtualKeys/Http.ts"
 import { WorkspacesHandlers } from "./groups/workspaces/Http.ts"
 import { layerPathAndQueryRules, RequestInputRulesLive } from "./InputRulesLive.ts"
-import { ApiKeyAuthLive } from "./SecurityLive.ts"
+import { layerApiKeyAuth } from "./SecurityLive.ts"
 
 export const OPENAPI_PATH = "/v1/openapi.json"
 
@@ -60,9 +61,14 @@ export const layerRoutes = (options: EdgeOptions) =>
         FineTuningHandlers,
         VirtualKeysHandlers,
         ConfigsHandlers,
-        TrustPoliciesHandlers
+        TrustPoliciesHandlers,
+        layerSignInHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
+        layerSessionsHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl })
       ]),
-      Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
+      Layer.provide([
+        layerApiKeyAuth({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
+        RequestInputRulesLive
+      ])
     ),
     Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerOpenApi, layerDocs).pipe(
       Layer.provide(layerPathAndQueryRules)

@@ -29,6 +29,7 @@ import {
   PromptLabel,
   PromptStore,
   type PromptVersion,
+  SessionStore,
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
@@ -51,6 +52,7 @@ import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
+import { makeSessionStore } from "./internal/MemorySessions.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { makeTrustPolicyStore } from "./internal/MemoryTrustPolicies.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
@@ -415,6 +417,7 @@ const make = Effect.sync(() => {
           (filters.action === undefined || r.action === filters.action) &&
           (filters.resourceType === undefined || r.resource_type === filters.resourceType) &&
           (filters.workloadSubject === undefined || r.workload_subject === filters.workloadSubject) &&
+          (filters.userEmail === undefined || r.user_email?.toLowerCase() === filters.userEmail.toLowerCase()) &&
           (filters.responseStatusCode === undefined || r.response_status_code === filters.responseStatusCode)
         ).sort(newestFirst)
         return { items: matching.slice(page.offset, page.offset + page.limit), total: matching.length }
@@ -459,6 +462,7 @@ const make = Effect.sync(() => {
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
     Context.add(TrustPolicyStore, makeTrustPolicyStore(state)),
+    Context.add(SessionStore, makeSessionStore(state, users)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   )

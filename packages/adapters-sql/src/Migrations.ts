@@ -556,6 +556,38 @@ export const migrationScripts = {
       only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
       value text NOT NULL
     )
+  `,
+  // People sign in (issue 26): server-side sessions (only the token's hash is kept), local accounts' password
+  // hashes, and audit records that name the person, their session and, for SSO, their provider and subject.
+  // Older records have none of these: their hashes never covered the columns (AuditChain.ts).
+  "0033_sessions": `
+    CREATE TABLE sessions (
+      id text PRIMARY KEY,
+      user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+      organisation_id text NOT NULL,
+      token_hash text NOT NULL UNIQUE,
+      method text NOT NULL,
+      identity_provider text,
+      subject text,
+      created_at timestamptz NOT NULL,
+      last_seen_at timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      revoked_at timestamptz,
+      user_agent text,
+      client_ip text
+    );
+    CREATE INDEX sessions_user ON sessions (user_id, created_at DESC);
+    CREATE TABLE local_accounts (
+      user_id text PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+      password_hash text NOT NULL,
+      updated_at timestamptz NOT NULL
+    );
+    ALTER TABLE audit_logs ADD COLUMN user_email text;
+    ALTER TABLE audit_logs ADD COLUMN session_id text;
+    ALTER TABLE audit_logs ADD COLUMN identity_provider text;
+    ALTER TABLE audit_logs ADD COLUMN identity_subject text;
+    CREATE INDEX audit_logs_user_email
+      ON audit_logs (organisation_id, lower(user_email), timestamp DESC) WHERE user_email IS NOT NULL
   `
 }
 

@@ -107,6 +107,10 @@ const legacyHash = (content: Omit<AuditRecord, "hash">) => {
     chain: _c,
     workload_issuer: _wi,
     workload_subject: _ws,
+    user_email: _ue,
+    session_id: _si,
+    identity_provider: _ip,
+    identity_subject: _is,
     ...legacy
   } = content
   return sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
@@ -233,6 +237,10 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
               client_ip: "127.0.0.1",
               workload_issuer: null,
               workload_subject: null,
+              user_email: null,
+              session_id: null,
+              identity_provider: null,
+              identity_subject: null,
               sanitized: false,
               hash_algorithm: "sha256" as const,
               previous_hash: previous

@@ -207,6 +207,10 @@ describe("the audit chain's hashes", () => {
     client_ip: "127.0.0.1",
     workload_issuer: null,
     workload_subject: null,
+    user_email: null,
+    session_id: null,
+    identity_provider: null,
+    identity_subject: null,
     sanitized: false,
     hash_algorithm: "hmac-sha256" as const,
     previous_hash: GENESIS_HASH
@@ -246,6 +250,10 @@ describe("the audit chain's hashes", () => {
       chain: _c,
       workload_issuer: _wi,
       workload_subject: _ws,
+      user_email: _ue,
+      session_id: _si,
+      identity_provider: _ip,
+      identity_subject: _is,
       ...legacy
     } = content
     const oldHash = sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
@@ -253,7 +261,17 @@ describe("the audit chain's hashes", () => {
   })
 
   it("chain 0 hashes as records did before chains; every other chain's number is hashed too", () => {
-    const { previous_hash, chain: _chain, workload_issuer: _wi, workload_subject: _ws, ...beforeChains } = content
+    const {
+      previous_hash,
+      chain: _chain,
+      workload_issuer: _wi,
+      workload_subject: _ws,
+      user_email: _ue,
+      session_id: _si,
+      identity_provider: _ip,
+      identity_subject: _is,
+      ...beforeChains
+    } = content
     expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeChains)}`))
     const inChain3 = chainHash(hashers, { ...content, chain: 3 })
     expect(inChain3).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson({ ...beforeChains, chain: 3 })}`))
@@ -262,7 +280,17 @@ describe("the audit chain's hashes", () => {
   })
 
   it("workload records hash as every record did before workloads when they name none, and cover the workload when they do", () => {
-    const { previous_hash, workload_issuer: _wi, workload_subject: _ws, chain: _c, ...beforeWorkloads } = content
+    const {
+      previous_hash,
+      workload_issuer: _wi,
+      workload_subject: _ws,
+      chain: _c,
+      user_email: _ue,
+      session_id: _si,
+      identity_provider: _ip,
+      identity_subject: _is,
+      ...beforeWorkloads
+    } = content
     expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeWorkloads)}`))
     const workload = { ...content, workload_issuer: "https://issuer.example", workload_subject: "ci" }
     expect(chainHash(hashers, workload)).toBe(
@@ -299,6 +327,10 @@ describe("plain records of before the keyed chain (the legacy prefix)", () => {
     client_ip: null,
     workload_issuer: null,
     workload_subject: null,
+    user_email: null,
+    session_id: null,
+    identity_provider: null,
+    identity_subject: null,
     sanitized: false,
     hash_algorithm: algorithm
   })

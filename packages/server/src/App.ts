@@ -30,6 +30,7 @@ import {
   RenderLimits,
   type RenderLimitsShape,
   runHealthChecks,
+  Sessions,
   type StorePorts,
   TokenExchange,
   TrustPolicies,
@@ -54,7 +55,13 @@ import { layerMount } from "./internal/Mount.ts"
 import { asOperator } from "./internal/Operator.ts"
 import { layerMcpSecrets, loadMcpConfig, type McpConfig } from "./McpConfig.ts"
 import { layerMetricsListener } from "./Metrics.ts"
-import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
+import {
+  layerAuditSigner,
+  layerHostResolver,
+  layerNodeCrypto,
+  layerPasswordHasher,
+  layerSecretCipher
+} from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
@@ -175,6 +182,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Readiness.layer,
     TrustPolicies.layer,
     TokenExchange.layer,
+    Sessions.layer,
     layerTransitionSweep
   ).pipe(
     Layer.provideMerge(
@@ -189,6 +197,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Layer.provideMerge(rateLimiter),
     Layer.provideMerge(store),
     Layer.provideMerge(layerNodeCrypto),
+    Layer.provideMerge(layerPasswordHasher),
     Layer.provideMerge(layerSecretCipher(providers.masterKey)),
     Layer.provideMerge(layerAuditSigner(providers.masterKey)),
     Layer.provideMerge(

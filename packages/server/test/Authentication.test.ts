@@ -68,7 +68,7 @@ describe("the x-service-api-key middleware", () => {
       const key = own.adminKey
       const keyId = (await own.runtime.runPromise(
         Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(Redacted.make(key)))
-      )).keyId
+      )).keyId ?? ""
       await own.api(listWorkspaces, key)
       // Another process revokes it in the shared store; this one learns of it when its cache entry lapses.
       await own.runtime.runPromise(

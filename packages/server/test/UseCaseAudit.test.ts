@@ -16,6 +16,7 @@ import {
   Prompts,
   recordedStatusOf,
   RequestContext,
+  Sessions,
   TOKEN_EXCHANGE_GRANT,
   TokenExchange,
   TrustPolicies,
@@ -167,6 +168,15 @@ const user = (world: World) =>
   Users.use((users) => users.create(world.admin, { email: `${unique("u")}@audit.test`, role: "member" }))
 
 const MISSING = "00000000-0000-4000-8000-000000000000"
+
+/** The admin key's person signed in: a session, and the principal it acts as. */
+const signedIn = (world: World) =>
+  Sessions.use((sessions) =>
+    Effect.flatMap(
+      sessions.signIn({ user_id: world.admin.userId ?? MISSING, method: "password" }, { userAgent: null }),
+      ({ token }) => Effect.map(sessions.authenticate(token, undefined), ({ principal }) => principal)
+    )
+  )
 
 /** Each use case called allowed, denied (by the weak key) and failed (bad input, or a resource that is not there). */
 const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
@@ -893,6 +903,58 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     {
       outcome: "failed",
       program: () => TokenExchange.use((t) => t.exchange({ grant_type: "password" }))
+    }
+  ],
+  "sessions.signIn": [
+    { outcome: "allowed", program: signedIn },
+    {
+      outcome: "failed",
+      program: () => Sessions.use((s) => s.signIn({ user_id: MISSING, method: "password" }, { userAgent: null }))
+    }
+  ],
+  "sessions.signOut": [
+    { outcome: "allowed", program: (w) => Effect.flatMap(signedIn(w), (p) => Sessions.use((s) => s.signOut(p))) },
+    // An API key has no session to end.
+    { outcome: "failed", program: (w) => Sessions.use((s) => s.signOut(w.admin)) }
+  ],
+  "sessions.signOutEverywhere": [
+    { outcome: "allowed", program: (w) => Sessions.use((s) => s.signOutEverywhere(w.admin)) },
+    // A service key stands for no person.
+    { outcome: "failed", program: (w) => Sessions.use((s) => s.signOutEverywhere(w.weak)) }
+  ],
+  "sessions.revoke": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(signedIn(w), (p) => Sessions.use((s) => s.revoke(w.admin, p.session?.id ?? MISSING)))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(signedIn(w), (p) => Sessions.use((s) => s.revoke(w.weak, p.session?.id ?? MISSING)))
+    },
+    { outcome: "failed", program: (w) => Sessions.use((s) => s.revoke(w.admin, MISSING)) }
+  ],
+  "sessions.setPassword": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          user(w),
+          (u) => Sessions.use((s) => s.setPassword(w.admin, { user_id: u.id, password: "correct horse battery" }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          user(w),
+          (u) => Sessions.use((s) => s.setPassword(w.weak, { user_id: u.id, password: "correct horse battery" }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) => Sessions.use((s) => s.setPassword(w.admin, { user_id: MISSING, password: "correct horse" }))
     }
   ]
 }

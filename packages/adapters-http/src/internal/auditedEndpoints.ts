@@ -20,7 +20,9 @@ const ACTION_OF_METHOD: Readonly<Record<string, string>> = { POST: "create", PUT
  */
 const PATH_ALIASES: Readonly<Record<string, UseCaseName>> = {
   "workspaces.adminCreate": "workspaces.create",
-  "users.removeWorkspaceUser": "users.removeMember"
+  "users.removeWorkspaceUser": "users.removeMember",
+  // Password sign-in is the `signIn` group's, which takes no key; its use case is the sessions'.
+  "signIn.password": "sessions.signIn"
 }
 
 /** The use case an endpoint (`group.endpoint`) runs: its own name, or the one its path is an alias of. */

@@ -7,8 +7,22 @@ import type { ApiKeyType, WorkloadIdentity } from "../credentials/ApiKey.ts"
 import type { OrganisationRole, WorkspaceRole } from "./AccessModel.ts"
 import type { Scope } from "./Scopes.ts"
 
+/** The person behind a principal that a session cookie admitted (sessions/Sessions.ts). */
+export interface SessionActor {
+  readonly id: string
+  readonly email: string
+  /** The identity provider and its subject for a sign-in by SSO; null otherwise. */
+  readonly identityProvider: string | null
+  readonly subject: string | null
+}
+
 export interface Principal {
-  readonly keyId: string
+  /** The key the call presented; null for a person signed in (`session`). */
+  readonly keyId: string | null
+  /**
+   * The key's kind; a session acts as the kind that fits its person's organisation role: an owner's or admin's
+   * as an organisation (admin) key, a member's as a workspace user key in one of their workspaces.
+   */
   readonly keyType: ApiKeyType
   readonly organisationId: string
   /** The key's workspace; null for an organisation-wide (admin) key. */
@@ -25,6 +39,8 @@ export interface Principal {
   readonly expiresAt: string | null
   /** The workload a credential issued by token exchange stands for; absent on every other key. */
   readonly workload?: WorkloadIdentity | undefined
+  /** The session and person behind the call, for a person signed in; absent for a key. */
+  readonly session?: SessionActor | undefined
 }
 
 /** The principal of the current request. */

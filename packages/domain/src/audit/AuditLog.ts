@@ -34,7 +34,9 @@ export class MasterKeyMismatch extends Schema.TaggedError<MasterKeyMismatch>()("
 
 /** A workload exchanging its token holds no key yet, but is known: its token was verified. */
 const userTypeOf = (actor: AuditActor): AuditRecord["user_type"] =>
-  actor.keyId === null
+  actor.session !== undefined
+    ? "user"
+    : actor.keyId === null
     ? (actor.workload === undefined ? "unauthenticated" : "workload")
     : actor.userId === null
     ? "api_key"
@@ -99,6 +101,10 @@ export class Audit extends Context.Service<
           client_ip: text(entry.clientIp),
           workload_issuer: text(actor.workload?.issuer ?? null),
           workload_subject: text(actor.workload?.subject ?? null),
+          user_email: text(actor.session?.email ?? null),
+          session_id: text(actor.session?.id ?? null),
+          identity_provider: text(actor.session?.identityProvider ?? null),
+          identity_subject: text(actor.session?.subject ?? null),
           sanitized,
           hash_algorithm: CURRENT_HASH_ALGORITHM
         }

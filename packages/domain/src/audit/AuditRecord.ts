@@ -42,6 +42,15 @@ export class AuditRecord extends Schema.Class<AuditRecord>("AuditRecord")({
   workload_issuer: Schema.NullOr(Schema.String),
   workload_subject: Schema.NullOr(Schema.String),
   /**
+   * The person behind a call made in a session: their email, the session's id, and for a sign-in by SSO the
+   * identity provider and the person's subject there. Null on other records (hashed only when set, so records of
+   * before sessions keep their hashes).
+   */
+  user_email: Schema.NullOr(Schema.String),
+  session_id: Schema.NullOr(Schema.String),
+  identity_provider: Schema.NullOr(Schema.String),
+  identity_subject: Schema.NullOr(Schema.String),
+  /**
    * True when the record differs from the request beyond secret redaction: U+0000 or unpaired surrogates
    * written out as `\u0000`-style text, nesting or text beyond the limits cut (with a `[truncated…]` marker),
    * non-finite numbers as null, or a body that was not JSON left out.
@@ -60,6 +69,13 @@ export interface AuditActor {
   readonly userId: string | null
   /** The workload the caller stands for (a credential issued by token exchange, or the exchange itself). */
   readonly workload?: { readonly issuer: string; readonly subject: string } | undefined
+  /** The person and session behind a call made in a session. */
+  readonly session?: {
+    readonly id: string
+    readonly email: string
+    readonly identityProvider: string | null
+    readonly subject: string | null
+  } | undefined
 }
 
 /** What a caller says about a call; the service adds id, time, position and hashes. */
@@ -109,4 +125,6 @@ export interface AuditFilters {
   readonly responseStatusCode?: number | undefined
   /** Records of calls made by workloads with this verified `sub`. */
   readonly workloadSubject?: string | undefined
+  /** Records of calls made in sessions of the person with this email (case-insensitive). */
+  readonly userEmail?: string | undefined
 }

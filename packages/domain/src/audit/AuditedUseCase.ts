@@ -80,7 +80,8 @@ const actorOf = (actor: Principal | AuditActor): AuditActor => ({
   userId: actor.userId,
   ...(actor.workload === undefined
     ? {}
-    : { workload: { issuer: actor.workload.issuer, subject: actor.workload.subject } })
+    : { workload: { issuer: actor.workload.issuer, subject: actor.workload.subject } }),
+  ...(actor.session === undefined ? {} : { session: actor.session })
 })
 
 const workspaceOf = (actor: Principal | AuditActor): string | null => "workspaceId" in actor ? actor.workspaceId : null

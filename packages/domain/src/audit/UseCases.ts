@@ -60,7 +60,13 @@ const USE_CASE_TABLE = {
   "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
   "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
   // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
-  "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" }
+  "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" },
+  // People signing in (sessions/Sessions.ts): failed sign-ins are recorded as this use case's refusals.
+  "sessions.signIn": { action: "sign_in", resourceType: "session" },
+  "sessions.signOut": { action: "sign_out", resourceType: "session" },
+  "sessions.signOutEverywhere": { action: "sign_out", resourceType: "session" },
+  "sessions.revoke": { action: "revoke", resourceType: "session" },
+  "sessions.setPassword": { action: "update", resourceType: "local_account" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 
 /** The name of an audited use case. */

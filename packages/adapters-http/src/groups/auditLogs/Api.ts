@@ -16,6 +16,9 @@ export const AuditLogQuery = {
   workload_subject: Schema.optionalKey(
     Schema.String.annotate({ description: "Records of calls by workloads with this sub (token exchange)." })
   ),
+  user_email: Schema.optionalKey(
+    Schema.String.annotate({ description: "Records of calls made in sessions of the person with this email." })
+  ),
   ...PagingQuery
 }
 

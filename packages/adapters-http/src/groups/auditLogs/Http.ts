@@ -23,7 +23,8 @@ export const AuditLogsHandlers = HttpApiBuilder.group(
             action: query.action,
             resourceType: query.resource_type,
             responseStatusCode: query.response_status_code,
-            workloadSubject: query.workload_subject
+            workloadSubject: query.workload_subject,
+            userEmail: query.user_email
           }, request)).pipe(
             // This list names its items `records`.
             Effect.map(({ data, ...page }) => ({ ...page, records: data }))

@@ -4,10 +4,14 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
 import { v1Group } from "../Common.ts"
 
-/** The calling key as far as deciding what to offer needs: its kind, where it reaches, and its own scopes. */
-export const CallingKey = Schema.Struct(
-  Struct.pick(ApiKey.fields, ["id", "type", "organisation_id", "workspace_id", "user_id", "scopes"])
-)
+/**
+ * The calling key as far as deciding what to offer needs: its kind, where it reaches, and its own scopes. A
+ * person signed in has no key (`id` null) and acts as the kind of key their role fits (sessions/Sessions.ts).
+ */
+export const CallingKey = Schema.Struct({
+  ...Struct.pick(ApiKey.fields, ["type", "organisation_id", "workspace_id", "user_id", "scopes"]),
+  id: Schema.NullOr(ApiKey.fields.id)
+})
 
 export const ScopeCatalogue = Schema.Struct({
   object: Schema.Literal("list"),

@@ -42,6 +42,12 @@ export interface Fixture extends HeaderContext {
   readonly doomedConfigId: string
   readonly trustPolicyId: string
   readonly doomedTrustPolicyId: string
+  /** The member's email and password (a local account), a session of theirs and what its changes carry. */
+  readonly memberEmail: string
+  readonly sessionId: string
+  readonly sessionCookie: string
+  readonly sessionCsrfToken: string
+  readonly baseUrl: string
   readonly collectionId: string
   readonly doomedCollectionId: string
 }
@@ -64,6 +70,13 @@ const TRUST_POLICY = {
   scopes: ["prompts.render"],
   rate_limits: [{ type: "requests", unit: "rpm", value: 60 }],
   max_ttl_seconds: 600
+}
+
+const MEMBER_PASSWORD = "fuzz member password"
+
+/** The parts of a sign-in's answer the fixture keeps. */
+const SignedIn = {
+  parse: (text: string): { readonly session: { readonly id: string }; readonly csrf_token: string } => JSON.parse(text)
 }
 
 const WORKSPACE_KEY_SCOPES = ["completions.write", "virtual_keys.read", "configs.read", "prompts.render"]
@@ -160,7 +173,19 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const trustPolicy = (name: string) => ({ ...TRUST_POLICY, name, workspace_id })
   const policy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-policy-${tag}`))
   const doomedPolicy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-doomed-${tag}`))
+  const memberEmail = `fuzz-member-${tag}@example.com`
+  const password = await server.send("PUT", "/v1/auth/password", { user_id: member.id, password: MEMBER_PASSWORD })
+  if (password.status !== 200) throw new Error(`fixture: password answered ${password.status} ${await password.text()}`)
+  const signIn = await server.send("POST", "/v1/auth/password", { email: memberEmail, password: MEMBER_PASSWORD })
+  if (signIn.status !== 200) throw new Error(`fixture: sign-in answered ${signIn.status} ${await signIn.text()}`)
+  const signedIn = SignedIn.parse(await signIn.text())
+  const sessionCookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0]
   return {
+    memberEmail,
+    sessionId: signedIn.session.id,
+    sessionCookie,
+    sessionCsrfToken: signedIn.csrf_token,
+    baseUrl: server.baseUrl,
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
     virtualKeySlug: mainKey.slug,
@@ -339,6 +364,17 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { ...TRUST_POLICY, name: "fuzz-updated", workspace_id: f.workspaceId, max_ttl_seconds: 60 }
   }),
   "trustPolicies.delete": (f) => ({ params: { id: f.doomedTrustPolicyId } }),
+  "signIn.password": (f) => ({ body: { email: f.memberEmail, password: MEMBER_PASSWORD } }),
+  "sessions.me": () => ({}),
+  "sessions.list": () => ({}),
+  "sessions.revoke": (f) => ({ params: { id: f.sessionId } }),
+  "sessions.signOutEverywhere": () => ({}),
+  // Made with the member's session (no key): its cookie, CSRF token and the gateway's own origin.
+  "sessions.signOut": (f) => ({
+    key: "",
+    headers: { cookie: f.sessionCookie, "x-csrf-token": f.sessionCsrfToken, origin: f.baseUrl }
+  }),
+  "sessions.setPassword": (f) => ({ body: { user_id: f.memberId, password: "another fuzz password" } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

@@ -1,0 +1,99 @@
+/**
+ * People signed in: password sign-in (`signIn`, the one group without a key: the password is the credential),
+ * and the session's own endpoints (`sessions`): who am I, my sessions, sign out, sign out everywhere, set a
+ * password. A session is a cookie (internal/sessionCookie.ts); every answer that starts one sets it.
+ */
+import { OrganisationRole, PasswordSignIn, Session, SetPassword, User, WorkspaceRole } from "@gateway-control/domain"
+import { Schema, Struct } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { CommonErrors } from "../../ApiErrors.ts"
+import { RequestInputRules } from "../../InputRules.ts"
+import { ById, v1Group } from "../Common.ts"
+
+export const SessionDetails = Schema.Struct({ ...Session.fields, object: Schema.Literal("session") })
+
+/** A person as `/v1/me` and sign-in show them. */
+export const Person = Schema.Struct({
+  ...Struct.pick(User.fields, ["id", "email", "name", "organisation_id"]),
+  role: OrganisationRole
+})
+
+export const SignedInBody = Schema.Struct({
+  object: Schema.Literal("session"),
+  session: SessionDetails,
+  user: Person,
+  /** Send it back in `x-csrf-token` on every change made with the session. */
+  csrf_token: Schema.String
+})
+
+export const MeBody = Schema.Struct({
+  /** `user` for a person signed in; `api_key` for a key. */
+  type: Schema.Literals(["user", "api_key"]),
+  /** The person; null for a service key that stands for nobody. */
+  user: Schema.NullOr(Person),
+  workspaces: Schema.Array(Schema.Struct({
+    id: Schema.String,
+    slug: Schema.String,
+    name: Schema.String,
+    role: WorkspaceRole
+  })),
+  /** The key's id; null for a session. */
+  api_key_id: Schema.NullOr(Schema.String),
+  session_id: Schema.optionalKey(Schema.String),
+  /** For a session: the token its changes must carry in `x-csrf-token`. */
+  csrf_token: Schema.optionalKey(Schema.String)
+})
+
+export const SessionList = Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(SessionDetails) })
+
+export class SignInGroup extends HttpApiGroup.make("signIn")
+  .add(
+    HttpApiEndpoint.post("password", "/auth/password", {
+      payload: PasswordSignIn,
+      success: SignedInBody,
+      error: CommonErrors
+    }).annotate(
+      OpenApi.Description,
+      "Signs in with a local account's email and password: a new session, its cookie (HttpOnly, SameSite=Lax; " +
+        "Secure and __Host- over HTTPS) and its CSRF token. A wrong password and an unknown email answer alike (401)."
+    )
+  )
+  .middleware(RequestInputRules)
+  .prefix("/v1")
+{}
+
+export class SessionsGroup extends v1Group(
+  HttpApiGroup.make("sessions")
+    .add(
+      HttpApiEndpoint.get("me", "/me", { success: MeBody, error: CommonErrors }).annotate(
+        OpenApi.Description,
+        "Who is calling: a person signed in (with their workspaces and the session's CSRF token) or a key."
+      ),
+      HttpApiEndpoint.get("list", "/sessions", { success: SessionList, error: CommonErrors }).annotate(
+        OpenApi.Description,
+        "The caller's person's sessions still running, newest first."
+      ),
+      HttpApiEndpoint.delete("revoke", "/sessions/:id", { params: ById, success: SessionDetails, error: CommonErrors })
+        .annotate(
+          OpenApi.Description,
+          "Ends a session: one's own, or (organisation owners and admins) any of the organisation's."
+        ),
+      HttpApiEndpoint.delete("signOutEverywhere", "/sessions", {
+        success: Schema.Struct({ object: Schema.Literal("sign-out"), revoked: Schema.Int }),
+        error: CommonErrors
+      }).annotate(OpenApi.Description, "Ends every session of the caller's person."),
+      HttpApiEndpoint.post("signOut", "/auth/sign-out", { success: SessionDetails, error: CommonErrors }).annotate(
+        OpenApi.Description,
+        "Ends the caller's session and clears its cookie."
+      ),
+      HttpApiEndpoint.put("setPassword", "/auth/password", {
+        payload: SetPassword,
+        success: Schema.Struct({ object: Schema.Literal("password"), user_id: Schema.String }),
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "Sets a local account's password (12 characters or more): one's own (with current_password once one " +
+          "is set), or, for organisation owners and admins, another user's. Ends the account's other sessions."
+      )
+    )
+) {}

@@ -1,0 +1,423 @@
+/**
+ * People signed in: sessions, local accounts' passwords, and the principal a session acts as. A sign-in (by
+ * password here, by an identity provider or an invitation through `signIn`) always makes a new session with a
+ * new id and a new random token (no fixation); only the token's hash is stored. A session is admitted at each
+ * request by reading it, its user and their membership from the store, so removing a user, changing their role
+ * or revoking a session takes effect at their next request, in every process sharing the store.
+ *
+ * A session acts with its person's own roles through the one policy (access/Policy.ts): an organisation owner
+ * or admin as an organisation (admin) key of every scope, a member as a workspace user key of every scope in one
+ * of their workspaces (the one the request names, else their oldest membership), so a member's session reaches
+ * exactly what a member's user key would.
+ */
+import { Context, DateTime, Effect, Layer, Option } from "effect"
+import type { User, Workspace, WorkspaceRole } from "../access/AccessModel.ts"
+import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
+import { ensureAllowed, Target } from "../access/Policy.ts"
+import type { Principal, SessionActor } from "../access/Principal.ts"
+import { ScopeNames } from "../access/Scopes.ts"
+import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
+import type { AuditActor } from "../audit/AuditRecord.ts"
+import { RequestContext } from "../audit/RequestContext.ts"
+import { type Forbidden, InvalidRequest, NotFound, requireRow, Unauthenticated } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import type { StoreError } from "../shared/StoreError.ts"
+import { PasswordHasher } from "./PasswordHasher.ts"
+import { type PasswordSignIn, Session, type SetPassword, type SignIn } from "./Session.ts"
+import { SessionStore } from "./SessionStore.ts"
+
+export interface SessionSettingsShape {
+  /** A session unused this long ends (`SESSION_IDLE_TIMEOUT_MS`). */
+  readonly idleTimeoutMs: number
+  /** A session ends this long after sign-in, whatever its use (`SESSION_ABSOLUTE_TIMEOUT_MS`). */
+  readonly absoluteTimeoutMs: number
+}
+
+export const DEFAULT_SESSION_SETTINGS: SessionSettingsShape = {
+  idleTimeoutMs: 3_600_000,
+  absoluteTimeoutMs: 43_200_000
+}
+
+export const SessionSettings = Context.Reference<SessionSettingsShape>("@gateway-control/domain/SessionSettings", {
+  defaultValue: () => DEFAULT_SESSION_SETTINGS
+})
+
+/** What a sign-in hands the edge: the session, the token for its cookie, and the token its forms must echo. */
+export interface SignedIn {
+  readonly session: Session
+  readonly user: User
+  readonly token: string
+  readonly csrfToken: string
+}
+
+/** A session admitted: the principal it acts as, and its CSRF token for the edge to check. */
+export interface AdmittedSession {
+  readonly principal: Principal
+  readonly session: Session
+  readonly user: User
+  readonly csrfToken: string
+}
+
+/** Where a sign-in came from, beyond what `RequestContext` says. */
+export interface SignInClient {
+  readonly userAgent: string | null
+}
+
+/** The one answer to a password sign-in that fails, whatever failed: no user enumeration. */
+export const WRONG_CREDENTIALS = "The email or password is not right."
+
+const SESSION_ENDED = "The session has ended (signed out, revoked or expired): sign in again."
+
+/** A principal's session actor in the audit log's terms. */
+const actorOfSession = (session: Session, user: User): SessionActor => ({
+  id: session.id,
+  email: user.email,
+  identityProvider: session.identity_provider,
+  subject: session.subject
+})
+
+type AccessError = Forbidden | NotFound | StoreError
+
+/** Who a caller is: their person (none for a service key) and the workspaces they act in, with their role. */
+export interface WhoAmI {
+  readonly user: User | null
+  readonly workspaces: ReadonlyArray<{ readonly workspace: Workspace; readonly role: WorkspaceRole }>
+}
+
+export class Sessions extends Context.Service<
+  Sessions,
+  {
+    /** A new session for the user (who exists): what every sign-in method calls once the person is known. */
+    readonly signIn: (input: SignIn, client: SignInClient) => Effect.Effect<SignedIn, NotFound | StoreError>
+    /** Signs in with a local account's email and password; any failure answers `WRONG_CREDENTIALS`. */
+    readonly passwordSignIn: (
+      input: PasswordSignIn,
+      client: SignInClient
+    ) => Effect.Effect<SignedIn, Unauthenticated | StoreError>
+    /**
+     * The principal a session token stands for, in the workspace `workspaceId` names when the person is a
+     * member there; `Unauthenticated` for an unknown, revoked or expired session or a removed user.
+     */
+    readonly authenticate: (
+      token: string,
+      workspaceId: string | undefined
+    ) => Effect.Effect<AdmittedSession, Unauthenticated | StoreError>
+    /** Who the caller is (`GET /v1/me`). */
+    readonly whoAmI: (principal: Principal) => Effect.Effect<WhoAmI, StoreError>
+    /** The CSRF token of the session whose token this is. */
+    readonly csrfTokenOf: (token: string) => string
+    /** Ends the caller's own session. */
+    readonly signOut: (principal: Principal) => Effect.Effect<Session, InvalidRequest | AccessError>
+    /** Ends every session of the caller's user; answers how many. */
+    readonly signOutEverywhere: (
+      principal: Principal
+    ) => Effect.Effect<{ readonly revoked: number }, InvalidRequest | AccessError>
+    /** The caller's user's sessions still running, newest first. */
+    readonly list: (principal: Principal) => Effect.Effect<ReadonlyArray<Session>, InvalidRequest | AccessError>
+    /** Ends one session: the caller's own, or (organisation owners and admins) one of their organisation's. */
+    readonly revoke: (principal: Principal, id: string) => Effect.Effect<Session, AccessError>
+    /**
+     * Sets a local account's password: a person's own (with their current password when they have one), or,
+     * for an organisation owner or admin, another user's of their organisation. Ends the user's other sessions.
+     */
+    readonly setPassword: (
+      principal: Principal,
+      input: SetPassword
+    ) => Effect.Effect<{ readonly user_id: string }, InvalidRequest | AccessError>
+  }
+>()("@gateway-control/Sessions") {
+  static readonly layer = Layer.effect(
+    Sessions,
+    Effect.gen(function*() {
+      const store = yield* SessionStore
+      const users = yield* UserStore
+      const members = yield* WorkspaceMemberStore
+      const workspaces = yield* WorkspaceStore
+      const hasher = yield* PasswordHasher
+      const crypto = yield* PlatformCrypto
+      const useCases = yield* AuditedUseCase
+
+      const csrfTokenOf = (token: string) => crypto.sha256Hex(`csrf:${token}`)
+      const after = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString()
+
+      const newSession = Effect.fnUntraced(function*(input: SignIn, user: User, client: SignInClient) {
+        const settings = yield* SessionSettings
+        const context = yield* RequestContext
+        const now = yield* nowIso
+        const token = crypto.randomToken(32)
+        const session = new Session({
+          id: crypto.uuid(),
+          user_id: user.id,
+          organisation_id: user.organisation_id,
+          method: input.method,
+          identity_provider: input.identity_provider ?? null,
+          subject: input.subject ?? null,
+          created_at: now,
+          last_seen_at: now,
+          expires_at: after(now, settings.absoluteTimeoutMs),
+          revoked_at: null,
+          user_agent: client.userAgent === null ? null : client.userAgent.slice(0, 512),
+          client_ip: context.clientIp
+        })
+        return { session, token }
+      })
+
+      /** The session's person in the audit log's terms. */
+      const sessionActor = ({ session, user }: { readonly session: Session; readonly user: User }): AuditActor => ({
+        organisationId: user.organisation_id,
+        keyId: null,
+        userId: user.id,
+        session: actorOfSession(session, user)
+      })
+
+      const signIn = (input: SignIn, client: SignInClient) =>
+        useCases.run(
+          {
+            useCase: "sessions.signIn",
+            // Until the session exists, the record can name the user alone.
+            actor: { organisationId: null, keyId: null, userId: input.user_id },
+            successActor: sessionActor,
+            resourceId: (signedIn) => signedIn.session.id,
+            requestedId: null,
+            workspaceId: null,
+            body: { method: input.method, user_id: input.user_id, identity_provider: input.identity_provider ?? null }
+          },
+          Effect.gen(function*() {
+            const user = yield* requireRow(yield* users.get(input.user_id), "user", input.user_id)
+            const { session, token } = yield* newSession(input, user, client)
+            yield* store.insert(session, crypto.sha256Hex(token))
+            return { session, user, token, csrfToken: csrfTokenOf(token) }
+          })
+        ).pipe(Effect.withSpan("Sessions.signIn"))
+
+      const passwordSignIn = Effect.fn("Sessions.passwordSignIn")(
+        function*(input: PasswordSignIn, client: SignInClient) {
+          const email = input.email.trim()
+          const candidates = yield* store.passwordsByEmail(email)
+          let matched: string | undefined
+          if (candidates.length === 0) yield* hasher.verifyDummy(input.password)
+          for (const candidate of candidates) {
+            if (yield* hasher.verify(input.password, candidate.passwordHash)) {
+              matched = candidate.userId
+              break
+            }
+          }
+          const user = matched === undefined ? Option.none() : yield* users.get(matched)
+          if (Option.isNone(user)) {
+            // The attempt is filed under the organisation of the account named, when there is one, so its admins
+            // see it; under no organisation otherwise. The password is never recorded.
+            const named = candidates.length === 0 ? Option.none() : yield* users.get(candidates[0].userId)
+            yield* useCases.refused({
+              useCase: "sessions.signIn",
+              actor: Option.match(named, {
+                onNone: () => ({ organisationId: null, keyId: null, userId: null }),
+                onSome: (u) => ({ organisationId: u.organisation_id, keyId: null, userId: u.id })
+              }),
+              workspaceId: null,
+              status: 401,
+              body: { method: "password", email: email.slice(0, 320) }
+            })
+            return yield* new Unauthenticated({ message: WRONG_CREDENTIALS })
+          }
+          // The user was just read: a NotFound here is a removal racing the sign-in, answered as a failed one.
+          return yield* signIn({ user_id: user.value.id, method: "password" }, client).pipe(
+            Effect.catchTag("NotFound", () => Effect.fail(new Unauthenticated({ message: WRONG_CREDENTIALS })))
+          )
+        }
+      )
+
+      /** The principal a session of `user` acts as, in the workspace `wanted` when they are a member there. */
+      const principalOf = Effect.fnUntraced(
+        function*(session: Session, user: User, wanted: string | undefined): Effect.fn.Return<Principal, StoreError> {
+          const base = {
+            keyId: null,
+            organisationId: user.organisation_id,
+            userId: user.id,
+            organisationRole: user.role,
+            scopes: new Set(ScopeNames),
+            expiresAt: session.expires_at,
+            session: actorOfSession(session, user)
+          }
+          if (user.role === "owner" || user.role === "admin") {
+            return { ...base, keyType: "organisation-service", workspaceId: null, workspaceRole: "manager" }
+          }
+          const memberships = yield* members.workspacesOf(user.id)
+          const workspaceId = wanted !== undefined && memberships.includes(wanted) ? wanted : memberships[0]
+          const membership = workspaceId === undefined ? Option.none() : yield* members.get(workspaceId, user.id)
+          return {
+            ...base,
+            keyType: "workspace-user",
+            workspaceId: workspaceId ?? null,
+            workspaceRole: Option.match(membership, { onNone: () => null, onSome: (m) => m.role })
+          }
+        }
+      )
+
+      const authenticate = Effect.fn("Sessions.authenticate")(function*(token: string, wanted: string | undefined) {
+        const ended = new Unauthenticated({ message: SESSION_ENDED })
+        if (token.length === 0 || token.length > 256) return yield* ended
+        const found = yield* store.findByTokenHash(crypto.sha256Hex(token))
+        if (Option.isNone(found)) return yield* ended
+        const { session } = found.value
+        const settings = yield* SessionSettings
+        const now = DateTime.toEpochMillis(yield* DateTime.now)
+        const lastSeen = Date.parse(session.last_seen_at)
+        if (
+          session.revoked_at !== null || now >= Date.parse(session.expires_at) ||
+          now - lastSeen >= settings.idleTimeoutMs
+        ) return yield* ended
+        const user = yield* users.get(session.user_id)
+        if (Option.isNone(user)) return yield* ended
+        // Idle expiry counts from the last request, kept to within a minute (or a tenth of the idle timeout).
+        const slack = Math.min(60_000, settings.idleTimeoutMs / 10)
+        if (now - lastSeen >= slack) yield* store.touch(session.id, new Date(now).toISOString())
+        const principal = yield* principalOf(session, user.value, wanted)
+        return { principal, session, user: user.value, csrfToken: csrfTokenOf(token) }
+      })
+
+      const personOf = (principal: Principal): Effect.Effect<string, InvalidRequest> =>
+        principal.userId === null
+          ? Effect.fail(InvalidRequest.of("This key stands for no person: it has no sessions.", null))
+          : Effect.succeed(principal.userId)
+
+      /** The session, when the caller may end it: their own, or an owner's or admin's of their organisation. */
+      const revocable = Effect.fnUntraced(function*(principal: Principal, id: string) {
+        const session = yield* requireRow(yield* store.get(id), "session", id)
+        if (session.organisation_id !== principal.organisationId) {
+          return yield* new NotFound({ resource: "session", id })
+        }
+        if (session.user_id !== principal.userId) {
+          yield* ensureAllowed(principal, "users.update", Target.organisation(session.organisation_id), {
+            type: "session",
+            id
+          })
+        }
+        return session
+      })
+
+      const revokeOne = Effect.fnUntraced(function*(principal: Principal, id: string) {
+        const session = yield* revocable(principal, id)
+        const now = yield* nowIso
+        yield* store.revoke(session.id, now)
+        return new Session({ ...session, revoked_at: session.revoked_at ?? now })
+      })
+
+      const signOut = (principal: Principal) =>
+        useCases.run(
+          { useCase: "sessions.signOut", actor: principal, resourceId: principal.session?.id ?? null, body: null },
+          Effect.suspend((): Effect.Effect<Session, InvalidRequest | AccessError> =>
+            principal.session === undefined
+              ? Effect.fail(InvalidRequest.of("Signing out ends a session; this call was made with an API key.", null))
+              : revokeOne(principal, principal.session.id)
+          )
+        )
+
+      const signOutEverywhere = (principal: Principal) =>
+        useCases.run(
+          { useCase: "sessions.signOutEverywhere", actor: principal, resourceId: principal.userId, body: null },
+          Effect.gen(function*() {
+            const userId = yield* personOf(principal)
+            const ids = yield* store.revokeAll(userId, yield* nowIso, null)
+            return { revoked: ids.length }
+          })
+        )
+
+      const list = (principal: Principal) =>
+        Effect.flatMap(personOf(principal), (userId) => Effect.flatMap(nowIso, (now) => store.listActive(userId, now)))
+
+      const revoke = (principal: Principal, id: string) =>
+        useCases.run(
+          { useCase: "sessions.revoke", actor: principal, resourceId: id, body: null },
+          revokeOne(principal, id)
+        )
+
+      const changePassword = Effect.fnUntraced(function*(principal: Principal, input: SetPassword) {
+        const user = yield* requireRow(yield* users.get(input.user_id), "user", input.user_id)
+        if (user.organisation_id !== principal.organisationId) {
+          return yield* new NotFound({ resource: "user", id: input.user_id })
+        }
+        if (user.id === principal.userId) {
+          const current = yield* store.passwordOf(user.id)
+          if (Option.isSome(current)) {
+            const given = input.current_password
+            if (given === undefined || !(yield* hasher.verify(given, current.value))) {
+              return yield* InvalidRequest.of("current_password is not this account's password.", "current_password")
+            }
+          }
+        } else {
+          yield* ensureAllowed(
+            principal,
+            user.role === "owner" ? "users.update.owner" : "users.update",
+            Target.organisation(user.organisation_id),
+            { type: "user", id: user.id }
+          )
+        }
+        const now = yield* nowIso
+        yield* store.setPassword(user.id, yield* hasher.hash(input.password), now)
+        // A new password ends every other session of the account.
+        yield* store.revokeAll(user.id, now, principal.session?.id ?? null)
+        return { user_id: user.id }
+      })
+
+      const setPassword = (principal: Principal, input: SetPassword) =>
+        useCases.run(
+          // The body names the account only: passwords are never recorded.
+          {
+            useCase: "sessions.setPassword",
+            actor: principal,
+            resourceId: input.user_id,
+            body: { user_id: input.user_id }
+          },
+          changePassword(principal, input)
+        )
+
+      const whoAmI = Effect.fn("Sessions.whoAmI")(function*(principal: Principal) {
+        const user = principal.userId === null ? Option.none() : yield* users.get(principal.userId)
+        if (Option.isNone(user)) {
+          const own = principal.workspaceId === null ? Option.none() : yield* workspaces.get(principal.workspaceId)
+          return {
+            user: null,
+            workspaces: Option.toArray(own).map((workspace) => ({
+              workspace,
+              role: principal.workspaceRole ?? "member"
+            }))
+          }
+        }
+        if (user.value.role === "owner" || user.value.role === "admin") {
+          const all = yield* workspaces.list(user.value.organisation_id, { limit: 1000, offset: 0 })
+          return {
+            user: user.value,
+            workspaces: all.items.map((workspace) => ({ workspace, role: "manager" as const }))
+          }
+        }
+        const ids = yield* members.workspacesOf(user.value.id)
+        const found = yield* Effect.forEach(
+          ids,
+          (id) => Effect.all({ workspace: workspaces.get(id), member: members.get(id, user.value.id) })
+        )
+        return {
+          user: user.value,
+          workspaces: found.flatMap(({ member, workspace }) =>
+            Option.isSome(workspace) && Option.isSome(member)
+              ? [{ workspace: workspace.value, role: member.value.role }]
+              : []
+          )
+        }
+      })
+
+      return Sessions.of({
+        whoAmI,
+        signIn,
+        passwordSignIn,
+        authenticate,
+        csrfTokenOf,
+        signOut,
+        signOutEverywhere,
+        list,
+        revoke,
+        setPassword
+      })
+    })
+  )
+}

@@ -1,0 +1,214 @@
+/**
+ * People signed in over HTTP: password sign-in (wrong password and unknown email answer alike), the session
+ * cookie, `/v1/me`, CSRF (a cross-origin change, or one without the session's token, is refused), a new session
+ * id at every sign-in, revocation and user removal taking effect at the next request, idle and absolute expiry,
+ * and audit records that name the person.
+ */
+import { DEFAULT_SESSION_SETTINGS } from "@gateway-control/domain"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeMovableClock } from "./support/MovableClock.ts"
+import { startTestServer, type TestServer } from "./support/TestServer.ts"
+
+const PASSWORD = "a long enough password"
+
+/** A JSON answer, read as the tests look into it. */
+const json = async (response: Response) => JSON.parse(await response.text())
+
+interface SignedIn {
+  readonly cookie: string
+  readonly csrf: string
+  readonly sessionId: string
+  readonly setCookie: string
+}
+
+const signIn = async (server: TestServer, email: string, password = PASSWORD): Promise<SignedIn> => {
+  const response = await server.request("/v1/auth/password", {
+    method: "POST",
+    key: null,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ email, password })
+  })
+  const text = await response.text()
+  expect(response.status, text).toBe(200)
+  const body = JSON.parse(text)
+  const setCookie = response.headers.get("set-cookie") ?? ""
+  return { cookie: setCookie.split(";")[0], csrf: body.csrf_token, sessionId: body.session.id, setCookie }
+}
+
+/** A request made with the session, as a browser on the gateway's own page would make it. */
+const withSession = (server: TestServer, session: SignedIn, path: string, init: RequestInit = {}) =>
+  server.request(path, {
+    ...init,
+    key: null,
+    headers: {
+      cookie: session.cookie,
+      "x-csrf-token": session.csrf,
+      origin: server.baseUrl,
+      "content-type": "application/json",
+      ...init.headers
+    }
+  })
+
+const addUser = async (server: TestServer, email: string, role: "admin" | "member") => {
+  const created = await server.send("POST", "/v1/users", { email, name: "Pat Doe", role })
+  expect(created.status).toBe(201)
+  const { id } = await json(created)
+  const password = await server.send("PUT", "/v1/auth/password", { user_id: id, password: PASSWORD })
+  expect(password.status, await password.text()).toBe(200)
+  return id as string
+}
+
+describe("sessions over HTTP", () => {
+  let server: TestServer
+  const time = makeMovableClock()
+  beforeAll(async () => {
+    server = await startTestServer({ clock: time.clock })
+  })
+  afterAll(() => server.close())
+
+  it("answers a wrong password and an unknown email alike, and records both failures", async () => {
+    await addUser(server, "alike@example.com", "member")
+    const attempt = (email: string, password: string) =>
+      server.request("/v1/auth/password", {
+        method: "POST",
+        key: null,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email, password })
+      })
+    const wrong = await attempt("alike@example.com", "not the password at all")
+    const unknown = await attempt("nobody@example.com", "not the password at all")
+    expect(wrong.status).toBe(401)
+    expect(unknown.status).toBe(401)
+    expect(wrong.headers.get("set-cookie")).toBeNull()
+    expect(await wrong.text()).toBe(await unknown.text())
+    const records = await json(await server.request("/v1/audit-logs?action=sign_in&response_status_code=401"))
+    expect(records.records.length).toBeGreaterThanOrEqual(1)
+    expect(JSON.stringify(records)).not.toContain("not the password at all")
+  })
+
+  it("signs in with an HttpOnly, SameSite=Lax cookie and a new session id every time (no fixation)", async () => {
+    await addUser(server, "fixation@example.com", "member")
+    const first = await signIn(server, "fixation@example.com")
+    expect(first.setCookie).toMatch(/^gwc_session=[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/)
+    // Signing in again while holding a session never reuses it.
+    const second = await server.request("/v1/auth/password", {
+      method: "POST",
+      key: null,
+      headers: { "content-type": "application/json", cookie: first.cookie },
+      body: JSON.stringify({ email: "fixation@example.com", password: PASSWORD })
+    })
+    const body = await json(second)
+    expect(body.session.id).not.toBe(first.sessionId)
+    expect(second.headers.get("set-cookie")?.split(";")[0]).not.toBe(first.cookie)
+  })
+
+  it("answers /v1/me for a session and for a key", async () => {
+    const id = await addUser(server, "me@example.com", "admin")
+    const session = await signIn(server, "me@example.com")
+    const me = await json(await withSession(server, session, "/v1/me"))
+    expect(me).toMatchObject({
+      type: "user",
+      user: { id, email: "me@example.com", name: "Pat Doe", role: "admin" },
+      api_key_id: null,
+      session_id: session.sessionId,
+      csrf_token: session.csrf
+    })
+    expect(me.workspaces.map((w: { id: string }) => w.id)).toContain(server.workspaceId)
+    const byKey = await json(await server.request("/v1/me"))
+    expect(byKey).toMatchObject({ type: "api_key", user: { id: server.ownerId, role: "owner" } })
+    expect(byKey.csrf_token).toBeUndefined()
+  })
+
+  it("refuses a change made with the session from another origin, or without its CSRF token; reads pass", async () => {
+    await addUser(server, "csrf@example.com", "admin")
+    const session = await signIn(server, "csrf@example.com")
+    const create = (headers: Record<string, string>) =>
+      withSession(server, session, "/v1/workspaces", {
+        method: "POST",
+        body: JSON.stringify({ name: `Csrf ${Math.random()}` }),
+        headers
+      })
+    const crossSite = await create({ origin: "https://evil.example" })
+    expect(crossSite.status).toBe(403)
+    expect((await json(crossSite)).error.code).toBe("forbidden")
+    const noToken = await create({ "x-csrf-token": "" })
+    expect(noToken.status).toBe(403)
+    const wrongToken = await create({ "x-csrf-token": "0".repeat(64) })
+    expect(wrongToken.status).toBe(403)
+    expect((await create({})).status).toBe(201)
+    expect(
+      (await withSession(server, session, "/v1/workspaces", { headers: { origin: "https://evil.example" } })).status
+    )
+      .toBe(200)
+  })
+
+  it("acts with the person's own role: a member is refused an admin's change", async () => {
+    await addUser(server, "member@example.com", "member")
+    const member = await signIn(server, "member@example.com")
+    const refused = await withSession(server, member, "/v1/workspaces", {
+      method: "POST",
+      body: JSON.stringify({ name: "Not mine" })
+    })
+    expect(refused.status).toBe(403)
+    // Not a member of any workspace: the default workspace is hidden from them.
+    expect((await withSession(server, member, `/v1/workspaces/${server.workspaceId}`)).status).toBe(404)
+  })
+
+  it("names the person, their session and email in the audit records of their changes; filterable by email", async () => {
+    await addUser(server, "audited@example.com", "admin")
+    const session = await signIn(server, "audited@example.com")
+    const made = await withSession(server, session, "/v1/workspaces", {
+      method: "POST",
+      body: JSON.stringify({ name: "Audited team" })
+    })
+    expect(made.status).toBe(201)
+    const records = (await json(await server.request("/v1/audit-logs?user_email=AUDITED@example.com"))).records
+    const change = records.find((r: { resource_type: string }) => r.resource_type === "workspace")
+    expect(change).toMatchObject({
+      user_type: "user",
+      user_email: "audited@example.com",
+      session_id: session.sessionId,
+      api_key_id: null
+    })
+    expect(records.some((r: { action: string }) => r.action === "sign_in")).toBe(true)
+    const verified = await server.send("GET", "/v1/audit-logs?page_size=1", undefined)
+    expect(verified.status).toBe(200)
+  })
+
+  it("ends a session at sign-out, revocation and the user's removal: the next request is refused", async () => {
+    const id = await addUser(server, "ending@example.com", "admin")
+    const one = await signIn(server, "ending@example.com")
+    const two = await signIn(server, "ending@example.com")
+    const three = await signIn(server, "ending@example.com")
+    const listed = await json(await withSession(server, one, "/v1/sessions"))
+    expect(listed.data.map((s: { id: string }) => s.id)).toEqual(
+      expect.arrayContaining([one.sessionId, two.sessionId, three.sessionId])
+    )
+    const out = await withSession(server, one, "/v1/auth/sign-out", { method: "POST" })
+    expect(out.status).toBe(200)
+    expect(out.headers.get("set-cookie")).toContain("Max-Age=0")
+    expect((await withSession(server, one, "/v1/me")).status).toBe(401)
+    expect((await withSession(server, two, `/v1/sessions/${three.sessionId}`, { method: "DELETE" })).status).toBe(200)
+    expect((await withSession(server, three, "/v1/me")).status).toBe(401)
+    expect((await withSession(server, two, "/v1/me")).status).toBe(200)
+    expect((await server.send("DELETE", `/v1/admin/users/${id}`, undefined)).status).toBeLessThan(300)
+    expect((await withSession(server, two, "/v1/me")).status).toBe(401)
+  })
+
+  it("ends an idle session, and any session at its absolute timeout", async () => {
+    await addUser(server, "expiry@example.com", "member")
+    const idle = await signIn(server, "expiry@example.com")
+    time.advance(DEFAULT_SESSION_SETTINGS.idleTimeoutMs + 1000)
+    expect((await withSession(server, idle, "/v1/me")).status).toBe(401)
+
+    const busy = await signIn(server, "expiry@example.com")
+    let elapsed = 0
+    while (elapsed + DEFAULT_SESSION_SETTINGS.idleTimeoutMs / 2 < DEFAULT_SESSION_SETTINGS.absoluteTimeoutMs) {
+      time.advance(DEFAULT_SESSION_SETTINGS.idleTimeoutMs / 2)
+      elapsed += DEFAULT_SESSION_SETTINGS.idleTimeoutMs / 2
+      expect((await withSession(server, busy, "/v1/me")).status).toBe(200)
+    }
+    time.advance(DEFAULT_SESSION_SETTINGS.absoluteTimeoutMs - elapsed)
+    expect((await withSession(server, busy, "/v1/me")).status).toBe(401)
+  })
+})

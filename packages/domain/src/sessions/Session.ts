@@ -47,7 +47,7 @@ export const Password = Schema.String.check(
   Schema.isMaxLength(1024, { message: "must be at most 1024 characters" })
 )
 
-/** `POST /v1/auth/password`: an email and a password. Any string is taken: a wrong one answers as a wrong one. */
+/** A password sign-in: an email and a password. Any string is taken: a wrong one answers as a wrong one. */
 export const PasswordSignIn = Schema.Struct({
   email: Schema.String.check(Schema.isMaxLength(320)),
   password: Schema.String.check(Schema.isMaxLength(1024))

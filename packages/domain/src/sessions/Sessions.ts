@@ -19,7 +19,8 @@ import { ScopeNames } from "../access/Scopes.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import type { AuditActor } from "../audit/AuditRecord.ts"
 import { RequestContext } from "../audit/RequestContext.ts"
-import { type Forbidden, InvalidRequest, NotFound, requireRow, Unauthenticated } from "../shared/Errors.ts"
+import type { NotFound } from "../shared/Errors.ts"
+import { type Forbidden, InvalidRequest, requireRow, Unauthenticated } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import type { StoreError } from "../shared/StoreError.ts"
@@ -103,7 +104,7 @@ export class Sessions extends Context.Service<
       token: string,
       workspaceId: string | undefined
     ) => Effect.Effect<AdmittedSession, Unauthenticated | StoreError>
-    /** Who the caller is (`GET /v1/me`). */
+    /** Who the caller is: their person and workspaces. */
     readonly whoAmI: (principal: Principal) => Effect.Effect<WhoAmI, StoreError>
     /** The CSRF token of the session whose token this is. */
     readonly csrfTokenOf: (token: string) => string
@@ -284,9 +285,7 @@ export class Sessions extends Context.Service<
       /** The session, when the caller may end it: their own, or an owner's or admin's of their organisation. */
       const revocable = Effect.fnUntraced(function*(principal: Principal, id: string) {
         const session = yield* requireRow(yield* store.get(id), "session", id)
-        if (session.organisation_id !== principal.organisationId) {
-          return yield* new NotFound({ resource: "session", id })
-        }
+        // Another person's session, another organisation's included (which the policy hides): an admin's to end.
         if (session.user_id !== principal.userId) {
           yield* ensureAllowed(principal, "users.update", Target.organisation(session.organisation_id), {
             type: "session",
@@ -334,9 +333,6 @@ export class Sessions extends Context.Service<
 
       const changePassword = Effect.fnUntraced(function*(principal: Principal, input: SetPassword) {
         const user = yield* requireRow(yield* users.get(input.user_id), "user", input.user_id)
-        if (user.organisation_id !== principal.organisationId) {
-          return yield* new NotFound({ resource: "user", id: input.user_id })
-        }
         if (user.id === principal.userId) {
           const current = yield* store.passwordOf(user.id)
           if (Option.isSome(current)) {
@@ -375,12 +371,13 @@ export class Sessions extends Context.Service<
       const whoAmI = Effect.fn("Sessions.whoAmI")(function*(principal: Principal) {
         const user = principal.userId === null ? Option.none() : yield* users.get(principal.userId)
         if (Option.isNone(user)) {
-          const own = principal.workspaceId === null ? Option.none() : yield* workspaces.get(principal.workspaceId)
+          const keyWorkspace = principal.workspaceId
+          const own = keyWorkspace === null ? Option.none() : yield* workspaces.get(keyWorkspace)
           return {
             user: null,
             workspaces: Option.toArray(own).map((workspace) => ({
               workspace,
-              role: principal.workspaceRole ?? "member"
+              role: "member" as const
             }))
           }
         }

@@ -13,6 +13,8 @@ import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
 import { CollectionsHandlers } from "./groups/collections/Http.ts"
 import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
+import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
+import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
@@ -60,11 +62,13 @@ export const layerRoutes = (options: EdgeOptions) =>
         FineTuningHandlers,
         VirtualKeysHandlers,
         ConfigsHandlers,
-        TrustPoliciesHandlers
+        TrustPoliciesHandlers,
+        IdentityProvidersHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),
-    Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerOpenApi, layerDocs).pipe(
-      Layer.provide(layerPathAndQueryRules)
-    )
+    Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerSignInRoutes, layerOpenApi, layerDocs)
+      .pipe(
+        Layer.provide(layerPathAndQueryRules)
+      )
   ).pipe(Layer.provide(layerEdge(options)))

@@ -12,6 +12,7 @@ import {
   ConfigStore,
   GatewayConfig,
   GENESIS_HASH,
+  IdentityProviderStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -29,6 +30,7 @@ import {
   PromptLabel,
   PromptStore,
   type PromptVersion,
+  SignInFlowStore,
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
@@ -48,6 +50,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
+import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
@@ -111,6 +114,8 @@ const make = Effect.sync(() => {
         (taken) => conflictOn(taken, `A user with email '${user.email}' already exists in this organisation.`, "email")
       ),
     get: (id) => Effect.sync(() => users.get(id)),
+    findByEmail: (organisationId, email) =>
+      Effect.sync(() => users.byUnique(`${organisationId}/${email.toLowerCase()}`)),
     list: (organisationId, page) => Effect.sync(() => users.page((u) => u.organisation_id === organisationId, page)),
     update: (user) =>
       users.replace(user.id, (u) => new User({ ...u, role: user.role, last_updated_at: user.last_updated_at })),
@@ -459,6 +464,8 @@ const make = Effect.sync(() => {
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
     Context.add(TrustPolicyStore, makeTrustPolicyStore(state)),
+    Context.add(IdentityProviderStore, makeIdentityProviderStore(state)),
+    Context.add(SignInFlowStore, makeSignInFlowStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   )

@@ -8,9 +8,11 @@ import {
   AuditLogStore,
   ChangeFeed,
   CollectionStore,
+  IdentityProviderStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
+  SignInFlowStore,
   type StorePorts,
   StoreTransaction,
   TrustPolicyStore
@@ -27,6 +29,7 @@ import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
@@ -47,7 +50,9 @@ const makeAll = Effect.gen(function*() {
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
-    Context.add(TrustPolicyStore, yield* makeTrustPolicyStore)
+    Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
+    Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
+    Context.add(SignInFlowStore, yield* makeSignInFlowStore)
   )
 })
 

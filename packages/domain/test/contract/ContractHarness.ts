@@ -11,6 +11,7 @@ import {
   type WorkspaceStore
 } from "../../src/access/AccessStores.ts"
 import type { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
+import type { IdentityProviderStore, SignInFlowStore } from "../../src/identity-providers/IdentityProviderStore.ts"
 import {
   ApiKey,
   type ConfigStore,
@@ -49,6 +50,8 @@ export type Stores =
   | ConfigStore
   | StoreTransaction
   | TrustPolicyStore
+  | IdentityProviderStore
+  | SignInFlowStore
 
 let counter = 0
 export const uid = () =>

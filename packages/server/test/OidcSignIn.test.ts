@@ -63,7 +63,8 @@ const expectRefused = async (response: Response, words: RegExp) => {
   expect(response.headers.get("content-type")).toMatch(/text\/html/)
   const page = await response.text()
   expect(page).toContain("Sign-in refused")
-  expect(page.match(/<p>(.*?)<\/p>/)?.[1]).toMatch(words)
+  const message = page.match(/<p>(.*?)<\/p>/)?.[1]?.replaceAll("&quot;", "\"").replaceAll("&#39;", "'")
+  expect(message).toMatch(words)
   expect(page).not.toContain(CLIENT.client_secret)
 }
 

@@ -1,5 +1,5 @@
 /**
- * The OpenID Connect relying party: discovery, the authorization request (code flow with PKCE S256, `state` and
+ * The OpenID Connect relying party: discovery, the request to the provider (code flow with PKCE S256, `state` and
  * `nonce`), the code exchange and the ID token's validation (signature, `iss`, `aud`, `exp`, `nonce`). An adapter
  * on a well-kept library implements it (adapters-oidc, on openid-client); the domain never parses a token.
  */

@@ -1,5 +1,5 @@
 /**
- * Signing a person in with an identity provider (OpenID Connect, authorization code with PKCE): `start` keeps
+ * Signing a person in with an identity provider (OpenID Connect, the code flow with PKCE): `start` keeps
  * the flow server-side and answers the provider's URL; `callback` takes the flow once, has the provider's answer
  * validated (by the `OidcClient` adapter), matches the person to a user by verified email or creates them when
  * their domain is allowed, applies the provider's role map, and answers who signed in. The callback is one
@@ -16,7 +16,7 @@ import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/Acces
 import { AuditedUseCase, type UseCaseSpec } from "../audit/AuditedUseCase.ts"
 import type { AuditActor } from "../audit/AuditRecord.ts"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
-import { NotFound } from "../shared/Errors.ts"
+import { type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkEmail, checkName } from "../shared/Rules.ts"
@@ -70,7 +70,7 @@ const refused = (message: string) => Effect.fail(new SignInRefused({ message }))
 export class OidcSignIn extends Context.Service<
   OidcSignIn,
   {
-    /** The provider's authorization URL for a new sign-in; `NotFound` for a provider unknown or disabled. */
+    /** The URL of the provider for a new sign-in; `NotFound` for a provider unknown or disabled. */
     readonly start: (slug: string) => Effect.Effect<string, SignInRefused | NotFound | StoreError>
     /** Completes the sign-in from the callback's query string. */
     readonly callback: (search: string) => Effect.Effect<SignedIn, SignInRefused | StoreError>
@@ -98,13 +98,12 @@ export class OidcSignIn extends Context.Service<
       })
 
       const start = Effect.fn("OidcSignIn.start")(function*(slug: string) {
-        const found = yield* providers.resolve(slug)
-        if (Option.isNone(found)) return yield* new NotFound({ resource: "identity provider", id: slug })
+        const found = yield* requireRow(yield* providers.resolve(slug), "identity provider", slug)
         const publicUrl = settings.publicUrl
         if (publicUrl === null) {
           return yield* refused("Sign-in needs the gateway's public URL: the operator must set PUBLIC_URL.")
         }
-        const authorization = yield* oidc.begin(connectionOf(found.value, publicUrl)).pipe(
+        const redirect = yield* oidc.begin(connectionOf(found, publicUrl)).pipe(
           Effect.catchTag(
             "OidcFailure",
             (failure) => refused(`The identity provider cannot be used: ${failure.message}`)
@@ -113,16 +112,16 @@ export class OidcSignIn extends Context.Service<
         const now = yield* DateTime.now
         yield* flows.insert(
           new SignInFlow({
-            state_digest: crypto.sha256Hex(authorization.state),
-            provider_id: found.value.provider.id,
-            nonce: authorization.nonce,
-            code_verifier: authorization.codeVerifier,
+            state_digest: crypto.sha256Hex(redirect.state),
+            provider_id: found.provider.id,
+            nonce: redirect.nonce,
+            code_verifier: redirect.codeVerifier,
             created_at: DateTime.formatIso(now),
             expires_at: DateTime.formatIso(DateTime.add(now, { seconds: SIGN_IN_FLOW_SECONDS }))
           }),
           DateTime.formatIso(now)
         )
-        return authorization.url
+        return redirect.url
       })
 
       /** The provider's answer validated, and the person it vouches for; any doubt refuses. */

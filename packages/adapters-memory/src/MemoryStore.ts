@@ -29,12 +29,12 @@ import {
   PromptLabel,
   PromptStore,
   type PromptVersion,
+  ScimStore,
+  ScimTokenStore,
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
   TrustPolicyStore,
-  ScimStore,
-  ScimTokenStore,
   usableBy,
   User,
   UserStore,
@@ -53,9 +53,9 @@ import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
-import { MemoryState } from "./internal/MemoryState.ts"
 import { makeScimStore } from "./internal/MemoryScim.ts"
 import { makeScimTokenStore } from "./internal/MemoryScimTokens.ts"
+import { MemoryState } from "./internal/MemoryState.ts"
 import { makeTrustPolicyStore } from "./internal/MemoryTrustPolicies.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
 import { versionedTables } from "./internal/VersionedTables.ts"

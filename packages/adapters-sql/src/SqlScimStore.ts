@@ -32,6 +32,9 @@ export const makeScimStore = Effect.gen(function*() {
     getIdentity: (userId) => read(byUser(userId)),
     identities: (organisationId) => read(byOrganisation(organisationId)),
     removeIdentity: (userId) =>
-      read(Effect.map(sql`DELETE FROM scim_identities WHERE user_id = ${userId} RETURNING user_id`, (rows) => rows.length > 0))
+      read(
+        Effect.map(sql`DELETE FROM scim_identities WHERE user_id = ${userId} RETURNING user_id`, (rows) =>
+          rows.length > 0)
+      )
   })
 })

@@ -35,7 +35,8 @@ export const makeScimTokenStore = Effect.gen(function*() {
           ${t.created_by_user_id}, ${t.created_by_api_key_id}, ${t.revoked_at}, ${t.last_updated_at})`),
     findByDigest: (digest) => read(byDigest(digest)),
     get: byId("scim_tokens", ScimTokenRow),
-    list: (organisationId, page) => listing(ScimTokenRow, "scim_tokens", sql`organisation_id = ${organisationId}`, page),
+    list: (organisationId, page) =>
+      listing(ScimTokenRow, "scim_tokens", sql`organisation_id = ${organisationId}`, page),
     revoke: (id, at) =>
       Effect.map(
         read(sql`

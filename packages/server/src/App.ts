@@ -30,10 +30,10 @@ import {
   RenderLimits,
   type RenderLimitsShape,
   runHealthChecks,
-  type StorePorts,
-  TokenExchange,
   Scim,
   ScimTokens,
+  type StorePorts,
+  TokenExchange,
   TrustPolicies,
   Users,
   VirtualKeys,
@@ -59,8 +59,8 @@ import { layerMetricsListener } from "./Metrics.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
-import type { InvalidConfiguration } from "./Settings.ts"
 import { layerScimProtocol } from "./ScimProtocol.ts"
+import type { InvalidConfiguration } from "./Settings.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
 /**

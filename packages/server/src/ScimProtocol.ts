@@ -20,7 +20,9 @@ const Operation = Schema.Union([
 
 const PatchOp = Schema.Struct({
   schemas: Schema.Array(Schema.String).check(
-    Schema.makeFilter((schemas) => schemas.includes(SCIM_PATCH_SCHEMA), { expected: `schemas with ${SCIM_PATCH_SCHEMA}` })
+    Schema.makeFilter((schemas) => schemas.includes(SCIM_PATCH_SCHEMA), {
+      expected: `schemas with ${SCIM_PATCH_SCHEMA}`
+    })
   ),
   Operations: Schema.Array(Operation).check(Schema.isMinLength(1))
 })
@@ -59,7 +61,8 @@ export const layerScimProtocol = Layer.succeed(ScimProtocol)(ScimProtocol.of({
           }
         }
       },
-      catch: () => ScimInvalid.of("invalidFilter", `The filter '${filter}' is not a valid SCIM filter (RFC 7644 §3.4.2.2).`)
+      catch: () =>
+        ScimInvalid.of("invalidFilter", `The filter '${filter}' is not a valid SCIM filter (RFC 7644 §3.4.2.2).`)
     }),
   applyPatch: (resource, body) => {
     const decoded = decodePatch(lowerOps(body))

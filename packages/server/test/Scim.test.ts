@@ -108,11 +108,15 @@ describe("SCIM service provider", () => {
     await expectScimError(await scim("POST", "/Users", newUser("grace.hopper@example.com")), 409, "uniqueness")
 
     // An identity provider looks the user up by userName before creating them.
-    const found = await jsonOf(await scim("GET", `/Users?filter=${encodeURIComponent('userName eq "grace.hopper@example.com"')}`))
+    const found = await jsonOf(
+      await scim("GET", `/Users?filter=${encodeURIComponent("userName eq \"grace.hopper@example.com\"")}`)
+    )
     expect(found.schemas).toEqual(["urn:ietf:params:scim:api:messages:2.0:ListResponse"])
     expect(found.totalResults).toBe(1)
     expect(found.Resources[0].id).toBe(user.id)
-    const none = await jsonOf(await scim("GET", `/Users?filter=${encodeURIComponent('userName eq "nobody@example.com"')}`))
+    const none = await jsonOf(
+      await scim("GET", `/Users?filter=${encodeURIComponent("userName eq \"nobody@example.com\"")}`)
+    )
     expect(none).toMatchObject({ totalResults: 0, Resources: [] })
 
     // Okta's deactivation: PATCH replace active.
@@ -131,9 +135,13 @@ describe("SCIM service provider", () => {
     expect((await jsonOf(back)).active).toBe(true)
 
     // PUT replaces the name.
-    const replaced = await scim("PUT", `/Users/${user.id}`, newUser("grace.hopper@example.com", {
-      name: { formatted: "Rear Admiral Grace Hopper" }
-    }))
+    const replaced = await scim(
+      "PUT",
+      `/Users/${user.id}`,
+      newUser("grace.hopper@example.com", {
+        name: { formatted: "Rear Admiral Grace Hopper" }
+      })
+    )
     expect((await jsonOf(replaced)).name.formatted).toBe("Rear Admiral Grace Hopper")
 
     expect((await scim("DELETE", `/Users/${user.id}`)).status).toBe(204)
@@ -148,26 +156,30 @@ describe("SCIM service provider", () => {
     const query = async (filter: string, paging = "") =>
       jsonOf(await scim("GET", `/Users?filter=${encodeURIComponent(filter)}${paging}`))
     const names = (list: { Resources: Array<{ userName: string }> }) => list.Resources.map((r) => r.userName).sort()
-    expect(names(await query('userName sw "ann"'))).toEqual(["ann@paging.example", "anna@paging.example"])
-    expect(names(await query('userName co "b" and userName co "paging"'))).toEqual([
+    expect(names(await query("userName sw \"ann\""))).toEqual(["ann@paging.example", "anna@paging.example"])
+    expect(names(await query("userName co \"b\" and userName co \"paging\""))).toEqual([
       "bea@paging.example",
       "bob@paging.example"
     ])
-    expect(names(await query('userName eq "ann@paging.example" or userName eq "bob@paging.example"'))).toEqual([
+    expect(names(await query("userName eq \"ann@paging.example\" or userName eq \"bob@paging.example\""))).toEqual([
       "ann@paging.example",
       "bob@paging.example"
     ])
-    const first = await query('userName co "@paging.example"', "&startIndex=1&count=3")
+    const first = await query("userName co \"@paging.example\"", "&startIndex=1&count=3")
     expect(first).toMatchObject({ totalResults: 4, startIndex: 1, itemsPerPage: 3 })
-    const second = await query('userName co "@paging.example"', "&startIndex=4&count=3")
+    const second = await query("userName co \"@paging.example\"", "&startIndex=4&count=3")
     expect(second).toMatchObject({ totalResults: 4, startIndex: 4, itemsPerPage: 1 })
     expect(new Set([...names(first), ...names(second)]).size).toBe(4)
   })
 
   it("answers malformed filters and patches 400 in SCIM's format, changing nothing", async () => {
     const user = await jsonOf(await scim("POST", "/Users", newUser("kept@example.com")))
-    await expectScimError(await scim("GET", `/Users?filter=${encodeURIComponent('userName eq')}`), 400, "invalidFilter")
-    await expectScimError(await scim("GET", `/Users?filter=${encodeURIComponent('userName zz "x"')}`), 400, "invalidFilter")
+    await expectScimError(await scim("GET", `/Users?filter=${encodeURIComponent("userName eq")}`), 400, "invalidFilter")
+    await expectScimError(
+      await scim("GET", `/Users?filter=${encodeURIComponent("userName zz \"x\"")}`),
+      400,
+      "invalidFilter"
+    )
     await expectScimError(await scim("PATCH", `/Users/${user.id}`, { schemas: [PATCH], Operations: "no" }), 400)
     await expectScimError(
       await scim("PATCH", `/Users/${user.id}`, { schemas: [PATCH], Operations: [{ op: "explode", path: "active" }] }),
@@ -202,9 +214,15 @@ describe("SCIM service provider", () => {
     )
     expect(key.key).toBeDefined()
     expect((await server.request("/v1/prompts", { key: key.key })).status).toBe(200)
-    await scim("PATCH", `/Users/${user.id}`, { schemas: [PATCH], Operations: [{ op: "replace", path: "active", value: false }] })
+    await scim("PATCH", `/Users/${user.id}`, {
+      schemas: [PATCH],
+      Operations: [{ op: "replace", path: "active", value: false }]
+    })
     expect((await server.request("/v1/prompts", { key: key.key })).status).toBe(401)
-    await scim("PATCH", `/Users/${user.id}`, { schemas: [PATCH], Operations: [{ op: "replace", path: "active", value: true }] })
+    await scim("PATCH", `/Users/${user.id}`, {
+      schemas: [PATCH],
+      Operations: [{ op: "replace", path: "active", value: true }]
+    })
     expect((await server.request("/v1/prompts", { key: key.key })).status).toBe(401)
     // Every change is recorded under the SCIM token.
     const logs = await jsonOf(await server.request("/v1/audit-logs?resource_type=user&page_size=1000"))

@@ -937,7 +937,10 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     {
       outcome: "allowed",
       program: (w) =>
-        Effect.flatMap(scimCaller(w), (c) => Scim.use((s) => s.createUser(c, { userName: `${unique("s")}@audit.test` })))
+        Effect.flatMap(
+          scimCaller(w),
+          (c) => Scim.use((s) => s.createUser(c, { userName: `${unique("s")}@audit.test` }))
+        )
     },
     {
       outcome: "denied",
@@ -949,9 +952,12 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     {
       outcome: "allowed",
       program: (w) =>
-        Effect.flatMap(scimUser(w), ({ caller, id }) =>
-          Effect.flatMap(Scim.use((s) => s.getUser(caller, id)), (user) =>
-            Scim.use((s) => s.replaceUser(caller, id, { ...user, active: false }))))
+        Effect.flatMap(
+          scimUser(w),
+          ({ caller, id }) =>
+            Effect.flatMap(Scim.use((s) => s.getUser(caller, id)), (user) =>
+              Scim.use((s) => s.replaceUser(caller, id, { ...user, active: false })))
+        )
     },
     {
       outcome: "denied",
@@ -966,7 +972,8 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
   "scim.patchUser": [
     {
       outcome: "allowed",
-      program: (w) => Effect.flatMap(scimUser(w), ({ caller, id }) => Scim.use((s) => s.patchUser(caller, id, DEACTIVATE)))
+      program: (w) =>
+        Effect.flatMap(scimUser(w), ({ caller, id }) => Scim.use((s) => s.patchUser(caller, id, DEACTIVATE)))
     },
     {
       outcome: "denied",
@@ -987,7 +994,10 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       outcome: "denied",
       program: (w) => Effect.flatMap(scimUser(w), ({ id }) => Scim.use((s) => s.deleteUser(w.weak, id)))
     },
-    { outcome: "failed", program: (w) => Effect.flatMap(scimCaller(w), (c) => Scim.use((s) => s.deleteUser(c, MISSING))) }
+    {
+      outcome: "failed",
+      program: (w) => Effect.flatMap(scimCaller(w), (c) => Scim.use((s) => s.deleteUser(c, MISSING)))
+    }
   ],
   "tokenExchange.exchange": [
     { outcome: "allowed", program: exchange },

@@ -4,12 +4,12 @@
  * revoking it refuses its next call in every process.
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { grantedWrites } from "../access/GrantedWrites.ts"
 import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import type { Scope } from "../access/Scopes.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { maskKey } from "../credentials/ApiKey.ts"
-import { grantedWrites } from "../access/GrantedWrites.ts"
 import { type Forbidden, type InvalidRequest, type NotFound, requireRow, Unauthenticated } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
@@ -64,7 +64,9 @@ export class ScimTokens extends Context.Service<
     /** Revokes the token: its next call is refused, in every process. Revoking a revoked token changes nothing. */
     readonly revoke: (principal: Principal, id: string) => Effect.Effect<ScimToken, AccessError>
     /** The principal a presented SCIM token acts as; `Unauthenticated` for anything but an active token. */
-    readonly authenticate: (presented: Redacted.Redacted<string>) => Effect.Effect<Principal, Unauthenticated | StoreError>
+    readonly authenticate: (
+      presented: Redacted.Redacted<string>
+    ) => Effect.Effect<Principal, Unauthenticated | StoreError>
   }
 >()("@gateway-control/ScimTokens") {
   static readonly layer = Layer.effect(

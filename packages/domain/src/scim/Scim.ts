@@ -97,7 +97,11 @@ export class Scim extends Context.Service<
   static readonly layer = Layer.effect(
     Scim,
     Effect.gen(function*() {
-      const users = grantedWrites(yield* UserStore, { insert: "users.create", update: "users.update", remove: "users.delete" })
+      const users = grantedWrites(yield* UserStore, {
+        insert: "users.create",
+        update: "users.update",
+        remove: "users.delete"
+      })
       const identities = grantedWrites(yield* ScimStore, {
         putIdentity: ["users.create", "users.update"],
         removeIdentity: "users.delete"
@@ -243,7 +247,12 @@ export class Scim extends Context.Service<
         yield* apiKeys.forgetUser(id)
       })
 
-      const change = (useCase: "scim.replaceUser" | "scim.patchUser", principal: Principal, id: string, body: unknown) => ({
+      const change = (
+        useCase: "scim.replaceUser" | "scim.patchUser",
+        principal: Principal,
+        id: string,
+        body: unknown
+      ) => ({
         useCase,
         actor: principal,
         resourceId: id,

@@ -29,8 +29,8 @@ import {
   type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
-import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
+import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
 
 export type Stores =

@@ -116,7 +116,11 @@ export const layerScimRoute = (options: { readonly maxBodyBytes: number }) =>
       )
 
     const withBody = (
-      use: (principal: Principal, body: unknown, id: string) => Effect.Effect<HttpServerResponse.HttpServerResponse, Failure>
+      use: (
+        principal: Principal,
+        body: unknown,
+        id: string
+      ) => Effect.Effect<HttpServerResponse.HttpServerResponse, Failure>
     ) =>
       handle((principal, request) =>
         Effect.gen(function*() {
@@ -131,7 +135,11 @@ export const layerScimRoute = (options: { readonly maxBodyBytes: number }) =>
 
     const user = (resource: ScimResource, status = 200) => scimJson(resource, status)
 
-    yield* router.add("GET", `${SCIM_PATH}/ServiceProviderConfig`, handle(() => Effect.succeed(scimJson(serviceProviderConfig))))
+    yield* router.add(
+      "GET",
+      `${SCIM_PATH}/ServiceProviderConfig`,
+      handle(() => Effect.succeed(scimJson(serviceProviderConfig)))
+    )
     yield* router.add("GET", `${SCIM_PATH}/ResourceTypes`, handle(() => Effect.succeed(scimJson(resourceTypes))))
     yield* router.add("GET", `${SCIM_PATH}/Schemas`, handle(() => Effect.succeed(scimJson(schemas))))
 
@@ -159,7 +167,9 @@ export const layerScimRoute = (options: { readonly maxBodyBytes: number }) =>
     yield* router.add(
       "GET",
       `${SCIM_PATH}/Users/:id`,
-      handle((principal) => Effect.flatMap(idOf, (id) => Effect.map(scim.getUser(principal, id), (found) => user(found))))
+      handle((principal) =>
+        Effect.flatMap(idOf, (id) => Effect.map(scim.getUser(principal, id), (found) => user(found)))
+      )
     )
     yield* router.add(
       "PUT",
@@ -175,7 +185,10 @@ export const layerScimRoute = (options: { readonly maxBodyBytes: number }) =>
       "DELETE",
       `${SCIM_PATH}/Users/:id`,
       handle((principal) =>
-        Effect.flatMap(idOf, (id) => Effect.as(scim.deleteUser(principal, id), HttpServerResponse.empty({ status: 204 })))
+        Effect.flatMap(
+          idOf,
+          (id) => Effect.as(scim.deleteUser(principal, id), HttpServerResponse.empty({ status: 204 }))
+        )
       )
     )
   }))

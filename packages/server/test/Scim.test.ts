@@ -198,6 +198,21 @@ describe("SCIM service provider", () => {
     expect(after).toEqual(user)
   })
 
+  it("never changes or removes an owner: 403, nothing changed", async () => {
+    const owner = await jsonOf(await scim("GET", `/Users/${server.ownerId}`))
+    expect(owner.active).toBe(true)
+    await expectScimError(
+      await scim("PATCH", `/Users/${server.ownerId}`, {
+        schemas: [PATCH],
+        Operations: [{ op: "replace", path: "active", value: false }]
+      }),
+      403
+    )
+    await expectScimError(await scim("DELETE", `/Users/${server.ownerId}`), 403)
+    expect(await jsonOf(await scim("GET", `/Users/${server.ownerId}`))).toEqual(owner)
+    expect((await server.request("/v1/workspaces")).status).toBe(200)
+  })
+
   it("deprovisioning revokes the user's workspace-user key at once; reactivation does not revive it", async () => {
     const user = await jsonOf(await scim("POST", "/Users", newUser("leaver@example.com")))
     expect(

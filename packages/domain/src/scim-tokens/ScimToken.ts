@@ -1,5 +1,5 @@
 /**
- * SCIM tokens: the bearer secrets an identity provider presents at `/scim/v2` to provision the organisation's
+ * SCIM tokens: the secrets an identity provider presents to the SCIM service provider to provision the organisation's
  * users and groups. Shown once at creation, kept only as a SHA-256 digest, revocable. One schema for the entity;
  * what a caller gives to create one is derived from it.
  */

@@ -141,7 +141,7 @@ export class ScimTokens extends Context.Service<
       const authenticate = Effect.fn("ScimTokens.authenticate")(function*(presented: Redacted.Redacted<string>) {
         const secret = Redacted.value(presented)
         if (secret.length === 0) {
-          return yield* new Unauthenticated({ message: "A SCIM bearer token is required.", credential: "missing" })
+          return yield* new Unauthenticated({ message: "A SCIM token is required.", credential: "missing" })
         }
         if (!secret.startsWith(SCIM_TOKEN_PREFIX) || secret.length > 128) return yield* refused
         const found = yield* unguarded.findByDigest(crypto.sha256Hex(secret))

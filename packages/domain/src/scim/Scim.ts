@@ -123,10 +123,14 @@ export class Scim extends Context.Service<
         action: A
       ) {
         const user = yield* requireRow(yield* users.get(id), "user", id)
-        const grant = yield* ensureAllowed(principal, action, Target.organisation(user.organisation_id), {
-          type: "user",
-          id
-        })
+        // An owner is an owner's to change or remove (Users.ts): a SCIM token, which has no user, never is one.
+        const ownerAction = user.role === "owner" && action !== "users.read"
+        const grant = yield* ensureAllowed(
+          principal,
+          ownerAction ? (`${action}.owner` as `${A}.owner`) : action,
+          Target.organisation(user.organisation_id),
+          { type: "user", id }
+        )
         const identity = Option.getOrUndefined(yield* identities.getIdentity(id))
         return { grant, identity, user }
       })
@@ -165,9 +169,9 @@ export class Scim extends Context.Service<
       })
 
       const createUser = Effect.fn("Scim.createUser")(function*(principal: Principal, body: unknown) {
-        const { active, input } = yield* userInput(body)
         const { resource, target } = organisation(principal)
         const grant = yield* ensureAllowed(principal, "users.create", target, resource)
+        const { active, input } = yield* userInput(body)
         const email = input.userName.trim().toLowerCase()
         yield* checkEmail(email, "userName")
         const name = nameOf(input)
@@ -204,8 +208,8 @@ export class Scim extends Context.Service<
       })
 
       const replace = Effect.fnUntraced(function*(principal: Principal, id: string, body: unknown) {
-        const { active, input } = yield* userInput(body)
         const { grant, identity, user } = yield* userFor(principal, id, "users.update")
+        const { active, input } = yield* userInput(body)
         if (input.userName.trim().toLowerCase() !== user.email) {
           return yield* ScimInvalid.of(
             "mutability",

@@ -99,12 +99,12 @@ export class Scim extends Context.Service<
     Effect.gen(function*() {
       const users = grantedWrites(yield* UserStore, {
         insert: "users.create",
-        update: "users.update",
-        remove: "users.delete"
+        update: ["users.update", "users.update.owner"],
+        remove: ["users.delete", "users.delete.owner"]
       })
       const identities = grantedWrites(yield* ScimStore, {
-        putIdentity: ["users.create", "users.update"],
-        removeIdentity: "users.delete"
+        putIdentity: ["users.create", "users.update", "users.update.owner"],
+        removeIdentity: ["users.delete", "users.delete.owner"]
       })
       const protocol = yield* ScimProtocol
       const apiKeys = yield* ApiKeys
@@ -116,22 +116,29 @@ export class Scim extends Context.Service<
         resource: { type: "organisation", id: principal.organisationId }
       })
 
-      /** The user, when the principal may `action` them; another organisation's is not found. */
-      const userFor = Effect.fnUntraced(function*<A extends "users.read" | "users.update" | "users.delete">(
+      /** The user and their SCIM identity; another organisation's user is hidden by the policy. */
+      const found = Effect.fnUntraced(function*(id: string) {
+        const user = yield* requireRow(yield* users.get(id), "user", id)
+        const identity = Option.getOrUndefined(yield* identities.getIdentity(id))
+        return { identity, user }
+      })
+
+      /**
+       * The user, when the principal may `action` them. An owner is an owner's to change or remove (Users.ts):
+       * a SCIM token, which has no user, never is one.
+       */
+      const userFor = Effect.fnUntraced(function*<A extends "users.update" | "users.delete">(
         principal: Principal,
         id: string,
         action: A
       ) {
-        const user = yield* requireRow(yield* users.get(id), "user", id)
-        // An owner is an owner's to change or remove (Users.ts): a SCIM token, which has no user, never is one.
-        const ownerAction = user.role === "owner" && action !== "users.read"
+        const { identity, user } = yield* found(id)
         const grant = yield* ensureAllowed(
           principal,
-          ownerAction ? (`${action}.owner` as `${A}.owner`) : action,
+          user.role === "owner" ? (`${action}.owner` as `${A}.owner`) : action,
           Target.organisation(user.organisation_id),
           { type: "user", id }
         )
-        const identity = Option.getOrUndefined(yield* identities.getIdentity(id))
         return { grant, identity, user }
       })
 
@@ -164,7 +171,8 @@ export class Scim extends Context.Service<
       })
 
       const getUser = Effect.fn("Scim.getUser")(function*(principal: Principal, id: string) {
-        const { identity, user } = yield* userFor(principal, id, "users.read")
+        const { identity, user } = yield* found(id)
+        yield* ensureAllowed(principal, "users.read", Target.organisation(user.organisation_id), { type: "user", id })
         return scimUserOf(user, identity)
       })
 

@@ -198,6 +198,35 @@ describe("SCIM service provider", () => {
     expect(after).toEqual(user)
   })
 
+  it("deactivating an admin revokes the organisation key bound to them; a service key stays", async () => {
+    const user = await jsonOf(await scim("POST", "/Users", newUser("admin-leaver@example.com")))
+    expect((await server.send("PUT", `/v1/admin/users/${user.id}`, { role: "admin" })).status).toBe(200)
+    const bound = await jsonOf(
+      await server.send("POST", "/v1/api-keys/organisation/service", {
+        name: "bound to the leaver",
+        user_id: user.id,
+        scopes: ["workspaces.list"]
+      })
+    )
+    const service = await jsonOf(
+      await server.send("POST", "/v1/api-keys/workspace/service", {
+        name: "made for the team",
+        workspace_id: server.workspaceId,
+        scopes: ["workspaces.list"]
+      })
+    )
+    expect((await server.request("/v1/workspaces", { key: bound.key })).status).toBe(200)
+    // The user still exists once inactive: their key is refused because it is revoked.
+    const deactivated = await scim("PATCH", `/Users/${user.id}`, {
+      schemas: [PATCH],
+      Operations: [{ op: "replace", path: "active", value: false }]
+    })
+    expect(deactivated.status).toBe(200)
+    expect((await server.request("/v1/workspaces", { key: bound.key })).status).toBe(401)
+    expect((await jsonOf(await server.request(`/v1/api-keys/${bound.id}`))).status).toBe("revoked")
+    expect((await server.request("/v1/workspaces", { key: service.key })).status).toBe(200)
+  })
+
   it("never changes or removes an owner: 403, nothing changed", async () => {
     const owner = await jsonOf(await scim("GET", `/Users/${server.ownerId}`))
     expect(owner.active).toBe(true)

@@ -21,6 +21,8 @@ import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
 import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
+import { layerScimRoute } from "./groups/scim/ScimRoute.ts"
+import { ScimTokensHandlers } from "./groups/scimTokens/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
 import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
@@ -63,12 +65,19 @@ export const layerRoutes = (options: EdgeOptions) =>
         VirtualKeysHandlers,
         ConfigsHandlers,
         TrustPoliciesHandlers,
-        IdentityProvidersHandlers
+        IdentityProvidersHandlers,
+        ScimTokensHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),
-    Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerSignInRoutes, layerOpenApi, layerDocs)
-      .pipe(
-        Layer.provide(layerPathAndQueryRules)
-      )
+    Layer.mergeAll(
+      layerRenderRoute(options),
+      layerTokenRoute(options),
+      layerScimRoute(options),
+      layerSignInRoutes,
+      layerOpenApi,
+      layerDocs
+    ).pipe(
+      Layer.provide(layerPathAndQueryRules)
+    )
   ).pipe(Layer.provide(layerEdge(options)))

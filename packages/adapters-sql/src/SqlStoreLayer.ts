@@ -12,6 +12,8 @@ import {
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
+  ScimStore,
+  ScimTokenStore,
   SignInFlowStore,
   type StorePorts,
   StoreTransaction,
@@ -34,6 +36,8 @@ import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
+import { makeScimStore } from "./SqlScimStore.ts"
+import { makeScimTokenStore } from "./SqlScimTokenStore.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
 import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
 
@@ -52,7 +56,9 @@ const makeAll = Effect.gen(function*() {
     Context.add(LeaseStore, yield* makeLeaseStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
     Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
-    Context.add(SignInFlowStore, yield* makeSignInFlowStore)
+    Context.add(SignInFlowStore, yield* makeSignInFlowStore),
+    Context.add(ScimTokenStore, yield* makeScimTokenStore),
+    Context.add(ScimStore, yield* makeScimStore)
   )
 })
 

@@ -88,6 +88,11 @@ const operationOf = (action: Action): Operation => {
     "identity_providers.list",
     "identity_providers.update",
     "identity_providers.delete",
+    // SCIM tokens provision the organisation's users.
+    "scim_tokens.create",
+    "scim_tokens.read",
+    "scim_tokens.list",
+    "scim_tokens.revoke",
     "mcp_integrations.create.organisation",
     "mcp_integrations.update.organisation",
     // Organisation labels are open to every workspace; changing them is the organisation's business.
@@ -141,6 +146,11 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "identity_providers.update": ["organisation_users.update"],
     "identity_providers.update.owner": ["organisation_users.update"],
     "identity_providers.delete": ["organisation_users.delete"],
+    // A SCIM token manages users: creating one is creating users, reading it listing them, revoking it removing them.
+    "scim_tokens.create": ["organisation_users.create"],
+    "scim_tokens.read": ["organisation_users.list"],
+    "scim_tokens.list": ["organisation_users.list"],
+    "scim_tokens.revoke": ["organisation_users.delete"],
     "mcp_integrations.create.organisation": ["organisation_mcp_integrations.create"],
     "mcp_integrations.create.workspace": ["workspace_mcp_integrations.create"],
     "mcp_integrations.update.organisation": ["organisation_mcp_integrations.create"],

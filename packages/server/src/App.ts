@@ -34,6 +34,8 @@ import {
   RenderLimits,
   type RenderLimitsShape,
   runHealthChecks,
+  Scim,
+  ScimTokens,
   type StorePorts,
   TokenExchange,
   TrustPolicies,
@@ -61,6 +63,7 @@ import { layerMetricsListener } from "./Metrics.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
+import { layerScimProtocol } from "./ScimProtocol.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
@@ -182,6 +185,8 @@ export const layerDomain = <ROut, E, E2 = never>(
     TrustPolicies.layer,
     TokenExchange.layer,
     OidcSignIn.layer,
+    ScimTokens.layer,
+    Scim.layer,
     layerTransitionSweep
   ).pipe(
     Layer.provideMerge(
@@ -195,6 +200,7 @@ export const layerDomain = <ROut, E, E2 = never>(
         layerOpenIdClient
       )
     ),
+    Layer.provideMerge(layerScimProtocol),
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.mergeAll(VirtualKeys.layer, Configs.layer, Collections.layer)),
     Layer.provideMerge(ApiKeys.layer),

@@ -87,6 +87,8 @@ const serviceTags = [
   Domain.McpRegistry,
   Domain.OidcSignIn,
   Domain.Prompts,
+  Domain.Scim,
+  Domain.ScimTokens,
   Domain.TokenExchange,
   Domain.TrustPolicies,
   Domain.Users,

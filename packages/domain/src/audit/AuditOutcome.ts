@@ -16,6 +16,8 @@ const FAILURE_STATUS: Readonly<Record<string, number>> = {
   OAuthError: 400,
   // A sign-in with an identity provider refused (unknown state, a token that does not validate, no account).
   SignInRefused: 401,
+  // A SCIM request the protocol refuses (a malformed filter, patch or resource): SCIM's 400.
+  ScimInvalid: 400,
   McpUnreachable: 502,
   McpTimedOut: 504,
   StoreUnavailable: 503,

@@ -64,6 +64,13 @@ const USE_CASE_TABLE = {
   "identityProviders.delete": { action: "delete", resourceType: "identity_provider" },
   // A person signing in with an identity provider: the user matched or created and the roles its map changed.
   "identityProviders.signIn": { action: "sign_in", resourceType: "user" },
+  "scimTokens.create": { action: "create", resourceType: "scim_token" },
+  "scimTokens.revoke": { action: "revoke", resourceType: "scim_token" },
+  // SCIM 2.0 provisioning (/scim/v2), recorded under the SCIM token that called.
+  "scim.createUser": { action: "create", resourceType: "user" },
+  "scim.replaceUser": { action: "update", resourceType: "user" },
+  "scim.patchUser": { action: "update", resourceType: "user" },
+  "scim.deleteUser": { action: "delete", resourceType: "user" },
   // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
   "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>

@@ -30,6 +30,7 @@ import {
   type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
+import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
 
@@ -52,6 +53,7 @@ export type Stores =
   | TrustPolicyStore
   | IdentityProviderStore
   | SignInFlowStore
+  | ScimTokenStore
 
 let counter = 0
 export const uid = () =>

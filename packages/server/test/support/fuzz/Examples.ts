@@ -44,6 +44,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedTrustPolicyId: string
   readonly identityProviderId: string
   readonly doomedIdentityProviderId: string
+  readonly scimTokenId: string
+  readonly doomedScimTokenId: string
   readonly collectionId: string
   readonly doomedCollectionId: string
 }
@@ -174,6 +176,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const identityProvider = (name: string) => ({ ...IDENTITY_PROVIDER, name })
   const sso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz SSO ${tag}`))
   const doomedSso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz doomed SSO ${tag}`))
+  const scimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-idp-${tag}` })
+  const doomedScimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-doomed-idp-${tag}` })
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -212,6 +216,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedTrustPolicyId: doomedPolicy.id,
     identityProviderId: sso.id,
     doomedIdentityProviderId: doomedSso.id,
+    scimTokenId: scimToken.id,
+    doomedScimTokenId: doomedScimToken.id,
     collectionId: collection.id,
     doomedCollectionId: doomedCollection.id
   }
@@ -363,6 +369,10 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { allowed_domains: ["example.org"], role_map: { staff: { workspaces: { default: "member" } } } }
   }),
   "identityProviders.delete": (f) => ({ params: { id: f.doomedIdentityProviderId } }),
+  "scimTokens.create": () => ({ body: { name: "fuzz-example" } }),
+  "scimTokens.list": () => ({ query: PAGE }),
+  "scimTokens.get": (f) => ({ params: { id: f.scimTokenId } }),
+  "scimTokens.revoke": (f) => ({ params: { id: f.doomedScimTokenId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

@@ -9,11 +9,13 @@ import { AuditLogsGroup } from "./groups/auditLogs/Api.ts"
 import { CollectionsGroup } from "./groups/collections/Api.ts"
 import { ConfigsGroup } from "./groups/configs/Api.ts"
 import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
+import { IdentityProvidersGroup } from "./groups/identityProviders/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
 import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
+import { ScimTokensGroup } from "./groups/scimTokens/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SessionsGroup, SignInGroup } from "./groups/sessions/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
@@ -29,11 +31,13 @@ export * from "./groups/collections/Api.ts"
 export * from "./groups/Common.ts"
 export * from "./groups/configs/Api.ts"
 export * from "./groups/fineTuning/Api.ts"
+export * from "./groups/identityProviders/Api.ts"
 export * from "./groups/labels/Api.ts"
 export * from "./groups/mcpConnectivity/Api.ts"
 export * from "./groups/mcpDirectory/Api.ts"
 export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
+export * from "./groups/scimTokens/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/sessions/Api.ts"
 export * from "./groups/system/Api.ts"
@@ -62,6 +66,8 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(TrustPoliciesGroup)
   .add(SignInGroup)
   .add(SessionsGroup)
+  .add(IdentityProvidersGroup)
+  .add(ScimTokensGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

@@ -13,12 +13,16 @@ import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
 import { CollectionsHandlers } from "./groups/collections/Http.ts"
 import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
+import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
+import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
 import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
+import { layerScimRoute } from "./groups/scim/ScimRoute.ts"
+import { ScimTokensHandlers } from "./groups/scimTokens/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { layerSessionsHandlers, layerSignInHandlers } from "./groups/sessions/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
@@ -63,14 +67,23 @@ export const layerRoutes = (options: EdgeOptions) =>
         ConfigsHandlers,
         TrustPoliciesHandlers,
         layerSignInHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
-        layerSessionsHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl })
+        layerSessionsHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
+        IdentityProvidersHandlers,
+        ScimTokensHandlers
       ]),
       Layer.provide([
         layerApiKeyAuth({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
         RequestInputRulesLive
       ])
     ),
-    Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerOpenApi, layerDocs).pipe(
+    Layer.mergeAll(
+      layerRenderRoute(options),
+      layerTokenRoute(options),
+      layerScimRoute(options),
+      layerSignInRoutes,
+      layerOpenApi,
+      layerDocs
+    ).pipe(
       Layer.provide(layerPathAndQueryRules)
     )
   ).pipe(Layer.provide(layerEdge(options)))

@@ -12,6 +12,7 @@ import {
   ConfigStore,
   GatewayConfig,
   GENESIS_HASH,
+  IdentityProviderStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -29,7 +30,10 @@ import {
   PromptLabel,
   PromptStore,
   type PromptVersion,
+  ScimStore,
+  ScimTokenStore,
   SessionStore,
+  SignInFlowStore,
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
@@ -49,9 +53,12 @@ import { Context, Effect, Layer, Option } from "effect"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
+import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
+import { makeScimStore } from "./internal/MemoryScim.ts"
+import { makeScimTokenStore } from "./internal/MemoryScimTokens.ts"
 import { makeSessionStore } from "./internal/MemorySessions.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { makeTrustPolicyStore } from "./internal/MemoryTrustPolicies.ts"
@@ -113,9 +120,14 @@ const make = Effect.sync(() => {
         (taken) => conflictOn(taken, `A user with email '${user.email}' already exists in this organisation.`, "email")
       ),
     get: (id) => Effect.sync(() => users.get(id)),
+    findByEmail: (organisationId, email) =>
+      Effect.sync(() => users.byUnique(`${organisationId}/${email.toLowerCase()}`)),
     list: (organisationId, page) => Effect.sync(() => users.page((u) => u.organisation_id === organisationId, page)),
     update: (user) =>
-      users.replace(user.id, (u) => new User({ ...u, role: user.role, last_updated_at: user.last_updated_at })),
+      users.replace(
+        user.id,
+        (u) => new User({ ...u, name: user.name, role: user.role, last_updated_at: user.last_updated_at })
+      ),
     // Memberships go with the user, as the SQL store's cascade does.
     remove: (id) =>
       Effect.gen(function*() {
@@ -461,8 +473,13 @@ const make = Effect.sync(() => {
     Context.add(CollectionStore, makeCollectionStore(state, prompts.resources, partials.resources)),
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
-    Context.add(TrustPolicyStore, makeTrustPolicyStore(state)),
+    Context.add(TrustPolicyStore, makeTrustPolicyStore(state))
+  ).pipe(
     Context.add(SessionStore, makeSessionStore(state, users)),
+    Context.add(IdentityProviderStore, makeIdentityProviderStore(state)),
+    Context.add(SignInFlowStore, makeSignInFlowStore(state)),
+    Context.add(ScimTokenStore, makeScimTokenStore(state)),
+    Context.add(ScimStore, makeScimStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   )

@@ -8,10 +8,14 @@ import {
   AuditLogStore,
   ChangeFeed,
   CollectionStore,
+  IdentityProviderStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
+  ScimStore,
+  ScimTokenStore,
   SessionStore,
+  SignInFlowStore,
   type StorePorts,
   StoreTransaction,
   TrustPolicyStore
@@ -28,10 +32,13 @@ import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
+import { makeScimStore } from "./SqlScimStore.ts"
+import { makeScimTokenStore } from "./SqlScimTokenStore.ts"
 import { makeSessionStore } from "./SqlSessionStore.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
 import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
@@ -50,7 +57,11 @@ const makeAll = Effect.gen(function*() {
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
-    Context.add(SessionStore, yield* makeSessionStore)
+    Context.add(SessionStore, yield* makeSessionStore),
+    Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
+    Context.add(SignInFlowStore, yield* makeSignInFlowStore),
+    Context.add(ScimTokenStore, yield* makeScimTokenStore),
+    Context.add(ScimStore, yield* makeScimStore)
   )
 })
 

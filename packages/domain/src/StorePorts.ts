@@ -7,10 +7,13 @@ import type { AuditLogStore } from "./audit/AuditLogStore.ts"
 import type { CollectionStore } from "./collections/Collection.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
+import type { IdentityProviderStore, SignInFlowStore } from "./identity-providers/IdentityProviderStore.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
 import type { LabelStore } from "./prompts/Label.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
+import type { ScimTokenStore } from "./scim-tokens/ScimTokenStore.ts"
+import type { ScimStore } from "./scim/ScimStore.ts"
 import type { SessionStore } from "./sessions/SessionStore.ts"
 import type { ChangeFeed } from "./shared/ChangeFeed.ts"
 import type { LeaseStore } from "./shared/Leases.ts"
@@ -39,3 +42,7 @@ export type StorePorts =
   | LeaseStore
   | TrustPolicyStore
   | SessionStore
+  | IdentityProviderStore
+  | SignInFlowStore
+  | ScimTokenStore
+  | ScimStore

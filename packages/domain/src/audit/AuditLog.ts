@@ -37,7 +37,7 @@ const userTypeOf = (actor: AuditActor): AuditRecord["user_type"] =>
   actor.session !== undefined
     ? "user"
     : actor.keyId === null
-    ? (actor.workload === undefined ? "unauthenticated" : "workload")
+    ? (actor.workload !== undefined ? "workload" : actor.userId === null ? "unauthenticated" : "user")
     : actor.userId === null
     ? "api_key"
     : "user"

@@ -59,6 +59,18 @@ const USE_CASE_TABLE = {
   "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
   "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
   "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
+  "identityProviders.create": { action: "create", resourceType: "identity_provider" },
+  "identityProviders.update": { action: "update", resourceType: "identity_provider" },
+  "identityProviders.delete": { action: "delete", resourceType: "identity_provider" },
+  // A person signing in with an identity provider: the user matched or created and the roles its map changed.
+  "identityProviders.signIn": { action: "sign_in", resourceType: "user" },
+  "scimTokens.create": { action: "create", resourceType: "scim_token" },
+  "scimTokens.revoke": { action: "revoke", resourceType: "scim_token" },
+  // SCIM 2.0 provisioning (/scim/v2), recorded under the SCIM token that called.
+  "scim.createUser": { action: "create", resourceType: "user" },
+  "scim.replaceUser": { action: "update", resourceType: "user" },
+  "scim.patchUser": { action: "update", resourceType: "user" },
+  "scim.deleteUser": { action: "delete", resourceType: "user" },
   // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
   "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" },
   // People signing in (sessions/Sessions.ts): failed sign-ins are recorded as this use case's refusals.

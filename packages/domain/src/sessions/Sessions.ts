@@ -45,7 +45,7 @@ export const SessionSettings = Context.Reference<SessionSettingsShape>("@gateway
 })
 
 /** What a sign-in hands the edge: the session, the token for its cookie, and the token its forms must echo. */
-export interface SignedIn {
+export interface NewSession {
   readonly session: Session
   readonly user: User
   readonly token: string
@@ -90,12 +90,12 @@ export class Sessions extends Context.Service<
   Sessions,
   {
     /** A new session for the user (who exists): what every sign-in method calls once the person is known. */
-    readonly signIn: (input: SignIn, client: SignInClient) => Effect.Effect<SignedIn, NotFound | StoreError>
+    readonly signIn: (input: SignIn, client: SignInClient) => Effect.Effect<NewSession, NotFound | StoreError>
     /** Signs in with a local account's email and password; any failure answers `WRONG_CREDENTIALS`. */
     readonly passwordSignIn: (
       input: PasswordSignIn,
       client: SignInClient
-    ) => Effect.Effect<SignedIn, Unauthenticated | StoreError>
+    ) => Effect.Effect<NewSession, Unauthenticated | StoreError>
     /**
      * The principal a session token stands for, in the workspace `workspaceId` names when the person is a
      * member there; `Unauthenticated` for an unknown, revoked or expired session or a removed user.

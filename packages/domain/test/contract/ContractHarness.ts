@@ -11,6 +11,7 @@ import {
   type WorkspaceStore
 } from "../../src/access/AccessStores.ts"
 import type { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
+import type { IdentityProviderStore, SignInFlowStore } from "../../src/identity-providers/IdentityProviderStore.ts"
 import {
   ApiKey,
   type ConfigStore,
@@ -29,6 +30,7 @@ import {
   type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
+import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
 import type { SessionStore } from "../../src/sessions/SessionStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
@@ -51,6 +53,9 @@ export type Stores =
   | StoreTransaction
   | TrustPolicyStore
   | SessionStore
+  | IdentityProviderStore
+  | SignInFlowStore
+  | ScimTokenStore
 
 let counter = 0
 export const uid = () =>

@@ -9,10 +9,12 @@ import { accessContract } from "./AccessContract.ts"
 import { apiKeyContract } from "./ApiKeyContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
+import { identityProviderContract } from "./IdentityProviderContract.ts"
 import { labelContract } from "./LabelContract.ts"
 import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
 import { promptContract } from "./PromptContract.ts"
+import { scimTokenContract } from "./ScimTokenContract.ts"
 import { sessionContract } from "./SessionContract.ts"
 import { transactionContract } from "./TransactionContract.ts"
 import { trustPolicyContract } from "./TrustPolicyContract.ts"
@@ -31,6 +33,8 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     mcpConnectivityContract(harness)
     trustPolicyContract(harness)
     sessionContract(harness)
+    scimTokenContract(harness)
     credentialContract(harness)
+    identityProviderContract(harness)
   })
 }

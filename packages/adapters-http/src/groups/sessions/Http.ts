@@ -1,4 +1,4 @@
-import { type Principal, type Session, Sessions, type SignedIn, type User } from "@gateway-control/domain"
+import { type NewSession, type Principal, type Session, Sessions, type User } from "@gateway-control/domain"
 import { Effect, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
@@ -28,7 +28,7 @@ const userAgentOf = (request: HttpServerRequest.HttpServerRequest) => request.he
 export const layerSignInHandlers = (options: SessionCookieOptions) => {
   const cookies = makeSessionCookies(options)
   /** The answer to a sign-in: the session in the body, its token in the cookie alone. */
-  const signedIn = (request: HttpServerRequest.HttpServerRequest, { csrfToken, session, token, user }: SignedIn) => {
+  const signedIn = (request: HttpServerRequest.HttpServerRequest, { csrfToken, session, token, user }: NewSession) => {
     const maxAge = Math.max(1, Math.floor((Date.parse(session.expires_at) - Date.now()) / 1000))
     return HttpServerResponse.jsonUnsafe(
       encodeSignedIn({ object: "session", session: details(session), user: personOf(user), csrf_token: csrfToken }),

@@ -48,6 +48,10 @@ export interface Fixture extends HeaderContext {
   readonly sessionCookie: string
   readonly sessionCsrfToken: string
   readonly baseUrl: string
+  readonly identityProviderId: string
+  readonly doomedIdentityProviderId: string
+  readonly scimTokenId: string
+  readonly doomedScimTokenId: string
   readonly collectionId: string
   readonly doomedCollectionId: string
 }
@@ -58,6 +62,15 @@ const creator = (server: TestServer) => async (path: string, body: unknown): Pro
   const text = await response.text()
   if (response.status !== 201) throw new Error(`fixture: POST ${path} answered ${response.status} ${text}`)
   return JSON.parse(text)
+}
+
+/** An identity provider's fields but its name; its issuer is never asked (nobody signs in). */
+const IDENTITY_PROVIDER = {
+  issuer: "https://sso.example.com",
+  client_id: "gateway-control",
+  client_secret: "fuzz-client-secret",
+  role_map: { admins: { organisation_role: "admin" } },
+  allowed_domains: ["example.com"]
 }
 
 /** A trust policy's fields but its name and workspace; its keys are never fetched (nothing is exchanged). */
@@ -180,6 +193,11 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   if (signIn.status !== 200) throw new Error(`fixture: sign-in answered ${signIn.status} ${await signIn.text()}`)
   const signedIn = SignedIn.parse(await signIn.text())
   const sessionCookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0]
+  const identityProvider = (name: string) => ({ ...IDENTITY_PROVIDER, name })
+  const sso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz SSO ${tag}`))
+  const doomedSso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz doomed SSO ${tag}`))
+  const scimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-idp-${tag}` })
+  const doomedScimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-doomed-idp-${tag}` })
   return {
     memberEmail,
     sessionId: signedIn.session.id,
@@ -221,6 +239,10 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedConfigId: doomedConfig.id,
     trustPolicyId: policy.id,
     doomedTrustPolicyId: doomedPolicy.id,
+    identityProviderId: sso.id,
+    doomedIdentityProviderId: doomedSso.id,
+    scimTokenId: scimToken.id,
+    doomedScimTokenId: doomedScimToken.id,
     collectionId: collection.id,
     doomedCollectionId: doomedCollection.id
   }
@@ -375,6 +397,18 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     headers: { cookie: f.sessionCookie, "x-csrf-token": f.sessionCsrfToken, origin: f.baseUrl }
   }),
   "sessions.setPassword": (f) => ({ body: { user_id: f.memberId, password: "another fuzz password" } }),
+  "identityProviders.create": () => ({ body: { ...IDENTITY_PROVIDER, name: "Fuzz example SSO" } }),
+  "identityProviders.list": () => ({ query: PAGE }),
+  "identityProviders.get": (f) => ({ params: { id: f.identityProviderId } }),
+  "identityProviders.update": (f) => ({
+    params: { id: f.identityProviderId },
+    body: { allowed_domains: ["example.org"], role_map: { staff: { workspaces: { default: "member" } } } }
+  }),
+  "identityProviders.delete": (f) => ({ params: { id: f.doomedIdentityProviderId } }),
+  "scimTokens.create": () => ({ body: { name: "fuzz-example" } }),
+  "scimTokens.list": () => ({ query: PAGE }),
+  "scimTokens.get": (f) => ({ params: { id: f.scimTokenId } }),
+  "scimTokens.revoke": (f) => ({ params: { id: f.doomedScimTokenId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

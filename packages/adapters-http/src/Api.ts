@@ -16,6 +16,7 @@ import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
+import { InvitesGroup } from "./groups/invites/Api.ts"
 import { TrustPoliciesGroup } from "./groups/trustPolicies/Api.ts"
 import { UsersGroup } from "./groups/users/Api.ts"
 import { VirtualKeysGroup } from "./groups/virtualKeys/Api.ts"
@@ -35,6 +36,7 @@ export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/system/Api.ts"
+export * from "./groups/invites/Api.ts"
 export * from "./groups/trustPolicies/Api.ts"
 export * from "./groups/users/Api.ts"
 export * from "./groups/virtualKeys/Api.ts"
@@ -58,6 +60,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(VirtualKeysGroup)
   .add(ConfigsGroup)
   .add(TrustPoliciesGroup)
+  .add(InvitesGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

@@ -21,6 +21,7 @@ import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
+import { InvitesHandlers } from "./groups/invites/Http.ts"
 import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
 import { layerTokenRoute } from "./groups/trustPolicies/TokenRoute.ts"
 import { UsersHandlers } from "./groups/users/Http.ts"
@@ -60,7 +61,8 @@ export const layerRoutes = (options: EdgeOptions) =>
         FineTuningHandlers,
         VirtualKeysHandlers,
         ConfigsHandlers,
-        TrustPoliciesHandlers
+        TrustPoliciesHandlers,
+        InvitesHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),

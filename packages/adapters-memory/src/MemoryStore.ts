@@ -32,6 +32,7 @@ import {
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
+  InviteStore,
   TrustPolicyStore,
   usableBy,
   User,
@@ -52,6 +53,7 @@ import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
+import { makeInviteStore } from "./internal/MemoryInvites.ts"
 import { makeTrustPolicyStore } from "./internal/MemoryTrustPolicies.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
 import { versionedTables } from "./internal/VersionedTables.ts"
@@ -459,6 +461,7 @@ const make = Effect.sync(() => {
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
     Context.add(TrustPolicyStore, makeTrustPolicyStore(state)),
+    Context.add(InviteStore, makeInviteStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   )

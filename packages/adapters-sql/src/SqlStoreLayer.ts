@@ -7,6 +7,7 @@ import {
   ApiKeyStore,
   AuditLogStore,
   ChangeFeed,
+  InviteStore,
   CollectionStore,
   LabelStore,
   LeaseStore,
@@ -32,6 +33,7 @@ import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
+import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
 
 const makeAll = Effect.gen(function*() {
@@ -47,7 +49,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
-    Context.add(TrustPolicyStore, yield* makeTrustPolicyStore)
+    Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
+    Context.add(InviteStore, yield* makeInviteStore)
   )
 })
 

@@ -14,6 +14,7 @@ import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
 import type { ChangeFeed } from "./shared/ChangeFeed.ts"
 import type { LeaseStore } from "./shared/Leases.ts"
 import type { StoreTransaction } from "./shared/StoreTransaction.ts"
+import type { InviteStore } from "./invites/InviteStore.ts"
 import type { TrustPolicyStore } from "./trust-policies/TrustPolicyStore.ts"
 
 /** Every store port: what a store adapter (`layerMemory`, `layerSql`) provides, each the same set. */
@@ -37,3 +38,4 @@ export type StorePorts =
   | ChangeFeed
   | LeaseStore
   | TrustPolicyStore
+  | InviteStore

@@ -32,6 +32,7 @@ import {
   runHealthChecks,
   type StorePorts,
   TokenExchange,
+  Invites,
   TrustPolicies,
   Users,
   VirtualKeys,
@@ -174,6 +175,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     AuditLogs.layer,
     Readiness.layer,
     TrustPolicies.layer,
+    Invites.layer,
     TokenExchange.layer,
     layerTransitionSweep
   ).pipe(

@@ -9,6 +9,7 @@ import { accessContract } from "./AccessContract.ts"
 import { apiKeyContract } from "./ApiKeyContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
+import { inviteContract } from "./InviteContract.ts"
 import { labelContract } from "./LabelContract.ts"
 import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
@@ -29,6 +30,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     mcpContract(harness)
     mcpConnectivityContract(harness)
     trustPolicyContract(harness)
+    inviteContract(harness)
     credentialContract(harness)
   })
 }

@@ -42,6 +42,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedConfigId: string
   readonly trustPolicyId: string
   readonly doomedTrustPolicyId: string
+  readonly inviteId: string
+  readonly doomedInviteId: string
   readonly collectionId: string
   readonly doomedCollectionId: string
 }
@@ -160,6 +162,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const trustPolicy = (name: string) => ({ ...TRUST_POLICY, name, workspace_id })
   const policy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-policy-${tag}`))
   const doomedPolicy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-doomed-${tag}`))
+  const invitation = (who: string) => ({ email: `${who}-${tag}@fuzz.test`, role: "member", workspaces: [] })
+  const invite = await create("/v1/admin/users/invites", invitation("invited"))
+  const doomedInvite = await create("/v1/admin/users/invites", invitation("doomed"))
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -196,6 +201,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedConfigId: doomedConfig.id,
     trustPolicyId: policy.id,
     doomedTrustPolicyId: doomedPolicy.id,
+    inviteId: invite.id,
+    doomedInviteId: doomedInvite.id,
     collectionId: collection.id,
     doomedCollectionId: doomedCollection.id
   }
@@ -339,6 +346,13 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { ...TRUST_POLICY, name: "fuzz-updated", workspace_id: f.workspaceId, max_ttl_seconds: 60 }
   }),
   "trustPolicies.delete": (f) => ({ params: { id: f.doomedTrustPolicyId } }),
+  "invites.create": (f) => ({
+    body: { email: "fuzz-example@fuzz.test", role: "admin", workspaces: [{ id: f.workspaceId, role: "admin" }] }
+  }),
+  "invites.list": () => ({ query: { ...PAGE, status: "pending", role: "member" } }),
+  "invites.get": (f) => ({ params: { id: f.inviteId } }),
+  "invites.resend": (f) => ({ params: { id: f.inviteId } }),
+  "invites.revoke": (f) => ({ params: { id: f.doomedInviteId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

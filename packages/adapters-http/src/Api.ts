@@ -9,14 +9,15 @@ import { AuditLogsGroup } from "./groups/auditLogs/Api.ts"
 import { CollectionsGroup } from "./groups/collections/Api.ts"
 import { ConfigsGroup } from "./groups/configs/Api.ts"
 import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
+import { InvitesGroup } from "./groups/invites/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
 import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
+import { ScimTokensGroup } from "./groups/scimTokens/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
-import { InvitesGroup } from "./groups/invites/Api.ts"
 import { TrustPoliciesGroup } from "./groups/trustPolicies/Api.ts"
 import { UsersGroup } from "./groups/users/Api.ts"
 import { VirtualKeysGroup } from "./groups/virtualKeys/Api.ts"
@@ -29,14 +30,15 @@ export * from "./groups/collections/Api.ts"
 export * from "./groups/Common.ts"
 export * from "./groups/configs/Api.ts"
 export * from "./groups/fineTuning/Api.ts"
+export * from "./groups/invites/Api.ts"
 export * from "./groups/labels/Api.ts"
 export * from "./groups/mcpConnectivity/Api.ts"
 export * from "./groups/mcpDirectory/Api.ts"
 export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
+export * from "./groups/scimTokens/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/system/Api.ts"
-export * from "./groups/invites/Api.ts"
 export * from "./groups/trustPolicies/Api.ts"
 export * from "./groups/users/Api.ts"
 export * from "./groups/virtualKeys/Api.ts"
@@ -60,6 +62,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(VirtualKeysGroup)
   .add(ConfigsGroup)
   .add(TrustPoliciesGroup)
+  .add(ScimTokensGroup)
   .add(InvitesGroup)
 {}
 

@@ -13,15 +13,17 @@ import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
 import { CollectionsHandlers } from "./groups/collections/Http.ts"
 import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
+import { InvitesHandlers } from "./groups/invites/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
 import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
+import { layerScimRoute } from "./groups/scim/ScimRoute.ts"
+import { ScimTokensHandlers } from "./groups/scimTokens/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
-import { InvitesHandlers } from "./groups/invites/Http.ts"
 import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
 import { layerTokenRoute } from "./groups/trustPolicies/TokenRoute.ts"
 import { UsersHandlers } from "./groups/users/Http.ts"
@@ -62,11 +64,18 @@ export const layerRoutes = (options: EdgeOptions) =>
         VirtualKeysHandlers,
         ConfigsHandlers,
         TrustPoliciesHandlers,
+        ScimTokensHandlers,
         InvitesHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),
-    Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerOpenApi, layerDocs).pipe(
+    Layer.mergeAll(
+      layerRenderRoute(options),
+      layerTokenRoute(options),
+      layerScimRoute(options),
+      layerOpenApi,
+      layerDocs
+    ).pipe(
       Layer.provide(layerPathAndQueryRules)
     )
   ).pipe(Layer.provide(layerEdge(options)))

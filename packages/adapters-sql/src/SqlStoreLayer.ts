@@ -7,11 +7,13 @@ import {
   ApiKeyStore,
   AuditLogStore,
   ChangeFeed,
-  InviteStore,
   CollectionStore,
+  InviteStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
+  ScimStore,
+  ScimTokenStore,
   type StorePorts,
   StoreTransaction,
   TrustPolicyStore
@@ -28,12 +30,14 @@ import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
+import { makeScimStore } from "./SqlScimStore.ts"
+import { makeScimTokenStore } from "./SqlScimTokenStore.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
-import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
 
 const makeAll = Effect.gen(function*() {
@@ -50,6 +54,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
+    Context.add(ScimTokenStore, yield* makeScimTokenStore),
+    Context.add(ScimStore, yield* makeScimStore),
     Context.add(InviteStore, yield* makeInviteStore)
   )
 })

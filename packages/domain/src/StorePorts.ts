@@ -7,14 +7,16 @@ import type { AuditLogStore } from "./audit/AuditLogStore.ts"
 import type { CollectionStore } from "./collections/Collection.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
+import type { InviteStore } from "./invites/InviteStore.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
 import type { LabelStore } from "./prompts/Label.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
+import type { ScimTokenStore } from "./scim-tokens/ScimTokenStore.ts"
+import type { ScimStore } from "./scim/ScimStore.ts"
 import type { ChangeFeed } from "./shared/ChangeFeed.ts"
 import type { LeaseStore } from "./shared/Leases.ts"
 import type { StoreTransaction } from "./shared/StoreTransaction.ts"
-import type { InviteStore } from "./invites/InviteStore.ts"
 import type { TrustPolicyStore } from "./trust-policies/TrustPolicyStore.ts"
 
 /** Every store port: what a store adapter (`layerMemory`, `layerSql`) provides, each the same set. */
@@ -38,4 +40,6 @@ export type StorePorts =
   | ChangeFeed
   | LeaseStore
   | TrustPolicyStore
+  | ScimTokenStore
+  | ScimStore
   | InviteStore

@@ -30,6 +30,7 @@ import {
   Workspace
 } from "../../src/index.ts"
 import type { InviteStore } from "../../src/invites/InviteStore.ts"
+import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
 
@@ -50,6 +51,7 @@ export type Stores =
   | ConfigStore
   | StoreTransaction
   | TrustPolicyStore
+  | ScimTokenStore
   | InviteStore
 
 let counter = 0

@@ -42,6 +42,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedConfigId: string
   readonly trustPolicyId: string
   readonly doomedTrustPolicyId: string
+  readonly scimTokenId: string
+  readonly doomedScimTokenId: string
   readonly inviteId: string
   readonly doomedInviteId: string
   readonly collectionId: string
@@ -162,6 +164,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const trustPolicy = (name: string) => ({ ...TRUST_POLICY, name, workspace_id })
   const policy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-policy-${tag}`))
   const doomedPolicy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-doomed-${tag}`))
+  const scimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-idp-${tag}` })
+  const doomedScimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-doomed-idp-${tag}` })
   const invitation = (who: string) => ({ email: `${who}-${tag}@fuzz.test`, role: "member", workspaces: [] })
   const invite = await create("/v1/admin/users/invites", invitation("invited"))
   const doomedInvite = await create("/v1/admin/users/invites", invitation("doomed"))
@@ -201,6 +205,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedConfigId: doomedConfig.id,
     trustPolicyId: policy.id,
     doomedTrustPolicyId: doomedPolicy.id,
+    scimTokenId: scimToken.id,
+    doomedScimTokenId: doomedScimToken.id,
     inviteId: invite.id,
     doomedInviteId: doomedInvite.id,
     collectionId: collection.id,
@@ -346,6 +352,10 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { ...TRUST_POLICY, name: "fuzz-updated", workspace_id: f.workspaceId, max_ttl_seconds: 60 }
   }),
   "trustPolicies.delete": (f) => ({ params: { id: f.doomedTrustPolicyId } }),
+  "scimTokens.create": () => ({ body: { name: "fuzz-example" } }),
+  "scimTokens.list": () => ({ query: PAGE }),
+  "scimTokens.get": (f) => ({ params: { id: f.scimTokenId } }),
+  "scimTokens.revoke": (f) => ({ params: { id: f.doomedScimTokenId } }),
   "invites.create": (f) => ({
     body: { email: "fuzz-example@fuzz.test", role: "admin", workspaces: [{ id: f.workspaceId, role: "admin" }] }
   }),

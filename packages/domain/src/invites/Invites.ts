@@ -36,7 +36,7 @@ import {
 import { InviteStore } from "./InviteStore.ts"
 
 export interface InviteSettingsShape {
-  /** How long an invitation's link works, from its creation or its last resend (`INVITE_TTL_MS`). */
+  /** How long an invitation's link works, from its creation or its last resend (an embedder may provide another). */
   readonly ttlMs: number
 }
 

@@ -38,7 +38,7 @@ export class InvitesGroup extends v1Group(
       }).annotate(
         OpenApi.Description,
         "Invites an email with an organisation role (admin or member) and workspace roles (each workspace by id " +
-          "or slug). Answers the single-use link, once; it expires after INVITE_TTL_MS (7 days by default). No mail " +
+          "or slug). Answers the single-use link, once; it expires after 7 days. No mail " +
           "is sent: hand the link to the person."
       ),
       HttpApiEndpoint.get("list", "/admin/users/invites", {

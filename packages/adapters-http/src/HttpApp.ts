@@ -13,6 +13,8 @@ import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
 import { CollectionsHandlers } from "./groups/collections/Http.ts"
 import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
+import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
+import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
 import { InvitesHandlers } from "./groups/invites/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
@@ -64,6 +66,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         VirtualKeysHandlers,
         ConfigsHandlers,
         TrustPoliciesHandlers,
+        IdentityProvidersHandlers,
         ScimTokensHandlers,
         InvitesHandlers
       ]),
@@ -73,6 +76,7 @@ export const layerRoutes = (options: EdgeOptions) =>
       layerRenderRoute(options),
       layerTokenRoute(options),
       layerScimRoute(options),
+      layerSignInRoutes,
       layerOpenApi,
       layerDocs
     ).pipe(

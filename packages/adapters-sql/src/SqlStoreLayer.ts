@@ -8,12 +8,14 @@ import {
   AuditLogStore,
   ChangeFeed,
   CollectionStore,
+  IdentityProviderStore,
   InviteStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
   ScimStore,
   ScimTokenStore,
+  SignInFlowStore,
   type StorePorts,
   StoreTransaction,
   TrustPolicyStore
@@ -30,6 +32,7 @@ import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
 import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
@@ -54,6 +57,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
+    Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
+    Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
     Context.add(ScimStore, yield* makeScimStore),
     Context.add(InviteStore, yield* makeInviteStore)

@@ -12,6 +12,7 @@ import {
   ConfigStore,
   GatewayConfig,
   GENESIS_HASH,
+  IdempotencyStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -48,6 +49,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
+import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
@@ -454,6 +456,7 @@ const make = Effect.sync(() => {
     Context.add(McpServerStore, serverStore),
     Context.add(McpCapabilityStore, makeCapabilityStore(state)),
     Context.add(LeaseStore, makeLeaseStore()),
+    Context.add(IdempotencyStore, makeIdempotencyStore()),
     Context.add(PartialStore, partialStore),
     Context.add(CollectionStore, makeCollectionStore(state, prompts.resources, partials.resources)),
     Context.add(LabelStore, makeLabelStore(state)),

@@ -556,6 +556,22 @@ export const migrationScripts = {
       only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
       value text NOT NULL
     )
+  `,
+  // Idempotency keys of creates: per credential digest (scope) and key, the request's fingerprint and, once
+  // it has finished, its answer. The primary key makes concurrent claims of one key, from any process, one.
+  "0050_idempotency_keys": `
+    CREATE TABLE idempotency_keys (
+      scope text NOT NULL,
+      key text NOT NULL,
+      fingerprint text NOT NULL,
+      status integer,
+      content_type text,
+      body text,
+      locked_until timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      PRIMARY KEY (scope, key)
+    );
+    CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)
   `
 }
 

@@ -19,6 +19,7 @@ import {
   DEFAULT_MCP_SETTINGS,
   FineTuning,
   HostResolver,
+  Idempotency,
   layerTransitionSweep,
   McpConnectivity,
   McpDirectory,
@@ -173,6 +174,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     FineTuning.layer,
     AuditLogs.layer,
     Readiness.layer,
+    Idempotency.layer,
     TrustPolicies.layer,
     TokenExchange.layer,
     layerTransitionSweep

@@ -14,6 +14,7 @@ import type { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
 import {
   ApiKey,
   type ConfigStore,
+  type IdempotencyStore,
   type LabelStore,
   type LeaseStore,
   type McpCapabilityStore,
@@ -36,6 +37,7 @@ export type Stores =
   | McpIntegrationStore
   | McpCapabilityStore
   | LeaseStore
+  | IdempotencyStore
   | McpServerStore
   | PromptStore
   | PartialStore

@@ -9,6 +9,7 @@ import { accessContract } from "./AccessContract.ts"
 import { apiKeyContract } from "./ApiKeyContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
+import { idempotencyContract } from "./IdempotencyContract.ts"
 import { labelContract } from "./LabelContract.ts"
 import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
@@ -30,5 +31,6 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     mcpConnectivityContract(harness)
     trustPolicyContract(harness)
     credentialContract(harness)
+    idempotencyContract(harness)
   })
 }

@@ -4,7 +4,7 @@
  * envelope, and one structured log line a request.
  */
 import { Idempotency, RequestContext, StoreError } from "@gateway-control/domain"
-import { ByteSize, Cause, Context, Effect, LogLevel, References, type Types } from "effect"
+import { ByteSize, Cause, Context, Effect, LogLevel, References, Tracer, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import {
@@ -214,13 +214,18 @@ const makeEdge = (options: EdgeOptions, idempotency: Idempotency["Service"]) => 
         }
         const level = response.status >= 500 ? "Warn" : "Info"
         if (LogLevel.isLessThan(level, fiber.getRef(References.MinimumLogLevel))) return Effect.succeed(response)
+        // With a tracer installed (OTLP), the line names the request's trace, as its spans do.
+        const span = fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+          ? undefined
+          : Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
         return Effect.as(
           Effect.logWithLevel(level)("request").pipe(Effect.annotateLogs({
             request_id: requestId,
             method: request.method,
             path: pathOf(request.url),
             status: response.status,
-            duration_ms: Math.round((performance.now() - started) * 100) / 100
+            duration_ms: Math.round((performance.now() - started) * 100) / 100,
+            ...(span === undefined ? {} : { trace_id: span.traceId })
           })),
           response
         )

@@ -59,6 +59,7 @@ import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
+import { layerTracing, tracingConfigOf } from "./Tracing.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
 /**
@@ -397,6 +398,8 @@ export const layerServe = (config: AppConfig) => {
     ),
     Layer.provide(layerBootstrapIfEmpty),
     Layer.provide(layerConfiguredDomain(config)),
-    Layer.provide(layerLogging(config.logLevel))
+    Layer.provide(layerLogging(config.logLevel)),
+    // Outermost, so that every layer above is built with the tracer in its context.
+    Layer.provide(layerTracing(tracingConfigOf(config)))
   )
 }

@@ -30,6 +30,7 @@ import {
   type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
+import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
 
@@ -51,6 +52,7 @@ export type Stores =
   | ConfigStore
   | StoreTransaction
   | TrustPolicyStore
+  | ScimTokenStore
 
 let counter = 0
 export const uid = () =>

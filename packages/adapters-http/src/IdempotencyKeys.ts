@@ -5,8 +5,7 @@
  * first request is still running: 409). What it keeps is the answer the client got; the use case that ran stays
  * the one that authorised and audited it, and a replay runs no use case at all.
  *
- * The render and token routes read their bodies straight from the socket and are not creates: they ignore the
- * header. A request without the header costs one header lookup.
+ * The render, token and SCIM routes read their bodies straight from the socket: they ignore the header. A request without the header costs one header lookup.
  */
 import { type Idempotency, IdempotentAnswer, type StoreError } from "@gateway-control/domain"
 import { type ByteSize, Effect, Redacted } from "effect"
@@ -20,8 +19,11 @@ export const IDEMPOTENCY_KEY_HEADER = "idempotency-key"
 /** Set on an answer replayed from an earlier request with the same key (Stripe's name). */
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed"
 
-/** Routes that take no key: render (`/v1/prompts/{id}/render`) and the OAuth token endpoint. */
-const IGNORED = /^\/v1\/(?:prompts\/[^/]+\/render|oauth\/token)\/?$/
+/**
+ * Routes that take no key, under any mount prefix: render (`/v1/prompts/{id}/render`), the OAuth token endpoint
+ * and SCIM (`/scim/v2/…`), which read their bodies from the socket themselves.
+ */
+const IGNORED = /\/v1\/prompts\/[^/]+\/render\/?$|\/v1\/oauth\/token\/?$|\/scim\/v2(?:\/|$)/
 
 /**
  * Answers not kept, so that a retry runs again: a missing or bad credential (401), a rate limit (429), and any

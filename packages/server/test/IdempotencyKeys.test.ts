@@ -131,6 +131,24 @@ describe("Idempotency-Key on one process", () => {
     expect(await workspaceNames(server, server.adminKey)).not.toContain(name)
   })
 
+  it("leaves render alone: it reads its own body, creates nothing, and answers every time", async () => {
+    const created = await server.send("POST", "/v1/prompts", {
+      workspace_id: server.workspaceId,
+      name: uniqueName("Rendered"),
+      string: "Hello {{name}}",
+      model: "gpt-4o"
+    })
+    expect(created.status).toBe(201)
+    const id = (await jsonOf(created)).id as string
+    const key = randomUUID()
+    for (const name of ["Ada", "Grace"]) {
+      const rendered = await post(server, server.adminKey, `/v1/prompts/${id}/render`, { variables: { name } }, key)
+      expect(rendered.status).toBe(200)
+      expect(rendered.headers.get("idempotent-replayed")).toBeNull()
+      expect(JSON.stringify(await jsonOf(rendered))).toContain(`Hello ${name}`)
+    }
+  })
+
   it("refuses a malformed key (400) and leaves requests without one alone", async () => {
     const name = uniqueName("Malformed")
     const refused = await post(server, server.adminKey, "/v1/workspaces", { name }, "x".repeat(256))

@@ -9,11 +9,13 @@ import {
   ChangeFeed,
   CollectionStore,
   IdempotencyStore,
+  IdentityProviderStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
   ScimStore,
   ScimTokenStore,
+  SignInFlowStore,
   type StorePorts,
   StoreTransaction,
   TrustPolicyStore
@@ -31,6 +33,7 @@ import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
 import { makeIdempotencyStore } from "./SqlIdempotencyStore.ts"
+import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
@@ -55,6 +58,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(LeaseStore, yield* makeLeaseStore),
     Context.add(IdempotencyStore, yield* makeIdempotencyStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
+    Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
+    Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
     Context.add(ScimStore, yield* makeScimStore)
   )

@@ -7,6 +7,7 @@ import type { AuditLogStore } from "./audit/AuditLogStore.ts"
 import type { CollectionStore } from "./collections/Collection.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
+import type { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
 import type { IdentityProviderStore, SignInFlowStore } from "./identity-providers/IdentityProviderStore.ts"
 import type { InviteStore } from "./invites/InviteStore.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
@@ -41,6 +42,7 @@ export type StorePorts =
   | ChangeFeed
   | LeaseStore
   | TrustPolicyStore
+  | IdempotencyStore
   | IdentityProviderStore
   | SignInFlowStore
   | ScimTokenStore

@@ -15,6 +15,7 @@ import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
 import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
 import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
+import { InvitesHandlers } from "./groups/invites/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
@@ -69,7 +70,8 @@ export const layerRoutes = (options: EdgeOptions) =>
         layerSignInHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
         layerSessionsHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
         IdentityProvidersHandlers,
-        ScimTokensHandlers
+        ScimTokensHandlers,
+        InvitesHandlers
       ]),
       Layer.provide([
         layerApiKeyAuth({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),

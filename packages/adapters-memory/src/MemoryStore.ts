@@ -12,7 +12,9 @@ import {
   ConfigStore,
   GatewayConfig,
   GENESIS_HASH,
+  IdempotencyStore,
   IdentityProviderStore,
+  InviteStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -53,7 +55,9 @@ import { Context, Effect, Layer, Option } from "effect"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
+import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
+import { makeInviteStore } from "./internal/MemoryInvites.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
@@ -469,6 +473,7 @@ const make = Effect.sync(() => {
     Context.add(McpServerStore, serverStore),
     Context.add(McpCapabilityStore, makeCapabilityStore(state)),
     Context.add(LeaseStore, makeLeaseStore()),
+    Context.add(IdempotencyStore, makeIdempotencyStore()),
     Context.add(PartialStore, partialStore),
     Context.add(CollectionStore, makeCollectionStore(state, prompts.resources, partials.resources)),
     Context.add(LabelStore, makeLabelStore(state)),
@@ -482,7 +487,7 @@ const make = Effect.sync(() => {
     Context.add(ScimStore, makeScimStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
-  )
+  ).pipe(Context.add(InviteStore, makeInviteStore(state)))
 })
 
 /** Every store port, fresh and empty each time the layer is built. */

@@ -589,6 +589,22 @@ export const migrationScripts = {
     CREATE INDEX audit_logs_user_email
       ON audit_logs (organisation_id, lower(user_email), timestamp DESC) WHERE user_email IS NOT NULL
   `,
+  // Idempotency keys of creates: per credential digest (scope) and key, the request's fingerprint and, once
+  // it has finished, its answer. The primary key makes concurrent claims of one key, from any process, one.
+  "0050_idempotency_keys": `
+    CREATE TABLE idempotency_keys (
+      scope text NOT NULL,
+      key text NOT NULL,
+      fingerprint text NOT NULL,
+      status integer,
+      content_type text,
+      body text,
+      locked_until timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      PRIMARY KEY (scope, key)
+    );
+    CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)
+  `,
   // Identity providers people sign in with (OpenID Connect), their client secret encrypted with the master key,
   // and the sign-ins under way between the redirect to a provider and its callback (taken once, by the digest
   // of their state).
@@ -650,6 +666,28 @@ export const migrationScripts = {
       last_updated_at timestamptz NOT NULL
     );
     CREATE INDEX scim_identities_organisation ON scim_identities (organisation_id)
+  `,
+  // Invitations (issue 26): an email invited with an organisation role and workspace roles, by a single-use
+  // link that expires. Only the SHA-256 of the link's token is kept; `expired` is a pending row past its
+  // expires_at, decided when read.
+  "0065_invites": `
+    CREATE TABLE invites (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations(id),
+      email text NOT NULL,
+      role text NOT NULL,
+      workspaces jsonb NOT NULL,
+      status text NOT NULL,
+      token_hash text NOT NULL UNIQUE,
+      created_at timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      accepted_at timestamptz,
+      accepted_user_id text,
+      invited_by text,
+      invited_by_api_key_id text,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
   `
 }
 

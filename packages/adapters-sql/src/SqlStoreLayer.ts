@@ -8,7 +8,9 @@ import {
   AuditLogStore,
   ChangeFeed,
   CollectionStore,
+  IdempotencyStore,
   IdentityProviderStore,
+  InviteStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -32,7 +34,9 @@ import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeIdempotencyStore } from "./SqlIdempotencyStore.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
+import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
@@ -56,12 +60,14 @@ const makeAll = Effect.gen(function*() {
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
+    Context.add(IdempotencyStore, yield* makeIdempotencyStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
     Context.add(SessionStore, yield* makeSessionStore),
     Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
     Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
-    Context.add(ScimStore, yield* makeScimStore)
+    Context.add(ScimStore, yield* makeScimStore),
+    Context.add(InviteStore, yield* makeInviteStore)
   )
 })
 

@@ -7,7 +7,9 @@ import type { AuditLogStore } from "./audit/AuditLogStore.ts"
 import type { CollectionStore } from "./collections/Collection.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
+import type { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
 import type { IdentityProviderStore, SignInFlowStore } from "./identity-providers/IdentityProviderStore.ts"
+import type { InviteStore } from "./invites/InviteStore.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
 import type { LabelStore } from "./prompts/Label.ts"
@@ -42,7 +44,9 @@ export type StorePorts =
   | LeaseStore
   | TrustPolicyStore
   | SessionStore
+  | IdempotencyStore
   | IdentityProviderStore
   | SignInFlowStore
   | ScimTokenStore
   | ScimStore
+  | InviteStore

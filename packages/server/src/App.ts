@@ -20,8 +20,10 @@ import {
   DEFAULT_MCP_SETTINGS,
   FineTuning,
   HostResolver,
+  Idempotency,
   IdentityProviders,
   IdentityProviderSettings,
+  Invites,
   layerTransitionSweep,
   McpConnectivity,
   McpDirectory,
@@ -72,6 +74,7 @@ import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import { layerScimProtocol } from "./ScimProtocol.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
+import { layerTracing, tracingConfigOf } from "./Tracing.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
 /**
@@ -189,7 +192,9 @@ export const layerDomain = <ROut, E, E2 = never>(
     FineTuning.layer,
     AuditLogs.layer,
     Readiness.layer,
+    Idempotency.layer,
     TrustPolicies.layer,
+    Invites.layer,
     TokenExchange.layer,
     Sessions.layer,
     OidcSignIn.layer,
@@ -424,6 +429,8 @@ export const layerServe = (config: AppConfig) => {
     ),
     Layer.provide(layerBootstrapIfEmpty),
     Layer.provide(layerConfiguredDomain(config)),
-    Layer.provide(layerLogging(config.logLevel))
+    Layer.provide(layerLogging(config.logLevel)),
+    // Outermost, so that every layer above is built with the tracer in its context.
+    Layer.provide(layerTracing(tracingConfigOf(config)))
   )
 }

@@ -78,7 +78,12 @@ const USE_CASE_TABLE = {
   "sessions.signOut": { action: "sign_out", resourceType: "session" },
   "sessions.signOutEverywhere": { action: "sign_out", resourceType: "session" },
   "sessions.revoke": { action: "revoke", resourceType: "session" },
-  "sessions.setPassword": { action: "update", resourceType: "local_account" }
+  "sessions.setPassword": { action: "update", resourceType: "local_account" },
+  // Invitations (invites/Invites.ts): accepting one makes its user; a link nobody can use is recorded as refused.
+  "invites.create": { action: "create", resourceType: "invite" },
+  "invites.resend": { action: "resend", resourceType: "invite" },
+  "invites.revoke": { action: "revoke", resourceType: "invite" },
+  "invites.accept": { action: "accept", resourceType: "invite" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 
 /** The name of an audited use case. */

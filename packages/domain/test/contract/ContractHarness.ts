@@ -15,6 +15,7 @@ import type { IdentityProviderStore, SignInFlowStore } from "../../src/identity-
 import {
   ApiKey,
   type ConfigStore,
+  type IdempotencyStore,
   type LabelStore,
   type LeaseStore,
   type McpCapabilityStore,
@@ -30,6 +31,7 @@ import {
   type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
+import type { InviteStore } from "../../src/invites/InviteStore.ts"
 import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
 import type { SessionStore } from "../../src/sessions/SessionStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
@@ -39,6 +41,7 @@ export type Stores =
   | McpIntegrationStore
   | McpCapabilityStore
   | LeaseStore
+  | IdempotencyStore
   | McpServerStore
   | PromptStore
   | PartialStore
@@ -56,6 +59,7 @@ export type Stores =
   | IdentityProviderStore
   | SignInFlowStore
   | ScimTokenStore
+  | InviteStore
 
 let counter = 0
 export const uid = () =>

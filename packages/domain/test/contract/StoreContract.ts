@@ -9,7 +9,9 @@ import { accessContract } from "./AccessContract.ts"
 import { apiKeyContract } from "./ApiKeyContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
+import { idempotencyContract } from "./IdempotencyContract.ts"
 import { identityProviderContract } from "./IdentityProviderContract.ts"
+import { inviteContract } from "./InviteContract.ts"
 import { labelContract } from "./LabelContract.ts"
 import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
@@ -34,7 +36,9 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     trustPolicyContract(harness)
     sessionContract(harness)
     scimTokenContract(harness)
+    inviteContract(harness)
     credentialContract(harness)
+    idempotencyContract(harness)
     identityProviderContract(harness)
   })
 }

@@ -15,6 +15,7 @@ import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
 import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
+import { SecretReferencesGroup } from "./groups/secretReferences/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
 import { TrustPoliciesGroup } from "./groups/trustPolicies/Api.ts"
 import { UsersGroup } from "./groups/users/Api.ts"
@@ -34,6 +35,7 @@ export * from "./groups/mcpDirectory/Api.ts"
 export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
 export * from "./groups/scopes/Api.ts"
+export * from "./groups/secretReferences/Api.ts"
 export * from "./groups/system/Api.ts"
 export * from "./groups/trustPolicies/Api.ts"
 export * from "./groups/users/Api.ts"
@@ -58,6 +60,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(VirtualKeysGroup)
   .add(ConfigsGroup)
   .add(TrustPoliciesGroup)
+  .add(SecretReferencesGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

@@ -20,6 +20,7 @@ import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
+import { SecretReferencesHandlers } from "./groups/secretReferences/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
 import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
 import { layerTokenRoute } from "./groups/trustPolicies/TokenRoute.ts"
@@ -60,7 +61,8 @@ export const layerRoutes = (options: EdgeOptions) =>
         FineTuningHandlers,
         VirtualKeysHandlers,
         ConfigsHandlers,
-        TrustPoliciesHandlers
+        TrustPoliciesHandlers,
+        SecretReferencesHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),

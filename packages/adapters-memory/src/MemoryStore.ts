@@ -29,6 +29,7 @@ import {
   PromptLabel,
   PromptStore,
   type PromptVersion,
+  SecretReferenceStore,
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
@@ -51,6 +52,7 @@ import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
+import { makeSecretReferenceStore } from "./internal/MemorySecretReferences.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { makeTrustPolicyStore } from "./internal/MemoryTrustPolicies.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
@@ -459,6 +461,7 @@ const make = Effect.sync(() => {
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
     Context.add(TrustPolicyStore, makeTrustPolicyStore(state)),
+    Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   )

@@ -11,6 +11,7 @@ import {
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
+  SecretReferenceStore,
   type StorePorts,
   StoreTransaction,
   TrustPolicyStore
@@ -31,6 +32,7 @@ import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
+import { makeSecretReferenceStore } from "./SqlSecretReferenceStore.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
 import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
 
@@ -47,7 +49,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
-    Context.add(TrustPolicyStore, yield* makeTrustPolicyStore)
+    Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
+    Context.add(SecretReferenceStore, yield* makeSecretReferenceStore)
   )
 })
 

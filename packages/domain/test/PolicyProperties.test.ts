@@ -78,6 +78,12 @@ const operationOf = (action: Action): Operation => {
     "trust_policies.list",
     "trust_policies.update",
     "trust_policies.delete",
+    // Secret references are the organisation's logins to its own secret managers.
+    "secret_references.create",
+    "secret_references.read",
+    "secret_references.list",
+    "secret_references.update",
+    "secret_references.delete",
     "mcp_integrations.create.organisation",
     "mcp_integrations.update.organisation",
     // Organisation labels are open to every workspace; changing them is the organisation's business.

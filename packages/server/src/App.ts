@@ -30,6 +30,8 @@ import {
   RenderLimits,
   type RenderLimitsShape,
   runHealthChecks,
+  SecretReferences,
+  SecretReferenceSettings,
   type StorePorts,
   TokenExchange,
   TrustPolicies,
@@ -57,6 +59,7 @@ import { layerMetricsListener } from "./Metrics.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
+import { layerSecretManagers } from "./SecretManagers.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
@@ -136,11 +139,20 @@ const defaultProviders: () => ProviderSettings = () => ({
 })
 
 /** The MCP settings without configuration: the defaults, and no secrets. */
-export const DEFAULT_MCP_CONFIG: McpConfig = { ...DEFAULT_MCP_SETTINGS, secrets: new Map() }
+export const DEFAULT_MCP_CONFIG: McpConfig = {
+  ...DEFAULT_MCP_SETTINGS,
+  secrets: new Map(),
+  secretCacheTtlMs: SecretReferenceSettings.defaultValue().cacheTtlMs
+}
 
-/** MCP connections: the official client, on fetches made like provider connections (`connector`), and secrets. */
-const layerMcp = (mcp: McpConfig, connector: ConnectorFactory | undefined) =>
+/**
+ * MCP connections: the official client, on fetches made like provider connections (`connector`), and secrets:
+ * the operator's file, and the secret managers secret references name.
+ */
+const layerMcp = (mcp: McpConfig, connector: ConnectorFactory | undefined, timeoutMs: number) =>
   Layer.mergeAll(
+    layerSecretManagers({ timeoutMs, fileSecrets: mcp.secrets }),
+    Layer.succeed(SecretReferenceSettings)({ cacheTtlMs: mcp.secretCacheTtlMs }),
     layerMcpConnections.pipe(Layer.provide(layerMcpFetch(connector))),
     layerMcpSecrets(mcp.secrets),
     Layer.succeed(McpSettings)({
@@ -180,7 +192,8 @@ export const layerDomain = <ROut, E, E2 = never>(
     Layer.provideMerge(
       layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
     ),
-    Layer.provideMerge(layerMcp(mcp, providers.connector)),
+    Layer.provideMerge(SecretReferences.layer),
+    Layer.provideMerge(layerMcp(mcp, providers.connector, providers.registry.timeoutMs)),
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.mergeAll(VirtualKeys.layer, Configs.layer, Collections.layer)),
     Layer.provideMerge(ApiKeys.layer),

@@ -75,6 +75,12 @@ export const Actions = {
   "trust_policies.list": { scope: "api_keys.list", reach: "admin" },
   "trust_policies.update": { scope: "workspace_service_api_keys.create", reach: "admin" },
   "trust_policies.delete": { scope: "api_keys.delete", reach: "admin" },
+  /** Secret references are the organisation's: owners' and admins' admin keys (secret-references/). */
+  "secret_references.create": { scope: "secret_references.create", reach: "admin" },
+  "secret_references.read": { scope: "secret_references.read", reach: "admin" },
+  "secret_references.list": { scope: "secret_references.list", reach: "admin" },
+  "secret_references.update": { scope: "secret_references.update", reach: "admin" },
+  "secret_references.delete": { scope: "secret_references.delete", reach: "admin" },
   "prompts.create": { scope: "prompts.create", reach: "any" },
   "prompts.read": { scope: "prompts.read", reach: "any" },
   "prompts.list": { scope: "prompts.list", reach: "any" },

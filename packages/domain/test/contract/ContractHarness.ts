@@ -29,6 +29,7 @@ import {
   type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
+import type { SecretReferenceStore } from "../../src/secret-references/SecretReferenceStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
 
@@ -49,6 +50,7 @@ export type Stores =
   | ConfigStore
   | StoreTransaction
   | TrustPolicyStore
+  | SecretReferenceStore
 
 let counter = 0
 export const uid = () =>

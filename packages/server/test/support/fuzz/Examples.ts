@@ -42,6 +42,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedConfigId: string
   readonly trustPolicyId: string
   readonly doomedTrustPolicyId: string
+  readonly secretReferenceId: string
+  readonly doomedSecretReferenceId: string
   readonly collectionId: string
   readonly doomedCollectionId: string
 }
@@ -55,6 +57,13 @@ const creator = (server: TestServer) => async (path: string, body: unknown): Pro
 }
 
 /** A trust policy's fields but its name and workspace; its keys are never fetched (nothing is exchanged). */
+/** A secret reference in a Vault that is never called (the fuzz test only administers references). */
+const SECRET_REFERENCE = {
+  manager_type: "hashicorp_vault",
+  auth_config: { vault_auth_type: "token", vault_addr: "https://vault.example.com", vault_token: "hvs.fuzz-token" },
+  secret_path: "secret/openai"
+}
+
 const TRUST_POLICY = {
   issuer: "https://token.actions.githubusercontent.com",
   jwks_uri: "https://token.actions.githubusercontent.com/.well-known/jwks",
@@ -160,6 +169,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const trustPolicy = (name: string) => ({ ...TRUST_POLICY, name, workspace_id })
   const policy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-policy-${tag}`))
   const doomedPolicy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-doomed-${tag}`))
+  const secretReference = (name: string) => ({ ...SECRET_REFERENCE, name })
+  const reference = await create("/v1/secret-references", secretReference(`fuzz-secret-${tag}`))
+  const doomedReference = await create("/v1/secret-references", secretReference(`fuzz-doomed-secret-${tag}`))
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -196,6 +208,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedConfigId: doomedConfig.id,
     trustPolicyId: policy.id,
     doomedTrustPolicyId: doomedPolicy.id,
+    secretReferenceId: reference.id,
+    doomedSecretReferenceId: doomedReference.id,
     collectionId: collection.id,
     doomedCollectionId: doomedCollection.id
   }
@@ -339,6 +353,23 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { ...TRUST_POLICY, name: "fuzz-updated", workspace_id: f.workspaceId, max_ttl_seconds: 60 }
   }),
   "trustPolicies.delete": (f) => ({ params: { id: f.doomedTrustPolicyId } }),
+  "secretReferences.create": (f) => ({
+    body: {
+      ...SECRET_REFERENCE,
+      name: "fuzz-example",
+      description: "d",
+      secret_key: "api_key",
+      allowed_workspaces: [f.workspaceId],
+      tags: { team: "fuzz" }
+    }
+  }),
+  "secretReferences.list": () => ({ query: { manager_type: "hashicorp_vault", search: "fuzz", ...PAGE } }),
+  "secretReferences.get": (f) => ({ params: { id: f.secretReferenceId } }),
+  "secretReferences.update": (f) => ({
+    params: { id: f.secretReferenceId },
+    body: { description: "updated", secret_path: "secret/other", auth_config: { vault_namespace: "team" } }
+  }),
+  "secretReferences.delete": (f) => ({ params: { id: f.doomedSecretReferenceId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

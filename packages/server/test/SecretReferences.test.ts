@@ -11,7 +11,14 @@ import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DEFAULT_MCP_CONFIG, layerStore, providerRegistry } from "../src/App.ts"
 import { type FreshDatabase, freshDatabase, postgresUrl, query } from "./support/Databases.ts"
-import { type FakeAws, type FakeVault, startFakeAws, startFakeVault } from "./support/FakeSecretManagers.ts"
+import {
+  type FakeAws,
+  type FakeAzure,
+  type FakeVault,
+  startFakeAws,
+  startFakeAzure,
+  startFakeVault
+} from "./support/FakeSecretManagers.ts"
 import { checkPortkeyAnswer } from "./support/PortkeyOpenApi.ts"
 import { type SdkMcpServer, startSdkMcpServer } from "./support/SdkMcpServer.ts"
 import { errorOf, startTestServer, type TestServer } from "./support/TestServer.ts"
@@ -19,11 +26,13 @@ import { errorOf, startTestServer, type TestServer } from "./support/TestServer.
 const VAULT_SECRET = `vault-value-${randomBytes(8).toString("hex")}`
 const APPROLE_SECRET = `approle-value-${randomBytes(8).toString("hex")}`
 const AWS_SECRET = `aws-value-${randomBytes(8).toString("hex")}`
+const AZURE_SECRET = `azure-value-${randomBytes(8).toString("hex")}`
 
 describe("secret references", () => {
   let mcp: SdkMcpServer
   let vault: FakeVault
   let aws: FakeAws
+  let azure: FakeAzure
   let server: TestServer
   let database: FreshDatabase | undefined
   const logged: Array<string> = []
@@ -37,6 +46,7 @@ describe("secret references", () => {
       "mcp/github": { token: VAULT_SECRET, other: "x" },
       "mcp/approle": { token: APPROLE_SECRET }
     })
+    azure = await startFakeAzure({ "mcp-token": AZURE_SECRET })
     aws = await startFakeAws({ "prod/mcp": JSON.stringify({ token: AWS_SECRET }), "prod/plain": AWS_SECRET })
     database = postgresUrl === undefined ? undefined : await freshDatabase(postgresUrl)
     server = await startTestServer({
@@ -51,7 +61,7 @@ describe("secret references", () => {
         registry: providerRegistry({
           providerBaseUrls: [],
           upstreamTimeoutMs: 10_000,
-          trustedCustomHosts: [mcp.host, vault.host, aws.host]
+          trustedCustomHosts: [mcp.host, vault.host, aws.host, azure.host]
         }),
         masterKey: new Uint8Array(randomBytes(32))
       },
@@ -63,7 +73,7 @@ describe("secret references", () => {
   afterAll(async () => {
     await server?.close()
     await database?.drop()
-    await Promise.all([mcp?.close(), vault?.close(), aws?.close()])
+    await Promise.all([mcp?.close(), vault?.close(), aws?.close(), azure?.close()])
   })
 
   const call = async (method: string, path: string, body?: unknown) => {
@@ -293,6 +303,32 @@ describe("secret references", () => {
     expect(refused.tested.body.error.message).toContain("ResourceNotFoundException")
   })
 
+  it("fetches from Azure Key Vault with an Entra client-credentials token", async () => {
+    const login = {
+      azure_auth_mode: "entra",
+      azure_entra_tenant_id: azure.tenantId,
+      azure_entra_client_id: azure.clientId,
+      azure_entra_client_secret: azure.clientSecret,
+      azure_vault_url: azure.origin,
+      azure_authority_host: azure.origin
+    }
+    await createReference({ name: "Azure", manager_type: "azure_kv", auth_config: login, secret_path: "mcp-token" })
+    const fetched = await testWith("azure")
+    expect(fetched.tested.status, JSON.stringify(fetched.tested.body)).toBe(200)
+    expect(fetched.sent).toContain(AZURE_SECRET)
+
+    await createReference({
+      name: "Azure wrong",
+      manager_type: "azure_kv",
+      auth_config: { ...login, azure_entra_client_secret: "wrong" },
+      secret_path: "mcp-token"
+    })
+    const refused = await testWith("azure-wrong")
+    expect(refused.tested.status).toBe(400)
+    expect(refused.tested.body.error.message).toContain("401")
+    expect(refused.sent).toEqual([])
+  })
+
   it("is used only by the workspaces it allows", async () => {
     const other = await call("POST", "/v1/admin/workspaces", { name: "Elsewhere", slug: "elsewhere" })
     expect(other.status, JSON.stringify(other.body)).toBe(201)
@@ -340,6 +376,8 @@ describe("secret references", () => {
       vault.rootToken,
       vault.secretId,
       aws.secretAccessKey,
+      AZURE_SECRET,
+      azure.clientSecret,
       ...vault.issued
     ]
     const audit = await call("GET", "/v1/audit-logs?page_size=100")

@@ -8,7 +8,8 @@
  *   `{"auth": {"client_token", ...}}`); refusals as Vault answers them, `{"errors": [...]}` with 400/403/404;
  * - an AWS endpoint that speaks Secrets Manager's JSON protocol (`X-Amz-Target: secretsmanager.GetSecretValue`)
  *   and STS's query protocol (`Action=AssumeRole`, an XML answer), as the AWS SDK calls them, checking the
- *   access key named in each request's SigV4 `Authorization` header.
+ *   access key named in each request's SigV4 `Authorization` header;
+ * - Microsoft Entra's client-credentials token endpoint and Azure Key Vault's secret read (REST, api-version 7.4).
  *
  * Each records the requests it received (headers and body), so tests can say what reached it.
  */
@@ -213,4 +214,59 @@ export const startFakeAws = (secrets: Record<string, string>): Promise<FakeAws> 
     externalId,
     assumedKeyId
   }))
+}
+
+export interface FakeAzure extends FakeServer {
+  readonly tenantId: string
+  readonly clientId: string
+  readonly clientSecret: string
+}
+
+/**
+ * Microsoft Entra's token endpoint (`POST /<tenant>/oauth2/v2.0/token`, the client-credentials grant for scope
+ * `https://vault.azure.net/.default`) and a Key Vault (`GET /secrets/<name>?api-version=7.4` with the bearer
+ * token, answering `{"value", "id", "attributes"}`), on one server.
+ */
+export const startFakeAzure = (secrets: Record<string, string>): Promise<FakeAzure> => {
+  const received: Array<Received> = []
+  const tenantId = randomBytes(8).toString("hex")
+  const clientId = randomBytes(8).toString("hex")
+  const clientSecret = randomBytes(16).toString("base64")
+  const tokens: Array<string> = []
+  const server = createServer(async (req, res) => {
+    const body = await readBody(req)
+    received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body })
+    const answer = (status: number, json: unknown) => {
+      res.writeHead(status, { "content-type": "application/json" })
+      res.end(JSON.stringify(json))
+    }
+    const [path, search] = (req.url ?? "").split("?")
+    if (req.method === "POST" && path === `/${tenantId}/oauth2/v2.0/token`) {
+      const form = new URLSearchParams(body)
+      if (
+        form.get("grant_type") !== "client_credentials" || form.get("client_id") !== clientId ||
+        form.get("client_secret") !== clientSecret || form.get("scope") !== "https://vault.azure.net/.default"
+      ) {
+        return answer(401, { error: "invalid_client", error_description: "AADSTS7000215: Invalid client secret." })
+      }
+      const token = randomBytes(16).toString("hex")
+      tokens.push(token)
+      return answer(200, { token_type: "Bearer", expires_in: 3599, access_token: token })
+    }
+    const read = /^\/secrets\/([^/]+)$/.exec(path ?? "")
+    if (req.method === "GET" && read !== null && new URLSearchParams(search).get("api-version") === "7.4") {
+      if (!tokens.includes((req.headers.authorization ?? "").replace(/^Bearer /, ""))) {
+        return answer(401, { error: { code: "Unauthorized", message: "AKV10000: Request is missing a Bearer token." } })
+      }
+      const value = secrets[decodeURIComponent(read[1]!)]
+      if (value === undefined) {
+        return answer(404, {
+          error: { code: "SecretNotFound", message: `A secret with (name/id) ${read[1]} was not found.` }
+        })
+      }
+      return answer(200, { value, id: `https://vault/secrets/${read[1]}/1`, attributes: { enabled: true } })
+    }
+    return answer(404, { error: { code: "NotFound", message: "Not found." } })
+  })
+  return listen(server, received).then((fake) => ({ ...fake, tenantId, clientId, clientSecret }))
 }

@@ -14,6 +14,7 @@ import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
 import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
+import { ScimTokensGroup } from "./groups/scimTokens/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SecretReferencesGroup } from "./groups/secretReferences/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
@@ -34,6 +35,7 @@ export * from "./groups/mcpConnectivity/Api.ts"
 export * from "./groups/mcpDirectory/Api.ts"
 export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
+export * from "./groups/scimTokens/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/secretReferences/Api.ts"
 export * from "./groups/system/Api.ts"
@@ -61,6 +63,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(ConfigsGroup)
   .add(TrustPoliciesGroup)
   .add(SecretReferencesGroup)
+  .add(ScimTokensGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

@@ -29,6 +29,8 @@ import {
   PromptLabel,
   PromptStore,
   type PromptVersion,
+  ScimStore,
+  ScimTokenStore,
   SecretReferenceStore,
   type StoredSecret,
   type StorePorts,
@@ -52,6 +54,8 @@ import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
+import { makeScimStore } from "./internal/MemoryScim.ts"
+import { makeScimTokenStore } from "./internal/MemoryScimTokens.ts"
 import { makeSecretReferenceStore } from "./internal/MemorySecretReferences.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { makeTrustPolicyStore } from "./internal/MemoryTrustPolicies.ts"
@@ -115,7 +119,10 @@ const make = Effect.sync(() => {
     get: (id) => Effect.sync(() => users.get(id)),
     list: (organisationId, page) => Effect.sync(() => users.page((u) => u.organisation_id === organisationId, page)),
     update: (user) =>
-      users.replace(user.id, (u) => new User({ ...u, role: user.role, last_updated_at: user.last_updated_at })),
+      users.replace(
+        user.id,
+        (u) => new User({ ...u, name: user.name, role: user.role, last_updated_at: user.last_updated_at })
+      ),
     // Memberships go with the user, as the SQL store's cascade does.
     remove: (id) =>
       Effect.gen(function*() {
@@ -461,10 +468,11 @@ const make = Effect.sync(() => {
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
     Context.add(TrustPolicyStore, makeTrustPolicyStore(state)),
-    Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
+    Context.add(ScimTokenStore, makeScimTokenStore(state)),
+    Context.add(ScimStore, makeScimStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
-  )
+  ).pipe(Context.add(SecretReferenceStore, makeSecretReferenceStore(state)))
 })
 
 /** Every store port, fresh and empty each time the layer is built. */

@@ -11,6 +11,8 @@ import {
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
+  ScimStore,
+  ScimTokenStore,
   SecretReferenceStore,
   type StorePorts,
   StoreTransaction,
@@ -32,6 +34,8 @@ import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
+import { makeScimStore } from "./SqlScimStore.ts"
+import { makeScimTokenStore } from "./SqlScimTokenStore.ts"
 import { makeSecretReferenceStore } from "./SqlSecretReferenceStore.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
 import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
@@ -50,7 +54,9 @@ const makeAll = Effect.gen(function*() {
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
-    Context.add(SecretReferenceStore, yield* makeSecretReferenceStore)
+    Context.add(SecretReferenceStore, yield* makeSecretReferenceStore),
+    Context.add(ScimTokenStore, yield* makeScimTokenStore),
+    Context.add(ScimStore, yield* makeScimStore)
   )
 })
 

@@ -11,6 +11,8 @@ import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
 import type { LabelStore } from "./prompts/Label.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
+import type { ScimTokenStore } from "./scim-tokens/ScimTokenStore.ts"
+import type { ScimStore } from "./scim/ScimStore.ts"
 import type { SecretReferenceStore } from "./secret-references/SecretReferenceStore.ts"
 import type { ChangeFeed } from "./shared/ChangeFeed.ts"
 import type { LeaseStore } from "./shared/Leases.ts"
@@ -39,3 +41,5 @@ export type StorePorts =
   | LeaseStore
   | TrustPolicyStore
   | SecretReferenceStore
+  | ScimTokenStore
+  | ScimStore

@@ -30,6 +30,8 @@ import {
   RenderLimits,
   type RenderLimitsShape,
   runHealthChecks,
+  Scim,
+  ScimTokens,
   SecretReferences,
   SecretReferenceSettings,
   type StorePorts,
@@ -59,6 +61,7 @@ import { layerMetricsListener } from "./Metrics.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
+import { layerScimProtocol } from "./ScimProtocol.ts"
 import { layerSecretManagers } from "./SecretManagers.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
@@ -187,6 +190,8 @@ export const layerDomain = <ROut, E, E2 = never>(
     Readiness.layer,
     TrustPolicies.layer,
     TokenExchange.layer,
+    ScimTokens.layer,
+    Scim.layer,
     layerTransitionSweep
   ).pipe(
     Layer.provideMerge(
@@ -194,6 +199,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     ),
     Layer.provideMerge(SecretReferences.layer),
     Layer.provideMerge(layerMcp(mcp, providers.connector, providers.registry.timeoutMs)),
+    Layer.provideMerge(layerScimProtocol),
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.mergeAll(VirtualKeys.layer, Configs.layer, Collections.layer)),
     Layer.provideMerge(ApiKeys.layer),

@@ -88,6 +88,8 @@ const serviceTags = [
   Domain.McpRegistry,
   Domain.Prompts,
   Domain.SecretReferences,
+  Domain.Scim,
+  Domain.ScimTokens,
   Domain.TokenExchange,
   Domain.TrustPolicies,
   Domain.Users,

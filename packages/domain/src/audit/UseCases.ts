@@ -64,6 +64,13 @@ const USE_CASE_TABLE = {
   "secretReferences.delete": { action: "delete", resourceType: "secret_reference" },
   // Not a change: the gateway fetched a reference's secret for a record that calls out (secret-references/).
   "secretReferences.use": { action: "use", resourceType: "secret_reference" },
+  "scimTokens.create": { action: "create", resourceType: "scim_token" },
+  "scimTokens.revoke": { action: "revoke", resourceType: "scim_token" },
+  // SCIM 2.0 provisioning (/scim/v2), recorded under the SCIM token that called.
+  "scim.createUser": { action: "create", resourceType: "user" },
+  "scim.replaceUser": { action: "update", resourceType: "user" },
+  "scim.patchUser": { action: "update", resourceType: "user" },
+  "scim.deleteUser": { action: "delete", resourceType: "user" },
   // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
   "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>

@@ -29,6 +29,7 @@ import {
   type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
+import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
 import type { SecretReferenceStore } from "../../src/secret-references/SecretReferenceStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
@@ -51,6 +52,7 @@ export type Stores =
   | StoreTransaction
   | TrustPolicyStore
   | SecretReferenceStore
+  | ScimTokenStore
 
 let counter = 0
 export const uid = () =>

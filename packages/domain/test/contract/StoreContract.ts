@@ -13,6 +13,7 @@ import { labelContract } from "./LabelContract.ts"
 import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
 import { promptContract } from "./PromptContract.ts"
+import { scimTokenContract } from "./ScimTokenContract.ts"
 import { secretReferenceContract } from "./SecretReferenceContract.ts"
 import { transactionContract } from "./TransactionContract.ts"
 import { trustPolicyContract } from "./TrustPolicyContract.ts"
@@ -31,6 +32,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     mcpConnectivityContract(harness)
     trustPolicyContract(harness)
     secretReferenceContract(harness)
+    scimTokenContract(harness)
     credentialContract(harness)
   })
 }

@@ -44,6 +44,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedTrustPolicyId: string
   readonly secretReferenceId: string
   readonly doomedSecretReferenceId: string
+  readonly scimTokenId: string
+  readonly doomedScimTokenId: string
   readonly collectionId: string
   readonly doomedCollectionId: string
 }
@@ -172,6 +174,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const secretReference = (name: string) => ({ ...SECRET_REFERENCE, name })
   const reference = await create("/v1/secret-references", secretReference(`fuzz-secret-${tag}`))
   const doomedReference = await create("/v1/secret-references", secretReference(`fuzz-doomed-secret-${tag}`))
+  const scimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-idp-${tag}` })
+  const doomedScimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-doomed-idp-${tag}` })
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -210,6 +214,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedTrustPolicyId: doomedPolicy.id,
     secretReferenceId: reference.id,
     doomedSecretReferenceId: doomedReference.id,
+    scimTokenId: scimToken.id,
+    doomedScimTokenId: doomedScimToken.id,
     collectionId: collection.id,
     doomedCollectionId: doomedCollection.id
   }
@@ -370,6 +376,10 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { description: "updated", secret_path: "secret/other", auth_config: { vault_namespace: "team" } }
   }),
   "secretReferences.delete": (f) => ({ params: { id: f.doomedSecretReferenceId } }),
+  "scimTokens.create": () => ({ body: { name: "fuzz-example" } }),
+  "scimTokens.list": () => ({ query: PAGE }),
+  "scimTokens.get": (f) => ({ params: { id: f.scimTokenId } }),
+  "scimTokens.revoke": (f) => ({ params: { id: f.doomedScimTokenId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

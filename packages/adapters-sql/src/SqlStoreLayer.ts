@@ -8,12 +8,14 @@ import {
   AuditLogStore,
   ChangeFeed,
   CollectionStore,
+  IdentityProviderStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
   ScimStore,
   ScimTokenStore,
   SecretReferenceStore,
+  SignInFlowStore,
   type StorePorts,
   StoreTransaction,
   TrustPolicyStore
@@ -30,6 +32,7 @@ import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
@@ -55,6 +58,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(LeaseStore, yield* makeLeaseStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
     Context.add(SecretReferenceStore, yield* makeSecretReferenceStore),
+    Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
+    Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
     Context.add(ScimStore, yield* makeScimStore)
   )

@@ -6,6 +6,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
 import { layerMcpConnections } from "@gateway-control/adapters-mcp"
 import { layerMemory } from "@gateway-control/adapters-memory"
+import { layerOpenIdClient } from "@gateway-control/adapters-oidc"
 import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
@@ -19,11 +20,14 @@ import {
   DEFAULT_MCP_SETTINGS,
   FineTuning,
   HostResolver,
+  IdentityProviders,
+  IdentityProviderSettings,
   layerTransitionSweep,
   McpConnectivity,
   McpDirectory,
   McpRegistry,
   McpSettings,
+  OidcSignIn,
   Prompts,
   ProviderRegistry,
   Readiness,
@@ -124,6 +128,8 @@ export interface ProviderSettings {
   readonly connector?: ConnectorFactory
   /** How workload tokens' key sets are fetched and kept (token exchange); the defaults unless given. */
   readonly workloadTokens?: WorkloadTokenOptions
+  /** Sign-in with identity providers: the public URL and the operator's provider; none unless given. */
+  readonly signIn?: IdentityProviderSettings["Service"]
 }
 
 /** Providers as configured: known ones, overridden base URLs, trusted custom hosts, timeout. */
@@ -190,6 +196,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Readiness.layer,
     TrustPolicies.layer,
     TokenExchange.layer,
+    OidcSignIn.layer,
     ScimTokens.layer,
     Scim.layer,
     layerTransitionSweep
@@ -199,6 +206,13 @@ export const layerDomain = <ROut, E, E2 = never>(
     ),
     Layer.provideMerge(SecretReferences.layer),
     Layer.provideMerge(layerMcp(mcp, providers.connector, providers.registry.timeoutMs)),
+    Layer.provideMerge(IdentityProviders.layer),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Layer.succeed(IdentityProviderSettings)(providers.signIn ?? { publicUrl: null, operatorProvider: null }),
+        layerOpenIdClient
+      )
+    ),
     Layer.provideMerge(layerScimProtocol),
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.mergeAll(VirtualKeys.layer, Configs.layer, Collections.layer)),
@@ -224,7 +238,7 @@ export const layerConfiguredDomain = (config: AppConfig) =>
     Effect.map(Effect.all([loadMasterKey(config), loadMcpConfig(config)]), ([masterKey, mcp]) =>
       layerDomain(
         layerStore(config.store),
-        { registry: providerRegistry(config), masterKey },
+        { registry: providerRegistry(config), masterKey, signIn: config.signIn },
         { maxRenderBytes: config.maxRenderBytes, maxRenderSteps: config.maxRenderSteps },
         mcp,
         layerRateLimiter(config.redisUrl)

@@ -64,6 +64,11 @@ const USE_CASE_TABLE = {
   "secretReferences.delete": { action: "delete", resourceType: "secret_reference" },
   // Not a change: the gateway fetched a reference's secret for a record that calls out (secret-references/).
   "secretReferences.use": { action: "use", resourceType: "secret_reference" },
+  "identityProviders.create": { action: "create", resourceType: "identity_provider" },
+  "identityProviders.update": { action: "update", resourceType: "identity_provider" },
+  "identityProviders.delete": { action: "delete", resourceType: "identity_provider" },
+  // A person signing in with an identity provider: the user matched or created and the roles its map changed.
+  "identityProviders.signIn": { action: "sign_in", resourceType: "user" },
   "scimTokens.create": { action: "create", resourceType: "scim_token" },
   "scimTokens.revoke": { action: "revoke", resourceType: "scim_token" },
   // SCIM 2.0 provisioning (/scim/v2), recorded under the SCIM token that called.

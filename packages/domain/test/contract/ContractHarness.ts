@@ -11,6 +11,7 @@ import {
   type WorkspaceStore
 } from "../../src/access/AccessStores.ts"
 import type { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
+import type { IdentityProviderStore, SignInFlowStore } from "../../src/identity-providers/IdentityProviderStore.ts"
 import {
   ApiKey,
   type ConfigStore,
@@ -52,6 +53,8 @@ export type Stores =
   | StoreTransaction
   | TrustPolicyStore
   | SecretReferenceStore
+  | IdentityProviderStore
+  | SignInFlowStore
   | ScimTokenStore
 
 let counter = 0

@@ -9,6 +9,7 @@ import { accessContract } from "./AccessContract.ts"
 import { apiKeyContract } from "./ApiKeyContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
+import { identityProviderContract } from "./IdentityProviderContract.ts"
 import { labelContract } from "./LabelContract.ts"
 import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
@@ -34,5 +35,6 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     secretReferenceContract(harness)
     scimTokenContract(harness)
     credentialContract(harness)
+    identityProviderContract(harness)
   })
 }

@@ -44,6 +44,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedTrustPolicyId: string
   readonly secretReferenceId: string
   readonly doomedSecretReferenceId: string
+  readonly identityProviderId: string
+  readonly doomedIdentityProviderId: string
   readonly scimTokenId: string
   readonly doomedScimTokenId: string
   readonly collectionId: string
@@ -56,6 +58,15 @@ const creator = (server: TestServer) => async (path: string, body: unknown): Pro
   const text = await response.text()
   if (response.status !== 201) throw new Error(`fixture: POST ${path} answered ${response.status} ${text}`)
   return JSON.parse(text)
+}
+
+/** An identity provider's fields but its name; its issuer is never asked (nobody signs in). */
+const IDENTITY_PROVIDER = {
+  issuer: "https://sso.example.com",
+  client_id: "gateway-control",
+  client_secret: "fuzz-client-secret",
+  role_map: { admins: { organisation_role: "admin" } },
+  allowed_domains: ["example.com"]
 }
 
 /** A trust policy's fields but its name and workspace; its keys are never fetched (nothing is exchanged). */
@@ -174,6 +185,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const secretReference = (name: string) => ({ ...SECRET_REFERENCE, name })
   const reference = await create("/v1/secret-references", secretReference(`fuzz-secret-${tag}`))
   const doomedReference = await create("/v1/secret-references", secretReference(`fuzz-doomed-secret-${tag}`))
+  const identityProvider = (name: string) => ({ ...IDENTITY_PROVIDER, name })
+  const sso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz SSO ${tag}`))
+  const doomedSso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz doomed SSO ${tag}`))
   const scimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-idp-${tag}` })
   const doomedScimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-doomed-idp-${tag}` })
   return {
@@ -214,6 +228,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedTrustPolicyId: doomedPolicy.id,
     secretReferenceId: reference.id,
     doomedSecretReferenceId: doomedReference.id,
+    identityProviderId: sso.id,
+    doomedIdentityProviderId: doomedSso.id,
     scimTokenId: scimToken.id,
     doomedScimTokenId: doomedScimToken.id,
     collectionId: collection.id,
@@ -376,6 +392,14 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { description: "updated", secret_path: "secret/other", auth_config: { vault_namespace: "team" } }
   }),
   "secretReferences.delete": (f) => ({ params: { id: f.doomedSecretReferenceId } }),
+  "identityProviders.create": () => ({ body: { ...IDENTITY_PROVIDER, name: "Fuzz example SSO" } }),
+  "identityProviders.list": () => ({ query: PAGE }),
+  "identityProviders.get": (f) => ({ params: { id: f.identityProviderId } }),
+  "identityProviders.update": (f) => ({
+    params: { id: f.identityProviderId },
+    body: { allowed_domains: ["example.org"], role_map: { staff: { workspaces: { default: "member" } } } }
+  }),
+  "identityProviders.delete": (f) => ({ params: { id: f.doomedIdentityProviderId } }),
   "scimTokens.create": () => ({ body: { name: "fuzz-example" } }),
   "scimTokens.list": () => ({ query: PAGE }),
   "scimTokens.get": (f) => ({ params: { id: f.scimTokenId } }),

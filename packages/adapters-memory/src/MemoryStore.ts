@@ -12,6 +12,7 @@ import {
   ConfigStore,
   GatewayConfig,
   GENESIS_HASH,
+  IdempotencyStore,
   IdentityProviderStore,
   LabelStore,
   LeaseStore,
@@ -53,6 +54,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
+import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
@@ -468,6 +470,7 @@ const make = Effect.sync(() => {
     Context.add(McpServerStore, serverStore),
     Context.add(McpCapabilityStore, makeCapabilityStore(state)),
     Context.add(LeaseStore, makeLeaseStore()),
+    Context.add(IdempotencyStore, makeIdempotencyStore()),
     Context.add(PartialStore, partialStore),
     Context.add(CollectionStore, makeCollectionStore(state, prompts.resources, partials.resources)),
     Context.add(LabelStore, makeLabelStore(state)),

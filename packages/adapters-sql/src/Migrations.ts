@@ -557,6 +557,22 @@ export const migrationScripts = {
       value text NOT NULL
     )
   `,
+  // Idempotency keys of creates: per credential digest (scope) and key, the request's fingerprint and, once
+  // it has finished, its answer. The primary key makes concurrent claims of one key, from any process, one.
+  "0050_idempotency_keys": `
+    CREATE TABLE idempotency_keys (
+      scope text NOT NULL,
+      key text NOT NULL,
+      fingerprint text NOT NULL,
+      status integer,
+      content_type text,
+      body text,
+      locked_until timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      PRIMARY KEY (scope, key)
+    );
+    CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)
+  `,
   // Identity providers people sign in with (OpenID Connect), their client secret encrypted with the master key,
   // and the sign-ins under way between the redirect to a provider and its callback (taken once, by the digest
   // of their state).

@@ -8,6 +8,7 @@ import {
   AuditLogStore,
   ChangeFeed,
   CollectionStore,
+  IdempotencyStore,
   IdentityProviderStore,
   LabelStore,
   LeaseStore,
@@ -32,6 +33,7 @@ import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeIdempotencyStore } from "./SqlIdempotencyStore.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
@@ -56,6 +58,7 @@ const makeAll = Effect.gen(function*() {
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
+    Context.add(IdempotencyStore, yield* makeIdempotencyStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
     Context.add(SecretReferenceStore, yield* makeSecretReferenceStore),
     Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),

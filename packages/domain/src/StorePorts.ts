@@ -7,6 +7,7 @@ import type { AuditLogStore } from "./audit/AuditLogStore.ts"
 import type { CollectionStore } from "./collections/Collection.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
+import type { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
 import type { IdentityProviderStore, SignInFlowStore } from "./identity-providers/IdentityProviderStore.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
@@ -42,6 +43,7 @@ export type StorePorts =
   | LeaseStore
   | TrustPolicyStore
   | SecretReferenceStore
+  | IdempotencyStore
   | IdentityProviderStore
   | SignInFlowStore
   | ScimTokenStore

@@ -20,6 +20,7 @@ import {
   DEFAULT_MCP_SETTINGS,
   FineTuning,
   HostResolver,
+  Idempotency,
   IdentityProviders,
   IdentityProviderSettings,
   layerTransitionSweep,
@@ -68,6 +69,7 @@ import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import { layerScimProtocol } from "./ScimProtocol.ts"
 import { layerSecretManagers } from "./SecretManagers.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
+import { layerTracing, tracingConfigOf } from "./Tracing.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
 /**
@@ -194,6 +196,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     FineTuning.layer,
     AuditLogs.layer,
     Readiness.layer,
+    Idempotency.layer,
     TrustPolicies.layer,
     TokenExchange.layer,
     OidcSignIn.layer,
@@ -428,6 +431,8 @@ export const layerServe = (config: AppConfig) => {
     ),
     Layer.provide(layerBootstrapIfEmpty),
     Layer.provide(layerConfiguredDomain(config)),
-    Layer.provide(layerLogging(config.logLevel))
+    Layer.provide(layerLogging(config.logLevel)),
+    // Outermost, so that every layer above is built with the tracer in its context.
+    Layer.provide(layerTracing(tracingConfigOf(config)))
   )
 }

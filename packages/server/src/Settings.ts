@@ -39,6 +39,25 @@ interface Setting<A> {
 
 const setting = <A>(definition: Setting<A>): Setting<A> => definition
 
+/** OpenTelemetry's sampler names this service implements (`OTEL_TRACES_SAMPLER`). */
+export const TRACES_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio"
+] as const
+export type TracesSamplerName = (typeof TRACES_SAMPLERS)[number]
+
+const httpUrl: Decode<string> = (input, name) => {
+  if (typeof input === "string" && URL.canParse(input)) {
+    const url = new URL(input)
+    if (url.protocol === "http:" || url.protocol === "https:") return Result.succeed(input)
+  }
+  return Result.fail(`${name} must be an http:// or https:// URL.`)
+}
+
 const asIs = (text: string): unknown => text
 const numberText = (text: string): unknown => (/^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : text)
 const commaList = (text: string): unknown => text.split(",")
@@ -315,6 +334,50 @@ export const settings = {
     defaultValue: Option.none(),
     fromText: numberText,
     decode: (input, name) => Result.map(wholeNumber(1, 65535)(input, name), Option.some)
+  }),
+  /** OpenTelemetry's OTLP/HTTP endpoint (`/v1/traces` is appended): traces are exported when set (Tracing.ts). */
+  otlpEndpoint: setting<Option.Option<string>>({
+    env: "OTEL_EXPORTER_OTLP_ENDPOINT",
+    serveOnly: true,
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: (input, name) => Result.map(httpUrl(input, name), Option.some)
+  }),
+  /** The traces URL itself, when it is not the endpoint's `/v1/traces`; wins over `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  otlpTracesEndpoint: setting<Option.Option<string>>({
+    env: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    serveOnly: true,
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: (input, name) => Result.map(httpUrl(input, name), Option.some)
+  }),
+  otelServiceName: setting({
+    env: "OTEL_SERVICE_NAME",
+    serveOnly: true,
+    defaultValue: "gateway-control",
+    fromText: asIs,
+    decode: nonEmptyText
+  }),
+  otelTracesSampler: setting<TracesSamplerName>({
+    env: "OTEL_TRACES_SAMPLER",
+    serveOnly: true,
+    defaultValue: "parentbased_always_on",
+    fromText: asIs,
+    decode: (input, name) =>
+      typeof input === "string" && (TRACES_SAMPLERS as ReadonlyArray<string>).includes(input)
+        ? Result.succeed(input as TracesSamplerName)
+        : Result.fail(`${name} must be one of ${TRACES_SAMPLERS.join(", ")}.`)
+  }),
+  /** The share of traces kept by the `traceidratio` samplers, 0 to 1. */
+  otelTracesSamplerArg: setting({
+    env: "OTEL_TRACES_SAMPLER_ARG",
+    serveOnly: true,
+    defaultValue: 1,
+    fromText: (text) => (/^\s*(?:0|1|0?\.\d+|1\.0*)\s*$/.test(text) ? Number(text) : text),
+    decode: (input, name) =>
+      typeof input === "number" && input >= 0 && input <= 1
+        ? Result.succeed(input)
+        : Result.fail(`${name} must be a number from 0 to 1.`)
   }),
   /** How long `/readyz` answers 503 after SIGTERM before the listener closes: `serve` only (App.ts). */
   shutdownDrainMs: setting({

@@ -15,6 +15,7 @@ import type { IdentityProviderStore, SignInFlowStore } from "../../src/identity-
 import {
   ApiKey,
   type ConfigStore,
+  type IdempotencyStore,
   type LabelStore,
   type LeaseStore,
   type McpCapabilityStore,
@@ -39,6 +40,7 @@ export type Stores =
   | McpIntegrationStore
   | McpCapabilityStore
   | LeaseStore
+  | IdempotencyStore
   | McpServerStore
   | PromptStore
   | PartialStore

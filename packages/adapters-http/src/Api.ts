@@ -10,6 +10,7 @@ import { CollectionsGroup } from "./groups/collections/Api.ts"
 import { ConfigsGroup } from "./groups/configs/Api.ts"
 import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
 import { IdentityProvidersGroup } from "./groups/identityProviders/Api.ts"
+import { InvitesGroup } from "./groups/invites/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
@@ -32,6 +33,7 @@ export * from "./groups/Common.ts"
 export * from "./groups/configs/Api.ts"
 export * from "./groups/fineTuning/Api.ts"
 export * from "./groups/identityProviders/Api.ts"
+export * from "./groups/invites/Api.ts"
 export * from "./groups/labels/Api.ts"
 export * from "./groups/mcpConnectivity/Api.ts"
 export * from "./groups/mcpDirectory/Api.ts"
@@ -67,6 +69,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(SecretReferencesGroup)
   .add(IdentityProvidersGroup)
   .add(ScimTokensGroup)
+  .add(InvitesGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

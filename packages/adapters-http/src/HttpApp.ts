@@ -15,6 +15,7 @@ import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
 import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
 import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
+import { InvitesHandlers } from "./groups/invites/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
@@ -68,7 +69,8 @@ export const layerRoutes = (options: EdgeOptions) =>
         TrustPoliciesHandlers,
         SecretReferencesHandlers,
         IdentityProvidersHandlers,
-        ScimTokensHandlers
+        ScimTokensHandlers,
+        InvitesHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),

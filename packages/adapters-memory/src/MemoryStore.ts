@@ -14,6 +14,7 @@ import {
   GENESIS_HASH,
   IdempotencyStore,
   IdentityProviderStore,
+  InviteStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -56,6 +57,7 @@ import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
+import { makeInviteStore } from "./internal/MemoryInvites.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
@@ -483,7 +485,10 @@ const make = Effect.sync(() => {
     Context.add(ScimStore, makeScimStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
-  ).pipe(Context.add(SecretReferenceStore, makeSecretReferenceStore(state)))
+  ).pipe(
+    Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
+    Context.add(InviteStore, makeInviteStore(state))
+  )
 })
 
 /** Every store port, fresh and empty each time the layer is built. */

@@ -663,6 +663,28 @@ export const migrationScripts = {
     UPDATE api_keys SET scopes = scopes || '["secret_references.create", "secret_references.read",
       "secret_references.list", "secret_references.update", "secret_references.delete"]'::jsonb
     WHERE scopes ? 'organisation_service_api_keys.create' AND NOT scopes ? 'secret_references.create'
+  `,
+  // Invitations (issue 26): an email invited with an organisation role and workspace roles, by a single-use
+  // link that expires. Only the SHA-256 of the link's token is kept; `expired` is a pending row past its
+  // expires_at, decided when read.
+  "0065_invites": `
+    CREATE TABLE invites (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations(id),
+      email text NOT NULL,
+      role text NOT NULL,
+      workspaces jsonb NOT NULL,
+      status text NOT NULL,
+      token_hash text NOT NULL UNIQUE,
+      created_at timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      accepted_at timestamptz,
+      accepted_user_id text,
+      invited_by text,
+      invited_by_api_key_id text,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
   `
 }
 

@@ -10,6 +10,7 @@ import {
   CollectionStore,
   IdempotencyStore,
   IdentityProviderStore,
+  InviteStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -35,6 +36,7 @@ import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
 import { makeIdempotencyStore } from "./SqlIdempotencyStore.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
+import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
@@ -64,7 +66,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
     Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
-    Context.add(ScimStore, yield* makeScimStore)
+    Context.add(ScimStore, yield* makeScimStore),
+    Context.add(InviteStore, yield* makeInviteStore)
   )
 })
 

@@ -11,6 +11,7 @@ import {
   Collections,
   Configs,
   IdentityProviders,
+  Invites,
   McpConnectivity,
   McpRegistry,
   OidcSignIn,
@@ -119,6 +120,15 @@ const issuer = generateKeyPair("ES256").then(async ({ privateKey, publicKey }) =
   jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "one", alg: "ES256" }] }
 }))
 const ISSUER = "https://issuer.audit.test"
+
+const invite = (world: World) =>
+  Invites.use((invites) =>
+    invites.create(world.admin, {
+      email: `${unique("invited")}@audit.test`,
+      role: "member",
+      workspaces: [{ id: world.workspaceId, role: "member" }]
+    })
+  )
 
 const trustPolicy = (world: World) =>
   Effect.flatMap(Effect.promise(() => issuer), ({ jwks }) =>
@@ -912,6 +922,55 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Effect.flatMap(config(w), (made) => Configs.use((c) => c.deleteConfig(w.weak, made.id)))
     },
     { outcome: "failed", program: (w) => Configs.use((c) => c.deleteConfig(w.admin, MISSING)) }
+  ],
+  "invites.create": [
+    { outcome: "allowed", program: invite },
+    { outcome: "denied", program: (w) => Effect.flatMap(invite({ ...w, admin: w.weak }), () => Effect.void) },
+    {
+      outcome: "failed",
+      program: (w) => Invites.use((i) => i.create(w.admin, { email: "not an email", role: "member", workspaces: [] }))
+    }
+  ],
+  "invites.resend": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.resend(w.admin, invite.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.resend(w.weak, invite.id)))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          invite(w),
+          ({ invite }) =>
+            Effect.andThen(
+              Invites.use((i) => i.revoke(w.admin, invite.id)),
+              Invites.use((i) => i.resend(w.admin, invite.id))
+            )
+        )
+    }
+  ],
+  "invites.revoke": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.revoke(w.admin, invite.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.revoke(w.weak, invite.id)))
+    },
+    { outcome: "failed", program: (w) => Invites.use((i) => i.revoke(w.admin, "no-such-invite")) }
+  ],
+  "invites.accept": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(invite(w), ({ token }) => Invites.use((i) => i.accept({ token, name: "Ada Lovelace" })))
+    },
+    { outcome: "failed", program: () => Invites.use((i) => i.accept({ token: "not-a-link" })) }
   ],
   "trustPolicies.create": [
     { outcome: "allowed", program: trustPolicy },

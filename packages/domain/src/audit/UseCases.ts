@@ -77,7 +77,12 @@ const USE_CASE_TABLE = {
   "scim.patchUser": { action: "update", resourceType: "user" },
   "scim.deleteUser": { action: "delete", resourceType: "user" },
   // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
-  "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" }
+  "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" },
+  // Invitations (invites/Invites.ts): accepting one makes its user; a link nobody can use is recorded as refused.
+  "invites.create": { action: "create", resourceType: "invite" },
+  "invites.resend": { action: "resend", resourceType: "invite" },
+  "invites.revoke": { action: "revoke", resourceType: "invite" },
+  "invites.accept": { action: "accept", resourceType: "invite" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 
 /** The name of an audited use case. */

@@ -31,6 +31,7 @@ import {
   type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
+import type { InviteStore } from "../../src/invites/InviteStore.ts"
 import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
 import type { SecretReferenceStore } from "../../src/secret-references/SecretReferenceStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
@@ -58,6 +59,7 @@ export type Stores =
   | IdentityProviderStore
   | SignInFlowStore
   | ScimTokenStore
+  | InviteStore
 
 let counter = 0
 export const uid = () =>

@@ -48,6 +48,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedIdentityProviderId: string
   readonly scimTokenId: string
   readonly doomedScimTokenId: string
+  readonly inviteId: string
+  readonly doomedInviteId: string
   readonly collectionId: string
   readonly doomedCollectionId: string
 }
@@ -190,6 +192,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const doomedSso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz doomed SSO ${tag}`))
   const scimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-idp-${tag}` })
   const doomedScimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-doomed-idp-${tag}` })
+  const invitation = (who: string) => ({ email: `${who}-${tag}@fuzz.test`, role: "member", workspaces: [] })
+  const invite = await create("/v1/admin/users/invites", invitation("invited"))
+  const doomedInvite = await create("/v1/admin/users/invites", invitation("doomed"))
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -232,6 +237,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedIdentityProviderId: doomedSso.id,
     scimTokenId: scimToken.id,
     doomedScimTokenId: doomedScimToken.id,
+    inviteId: invite.id,
+    doomedInviteId: doomedInvite.id,
     collectionId: collection.id,
     doomedCollectionId: doomedCollection.id
   }
@@ -404,6 +411,13 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   "scimTokens.list": () => ({ query: PAGE }),
   "scimTokens.get": (f) => ({ params: { id: f.scimTokenId } }),
   "scimTokens.revoke": (f) => ({ params: { id: f.doomedScimTokenId } }),
+  "invites.create": (f) => ({
+    body: { email: "fuzz-example@fuzz.test", role: "admin", workspaces: [{ id: f.workspaceId, role: "admin" }] }
+  }),
+  "invites.list": () => ({ query: { ...PAGE, status: "pending", role: "member" } }),
+  "invites.get": (f) => ({ params: { id: f.inviteId } }),
+  "invites.resend": (f) => ({ params: { id: f.inviteId } }),
+  "invites.revoke": (f) => ({ params: { id: f.doomedInviteId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

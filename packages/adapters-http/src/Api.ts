@@ -18,6 +18,7 @@ import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
 import { ScimTokensGroup } from "./groups/scimTokens/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
+import { SecretReferencesGroup } from "./groups/secretReferences/Api.ts"
 import { SessionsGroup, SignInGroup } from "./groups/sessions/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
 import { TrustPoliciesGroup } from "./groups/trustPolicies/Api.ts"
@@ -41,6 +42,7 @@ export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
 export * from "./groups/scimTokens/Api.ts"
 export * from "./groups/scopes/Api.ts"
+export * from "./groups/secretReferences/Api.ts"
 export * from "./groups/sessions/Api.ts"
 export * from "./groups/system/Api.ts"
 export * from "./groups/trustPolicies/Api.ts"
@@ -68,6 +70,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(TrustPoliciesGroup)
   .add(SignInGroup)
   .add(SessionsGroup)
+  .add(SecretReferencesGroup)
   .add(IdentityProvidersGroup)
   .add(ScimTokensGroup)
   .add(InvitesGroup)

@@ -25,6 +25,7 @@ import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
 import { layerScimRoute } from "./groups/scim/ScimRoute.ts"
 import { ScimTokensHandlers } from "./groups/scimTokens/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
+import { SecretReferencesHandlers } from "./groups/secretReferences/Http.ts"
 import { layerSessionsHandlers, layerSignInHandlers } from "./groups/sessions/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
 import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
@@ -69,6 +70,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         TrustPoliciesHandlers,
         layerSignInHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
         layerSessionsHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
+        SecretReferencesHandlers,
         IdentityProvidersHandlers,
         ScimTokensHandlers,
         InvitesHandlers

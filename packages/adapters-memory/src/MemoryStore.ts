@@ -34,6 +34,7 @@ import {
   type PromptVersion,
   ScimStore,
   ScimTokenStore,
+  SecretReferenceStore,
   SessionStore,
   SignInFlowStore,
   type StoredSecret,
@@ -63,6 +64,7 @@ import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
 import { makeScimStore } from "./internal/MemoryScim.ts"
 import { makeScimTokenStore } from "./internal/MemoryScimTokens.ts"
+import { makeSecretReferenceStore } from "./internal/MemorySecretReferences.ts"
 import { makeSessionStore } from "./internal/MemorySessions.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { makeTrustPolicyStore } from "./internal/MemoryTrustPolicies.ts"
@@ -487,7 +489,10 @@ const make = Effect.sync(() => {
     Context.add(ScimStore, makeScimStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
-  ).pipe(Context.add(InviteStore, makeInviteStore(state)))
+  ).pipe(
+    Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
+    Context.add(InviteStore, makeInviteStore(state))
+  )
 })
 
 /** Every store port, fresh and empty each time the layer is built. */

@@ -16,6 +16,7 @@ import {
   McpCapabilityStore,
   ScimStore,
   ScimTokenStore,
+  SecretReferenceStore,
   SessionStore,
   SignInFlowStore,
   type StorePorts,
@@ -43,6 +44,7 @@ import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
 import { makeScimStore } from "./SqlScimStore.ts"
 import { makeScimTokenStore } from "./SqlScimTokenStore.ts"
+import { makeSecretReferenceStore } from "./SqlSecretReferenceStore.ts"
 import { makeSessionStore } from "./SqlSessionStore.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
 import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
@@ -63,6 +65,7 @@ const makeAll = Effect.gen(function*() {
     Context.add(IdempotencyStore, yield* makeIdempotencyStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
     Context.add(SessionStore, yield* makeSessionStore),
+    Context.add(SecretReferenceStore, yield* makeSecretReferenceStore),
     Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
     Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),

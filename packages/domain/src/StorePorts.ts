@@ -16,6 +16,7 @@ import type { LabelStore } from "./prompts/Label.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
 import type { ScimTokenStore } from "./scim-tokens/ScimTokenStore.ts"
 import type { ScimStore } from "./scim/ScimStore.ts"
+import type { SecretReferenceStore } from "./secret-references/SecretReferenceStore.ts"
 import type { SessionStore } from "./sessions/SessionStore.ts"
 import type { ChangeFeed } from "./shared/ChangeFeed.ts"
 import type { LeaseStore } from "./shared/Leases.ts"
@@ -44,6 +45,7 @@ export type StorePorts =
   | LeaseStore
   | TrustPolicyStore
   | SessionStore
+  | SecretReferenceStore
   | IdempotencyStore
   | IdentityProviderStore
   | SignInFlowStore

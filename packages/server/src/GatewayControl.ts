@@ -63,6 +63,8 @@ export interface DomainOptions {
   readonly mcpTimeoutMs?: number | undefined
   /** The JSON file of the secrets MCP integrations' `secret_mappings` may name (`MCP_SECRETS_FILE`). */
   readonly mcpSecretsFile?: string | undefined
+  /** How long a secret fetched through a secret reference is kept in the process, in ms (`SECRET_CACHE_TTL_MS`, default 30000). */
+  readonly secretCacheTtlMs?: number | undefined
   /**
    * Where keys' rate limits are counted (`REDIS_URL`): `redis://host:6379`, shared by every engine or server
    * using it. When absent, this engine counts alone, in memory.
@@ -89,6 +91,7 @@ const serviceTags = [
   Domain.OidcSignIn,
   Domain.Prompts,
   Domain.Sessions,
+  Domain.SecretReferences,
   Domain.Scim,
   Domain.ScimTokens,
   Domain.TokenExchange,

@@ -59,6 +59,11 @@ const USE_CASE_TABLE = {
   "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
   "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
   "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
+  "secretReferences.create": { action: "create", resourceType: "secret_reference" },
+  "secretReferences.update": { action: "update", resourceType: "secret_reference" },
+  "secretReferences.delete": { action: "delete", resourceType: "secret_reference" },
+  // Not a change: the gateway fetched a reference's secret for a record that calls out (secret-references/).
+  "secretReferences.use": { action: "use", resourceType: "secret_reference" },
   "identityProviders.create": { action: "create", resourceType: "identity_provider" },
   "identityProviders.update": { action: "update", resourceType: "identity_provider" },
   "identityProviders.delete": { action: "delete", resourceType: "identity_provider" },

@@ -33,6 +33,7 @@ import {
 } from "../../src/index.ts"
 import type { InviteStore } from "../../src/invites/InviteStore.ts"
 import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
+import type { SecretReferenceStore } from "../../src/secret-references/SecretReferenceStore.ts"
 import type { SessionStore } from "../../src/sessions/SessionStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
@@ -56,6 +57,7 @@ export type Stores =
   | StoreTransaction
   | TrustPolicyStore
   | SessionStore
+  | SecretReferenceStore
   | IdentityProviderStore
   | SignInFlowStore
   | ScimTokenStore

@@ -17,6 +17,7 @@ import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
 import { promptContract } from "./PromptContract.ts"
 import { scimTokenContract } from "./ScimTokenContract.ts"
+import { secretReferenceContract } from "./SecretReferenceContract.ts"
 import { sessionContract } from "./SessionContract.ts"
 import { transactionContract } from "./TransactionContract.ts"
 import { trustPolicyContract } from "./TrustPolicyContract.ts"
@@ -35,6 +36,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     mcpConnectivityContract(harness)
     trustPolicyContract(harness)
     sessionContract(harness)
+    secretReferenceContract(harness)
     scimTokenContract(harness)
     inviteContract(harness)
     credentialContract(harness)

@@ -48,6 +48,8 @@ export interface Fixture extends HeaderContext {
   readonly sessionCookie: string
   readonly sessionCsrfToken: string
   readonly baseUrl: string
+  readonly secretReferenceId: string
+  readonly doomedSecretReferenceId: string
   readonly identityProviderId: string
   readonly doomedIdentityProviderId: string
   readonly scimTokenId: string
@@ -76,6 +78,13 @@ const IDENTITY_PROVIDER = {
 }
 
 /** A trust policy's fields but its name and workspace; its keys are never fetched (nothing is exchanged). */
+/** A secret reference in a Vault that is never called (the fuzz test only administers references). */
+const SECRET_REFERENCE = {
+  manager_type: "hashicorp_vault",
+  auth_config: { vault_auth_type: "token", vault_addr: "https://vault.example.com", vault_token: "hvs.fuzz-token" },
+  secret_path: "secret/openai"
+}
+
 const TRUST_POLICY = {
   issuer: "https://token.actions.githubusercontent.com",
   jwks_uri: "https://token.actions.githubusercontent.com/.well-known/jwks",
@@ -195,6 +204,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   if (signIn.status !== 200) throw new Error(`fixture: sign-in answered ${signIn.status} ${await signIn.text()}`)
   const signedIn = SignedIn.parse(await signIn.text())
   const sessionCookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0]
+  const secretReference = (name: string) => ({ ...SECRET_REFERENCE, name })
+  const reference = await create("/v1/secret-references", secretReference(`fuzz-secret-${tag}`))
+  const doomedReference = await create("/v1/secret-references", secretReference(`fuzz-doomed-secret-${tag}`))
   const identityProvider = (name: string) => ({ ...IDENTITY_PROVIDER, name })
   const sso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz SSO ${tag}`))
   const doomedSso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz doomed SSO ${tag}`))
@@ -244,6 +256,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedConfigId: doomedConfig.id,
     trustPolicyId: policy.id,
     doomedTrustPolicyId: doomedPolicy.id,
+    secretReferenceId: reference.id,
+    doomedSecretReferenceId: doomedReference.id,
     identityProviderId: sso.id,
     doomedIdentityProviderId: doomedSso.id,
     scimTokenId: scimToken.id,
@@ -404,6 +418,23 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     headers: { cookie: f.sessionCookie, "x-csrf-token": f.sessionCsrfToken, origin: f.baseUrl }
   }),
   "sessions.setPassword": (f) => ({ body: { user_id: f.memberId, password: "another fuzz password" } }),
+  "secretReferences.create": (f) => ({
+    body: {
+      ...SECRET_REFERENCE,
+      name: "fuzz-example",
+      description: "d",
+      secret_key: "api_key",
+      allowed_workspaces: [f.workspaceId],
+      tags: { team: "fuzz" }
+    }
+  }),
+  "secretReferences.list": () => ({ query: { manager_type: "hashicorp_vault", search: "fuzz", ...PAGE } }),
+  "secretReferences.get": (f) => ({ params: { id: f.secretReferenceId } }),
+  "secretReferences.update": (f) => ({
+    params: { id: f.secretReferenceId },
+    body: { description: "updated", secret_path: "secret/other", auth_config: { vault_namespace: "team" } }
+  }),
+  "secretReferences.delete": (f) => ({ params: { id: f.doomedSecretReferenceId } }),
   "identityProviders.create": () => ({ body: { ...IDENTITY_PROVIDER, name: "Fuzz example SSO" } }),
   "identityProviders.list": () => ({ query: PAGE }),
   "identityProviders.get": (f) => ({ params: { id: f.identityProviderId } }),

@@ -234,8 +234,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Layer.provideMerge(Audit.layer),
     Layer.provideMerge(rateLimiter),
     Layer.provideMerge(store),
-    Layer.provideMerge(layerNodeCrypto),
-    Layer.provideMerge(layerPasswordHasher),
+    Layer.provideMerge(Layer.merge(layerNodeCrypto, layerPasswordHasher)),
     Layer.provideMerge(layerSecretCipher(providers.masterKey)),
     Layer.provideMerge(layerAuditSigner(providers.masterKey)),
     Layer.provideMerge(

@@ -214,7 +214,8 @@ export class SecretReferences extends Context.Service<
             allowed_workspaces: allowed,
             tags: input.tags ?? null,
             status: "ACTIVE",
-            created_by: principal.userId ?? principal.keyId,
+            // A person signed in has no key, but always a user.
+            created_by: principal.userId ?? principal.keyId ?? "",
             created_at: now,
             last_updated_at: now
           })

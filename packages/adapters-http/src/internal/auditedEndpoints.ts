@@ -20,7 +20,9 @@ const ACTION_OF_METHOD: Readonly<Record<string, string>> = { POST: "create", PUT
  */
 const PATH_ALIASES: Readonly<Record<string, UseCaseName>> = {
   "workspaces.adminCreate": "workspaces.create",
-  "users.removeWorkspaceUser": "users.removeMember"
+  "users.removeWorkspaceUser": "users.removeMember",
+  "mcpRegistry.setIntegrationWorkspaces": "mcpRegistry.updateIntegration",
+  "mcpConnectivity.syncIntegration": "mcpConnectivity.syncCapabilities"
 }
 
 /** The use case an endpoint (`group.endpoint`) runs: its own name, or the one its path is an alias of. */

@@ -78,8 +78,9 @@ export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyReque
 
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(Envelope, {
   httpApiStatus: 503,
-  description: "service_unavailable: a dependency (the store) does not answer, or gave the change up for a " +
-    "concurrent one; nothing was changed. The retry-after header says in how many seconds to try again."
+  description: "store_unavailable: the store does not answer, or gave the change up for a concurrent one; " +
+    "service_unavailable: the service is shutting down or closed, or the request was cancelled. Nothing was " +
+    "changed either way. The retry-after header says in how many seconds to try again."
 }) {
   readonly _tag = "ServiceUnavailable"
 }
@@ -128,7 +129,8 @@ const ERROR_TYPES: Readonly<Record<string, string>> = {
   rate_limited: "rate_limit_error",
   upstream_error: "upstream_error",
   upstream_timeout: "upstream_error",
-  service_unavailable: "service_unavailable_error"
+  service_unavailable: "service_unavailable_error",
+  store_unavailable: "service_unavailable_error"
 }
 
 /** The `type` of an error `code`. */
@@ -169,8 +171,14 @@ const storeErrorMessage = (error: StoreError): string =>
     ? "The change collided with a concurrent one and was not made; retry it."
     : "The store is unavailable; nothing was changed. Retry shortly."
 
-/** A store failure in the envelope: 503 `service_unavailable` (the edge adds `retry-after`). */
-export const storeUnavailable = (error: StoreError) => serviceUnavailable(storeErrorMessage(error))
+/**
+ * A 503 whose cause is the store (`store_unavailable`): what a client retries after a failover. Its `type` stays
+ * `service_unavailable_error`, which clients of the time before this code branched on.
+ */
+export const storeUnavailableMessage = (message: string) => new ServiceUnavailable(detail("store_unavailable", message))
+
+/** A store failure in the envelope: 503 `store_unavailable` (the edge adds `retry-after`). */
+export const storeUnavailable = (error: StoreError) => storeUnavailableMessage(storeErrorMessage(error))
 
 /** A 401's message: the domain says a key was missing or unrecognised; where a key goes is the adapter's word. */
 export const unauthenticatedMessage = (error: Unauthenticated): string => {

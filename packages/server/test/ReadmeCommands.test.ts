@@ -26,6 +26,7 @@ const SKIPPED: Record<string, string> = {
   "npm test": "it is the run this test is part of (recursive)",
   "bash .ci/run": "it runs `npm test` (recursive)",
   "npm run bench": "minutes of load that measure the machine, not the README",
+  "npm run bench:render": "minutes of load that measure the machine, not the README",
   "npm run examples": "CI runs it right after `npm test` (.ci/run); it builds and packs every package (minutes)",
   "npm run build": "`npm run examples` runs it in CI; the clone must work without it, which is what is tested here",
   "npm run typecheck": "CI runs this very command on this very tree (.ci/run)",

@@ -1,5 +1,5 @@
 /**
- * A store that cannot answer makes every call answer 503 `service_unavailable` in the envelope, with
+ * A store that cannot answer makes every call answer 503 `store_unavailable` in the envelope, with
  * `retry-after`, and changes nothing: an authenticated read, a change (whose audit record fails closed), the key
  * check of a key not yet resolved, and render. On the memory store its ports are switched to fail; on PostgreSQL
  * the connection to the database is cut by a proxy, as when the database is down or unreachable.
@@ -27,7 +27,7 @@ const expectUnavailable = async (response: Response) => {
   const body = await jsonOf(response)
   expect(body).toEqual({
     success: false,
-    error: { code: "service_unavailable", type: "service_unavailable_error", message: expect.any(String), param: null }
+    error: { code: "store_unavailable", type: "service_unavailable_error", message: expect.any(String), param: null }
   })
   // The store's own words (host, port, driver) stay in the server's log.
   expect(body.error.message).not.toMatch(/127\.0\.0\.1|ECONN|Pg|cut/)

@@ -2,7 +2,7 @@ import { Readiness } from "@gateway-control/domain"
 import { Cause, Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { serviceUnavailable } from "../../ApiErrors.ts"
+import { serviceUnavailable, storeUnavailableMessage } from "../../ApiErrors.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
 const ok = { status: "ok" } as const
@@ -18,11 +18,9 @@ export const SystemHandlers = HttpApiBuilder.group(
           Effect.as(ok),
           Effect.catchCause((cause) =>
             Effect.fail(
-              serviceUnavailable(
-                cause.reasons.some((reason) => Cause.isFailReason(reason) && reason.error._tag === "ShuttingDown")
-                  ? "The service is shutting down."
-                  : "The store does not answer."
-              )
+              cause.reasons.some((reason) => Cause.isFailReason(reason) && reason.error._tag === "ShuttingDown")
+                ? serviceUnavailable("The service is shutting down.")
+                : storeUnavailableMessage("The store does not answer.")
             )
           )
         )

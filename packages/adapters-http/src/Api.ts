@@ -14,6 +14,7 @@ import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
 import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
+import { ScimTokensGroup } from "./groups/scimTokens/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
 import { TrustPoliciesGroup } from "./groups/trustPolicies/Api.ts"
@@ -33,6 +34,7 @@ export * from "./groups/mcpConnectivity/Api.ts"
 export * from "./groups/mcpDirectory/Api.ts"
 export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
+export * from "./groups/scimTokens/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/system/Api.ts"
 export * from "./groups/trustPolicies/Api.ts"
@@ -58,6 +60,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(VirtualKeysGroup)
   .add(ConfigsGroup)
   .add(TrustPoliciesGroup)
+  .add(ScimTokensGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

@@ -15,6 +15,7 @@ import {
   STORE_RETRY_AFTER_SECONDS
 } from "./ApiErrors.ts"
 import { makeClientAddress, type TrustProxy } from "./ClientAddress.ts"
+import { SCIM_MEDIA_TYPES, SCIM_PATH } from "./groups/scim/ScimPaths.ts"
 import { TOKEN_PATH } from "./groups/trustPolicies/TokenRoute.ts"
 import { conflictingSpellings } from "./HeaderAliases.ts"
 import { observeRequest } from "./HttpMetrics.ts"
@@ -67,9 +68,16 @@ const precheck = (
   if (!BODY_METHODS.has(request.method)) return undefined
   const contentType = request.headers["content-type"]
   // The OAuth token endpoint takes a form, as RFC 6749 says, and answers a wrong one in OAuth's terms itself.
-  const formRoute = pathOf(request.url) === TOKEN_PATH
+  const path = pathOf(request.url)
+  const formRoute = path === TOKEN_PATH
+  // SCIM (RFC 7644 §3.1) sends `application/scim+json`, and some identity providers `application/json`.
+  const scimRoute = path.startsWith(`${SCIM_PATH}/`) &&
+    (contentType === undefined || SCIM_MEDIA_TYPES.has(mediaTypeOf(contentType)))
   // A declared media type is held to the rule even without a body: HttpApi would refuse it all the same.
-  if (!formRoute && (contentType === undefined ? hasBody(request) : mediaTypeOf(contentType) !== JSON_MEDIA_TYPE)) {
+  if (
+    !formRoute && !scimRoute &&
+    (contentType === undefined ? hasBody(request) : mediaTypeOf(contentType) !== JSON_MEDIA_TYPE)
+  ) {
     return envelope(
       415,
       "unsupported_media_type",

@@ -19,6 +19,8 @@ import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
 import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
+import { layerScimRoute } from "./groups/scim/ScimRoute.ts"
+import { ScimTokensHandlers } from "./groups/scimTokens/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
 import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
@@ -60,11 +62,18 @@ export const layerRoutes = (options: EdgeOptions) =>
         FineTuningHandlers,
         VirtualKeysHandlers,
         ConfigsHandlers,
-        TrustPoliciesHandlers
+        TrustPoliciesHandlers,
+        ScimTokensHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),
-    Layer.mergeAll(layerRenderRoute(options), layerTokenRoute(options), layerOpenApi, layerDocs).pipe(
+    Layer.mergeAll(
+      layerRenderRoute(options),
+      layerTokenRoute(options),
+      layerScimRoute(options),
+      layerOpenApi,
+      layerDocs
+    ).pipe(
       Layer.provide(layerPathAndQueryRules)
     )
   ).pipe(Layer.provide(layerEdge(options)))

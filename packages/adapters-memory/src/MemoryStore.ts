@@ -29,6 +29,8 @@ import {
   PromptLabel,
   PromptStore,
   type PromptVersion,
+  ScimStore,
+  ScimTokenStore,
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
@@ -51,6 +53,8 @@ import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
+import { makeScimStore } from "./internal/MemoryScim.ts"
+import { makeScimTokenStore } from "./internal/MemoryScimTokens.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { makeTrustPolicyStore } from "./internal/MemoryTrustPolicies.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
@@ -113,7 +117,10 @@ const make = Effect.sync(() => {
     get: (id) => Effect.sync(() => users.get(id)),
     list: (organisationId, page) => Effect.sync(() => users.page((u) => u.organisation_id === organisationId, page)),
     update: (user) =>
-      users.replace(user.id, (u) => new User({ ...u, role: user.role, last_updated_at: user.last_updated_at })),
+      users.replace(
+        user.id,
+        (u) => new User({ ...u, name: user.name, role: user.role, last_updated_at: user.last_updated_at })
+      ),
     // Memberships go with the user, as the SQL store's cascade does.
     remove: (id) =>
       Effect.gen(function*() {
@@ -465,6 +472,8 @@ const make = Effect.sync(() => {
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
     Context.add(TrustPolicyStore, makeTrustPolicyStore(state)),
+    Context.add(ScimTokenStore, makeScimTokenStore(state)),
+    Context.add(ScimStore, makeScimStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   )

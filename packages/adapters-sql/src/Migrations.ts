@@ -556,6 +556,35 @@ export const migrationScripts = {
       only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
       value text NOT NULL
     )
+  `,
+  // SCIM tokens: the bearer secrets identity providers provision users with, kept as SHA-256 digests.
+  "0055_scim_tokens": `
+    CREATE TABLE scim_tokens (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      name text NOT NULL,
+      digest text NOT NULL UNIQUE,
+      masked_token text NOT NULL,
+      status text NOT NULL CHECK (status IN ('active', 'revoked')),
+      created_at timestamptz NOT NULL,
+      created_by_user_id text,
+      created_by_api_key_id text,
+      revoked_at timestamptz,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE INDEX scim_tokens_organisation ON scim_tokens (organisation_id, created_at, id)
+  `,
+  // What SCIM keeps of a user beyond the user: the identity provider's id, and whether it deprovisioned them.
+  "0056_scim_identities": `
+    CREATE TABLE scim_identities (
+      user_id text PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      external_id text,
+      active boolean NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE INDEX scim_identities_organisation ON scim_identities (organisation_id)
   `
 }
 

@@ -117,7 +117,8 @@ export const makeAccessStores = Effect.gen(function*() {
     list: (organisationId, request) => listing(UserRow, "users", sql`organisation_id = ${organisationId}`, request),
     update: (u) =>
       changed(
-        sql`UPDATE users SET role = ${u.role}, last_updated_at = ${u.last_updated_at} WHERE id = ${u.id} RETURNING id`
+        sql`UPDATE users SET name = ${u.name}, role = ${u.role}, last_updated_at = ${u.last_updated_at}
+            WHERE id = ${u.id} RETURNING id`
       ),
     // Memberships go by the foreign key's cascade; keys that acted as the user keep naming the id.
     remove: (id) => changed(sql`DELETE FROM users WHERE id = ${id} RETURNING id`)

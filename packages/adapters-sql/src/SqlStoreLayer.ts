@@ -11,6 +11,8 @@ import {
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
+  ScimStore,
+  ScimTokenStore,
   type StorePorts,
   StoreTransaction,
   TrustPolicyStore
@@ -31,6 +33,8 @@ import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
+import { makeScimStore } from "./SqlScimStore.ts"
+import { makeScimTokenStore } from "./SqlScimTokenStore.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
 import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
 
@@ -47,7 +51,9 @@ const makeAll = Effect.gen(function*() {
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
-    Context.add(TrustPolicyStore, yield* makeTrustPolicyStore)
+    Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
+    Context.add(ScimTokenStore, yield* makeScimTokenStore),
+    Context.add(ScimStore, yield* makeScimStore)
   )
 })
 

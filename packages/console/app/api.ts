@@ -10,6 +10,7 @@ import type { Answer, Body } from "./api/contract.ts"
 export * from "./api/apiKeys.ts"
 export * from "./api/client.ts"
 export type * from "./api/contract.ts"
+export * from "./api/scimTokens.ts"
 export * from "./api/trustPolicies.ts"
 
 // ---- the calling key ----

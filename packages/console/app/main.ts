@@ -12,6 +12,7 @@ import { PromptEditorPage } from "./pages/promptEditor.ts"
 import { PromptsPage } from "./pages/prompts.ts"
 import { PromptPage } from "./pages/promptVersions.ts"
 import { ProvidersPage } from "./pages/providers.ts"
+import { ScimTokensPage } from "./pages/scimTokens.ts"
 import { SignInPage } from "./pages/signIn.ts"
 import { TrustPoliciesPage } from "./pages/trustPolicies.ts"
 import { WorkspacesPage } from "./pages/workspaces.ts"
@@ -37,6 +38,7 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
   ["/providers", () => html`<${ProvidersPage} />`],
   ["/audit", () => html`<${AuditLogsPage} />`],
   ["/trust-policies", () => html`<${TrustPoliciesPage} />`],
+  ["/scim", () => html`<${ScimTokensPage} />`],
   ["/workspaces", () => html`<${WorkspacesPage} />`]
 ]
 

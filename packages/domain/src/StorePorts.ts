@@ -11,6 +11,8 @@ import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
 import type { LabelStore } from "./prompts/Label.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
+import type { ScimTokenStore } from "./scim-tokens/ScimTokenStore.ts"
+import type { ScimStore } from "./scim/ScimStore.ts"
 import type { ChangeFeed } from "./shared/ChangeFeed.ts"
 import type { LeaseStore } from "./shared/Leases.ts"
 import type { StoreTransaction } from "./shared/StoreTransaction.ts"
@@ -37,3 +39,5 @@ export type StorePorts =
   | ChangeFeed
   | LeaseStore
   | TrustPolicyStore
+  | ScimTokenStore
+  | ScimStore

@@ -78,6 +78,11 @@ const operationOf = (action: Action): Operation => {
     "trust_policies.list",
     "trust_policies.update",
     "trust_policies.delete",
+    // SCIM tokens provision the organisation's users.
+    "scim_tokens.create",
+    "scim_tokens.read",
+    "scim_tokens.list",
+    "scim_tokens.revoke",
     "mcp_integrations.create.organisation",
     "mcp_integrations.update.organisation",
     // Organisation labels are open to every workspace; changing them is the organisation's business.
@@ -123,6 +128,11 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "trust_policies.read": ["api_keys.list"],
     "trust_policies.list": ["api_keys.list"],
     "trust_policies.delete": ["api_keys.delete"],
+    // A SCIM token manages users: creating one is creating users, reading it listing them, revoking it removing them.
+    "scim_tokens.create": ["organisation_users.create"],
+    "scim_tokens.read": ["organisation_users.list"],
+    "scim_tokens.list": ["organisation_users.list"],
+    "scim_tokens.revoke": ["organisation_users.delete"],
     "mcp_integrations.create.organisation": ["organisation_mcp_integrations.create"],
     "mcp_integrations.create.workspace": ["workspace_mcp_integrations.create"],
     "mcp_integrations.update.organisation": ["organisation_mcp_integrations.create"],

@@ -30,6 +30,8 @@ import {
   RenderLimits,
   type RenderLimitsShape,
   runHealthChecks,
+  Scim,
+  ScimTokens,
   type StorePorts,
   TokenExchange,
   TrustPolicies,
@@ -57,6 +59,7 @@ import { layerMetricsListener } from "./Metrics.ts"
 import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher } from "./NodeCrypto.ts"
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
+import { layerScimProtocol } from "./ScimProtocol.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
@@ -175,12 +178,15 @@ export const layerDomain = <ROut, E, E2 = never>(
     Readiness.layer,
     TrustPolicies.layer,
     TokenExchange.layer,
+    ScimTokens.layer,
+    Scim.layer,
     layerTransitionSweep
   ).pipe(
     Layer.provideMerge(
       layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
     ),
     Layer.provideMerge(layerMcp(mcp, providers.connector)),
+    Layer.provideMerge(layerScimProtocol),
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.mergeAll(VirtualKeys.layer, Configs.layer, Collections.layer)),
     Layer.provideMerge(ApiKeys.layer),

@@ -85,6 +85,8 @@ const serviceTags = [
   Domain.McpDirectory,
   Domain.McpRegistry,
   Domain.Prompts,
+  Domain.Scim,
+  Domain.ScimTokens,
   Domain.TokenExchange,
   Domain.TrustPolicies,
   Domain.Users,

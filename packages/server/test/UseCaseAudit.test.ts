@@ -16,6 +16,8 @@ import {
   Prompts,
   recordedStatusOf,
   RequestContext,
+  Scim,
+  ScimTokens,
   TOKEN_EXCHANGE_GRANT,
   TokenExchange,
   TrustPolicies,
@@ -167,6 +169,27 @@ const user = (world: World) =>
   Users.use((users) => users.create(world.admin, { email: `${unique("u")}@audit.test`, role: "member" }))
 
 const MISSING = "00000000-0000-4000-8000-000000000000"
+
+/** The principal of a new SCIM token of the organisation. */
+const scimCaller = (world: World) =>
+  ScimTokens.use((t) =>
+    Effect.flatMap(t.create(world.admin, { name: unique("idp") }), (issued) => t.authenticate(issued.plaintext))
+  )
+
+/** A user provisioned over SCIM, and the SCIM token's principal that did it. */
+const scimUser = (world: World) =>
+  Effect.flatMap(scimCaller(world), (caller) =>
+    Scim.use((s) =>
+      Effect.map(
+        s.createUser(caller, { userName: `${unique("scim")}@audit.test`, name: { formatted: "Ada Lovelace" } }),
+        (created) => ({ caller, id: String(created.id) })
+      )
+    ))
+
+const DEACTIVATE = {
+  schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+  Operations: [{ op: "replace", value: { active: false } }]
+}
 
 /** Each use case called allowed, denied (by the weak key) and failed (bad input, or a resource that is not there). */
 const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
@@ -927,6 +950,94 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Effect.flatMap(trustPolicy(w), (p) => TrustPolicies.use((t) => t.delete(w.weak, p.id)))
     },
     { outcome: "failed", program: (w) => TrustPolicies.use((t) => t.delete(w.admin, MISSING)) }
+  ],
+  "scimTokens.create": [
+    { outcome: "allowed", program: (w) => ScimTokens.use((t) => t.create(w.admin, { name: unique("idp") })) },
+    { outcome: "denied", program: (w) => ScimTokens.use((t) => t.create(w.weak, { name: unique("idp") })) },
+    { outcome: "failed", program: (w) => ScimTokens.use((t) => t.create(w.admin, { name: " " })) }
+  ],
+  "scimTokens.revoke": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        ScimTokens.use((t) =>
+          Effect.flatMap(t.create(w.admin, { name: unique("idp") }), (issued) => t.revoke(w.admin, issued.token.id))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        ScimTokens.use((t) =>
+          Effect.flatMap(t.create(w.admin, { name: unique("idp") }), (issued) => t.revoke(w.weak, issued.token.id))
+        )
+    },
+    { outcome: "failed", program: (w) => ScimTokens.use((t) => t.revoke(w.admin, MISSING)) }
+  ],
+  "scim.createUser": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          scimCaller(w),
+          (c) => Scim.use((s) => s.createUser(c, { userName: `${unique("s")}@audit.test` }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) => Scim.use((s) => s.createUser(w.weak, { userName: `${unique("s")}@audit.test` }))
+    },
+    { outcome: "failed", program: (w) => Effect.flatMap(scimCaller(w), (c) => Scim.use((s) => s.createUser(c, {}))) }
+  ],
+  "scim.replaceUser": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          scimUser(w),
+          ({ caller, id }) =>
+            Effect.flatMap(Scim.use((s) => s.getUser(caller, id)), (user) =>
+              Scim.use((s) => s.replaceUser(caller, id, { ...user, active: false })))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(scimUser(w), ({ id }) => Scim.use((s) => s.replaceUser(w.weak, id, {})))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(scimCaller(w), (c) => Scim.use((s) => s.replaceUser(c, MISSING, { userName: "a@audit.test" })))
+    }
+  ],
+  "scim.patchUser": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(scimUser(w), ({ caller, id }) => Scim.use((s) => s.patchUser(caller, id, DEACTIVATE)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(scimUser(w), ({ id }) => Scim.use((s) => s.patchUser(w.weak, id, DEACTIVATE)))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(scimUser(w), ({ caller, id }) => Scim.use((s) => s.patchUser(caller, id, { Operations: "x" })))
+    }
+  ],
+  "scim.deleteUser": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(scimUser(w), ({ caller, id }) => Scim.use((s) => s.deleteUser(caller, id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(scimUser(w), ({ id }) => Scim.use((s) => s.deleteUser(w.weak, id)))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Effect.flatMap(scimCaller(w), (c) => Scim.use((s) => s.deleteUser(c, MISSING)))
+    }
   ],
   "tokenExchange.exchange": [
     { outcome: "allowed", program: exchange },

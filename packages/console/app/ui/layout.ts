@@ -28,6 +28,7 @@ export const SECTIONS: ReadonlyArray<Section> = [
   { path: "/providers", label: "Virtual keys & configs", scopes: ["virtual_keys.list", "configs.list"] },
   { path: "/audit", label: "Audit log", scopes: ["audit_logs.list"] },
   { path: "/trust-policies", label: "Trust policies", scopes: ["api_keys.list"] },
+  { path: "/scim", label: "SCIM", scopes: ["organisation_users.list"] },
   { path: "/workspaces", label: "Workspaces & members", scopes: ["workspaces.list", "organisation_users.list"] }
 ]
 

@@ -59,7 +59,7 @@ export class UserStore extends Context.Service<
     readonly insert: (user: User) => Effect.Effect<void, Conflict | StoreError>
     readonly get: (id: string) => Effect.Effect<Option.Option<User>, StoreError>
     readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<User>, StoreError>
-    /** Writes the user's role and last_updated_at; false when there was none. */
+    /** Writes the user's name, role and last_updated_at; false when there was none. */
     readonly update: (user: User) => Effect.Effect<boolean, StoreError>
     /** Deletes the user and their memberships; false when there was none. */
     readonly remove: (id: string) => Effect.Effect<boolean, StoreError>

@@ -75,6 +75,15 @@ export const Actions = {
   "trust_policies.list": { scope: "api_keys.list", reach: "admin" },
   "trust_policies.update": { scope: "workspace_service_api_keys.create", reach: "admin" },
   "trust_policies.delete": { scope: "api_keys.delete", reach: "admin" },
+  /**
+   * A SCIM token lets an identity provider create, change and remove the organisation's users and their
+   * memberships: creating one takes the scope of creating users, reading one that of listing them, revoking one
+   * that of removing them; organisation owners and admins only (scim-tokens/ScimTokens.ts).
+   */
+  "scim_tokens.create": { scope: "organisation_users.create", reach: "admin" },
+  "scim_tokens.read": { scope: "organisation_users.list", reach: "admin" },
+  "scim_tokens.list": { scope: "organisation_users.list", reach: "admin" },
+  "scim_tokens.revoke": { scope: "organisation_users.delete", reach: "admin" },
   "prompts.create": { scope: "prompts.create", reach: "any" },
   "prompts.read": { scope: "prompts.read", reach: "any" },
   "prompts.list": { scope: "prompts.list", reach: "any" },

@@ -62,6 +62,13 @@ const USE_CASE_TABLE = {
   "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
   "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
   "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
+  "scimTokens.create": { action: "create", resourceType: "scim_token" },
+  "scimTokens.revoke": { action: "revoke", resourceType: "scim_token" },
+  // SCIM 2.0 provisioning (/scim/v2), recorded under the SCIM token that called.
+  "scim.createUser": { action: "create", resourceType: "user" },
+  "scim.replaceUser": { action: "update", resourceType: "user" },
+  "scim.patchUser": { action: "update", resourceType: "user" },
+  "scim.deleteUser": { action: "delete", resourceType: "user" },
   // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
   "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>

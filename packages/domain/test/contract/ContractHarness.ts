@@ -29,6 +29,7 @@ import {
   type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
+import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
 
@@ -49,6 +50,7 @@ export type Stores =
   | ConfigStore
   | StoreTransaction
   | TrustPolicyStore
+  | ScimTokenStore
 
 let counter = 0
 export const uid = () =>

@@ -13,6 +13,7 @@ import { labelContract } from "./LabelContract.ts"
 import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
 import { promptContract } from "./PromptContract.ts"
+import { scimTokenContract } from "./ScimTokenContract.ts"
 import { transactionContract } from "./TransactionContract.ts"
 import { trustPolicyContract } from "./TrustPolicyContract.ts"
 
@@ -29,6 +30,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     mcpContract(harness)
     mcpConnectivityContract(harness)
     trustPolicyContract(harness)
+    scimTokenContract(harness)
     credentialContract(harness)
   })
 }

@@ -43,6 +43,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedConfigId: string
   readonly trustPolicyId: string
   readonly doomedTrustPolicyId: string
+  readonly scimTokenId: string
+  readonly doomedScimTokenId: string
   readonly collectionId: string
   readonly doomedCollectionId: string
 }
@@ -166,6 +168,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const trustPolicy = (name: string) => ({ ...TRUST_POLICY, name, workspace_id })
   const policy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-policy-${tag}`))
   const doomedPolicy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-doomed-${tag}`))
+  const scimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-idp-${tag}` })
+  const doomedScimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-doomed-idp-${tag}` })
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -203,6 +207,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedConfigId: doomedConfig.id,
     trustPolicyId: policy.id,
     doomedTrustPolicyId: doomedPolicy.id,
+    scimTokenId: scimToken.id,
+    doomedScimTokenId: doomedScimToken.id,
     collectionId: collection.id,
     doomedCollectionId: doomedCollection.id
   }
@@ -346,6 +352,10 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { ...TRUST_POLICY, name: "fuzz-updated", workspace_id: f.workspaceId, max_ttl_seconds: 60 }
   }),
   "trustPolicies.delete": (f) => ({ params: { id: f.doomedTrustPolicyId } }),
+  "scimTokens.create": () => ({ body: { name: "fuzz-example" } }),
+  "scimTokens.list": () => ({ query: PAGE }),
+  "scimTokens.get": (f) => ({ params: { id: f.scimTokenId } }),
+  "scimTokens.revoke": (f) => ({ params: { id: f.doomedScimTokenId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

@@ -1,0 +1,111 @@
+/**
+ * Deprovisioning over SCIM reaches every process: two `serve` processes on one PostgreSQL; a user set
+ * `active: false` through process A has their workspace-user key refused by process B within 1 s (the change
+ * feed), though B had it cached; reactivating the user revives nothing.
+ */
+import { randomBytes } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freshDatabase, postgresUrl } from "./support/Databases.ts"
+import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
+
+/** Calls `check` until it holds, for at most `withinMs`; the time it took. */
+const within = async (withinMs: number, check: () => Promise<boolean>) => {
+  const started = performance.now()
+  while (!(await check())) {
+    if (performance.now() - started > withinMs) throw new Error(`not within ${withinMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 25))
+  }
+  return performance.now() - started
+}
+
+const call = (server: ServerProcess, key: string, method: string, path: string, body?: unknown) =>
+  fetch(`${server.baseUrl}${path}`, {
+    method,
+    headers: { "x-service-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+
+const scim = (server: ServerProcess, token: string, method: string, path: string, body?: unknown) =>
+  fetch(`${server.baseUrl}/scim/v2${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { "content-type": "application/scim+json" })
+    },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+
+const json = async <A>(response: Response, status: number): Promise<A> => {
+  expect(response.status, await response.clone().text()).toBe(status)
+  return (await response.json()) as A
+}
+
+const activeTo = (active: boolean) => ({
+  schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+  Operations: [{ op: "replace", path: "active", value: active }]
+})
+
+describe.skipIf(postgresUrl === undefined)("SCIM deprovisioning across two processes on one PostgreSQL", () => {
+  let a: ServerProcess
+  let b: ServerProcess
+  let admin: string
+  let workspaceId: string
+  const cleanups: Array<() => Promise<unknown> | unknown> = []
+
+  beforeAll(async () => {
+    const database = await freshDatabase(postgresUrl!)
+    cleanups.push(database.drop)
+    const env = {
+      GATEWAY_STORE: "postgres",
+      DATABASE_URL: database.url,
+      GATEWAY_MASTER_KEY: randomBytes(32).toString("base64")
+    }
+    a = await startServerProcess(env)
+    cleanups.push(() => a.child.kill("SIGKILL"))
+    b = await startServerProcess(env)
+    cleanups.push(() => b.child.kill("SIGKILL"))
+    admin = a.adminKey!
+    const workspaces = await json<{ data: Array<{ id: string }> }>(await call(a, admin, "GET", "/v1/workspaces"), 200)
+    workspaceId = workspaces.data[0]!.id
+  }, 120_000)
+
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup()
+  })
+
+  it("a user set inactive through A has their key refused by B within 1 s; reactivation revives nothing", async () => {
+    const { token } = await json<{ token: string }>(
+      await call(a, admin, "POST", "/v1/admin/scim-tokens", { name: "idp" }),
+      201
+    )
+    const user = await json<{ id: string }>(
+      await scim(a, token, "POST", "/Users", { userName: "leaver@cross.example", name: { formatted: "Lee Ver" } }),
+      201
+    )
+    await json(
+      await call(a, admin, "POST", `/v1/workspaces/${workspaceId}/members`, { user_id: user.id, role: "member" }),
+      201
+    )
+    const key = await json<{ key: string }>(
+      await call(a, admin, "POST", "/v1/api-keys/workspace/user", {
+        name: "leaver's key",
+        workspace_id: workspaceId,
+        user_id: user.id,
+        scopes: ["workspaces.list"]
+      }),
+      201
+    )
+    // B resolves the key, and so caches it.
+    expect((await call(b, key.key, "GET", "/v1/workspaces")).status).toBe(200)
+    await json(await scim(a, token, "PATCH", `/Users/${user.id}`, activeTo(false)), 200)
+    expect((await call(a, key.key, "GET", "/v1/workspaces")).status).toBe(401)
+    await within(1_000, async () => (await call(b, key.key, "GET", "/v1/workspaces")).status === 401)
+
+    // Through B, the user is inactive too; reactivating them there revives the key nowhere.
+    const seen = await json<{ active: boolean }>(await scim(b, token, "GET", `/Users/${user.id}`), 200)
+    expect(seen.active).toBe(false)
+    await json(await scim(b, token, "PATCH", `/Users/${user.id}`, activeTo(true)), 200)
+    expect((await call(a, key.key, "GET", "/v1/workspaces")).status).toBe(401)
+    expect((await call(b, key.key, "GET", "/v1/workspaces")).status).toBe(401)
+  }, 60_000)
+})

@@ -9,6 +9,7 @@ import { AuditLogsGroup } from "./groups/auditLogs/Api.ts"
 import { CollectionsGroup } from "./groups/collections/Api.ts"
 import { ConfigsGroup } from "./groups/configs/Api.ts"
 import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
+import { IdentityProvidersGroup } from "./groups/identityProviders/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
@@ -29,6 +30,7 @@ export * from "./groups/collections/Api.ts"
 export * from "./groups/Common.ts"
 export * from "./groups/configs/Api.ts"
 export * from "./groups/fineTuning/Api.ts"
+export * from "./groups/identityProviders/Api.ts"
 export * from "./groups/labels/Api.ts"
 export * from "./groups/mcpConnectivity/Api.ts"
 export * from "./groups/mcpDirectory/Api.ts"
@@ -60,6 +62,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(VirtualKeysGroup)
   .add(ConfigsGroup)
   .add(TrustPoliciesGroup)
+  .add(IdentityProvidersGroup)
   .add(ScimTokensGroup)
 {}
 

@@ -126,6 +126,8 @@ const ERROR_TYPES: Readonly<Record<string, string>> = {
   forbidden: "permission_error",
   not_found: "not_found_error",
   conflict: "conflict_error",
+  idempotency_key_reused: "invalid_request_error",
+  idempotency_key_in_use: "conflict_error",
   rate_limited: "rate_limit_error",
   upstream_error: "upstream_error",
   upstream_timeout: "upstream_error",

@@ -3,8 +3,8 @@
  * aliased headers (HeaderAliases.ts) checked before any handler runs, every failure turned into the error
  * envelope, and one structured log line a request.
  */
-import { RequestContext, StoreError } from "@gateway-control/domain"
-import { ByteSize, Cause, Context, Effect, LogLevel, References, type Types } from "effect"
+import { Idempotency, RequestContext, StoreError } from "@gateway-control/domain"
+import { ByteSize, Cause, Context, Effect, LogLevel, References, Tracer, type Types } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiError } from "effect/http-api"
 import {
@@ -19,6 +19,7 @@ import { SCIM_MEDIA_TYPES, SCIM_PATH } from "./groups/scim/ScimPaths.ts"
 import { TOKEN_PATH } from "./groups/trustPolicies/TokenRoute.ts"
 import { conflictingSpellings } from "./HeaderAliases.ts"
 import { observeRequest } from "./HttpMetrics.ts"
+import { makeIdempotentRequests } from "./IdempotencyKeys.ts"
 import { firstProblem } from "./internal/issuePath.ts"
 
 export interface EdgeOptions {
@@ -152,8 +153,9 @@ const withRetryAfter = (response: HttpServerResponse.HttpServerResponse) =>
 const internalError = (requestId: string) =>
   envelope(500, "internal_error", `Something went wrong on our side; quote request id ${requestId} when reporting it.`)
 
-const makeEdge = (options: EdgeOptions) => {
+const makeEdge = (options: EdgeOptions, idempotency: Idempotency["Service"]) => {
   const maxBodySize = ByteSize.bytes(options.maxBodyBytes)
+  const idempotent = makeIdempotentRequests(idempotency, maxBodySize)
   const clientIpOf = makeClientAddress(options.trustProxy)
 
   const recover = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, requestId: string) => {
@@ -187,7 +189,7 @@ const makeEdge = (options: EdgeOptions) => {
           })
         )
         : httpEffect
-      const handled = early !== undefined ? Effect.succeed(early) : Effect.catchCause(
+      const answered = early !== undefined ? Effect.succeed(early) : Effect.catchCause(
         Effect.updateContext(routed, (context: Context.Context<HttpServerRequest.HttpServerRequest>) =>
           Context.add(
             Context.add(
@@ -207,6 +209,8 @@ const makeEdge = (options: EdgeOptions) => {
           )),
         (cause) => recover(cause, request, requestId)
       )
+      // A POST with an `Idempotency-Key` may replay its first answer instead (IdempotencyKeys.ts).
+      const handled = early !== undefined ? answered : idempotent(request, answered) ?? answered
       return Effect.flatMap(handled, (answer) => {
         // Portkey's SDKs read the id from their own header (and retry a 5xx that lacks it).
         const response = HttpServerResponse.setHeaders(withRetryAfter(answer), {
@@ -218,13 +222,18 @@ const makeEdge = (options: EdgeOptions) => {
         }
         const level = response.status >= 500 ? "Warn" : "Info"
         if (LogLevel.isLessThan(level, fiber.getRef(References.MinimumLogLevel))) return Effect.succeed(response)
+        // With a tracer installed (OTLP), the line names the request's trace, as its spans do.
+        const span = fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+          ? undefined
+          : Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
         return Effect.as(
           Effect.logWithLevel(level)("request").pipe(Effect.annotateLogs({
             request_id: requestId,
             method: request.method,
             path: pathOf(request.url),
             status: response.status,
-            duration_ms: Math.round((performance.now() - started) * 100) / 100
+            duration_ms: Math.round((performance.now() - started) * 100) / 100,
+            ...(span === undefined ? {} : { trace_id: span.traceId })
           })),
           response
         )
@@ -233,4 +242,7 @@ const makeEdge = (options: EdgeOptions) => {
 }
 
 /** Installs the edge around every route of the router. */
-export const layerEdge = (options: EdgeOptions) => HttpRouter.middleware()(makeEdge(options), { global: true })
+export const layerEdge = (options: EdgeOptions) =>
+  HttpRouter.middleware()(Effect.map(Effect.service(Idempotency), (idempotency) => makeEdge(options, idempotency)), {
+    global: true
+  })

@@ -13,6 +13,8 @@ import { AuditLogsHandlers } from "./groups/auditLogs/Http.ts"
 import { CollectionsHandlers } from "./groups/collections/Http.ts"
 import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
+import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
+import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
@@ -63,6 +65,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         VirtualKeysHandlers,
         ConfigsHandlers,
         TrustPoliciesHandlers,
+        IdentityProvidersHandlers,
         ScimTokensHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
@@ -71,6 +74,7 @@ export const layerRoutes = (options: EdgeOptions) =>
       layerRenderRoute(options),
       layerTokenRoute(options),
       layerScimRoute(options),
+      layerSignInRoutes,
       layerOpenApi,
       layerDocs
     ).pipe(

@@ -12,6 +12,8 @@ import {
   ConfigStore,
   GatewayConfig,
   GENESIS_HASH,
+  IdempotencyStore,
+  IdentityProviderStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -31,6 +33,7 @@ import {
   type PromptVersion,
   ScimStore,
   ScimTokenStore,
+  SignInFlowStore,
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
@@ -50,6 +53,8 @@ import { Context, Effect, Layer, Option } from "effect"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
+import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
+import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
@@ -115,6 +120,8 @@ const make = Effect.sync(() => {
         (taken) => conflictOn(taken, `A user with email '${user.email}' already exists in this organisation.`, "email")
       ),
     get: (id) => Effect.sync(() => users.get(id)),
+    findByEmail: (organisationId, email) =>
+      Effect.sync(() => users.byUnique(`${organisationId}/${email.toLowerCase()}`)),
     list: (organisationId, page) => Effect.sync(() => users.page((u) => u.organisation_id === organisationId, page)),
     update: (user) =>
       users.replace(
@@ -467,11 +474,15 @@ const make = Effect.sync(() => {
     Context.add(McpServerStore, serverStore),
     Context.add(McpCapabilityStore, makeCapabilityStore(state)),
     Context.add(LeaseStore, makeLeaseStore()),
+    Context.add(IdempotencyStore, makeIdempotencyStore()),
     Context.add(PartialStore, partialStore),
     Context.add(CollectionStore, makeCollectionStore(state, prompts.resources, partials.resources)),
     Context.add(LabelStore, makeLabelStore(state)),
     Context.add(StoreTransaction, transaction),
-    Context.add(TrustPolicyStore, makeTrustPolicyStore(state)),
+    Context.add(TrustPolicyStore, makeTrustPolicyStore(state))
+  ).pipe(
+    Context.add(IdentityProviderStore, makeIdentityProviderStore(state)),
+    Context.add(SignInFlowStore, makeSignInFlowStore(state)),
     Context.add(ScimTokenStore, makeScimTokenStore(state)),
     Context.add(ScimStore, makeScimStore(state)),
     // Nothing outside this process shares the store: nobody to tell.

@@ -557,6 +557,55 @@ export const migrationScripts = {
       value text NOT NULL
     )
   `,
+  // Idempotency keys of creates: per credential digest (scope) and key, the request's fingerprint and, once
+  // it has finished, its answer. The primary key makes concurrent claims of one key, from any process, one.
+  "0050_idempotency_keys": `
+    CREATE TABLE idempotency_keys (
+      scope text NOT NULL,
+      key text NOT NULL,
+      fingerprint text NOT NULL,
+      status integer,
+      content_type text,
+      body text,
+      locked_until timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      PRIMARY KEY (scope, key)
+    );
+    CREATE INDEX idempotency_keys_expires_at ON idempotency_keys (expires_at)
+  `,
+  // Identity providers people sign in with (OpenID Connect), their client secret encrypted with the master key,
+  // and the sign-ins under way between the redirect to a provider and its callback (taken once, by the digest
+  // of their state).
+  "0040_identity_providers": `
+    CREATE TABLE identity_providers (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      slug text COLLATE "C" NOT NULL,
+      name text NOT NULL,
+      issuer text NOT NULL,
+      client_id text NOT NULL,
+      client_secret_encrypted text NOT NULL,
+      client_secret_hint text NOT NULL,
+      groups_claim text NOT NULL,
+      role_map jsonb NOT NULL,
+      allowed_domains jsonb NOT NULL,
+      enabled boolean NOT NULL,
+      source text NOT NULL CHECK (source IN ('api', 'environment')),
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT identity_providers_slug_unique UNIQUE (slug)
+    );
+    CREATE INDEX identity_providers_organisation ON identity_providers (organisation_id, created_at, id);
+    CREATE TABLE oidc_sign_in_flows (
+      state_digest text PRIMARY KEY,
+      provider_id text NOT NULL,
+      nonce text NOT NULL,
+      code_verifier text NOT NULL,
+      created_at timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL
+    );
+    CREATE INDEX oidc_sign_in_flows_expiry ON oidc_sign_in_flows (expires_at)
+  `,
   // SCIM tokens: the bearer secrets identity providers provision users with, kept as SHA-256 digests.
   "0055_scim_tokens": `
     CREATE TABLE scim_tokens (

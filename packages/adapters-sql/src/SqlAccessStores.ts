@@ -114,6 +114,7 @@ export const makeAccessStores = Effect.gen(function*() {
                     ${u.last_updated_at})`
       ),
     get: byId("users", UserRow),
+    findByEmail: byPair("users", "organisation_id", "email", UserRow),
     list: (organisationId, request) => listing(UserRow, "users", sql`organisation_id = ${organisationId}`, request),
     update: (u) =>
       changed(

@@ -8,11 +8,14 @@ import {
   AuditLogStore,
   ChangeFeed,
   CollectionStore,
+  IdempotencyStore,
+  IdentityProviderStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
   ScimStore,
   ScimTokenStore,
+  SignInFlowStore,
   type StorePorts,
   StoreTransaction,
   TrustPolicyStore
@@ -29,6 +32,8 @@ import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
+import { makeIdempotencyStore } from "./SqlIdempotencyStore.ts"
+import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
@@ -51,7 +56,10 @@ const makeAll = Effect.gen(function*() {
     Context.add(StoreTransaction, yield* makeStoreTransaction),
     Context.add(McpCapabilityStore, yield* makeCapabilityStore),
     Context.add(LeaseStore, yield* makeLeaseStore),
+    Context.add(IdempotencyStore, yield* makeIdempotencyStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
+    Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
+    Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
     Context.add(ScimStore, yield* makeScimStore)
   )

@@ -7,6 +7,8 @@ import type { AuditLogStore } from "./audit/AuditLogStore.ts"
 import type { CollectionStore } from "./collections/Collection.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
+import type { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
+import type { IdentityProviderStore, SignInFlowStore } from "./identity-providers/IdentityProviderStore.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
 import type { LabelStore } from "./prompts/Label.ts"
@@ -39,5 +41,8 @@ export type StorePorts =
   | ChangeFeed
   | LeaseStore
   | TrustPolicyStore
+  | IdempotencyStore
+  | IdentityProviderStore
+  | SignInFlowStore
   | ScimTokenStore
   | ScimStore

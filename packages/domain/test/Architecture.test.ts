@@ -23,6 +23,8 @@ const allowed: Record<string, ReadonlyArray<RegExp>> = {
   "adapters-http": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^node:/, /^proxy-addr$/],
   // The official MCP client; the fetch it connects with comes from the server (pinned like provider calls).
   "adapters-mcp": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^@modelcontextprotocol\/sdk(\/|$)/],
+  // OpenID Connect sign-in: openid-client discovers, builds the authorization URL and validates ID tokens.
+  "adapters-oidc": [/^effect(\/|$)/, /^@gateway-control\/domain$/, /^openid-client$/],
   // The console's server side serves files; it knows nothing of the domain or the API it calls.
   console: [/^effect(\/|$)/, /^node:/],
   // The client knows the HTTP contract only: the definition entry of adapters-http, never its handlers.
@@ -66,7 +68,17 @@ describe("package dependencies point inward", () => {
   })
 
   it("package.json dependencies follow the same rule", () => {
-    for (const pkg of ["domain", "adapters-memory", "adapters-sql", "adapters-http", "adapters-mcp", "client"]) {
+    for (
+      const pkg of [
+        "domain",
+        "adapters-memory",
+        "adapters-sql",
+        "adapters-http",
+        "adapters-mcp",
+        "adapters-oidc",
+        "client"
+      ]
+    ) {
       const manifest = JSON.parse(readFileSync(join(packagesDir, pkg, "package.json"), "utf8"))
       const deps = Object.keys(manifest.dependencies ?? {})
       for (const dep of deps) {

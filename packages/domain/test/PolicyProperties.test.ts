@@ -45,7 +45,11 @@ type Operation =
   | "create workspace key" // role table: owners and admins any workspace, managers their workspace, members none
 
 const operationOf = (action: Action): Operation => {
-  if (action === "users.create.owner" || action === "users.update.owner" || action === "users.delete.owner") {
+  if (
+    action === "users.create.owner" || action === "users.update.owner" || action === "users.delete.owner" ||
+    // A provider whose role map makes owners is a second path to owner: an owner's to write.
+    action === "identity_providers.create.owner" || action === "identity_providers.update.owner"
+  ) {
     return "owner"
   }
   // Rotating a key issues a secret with its powers: the role rows of creating one.
@@ -78,6 +82,12 @@ const operationOf = (action: Action): Operation => {
     "trust_policies.list",
     "trust_policies.update",
     "trust_policies.delete",
+    // Identity providers let people sign in and give them roles: managing users and permissions.
+    "identity_providers.create",
+    "identity_providers.read",
+    "identity_providers.list",
+    "identity_providers.update",
+    "identity_providers.delete",
     // SCIM tokens provision the organisation's users.
     "scim_tokens.create",
     "scim_tokens.read",
@@ -128,6 +138,14 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "trust_policies.read": ["api_keys.list"],
     "trust_policies.list": ["api_keys.list"],
     "trust_policies.delete": ["api_keys.delete"],
+    // Identity providers create users and set their roles: the organisation users' scopes.
+    "identity_providers.create": ["organisation_users.create"],
+    "identity_providers.create.owner": ["organisation_users.create"],
+    "identity_providers.read": ["organisation_users.read"],
+    "identity_providers.list": ["organisation_users.list"],
+    "identity_providers.update": ["organisation_users.update"],
+    "identity_providers.update.owner": ["organisation_users.update"],
+    "identity_providers.delete": ["organisation_users.delete"],
     // A SCIM token manages users: creating one is creating users, reading it listing them, revoking it removing them.
     "scim_tokens.create": ["organisation_users.create"],
     "scim_tokens.read": ["organisation_users.list"],

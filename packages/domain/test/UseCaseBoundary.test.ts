@@ -98,7 +98,7 @@ describe("store-changing ports are reached only through the domain's use cases",
     expect(offendersIn("adapters-http")).toEqual([])
   })
 
-  for (const pkg of ["adapters-mcp", "client", "console"]) {
+  for (const pkg of ["adapters-mcp", "adapters-oidc", "client", "console"]) {
     it(`${pkg} imports no store port nor Audit`, () => {
       expect(offendersIn(pkg)).toEqual([])
     })

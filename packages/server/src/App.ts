@@ -6,6 +6,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
 import { layerMcpConnections } from "@gateway-control/adapters-mcp"
 import { layerMemory } from "@gateway-control/adapters-memory"
+import { layerOpenIdClient } from "@gateway-control/adapters-oidc"
 import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
@@ -19,11 +20,15 @@ import {
   DEFAULT_MCP_SETTINGS,
   FineTuning,
   HostResolver,
+  Idempotency,
+  IdentityProviders,
+  IdentityProviderSettings,
   layerTransitionSweep,
   McpConnectivity,
   McpDirectory,
   McpRegistry,
   McpSettings,
+  OidcSignIn,
   Prompts,
   ProviderRegistry,
   Readiness,
@@ -61,6 +66,7 @@ import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import { layerScimProtocol } from "./ScimProtocol.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
+import { layerTracing, tracingConfigOf } from "./Tracing.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
 /**
@@ -121,6 +127,8 @@ export interface ProviderSettings {
   readonly connector?: ConnectorFactory
   /** How workload tokens' key sets are fetched and kept (token exchange); the defaults unless given. */
   readonly workloadTokens?: WorkloadTokenOptions
+  /** Sign-in with identity providers: the public URL and the operator's provider; none unless given. */
+  readonly signIn?: IdentityProviderSettings["Service"]
 }
 
 /** Providers as configured: known ones, overridden base URLs, trusted custom hosts, timeout. */
@@ -176,8 +184,10 @@ export const layerDomain = <ROut, E, E2 = never>(
     FineTuning.layer,
     AuditLogs.layer,
     Readiness.layer,
+    Idempotency.layer,
     TrustPolicies.layer,
     TokenExchange.layer,
+    OidcSignIn.layer,
     ScimTokens.layer,
     Scim.layer,
     layerTransitionSweep
@@ -186,6 +196,13 @@ export const layerDomain = <ROut, E, E2 = never>(
       layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
     ),
     Layer.provideMerge(layerMcp(mcp, providers.connector)),
+    Layer.provideMerge(IdentityProviders.layer),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        Layer.succeed(IdentityProviderSettings)(providers.signIn ?? { publicUrl: null, operatorProvider: null }),
+        layerOpenIdClient
+      )
+    ),
     Layer.provideMerge(layerScimProtocol),
     Layer.provideMerge(Layer.succeed(RenderLimits)(renderLimits)),
     Layer.provideMerge(Layer.mergeAll(VirtualKeys.layer, Configs.layer, Collections.layer)),
@@ -211,7 +228,7 @@ export const layerConfiguredDomain = (config: AppConfig) =>
     Effect.map(Effect.all([loadMasterKey(config), loadMcpConfig(config)]), ([masterKey, mcp]) =>
       layerDomain(
         layerStore(config.store),
-        { registry: providerRegistry(config), masterKey },
+        { registry: providerRegistry(config), masterKey, signIn: config.signIn },
         { maxRenderBytes: config.maxRenderBytes, maxRenderSteps: config.maxRenderSteps },
         mcp,
         layerRateLimiter(config.redisUrl)
@@ -401,6 +418,8 @@ export const layerServe = (config: AppConfig) => {
     ),
     Layer.provide(layerBootstrapIfEmpty),
     Layer.provide(layerConfiguredDomain(config)),
-    Layer.provide(layerLogging(config.logLevel))
+    Layer.provide(layerLogging(config.logLevel)),
+    // Outermost, so that every layer above is built with the tracer in its context.
+    Layer.provide(layerTracing(tracingConfigOf(config)))
   )
 }

@@ -3,6 +3,7 @@
  * `gateway-control serve` and the CLI, or from options for an embedded engine. Invalid values fail with an
  * `InvalidConfiguration` naming the variable or the option.
  */
+import type { IdentityProviderSettings } from "@gateway-control/domain"
 import { Config, Effect, Option, type Redacted, Result } from "effect"
 import {
   decodeSettings,
@@ -32,6 +33,50 @@ export interface AppConfig
   extends Omit<SettingValues, "store" | "url" | "poolSize" | "statementTimeoutMs" | "connectTimeoutMs">
 {
   readonly store: StoreConfig
+  /** Sign-in: the public URL and the operator's identity provider (`OIDC_*`), checked together. */
+  readonly signIn: IdentityProviderSettings["Service"]
+}
+
+/** The operator's provider needs its issuer, client id and secret together; any one alone is a mistake. */
+const resolveSignIn = (
+  values: SettingValues,
+  source: ConfigSource
+): Result.Result<IdentityProviderSettings["Service"], InvalidConfiguration> => {
+  const publicUrl = Option.getOrNull(values.publicUrl)
+  if (
+    Option.isNone(values.oidcIssuer) && Option.isNone(values.oidcClientId) && Option.isNone(values.oidcClientSecret)
+  ) return Result.succeed({ publicUrl, operatorProvider: null })
+  if (
+    Option.isNone(values.oidcIssuer) || Option.isNone(values.oidcClientId) || Option.isNone(values.oidcClientSecret)
+  ) {
+    const given = {
+      oidcIssuer: values.oidcIssuer,
+      oidcClientId: values.oidcClientId,
+      oidcClientSecret: values.oidcClientSecret
+    }
+    const missing = (["oidcIssuer", "oidcClientId", "oidcClientSecret"] as const).filter((name) =>
+      given[name]._tag === "None"
+    )
+    return Result.fail(
+      new InvalidConfiguration({
+        message: `An identity provider needs ${source.nameOf("oidcIssuer")}, ${source.nameOf("oidcClientId")} and ${
+          source.nameOf("oidcClientSecret")
+        } together: ${missing.map(source.nameOf).join(", ")} missing.`,
+        setting: source.nameOf(missing[0]!)
+      })
+    )
+  }
+  return Result.succeed({
+    publicUrl,
+    operatorProvider: {
+      issuer: values.oidcIssuer.value,
+      clientId: values.oidcClientId.value,
+      clientSecret: values.oidcClientSecret.value,
+      groupsClaim: values.oidcGroupsClaim,
+      roleMap: values.oidcRoleMap,
+      allowedDomains: values.oidcAllowedDomains
+    }
+  })
 }
 
 /** A source of settings, and how its messages write "this setting has this value". */
@@ -70,18 +115,21 @@ const resolveStore = (
 }
 
 const decodeConfig = (source: ConfigSource): Result.Result<AppConfig, InvalidConfiguration> =>
-  Result.flatMap(decodeSettings(source), (values) =>
-    Result.map(resolveStore(values, source), (store) => {
-      const {
-        connectTimeoutMs: _connect,
-        poolSize: _poolSize,
-        statementTimeoutMs: _statement,
-        store: _kind,
-        url: _url,
-        ...rest
-      } = values
-      return { ...rest, store }
-    }))
+  Result.flatMap(
+    decodeSettings(source),
+    (values) =>
+      Result.map(Result.all([resolveStore(values, source), resolveSignIn(values, source)]), ([store, signIn]) => {
+        const {
+          connectTimeoutMs: _connect,
+          poolSize: _poolSize,
+          statementTimeoutMs: _statement,
+          store: _kind,
+          url: _url,
+          ...rest
+        } = values
+        return { ...rest, store, signIn }
+      })
+  )
 
 const variables = Config.all(
   Object.fromEntries(

@@ -4,8 +4,16 @@
  * the embedding options both decode through this table, so their defaults and checks cannot drift apart.
  */
 import { parseTrustProxy, type TrustProxy } from "@gateway-control/adapters-http"
-import { BaseUrl, DEFAULT_MAX_RENDER_BYTES, DEFAULT_MAX_RENDER_STEPS } from "@gateway-control/domain"
-import { type LogLevel, Option, Redacted, Result, Schema } from "effect"
+import {
+  BaseUrl,
+  checkAllowedDomains,
+  checkIssuerUrl,
+  checkRoleMap,
+  DEFAULT_MAX_RENDER_BYTES,
+  DEFAULT_MAX_RENDER_STEPS,
+  RoleMap
+} from "@gateway-control/domain"
+import { Effect, Exit, type LogLevel, Option, Redacted, Result, Schema } from "effect"
 
 /** A setting that is missing, malformed or contradicts another; `setting` names it as it was given. */
 export class InvalidConfiguration extends Schema.TaggedError<InvalidConfiguration>()("InvalidConfiguration", {
@@ -30,6 +38,25 @@ interface Setting<A> {
 }
 
 const setting = <A>(definition: Setting<A>): Setting<A> => definition
+
+/** OpenTelemetry's sampler names this service implements (`OTEL_TRACES_SAMPLER`). */
+export const TRACES_SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio"
+] as const
+export type TracesSamplerName = (typeof TRACES_SAMPLERS)[number]
+
+const httpUrl: Decode<string> = (input, name) => {
+  if (typeof input === "string" && URL.canParse(input)) {
+    const url = new URL(input)
+    if (url.protocol === "http:" || url.protocol === "https:") return Result.succeed(input)
+  }
+  return Result.fail(`${name} must be an http:// or https:// URL.`)
+}
 
 const asIs = (text: string): unknown => text
 const numberText = (text: string): unknown => (/^\s*[+-]?\d+\s*$/.test(text) ? Number(text) : text)
@@ -149,6 +176,85 @@ const basePath: Decode<Option.Option<string>> = (input, name) => {
   return Result.succeed(trimmed.length === 0 ? Option.none() : Option.some(trimmed))
 }
 
+/** A domain check run on a setting's value: its refusal's message, or the value. */
+const checked = <A>(check: Effect.Effect<A, { readonly message: string }>, name: string): Result.Result<A, string> => {
+  const exit = Effect.runSyncExit(check)
+  if (Exit.isSuccess(exit)) return Result.succeed(exit.value)
+  const failure = exit.cause.reasons.find((reason) => reason._tag === "Fail")
+  return Result.fail(`${name}: ${failure?._tag === "Fail" ? failure.error.message : "invalid"}`)
+}
+
+const optionalText: Decode<Option.Option<string>> = (input, name) =>
+  Result.map(nonEmptyText(input, name), (text) => Option.some(text.trim()))
+
+const decodeRoleMap = Schema.decodeUnknownResult(Schema.fromJsonString(RoleMap))
+
+/** Sign-in with an identity provider (identity-providers in the domain); the provider is complete or absent. */
+const signInSettings = {
+  /** The gateway's external base URL; the redirect URI is `${PUBLIC_URL}/auth/oidc/callback`. */
+  publicUrl: setting<Option.Option<string>>({
+    env: "PUBLIC_URL",
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: (input, name) => {
+      const text = typeof input === "string" ? input.trim().replace(/\/+$/, "") : ""
+      return Schema.is(BaseUrl)(text) && text.length > 0
+        ? Result.succeed(Option.some(text))
+        : Result.fail(`${name} must be the gateway's external http(s) base URL, e.g. https://gateway.example.com.`)
+    }
+  }),
+  oidcIssuer: setting<Option.Option<string>>({
+    env: "OIDC_ISSUER",
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: (input, name) =>
+      Result.flatMap(optionalText(input, name), (issuer) =>
+        Option.isNone(issuer)
+          ? Result.succeed(issuer)
+          : Result.map(checked(checkIssuerUrl(issuer.value, "issuer"), name), Option.some))
+  }),
+  oidcClientId: setting<Option.Option<string>>({
+    env: "OIDC_CLIENT_ID",
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: optionalText
+  }),
+  oidcClientSecret: setting<Option.Option<Redacted.Redacted<string>>>({
+    env: "OIDC_CLIENT_SECRET",
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: (input, name) => {
+      const secret = secretText(input)
+      return secret === undefined || secret.length === 0
+        ? Result.fail(`${name} must be the client secret the provider issued.`)
+        : Result.succeed(Option.some(Redacted.make(secret)))
+    }
+  }),
+  oidcGroupsClaim: setting({ env: "OIDC_GROUPS_CLAIM", defaultValue: "groups", fromText: asIs, decode: nonEmptyText }),
+  oidcRoleMap: setting<RoleMap>({
+    env: "OIDC_ROLE_MAP",
+    defaultValue: {},
+    fromText: asIs,
+    decode: (input, name) => {
+      const decoded = typeof input === "string" ? decodeRoleMap(input) : Schema.decodeUnknownResult(RoleMap)(input)
+      return Result.isFailure(decoded)
+        ? Result.fail(
+          `${name} must be JSON like {"<group>": {"organisation_role": "admin", "workspaces": {"<workspace slug>": "manager"}}}.`
+        )
+        : checked(checkRoleMap(decoded.success), name)
+    }
+  }),
+  oidcAllowedDomains: setting<ReadonlyArray<string>>({
+    env: "OIDC_ALLOWED_DOMAINS",
+    defaultValue: [],
+    fromText: (text) => text.split(",").map((d) => d.trim()).filter((d) => d.length > 0),
+    decode: (input, name) =>
+      Array.isArray(input) && input.every((d) => typeof d === "string")
+        ? checked(checkAllowedDomains(input), name)
+        : Result.fail(`${name} must be a list of email domains.`)
+  })
+}
+
 export const settings = {
   host: setting({ env: "HOST", serveOnly: true, defaultValue: "127.0.0.1", fromText: asIs, decode: nonEmptyText }),
   port: setting({
@@ -229,6 +335,50 @@ export const settings = {
     fromText: numberText,
     decode: (input, name) => Result.map(wholeNumber(1, 65535)(input, name), Option.some)
   }),
+  /** OpenTelemetry's OTLP/HTTP endpoint (`/v1/traces` is appended): traces are exported when set (Tracing.ts). */
+  otlpEndpoint: setting<Option.Option<string>>({
+    env: "OTEL_EXPORTER_OTLP_ENDPOINT",
+    serveOnly: true,
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: (input, name) => Result.map(httpUrl(input, name), Option.some)
+  }),
+  /** The traces URL itself, when it is not the endpoint's `/v1/traces`; wins over `OTEL_EXPORTER_OTLP_ENDPOINT`. */
+  otlpTracesEndpoint: setting<Option.Option<string>>({
+    env: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    serveOnly: true,
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: (input, name) => Result.map(httpUrl(input, name), Option.some)
+  }),
+  otelServiceName: setting({
+    env: "OTEL_SERVICE_NAME",
+    serveOnly: true,
+    defaultValue: "gateway-control",
+    fromText: asIs,
+    decode: nonEmptyText
+  }),
+  otelTracesSampler: setting<TracesSamplerName>({
+    env: "OTEL_TRACES_SAMPLER",
+    serveOnly: true,
+    defaultValue: "parentbased_always_on",
+    fromText: asIs,
+    decode: (input, name) =>
+      typeof input === "string" && (TRACES_SAMPLERS as ReadonlyArray<string>).includes(input)
+        ? Result.succeed(input as TracesSamplerName)
+        : Result.fail(`${name} must be one of ${TRACES_SAMPLERS.join(", ")}.`)
+  }),
+  /** The share of traces kept by the `traceidratio` samplers, 0 to 1. */
+  otelTracesSamplerArg: setting({
+    env: "OTEL_TRACES_SAMPLER_ARG",
+    serveOnly: true,
+    defaultValue: 1,
+    fromText: (text) => (/^\s*(?:0|1|0?\.\d+|1\.0*)\s*$/.test(text) ? Number(text) : text),
+    decode: (input, name) =>
+      typeof input === "number" && input >= 0 && input <= 1
+        ? Result.succeed(input)
+        : Result.fail(`${name} must be a number from 0 to 1.`)
+  }),
   /** How long `/readyz` answers 503 after SIGTERM before the listener closes: `serve` only (App.ts). */
   shutdownDrainMs: setting({
     env: "SHUTDOWN_DRAIN_MS",
@@ -293,7 +443,8 @@ export const settings = {
     defaultValue: Option.none(),
     fromText: asIs,
     decode: secretUrl((url) => /^rediss?:\/\/./.test(url), "a Redis URL (redis://host:6379 or rediss://...)")
-  })
+  }),
+  ...signInSettings
 }
 
 export type SettingName = keyof typeof settings

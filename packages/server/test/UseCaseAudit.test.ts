@@ -10,8 +10,10 @@ import {
   Bootstrap,
   Collections,
   Configs,
+  IdentityProviders,
   McpConnectivity,
   McpRegistry,
+  OidcSignIn,
   type Principal,
   Prompts,
   recordedStatusOf,
@@ -128,6 +130,16 @@ const trustPolicy = (world: World) =>
         max_ttl_seconds: 60
       })
     ))
+
+const identityProvider = (world: World) =>
+  IdentityProviders.use((p) =>
+    p.create(world.admin, {
+      name: unique("SSO"),
+      issuer: "https://sso.example.com",
+      client_id: "gateway",
+      client_secret: "a-client-secret"
+    })
+  )
 
 const exchange = (world: World) =>
   Effect.flatMap(trustPolicy(world), () =>
@@ -1039,6 +1051,54 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Effect.flatMap(scimCaller(w), (c) => Scim.use((s) => s.deleteUser(c, MISSING)))
     }
   ],
+  "identityProviders.create": [
+    { outcome: "allowed", program: identityProvider },
+    { outcome: "denied", program: (w) => identityProvider({ ...w, admin: w.weak }) },
+    {
+      outcome: "failed",
+      program: (w) =>
+        IdentityProviders.use((p) =>
+          p.create(w.admin, { name: "x", issuer: "ftp://nowhere", client_id: "x", client_secret: "y" })
+        )
+    }
+  ],
+  "identityProviders.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          identityProvider(w),
+          (p) => IdentityProviders.use((i) => i.update(w.admin, p.id, { enabled: false }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          identityProvider(w),
+          (p) => IdentityProviders.use((i) => i.update(w.weak, p.id, { enabled: false }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) => IdentityProviders.use((i) => i.update(w.admin, MISSING, { enabled: false }))
+    }
+  ],
+  "identityProviders.delete": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(identityProvider(w), (p) => IdentityProviders.use((i) => i.delete(w.admin, p.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(identityProvider(w), (p) => IdentityProviders.use((i) => i.delete(w.weak, p.id)))
+    },
+    { outcome: "failed", program: (w) => IdentityProviders.use((i) => i.delete(w.admin, MISSING)) }
+  ],
+  // A sign-in that succeeds needs an OpenID provider: OidcSignIn.test.ts signs in through a real one.
+  "identityProviders.signIn": [
+    { outcome: "failed", program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x")) }
+  ],
   "tokenExchange.exchange": [
     { outcome: "allowed", program: exchange },
     {
@@ -1135,7 +1195,8 @@ const everyUseCase = (name: string, open: () => Promise<{ run: Runner; close: ()
             )
           expect(record.response_status_code).toBe(status)
           if (call.outcome === "denied") expect([403, 404]).toContain(status)
-          if (call.outcome === "failed") expect([400, 404, 409]).toContain(status)
+          // 401: a sign-in refused (identityProviders.signIn).
+          if (call.outcome === "failed") expect([400, 401, 404, 409]).toContain(status)
         })
       }
     }

@@ -7,6 +7,7 @@ import { Int } from "./rows.ts"
 /** Messages for the uniqueness rules, by constraint name. */
 const conflicts: Record<string, { readonly message: string; readonly param: string | null }> = {
   workspaces_slug_unique: { message: "A workspace with this slug already exists in the organisation.", param: "slug" },
+  identity_providers_slug_unique: { message: "An identity provider with this slug already exists.", param: "slug" },
   users_email_unique: { message: "A user with this email already exists in the organisation.", param: "email" },
   api_keys_digest_unique: { message: "An API key with this digest already exists.", param: null },
   prompts_slug_unique: { message: "A prompt with this slug already exists in the workspace.", param: "slug" },

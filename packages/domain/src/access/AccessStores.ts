@@ -58,6 +58,8 @@ export class UserStore extends Context.Service<
     /** Fails with `Conflict` when the email is taken in the organisation. */
     readonly insert: (user: User) => Effect.Effect<void, Conflict | StoreError>
     readonly get: (id: string) => Effect.Effect<Option.Option<User>, StoreError>
+    /** The organisation's user with this email (stored lower case), if any. */
+    readonly findByEmail: (organisationId: string, email: string) => Effect.Effect<Option.Option<User>, StoreError>
     readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<User>, StoreError>
     /** Writes the user's name, role and last_updated_at; false when there was none. */
     readonly update: (user: User) => Effect.Effect<boolean, StoreError>

@@ -76,6 +76,17 @@ export const Actions = {
   "trust_policies.update": { scope: "workspace_service_api_keys.create", reach: "admin" },
   "trust_policies.delete": { scope: "api_keys.delete", reach: "admin" },
   /**
+   * An identity provider lets people sign in and be given roles by its map: organisation owners and admins
+   * only, with the user scopes; a map that makes owners is an owner's (identity-providers/IdentityProviders.ts).
+   */
+  "identity_providers.create": { scope: "organisation_users.create", reach: "admin" },
+  "identity_providers.create.owner": { scope: "organisation_users.create", reach: "admin", owner: true },
+  "identity_providers.read": { scope: "organisation_users.read", reach: "admin" },
+  "identity_providers.list": { scope: "organisation_users.list", reach: "admin" },
+  "identity_providers.update": { scope: "organisation_users.update", reach: "admin" },
+  "identity_providers.update.owner": { scope: "organisation_users.update", reach: "admin", owner: true },
+  "identity_providers.delete": { scope: "organisation_users.delete", reach: "admin" },
+  /**
    * A SCIM token lets an identity provider create, change and remove the organisation's users and their
    * memberships: creating one takes the scope of creating users, reading one that of listing them, revoking one
    * that of removing them; organisation owners and admins only (scim-tokens/ScimTokens.ts).

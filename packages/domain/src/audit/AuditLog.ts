@@ -35,7 +35,7 @@ export class MasterKeyMismatch extends Schema.TaggedError<MasterKeyMismatch>()("
 /** A workload exchanging its token holds no key yet, but is known: its token was verified. */
 const userTypeOf = (actor: AuditActor): AuditRecord["user_type"] =>
   actor.keyId === null
-    ? (actor.workload === undefined ? "unauthenticated" : "workload")
+    ? (actor.workload !== undefined ? "workload" : actor.userId === null ? "unauthenticated" : "user")
     : actor.userId === null
     ? "api_key"
     : "user"

@@ -14,6 +14,8 @@ const FAILURE_STATUS: Readonly<Record<string, number>> = {
   RateLimited: 429,
   // A token exchange refused (RFC 6749 §5.2): the token endpoint answers 400 with the OAuth error code.
   OAuthError: 400,
+  // A sign-in with an identity provider refused (unknown state, a token that does not validate, no account).
+  SignInRefused: 401,
   // A SCIM request the protocol refuses (a malformed filter, patch or resource): SCIM's 400.
   ScimInvalid: 400,
   McpUnreachable: 502,

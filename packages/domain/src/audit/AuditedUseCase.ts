@@ -9,6 +9,7 @@
  */
 import { Cause, Context, Effect, Layer, Result } from "effect"
 import type { Principal } from "../access/Principal.ts"
+import { hotPathSpan } from "../shared/internal/hotPathSpan.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import type { StoreError } from "../shared/StoreError.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
@@ -179,7 +180,7 @@ export class AuditedUseCase extends Context.Service<
             Effect.provideService(ActiveUseCase, spec.useCase),
             Effect.catchCause(recordFailure)
           )
-        })
+        }).pipe(hotPathSpan(spec.useCase))
 
       const run = <A, E, R>(spec: UseCaseSpec<NoInfer<A>>, change: Effect.Effect<A, E, R>) =>
         runSteps(spec, Effect.void, () => change)

@@ -62,6 +62,11 @@ const USE_CASE_TABLE = {
   "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
   "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
   "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
+  "identityProviders.create": { action: "create", resourceType: "identity_provider" },
+  "identityProviders.update": { action: "update", resourceType: "identity_provider" },
+  "identityProviders.delete": { action: "delete", resourceType: "identity_provider" },
+  // A person signing in with an identity provider: the user matched or created and the roles its map changed.
+  "identityProviders.signIn": { action: "sign_in", resourceType: "user" },
   "scimTokens.create": { action: "create", resourceType: "scim_token" },
   "scimTokens.revoke": { action: "revoke", resourceType: "scim_token" },
   // SCIM 2.0 provisioning (/scim/v2), recorded under the SCIM token that called.

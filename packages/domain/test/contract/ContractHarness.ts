@@ -11,9 +11,11 @@ import {
   type WorkspaceStore
 } from "../../src/access/AccessStores.ts"
 import type { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
+import type { IdentityProviderStore, SignInFlowStore } from "../../src/identity-providers/IdentityProviderStore.ts"
 import {
   ApiKey,
   type ConfigStore,
+  type IdempotencyStore,
   type LabelStore,
   type LeaseStore,
   type McpCapabilityStore,
@@ -37,6 +39,7 @@ export type Stores =
   | McpIntegrationStore
   | McpCapabilityStore
   | LeaseStore
+  | IdempotencyStore
   | McpServerStore
   | PromptStore
   | PartialStore
@@ -50,6 +53,8 @@ export type Stores =
   | ConfigStore
   | StoreTransaction
   | TrustPolicyStore
+  | IdentityProviderStore
+  | SignInFlowStore
   | ScimTokenStore
 
 let counter = 0

@@ -9,6 +9,8 @@ import { accessContract } from "./AccessContract.ts"
 import { apiKeyContract } from "./ApiKeyContract.ts"
 import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
+import { idempotencyContract } from "./IdempotencyContract.ts"
+import { identityProviderContract } from "./IdentityProviderContract.ts"
 import { labelContract } from "./LabelContract.ts"
 import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
@@ -32,5 +34,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     trustPolicyContract(harness)
     scimTokenContract(harness)
     credentialContract(harness)
+    idempotencyContract(harness)
+    identityProviderContract(harness)
   })
 }

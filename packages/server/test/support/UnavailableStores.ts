@@ -9,6 +9,7 @@ import {
   ApiKeyStore,
   AuditLogStore,
   ConfigStore,
+  IdempotencyStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -73,6 +74,7 @@ export const switchableMemory = (outage: () => Outage): Layer.Layer<StorePorts> 
     switched(VirtualKeyStore, entities),
     switched(ConfigStore, entities),
     switched(LeaseStore, entities),
+    switched(IdempotencyStore, entities),
     switched(AuditLogStore, audit)
   ]
   return Layer.flatMap(

@@ -43,6 +43,8 @@ export interface Fixture extends HeaderContext {
   readonly doomedConfigId: string
   readonly trustPolicyId: string
   readonly doomedTrustPolicyId: string
+  readonly identityProviderId: string
+  readonly doomedIdentityProviderId: string
   readonly scimTokenId: string
   readonly doomedScimTokenId: string
   readonly collectionId: string
@@ -55,6 +57,15 @@ const creator = (server: TestServer) => async (path: string, body: unknown): Pro
   const text = await response.text()
   if (response.status !== 201) throw new Error(`fixture: POST ${path} answered ${response.status} ${text}`)
   return JSON.parse(text)
+}
+
+/** An identity provider's fields but its name; its issuer is never asked (nobody signs in). */
+const IDENTITY_PROVIDER = {
+  issuer: "https://sso.example.com",
+  client_id: "gateway-control",
+  client_secret: "fuzz-client-secret",
+  role_map: { admins: { organisation_role: "admin" } },
+  allowed_domains: ["example.com"]
 }
 
 /** A trust policy's fields but its name and workspace; its keys are never fetched (nothing is exchanged). */
@@ -168,6 +179,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const trustPolicy = (name: string) => ({ ...TRUST_POLICY, name, workspace_id })
   const policy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-policy-${tag}`))
   const doomedPolicy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-doomed-${tag}`))
+  const identityProvider = (name: string) => ({ ...IDENTITY_PROVIDER, name })
+  const sso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz SSO ${tag}`))
+  const doomedSso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz doomed SSO ${tag}`))
   const scimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-idp-${tag}` })
   const doomedScimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-doomed-idp-${tag}` })
   return {
@@ -207,6 +221,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedConfigId: doomedConfig.id,
     trustPolicyId: policy.id,
     doomedTrustPolicyId: doomedPolicy.id,
+    identityProviderId: sso.id,
+    doomedIdentityProviderId: doomedSso.id,
     scimTokenId: scimToken.id,
     doomedScimTokenId: doomedScimToken.id,
     collectionId: collection.id,
@@ -352,6 +368,14 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { ...TRUST_POLICY, name: "fuzz-updated", workspace_id: f.workspaceId, max_ttl_seconds: 60 }
   }),
   "trustPolicies.delete": (f) => ({ params: { id: f.doomedTrustPolicyId } }),
+  "identityProviders.create": () => ({ body: { ...IDENTITY_PROVIDER, name: "Fuzz example SSO" } }),
+  "identityProviders.list": () => ({ query: PAGE }),
+  "identityProviders.get": (f) => ({ params: { id: f.identityProviderId } }),
+  "identityProviders.update": (f) => ({
+    params: { id: f.identityProviderId },
+    body: { allowed_domains: ["example.org"], role_map: { staff: { workspaces: { default: "member" } } } }
+  }),
+  "identityProviders.delete": (f) => ({ params: { id: f.doomedIdentityProviderId } }),
   "scimTokens.create": () => ({ body: { name: "fuzz-example" } }),
   "scimTokens.list": () => ({ query: PAGE }),
   "scimTokens.get": (f) => ({ params: { id: f.scimTokenId } }),

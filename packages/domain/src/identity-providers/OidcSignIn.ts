@@ -1,0 +1,302 @@
+/**
+ * Signing a person in with an identity provider (OpenID Connect, the code flow with PKCE): `start` keeps
+ * the flow server-side and answers the provider's URL; `callback` takes the flow once, has the provider's answer
+ * validated (by the `OidcClient` adapter), matches the person to a user by verified email or creates them when
+ * their domain is allowed, applies the provider's role map, and answers who signed in. The callback is one
+ * audited use case: its record names the person (email, provider, subject) and every role the map changed; a
+ * refusal is recorded as a failed sign-in and changes nothing.
+ *
+ * Users and memberships are written here without the policy's grant (GrantedWrites.ts): no principal asks; the
+ * provider's configuration, written under the policy (an owner's for a map that makes owners) or by the
+ * operator, is the authority, as a trust policy is for token exchange.
+ */
+import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
+import { type OrganisationRole, User, WorkspaceMember, type WorkspaceRole } from "../access/AccessModel.ts"
+import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
+import { AuditedUseCase, type UseCaseSpec } from "../audit/AuditedUseCase.ts"
+import type { AuditActor } from "../audit/AuditRecord.ts"
+import { ApiKeys } from "../credentials/ApiKeys.ts"
+import { type NotFound, requireRow } from "../shared/Errors.ts"
+import { nowIso } from "../shared/internal/time.ts"
+import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
+import { checkEmail, checkName } from "../shared/Rules.ts"
+import type { StoreError } from "../shared/StoreError.ts"
+import { type IdentityProvider, SignInFlow } from "./IdentityProvider.ts"
+import { groupsOf, mapRoles } from "./IdentityProviderRules.ts"
+import { IdentityProviders, type ResolvedIdentityProvider } from "./IdentityProviders.ts"
+import { callbackUrlOf, IdentityProviderSettings, SIGN_IN_FLOW_SECONDS } from "./IdentityProviderSettings.ts"
+import { SignInFlowStore } from "./IdentityProviderStore.ts"
+import { OidcClient, type OidcConnection } from "./OidcClient.ts"
+
+/** A sign-in the gateway refuses; `message` is for the person signing in, and holds no secret. */
+export class SignInRefused extends Schema.TaggedError<SignInRefused>()("SignInRefused", {
+  message: Schema.String
+}) {}
+
+/** A role the provider's map changed: the organisation role, or a workspace membership (null: none). */
+export interface MappedRoleChange {
+  readonly workspace: string | null
+  readonly from: OrganisationRole | WorkspaceRole | null
+  readonly to: OrganisationRole | WorkspaceRole | null
+}
+
+/** Who signed in, through which provider, and what the sign-in changed. */
+export interface SignedIn {
+  readonly user: User
+  readonly provider: IdentityProvider
+  readonly subject: string
+  readonly email: string
+  /** True when the user was created by this sign-in (just in time). */
+  readonly created: boolean
+  readonly roleChanges: ReadonlyArray<MappedRoleChange>
+}
+
+/** The provider of a callback, and the person its answer vouched for. */
+interface Verified {
+  readonly provider: IdentityProvider
+  readonly person: VerifiedPerson
+}
+
+/** What the provider vouched for. */
+interface VerifiedPerson {
+  readonly subject: string
+  readonly email: string
+  readonly name: string | null
+  readonly groups: ReadonlyArray<string>
+}
+
+const refused = (message: string) => Effect.fail(new SignInRefused({ message }))
+
+export class OidcSignIn extends Context.Service<
+  OidcSignIn,
+  {
+    /** The URL of the provider for a new sign-in; `NotFound` for a provider unknown or disabled. */
+    readonly start: (slug: string) => Effect.Effect<string, SignInRefused | NotFound | StoreError>
+    /** Completes the sign-in from the callback's query string. */
+    readonly callback: (search: string) => Effect.Effect<SignedIn, SignInRefused | StoreError>
+  }
+>()("@gateway-control/OidcSignIn") {
+  static readonly layer = Layer.effect(
+    OidcSignIn,
+    Effect.gen(function*() {
+      const providers = yield* IdentityProviders
+      const settings = yield* IdentityProviderSettings
+      const flows = yield* SignInFlowStore
+      const oidc = yield* OidcClient
+      const users = yield* UserStore
+      const members = yield* WorkspaceMemberStore
+      const workspaces = yield* WorkspaceStore
+      const apiKeys = yield* ApiKeys
+      const crypto = yield* PlatformCrypto
+      const useCases = yield* AuditedUseCase
+
+      const connectionOf = (resolved: ResolvedIdentityProvider, publicUrl: string): OidcConnection => ({
+        issuer: resolved.provider.issuer,
+        clientId: resolved.provider.client_id,
+        clientSecret: resolved.clientSecret,
+        redirectUri: callbackUrlOf(publicUrl)
+      })
+
+      const start = Effect.fn("OidcSignIn.start")(function*(slug: string) {
+        const found = yield* requireRow(yield* providers.resolve(slug), "identity provider", slug)
+        const publicUrl = settings.publicUrl
+        if (publicUrl === null) {
+          return yield* refused("Sign-in needs the gateway's public URL: the operator must set PUBLIC_URL.")
+        }
+        const redirect = yield* oidc.begin(connectionOf(found, publicUrl)).pipe(
+          Effect.catchTag(
+            "OidcFailure",
+            (failure) => refused(`The identity provider cannot be used: ${failure.message}`)
+          )
+        )
+        const now = yield* DateTime.now
+        yield* flows.insert(
+          new SignInFlow({
+            state_digest: crypto.sha256Hex(redirect.state),
+            provider_id: found.provider.id,
+            nonce: redirect.nonce,
+            code_verifier: redirect.codeVerifier,
+            created_at: DateTime.formatIso(now),
+            expires_at: DateTime.formatIso(DateTime.add(now, { seconds: SIGN_IN_FLOW_SECONDS }))
+          }),
+          DateTime.formatIso(now)
+        )
+        return redirect.url
+      })
+
+      /** The provider's answer validated, and the person it vouches for; any doubt refuses. */
+      const verify = Effect.fnUntraced(function*(
+        params: URLSearchParams,
+        search: string,
+        state: string | null,
+        flow: Option.Option<SignInFlow>,
+        resolved: Option.Option<ResolvedIdentityProvider>
+      ): Effect.fn.Return<{ readonly provider: IdentityProvider; readonly person: VerifiedPerson }, SignInRefused> {
+        if (state === null || Option.isNone(flow)) {
+          return yield* refused("This sign-in is unknown, already used or expired: start again.")
+        }
+        if (Option.isNone(resolved)) return yield* refused("The identity provider of this sign-in no longer exists.")
+        const error = params.get("error")
+        if (error !== null) {
+          const description = params.get("error_description")
+          return yield* refused(
+            `The identity provider refused: ${error}${description === null ? "" : ` (${description})`}.`
+          )
+        }
+        const publicUrl = settings.publicUrl
+        if (publicUrl === null) return yield* refused("Sign-in needs the gateway's public URL (PUBLIC_URL).")
+        const claims = yield* oidc.finish(connectionOf(resolved.value, publicUrl), search, {
+          state,
+          nonce: flow.value.nonce,
+          codeVerifier: flow.value.code_verifier
+        }).pipe(
+          Effect.catchTag(
+            "OidcFailure",
+            (failure) => refused(`The identity provider's answer was refused: ${failure.message}`)
+          )
+        )
+        const subject = claims.sub
+        const email = typeof claims.email === "string" ? claims.email.trim().toLowerCase() : null
+        if (typeof subject !== "string" || subject.length === 0) return yield* refused("The ID token names no subject.")
+        if (email === null) {
+          return yield* refused("The identity provider gave no email address (ask for the email scope).")
+        }
+        if (claims.email_verified !== true) {
+          return yield* refused("The identity provider has not verified this email address, so it cannot sign you in.")
+        }
+        yield* checkEmail(email).pipe(
+          Effect.catchTag("InvalidRequest", () => refused("The email address is not valid."))
+        )
+        const name = typeof claims.name === "string" && claims.name.trim().length > 0 ? claims.name.trim() : null
+        // A name the rules refuse is left out rather than refusing the person.
+        const validName = name === null ? null : yield* Effect.as(checkName(name), name).pipe(
+          Effect.orElseSucceed(() => null)
+        )
+        const provider = resolved.value.provider
+        const person: VerifiedPerson = {
+          subject,
+          email,
+          name: validName,
+          groups: groupsOf(claims[provider.groups_claim])
+        }
+        return { provider, person }
+      })
+
+      /** The person matched (or created) and the map's roles applied; refusals roll everything back. */
+      const admit = Effect.fnUntraced(function*(
+        provider: IdentityProvider,
+        person: VerifiedPerson
+      ): Effect.fn.Return<SignedIn, SignInRefused | StoreError> {
+        const mapped = mapRoles(provider.role_map, person.groups)
+        const now = yield* nowIso
+        const changes: Array<MappedRoleChange> = []
+        const existing = yield* users.findByEmail(provider.organisation_id, person.email)
+        let user: User
+        if (Option.isSome(existing)) {
+          user = existing.value
+          const desired = mapped.organisationRole
+          // The map never demotes an owner: an organisation keeps the owners it has.
+          if (desired !== null && desired !== user.role && user.role !== "owner") {
+            changes.push({ workspace: null, from: user.role, to: desired })
+            user = new User({ ...user, role: desired, last_updated_at: now })
+            yield* users.update(user)
+          }
+        } else {
+          const domain = person.email.slice(person.email.lastIndexOf("@") + 1)
+          if (!provider.allowed_domains.includes(domain)) {
+            return yield* refused(
+              `No user has the email ${person.email}, and this provider creates users only for ` +
+                (provider.allowed_domains.length === 0 ? "nobody (invitation only)" : "its allowed domains") +
+                ": ask an administrator for an invitation."
+            )
+          }
+          const role = mapped.organisationRole ?? "member"
+          user = new User({
+            id: crypto.uuid(),
+            organisation_id: provider.organisation_id,
+            email: person.email,
+            name: person.name,
+            role,
+            created_at: now,
+            last_updated_at: now
+          })
+          yield* users.insert(user).pipe(
+            Effect.catchTag("Conflict", () => refused("This person was just created by another sign-in: try again."))
+          )
+          changes.push({ workspace: null, from: null, to: role })
+        }
+        for (const [slug, role] of mapped.workspaces) {
+          const workspace = yield* workspaces.findBySlug(provider.organisation_id, slug)
+          if (Option.isNone(workspace)) continue
+          const membership = yield* members.get(workspace.value.id, user.id)
+          const from = Option.isSome(membership) ? membership.value.role : null
+          if (from === role) continue
+          changes.push({ workspace: slug, from, to: role })
+          if (role === null) yield* members.remove(workspace.value.id, user.id)
+          else {
+            yield* members.upsert(
+              new WorkspaceMember({
+                workspace_id: workspace.value.id,
+                user_id: user.id,
+                role,
+                created_at: Option.isSome(membership) ? membership.value.created_at : now,
+                last_updated_at: now
+              })
+            )
+          }
+        }
+        if (changes.length > 0) yield* apiKeys.forgetUser(user.id)
+        const signedIn: SignedIn = {
+          user,
+          provider,
+          subject: person.subject,
+          email: person.email,
+          created: Option.isNone(existing),
+          roleChanges: changes
+        }
+        return signedIn
+      })
+
+      const callback = Effect.fn("OidcSignIn.callback")(function*(search: string) {
+        const params = new URLSearchParams(search)
+        const state = params.get("state")
+        // Taken before anything else: a flow serves one callback, whatever its outcome.
+        const flow = state === null
+          ? Option.none<SignInFlow>()
+          : yield* flows.take(crypto.sha256Hex(state), yield* nowIso)
+        const resolved = Option.isNone(flow)
+          ? Option.none<ResolvedIdentityProvider>()
+          : yield* providers.resolveId(flow.value.provider_id)
+        const provider = Option.getOrUndefined(resolved)?.provider
+        const actor: AuditActor = { organisationId: provider?.organisation_id ?? null, keyId: null, userId: null }
+        const spec: UseCaseSpec<SignedIn> = {
+          useCase: "identityProviders.signIn",
+          actor,
+          successActor: (signedIn) => ({
+            organisationId: signedIn.user.organisation_id,
+            keyId: null,
+            userId: signedIn.user.id
+          }),
+          resourceId: (signedIn) => signedIn.user.id,
+          workspaceId: null,
+          body: { identity_provider: provider?.slug ?? null },
+          successBody: (signedIn) => ({
+            identity_provider: signedIn.provider.slug,
+            email: signedIn.email,
+            subject: signedIn.subject,
+            created: signedIn.created,
+            role_changes: signedIn.roleChanges
+          })
+        }
+        const verified = verify(params, search, state, flow, resolved)
+        return yield* useCases.runSteps<Verified, SignedIn, SignInRefused, SignInRefused | StoreError, never, never>(
+          spec,
+          verified,
+          (person) => admit(person.provider, person.person)
+        )
+      })
+
+      return OidcSignIn.of({ start, callback })
+    })
+  )
+}

@@ -1,0 +1,138 @@
+/**
+ * Traces over OTLP/HTTP: a `serve` process with `OTEL_EXPORTER_OTLP_ENDPOINT` set sends its spans to a receiver
+ * on loopback. A prompt create that came with a W3C `traceparent` is one trace, under the client's span: the
+ * request's server span, the use case's span, and the store's SQL statements; the request's log line names the
+ * trace. Without the variable nothing is sent.
+ */
+import { randomBytes } from "node:crypto"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { freshDatabase, postgresUrl } from "./support/Databases.ts"
+import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
+
+interface OtlpSpan {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId?: string
+  readonly name: string
+  readonly kind: number
+}
+
+/** An OTLP/HTTP traces receiver (JSON) on loopback, keeping every span it is sent. */
+const startReceiver = async () => {
+  const spans: Array<OtlpSpan> = []
+  const server: Server = createServer((request, response) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => {
+      if (request.url === "/v1/traces") {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+          resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<OtlpSpan> }> }>
+        }
+        for (const resource of body.resourceSpans) {
+          for (const scope of resource.scopeSpans) spans.push(...scope.spans)
+        }
+      }
+      response.writeHead(200, { "content-type": "application/json" }).end("{}")
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve()))
+  }
+}
+
+const waitFor = async <A>(find: () => A | undefined, withinMs = 30_000): Promise<A> => {
+  const deadline = Date.now() + withinMs
+  for (;;) {
+    const found = find()
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error("not found in time")
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+describe.skipIf(postgresUrl === undefined)("OTLP traces from serve on PostgreSQL", () => {
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+  let traced: ServerProcess
+  let untraced: ServerProcess
+  const cleanups: Array<() => Promise<unknown> | unknown> = []
+
+  beforeAll(async () => {
+    receiver = await startReceiver()
+    cleanups.push(receiver.close)
+    const database = await freshDatabase(postgresUrl!)
+    cleanups.push(database.drop)
+    const env = {
+      GATEWAY_STORE: "postgres",
+      DATABASE_URL: database.url,
+      GATEWAY_MASTER_KEY: randomBytes(32).toString("base64")
+    }
+    traced = await startServerProcess({
+      ...env,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_SERVICE_NAME: "gateway-control-test"
+    })
+    cleanups.push(() => traced.child.kill("SIGKILL"))
+    untraced = await startServerProcess(env)
+    cleanups.push(() => untraced.child.kill("SIGKILL"))
+  }, 120_000)
+
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup()
+  })
+
+  const createPrompt = async (server: ServerProcess, traceparent: string) => {
+    const key = traced.adminKey!
+    const workspaces = await fetch(`${server.baseUrl}/v1/workspaces`, { headers: { "x-service-api-key": key } })
+    const workspaceId = ((await workspaces.json()) as { data: Array<{ id: string }> }).data[0]!.id
+    const created = await fetch(`${server.baseUrl}/v1/prompts`, {
+      method: "POST",
+      headers: { "x-service-api-key": key, "content-type": "application/json", traceparent },
+      body: JSON.stringify({
+        name: `Traced ${randomBytes(4).toString("hex")}`,
+        workspace_id: workspaceId,
+        string: "Hi",
+        model: "m"
+      })
+    })
+    expect(created.status).toBe(201)
+  }
+
+  it("sends one trace of a prompt create under the client's span: route, use case and store", async () => {
+    const traceId = randomBytes(16).toString("hex")
+    const parentId = randomBytes(8).toString("hex")
+    await createPrompt(traced, `00-${traceId}-${parentId}-01`)
+    const inTrace = () => receiver.spans.filter((span) => span.traceId === traceId)
+    const server = await waitFor(() => inTrace().find((span) => span.parentSpanId === parentId))
+    // Effect's HTTP server span (kind 2: server), the client's span its parent.
+    expect(server.kind).toBe(2)
+    const useCase = await waitFor(() => inTrace().find((span) => span.name === "prompts.create"))
+    await waitFor(() => inTrace().find((span) => span.name.startsWith("sql.")))
+    // One trace: every span of it hangs from the server span, up to the client's.
+    const byId = new Map(inTrace().map((span) => [span.spanId, span]))
+    const rootOf = (span: OtlpSpan): string | undefined => {
+      let current: OtlpSpan | undefined = span
+      while (current !== undefined && current.parentSpanId !== undefined && byId.has(current.parentSpanId)) {
+        current = byId.get(current.parentSpanId)
+      }
+      return current?.parentSpanId
+    }
+    expect(rootOf(useCase)).toBe(parentId)
+    for (const span of inTrace()) expect(rootOf(span)).toBe(parentId)
+    // The request's log line names the trace.
+    await waitFor(() => traced.stderr().includes(traceId) ? true : undefined)
+  })
+
+  it("sends nothing from a process without OTEL_EXPORTER_OTLP_ENDPOINT", async () => {
+    const traceId = randomBytes(16).toString("hex")
+    await createPrompt(untraced, `00-${traceId}-${randomBytes(8).toString("hex")}-01`)
+    // The traced process exports its batches in well under this; the untraced one has no exporter at all.
+    await new Promise((resolve) => setTimeout(resolve, 1_500))
+    expect(receiver.spans.filter((span) => span.traceId === traceId)).toEqual([])
+    expect(untraced.stderr()).not.toContain(traceId)
+  })
+})

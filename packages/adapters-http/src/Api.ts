@@ -10,6 +10,7 @@ import { CollectionsGroup } from "./groups/collections/Api.ts"
 import { ConfigsGroup } from "./groups/configs/Api.ts"
 import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
 import { IdentityProvidersGroup } from "./groups/identityProviders/Api.ts"
+import { InvitesGroup } from "./groups/invites/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
@@ -17,6 +18,7 @@ import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
 import { ScimTokensGroup } from "./groups/scimTokens/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
+import { SecretReferencesGroup } from "./groups/secretReferences/Api.ts"
 import { SystemGroup } from "./groups/system/Api.ts"
 import { TrustPoliciesGroup } from "./groups/trustPolicies/Api.ts"
 import { UsersGroup } from "./groups/users/Api.ts"
@@ -31,6 +33,7 @@ export * from "./groups/Common.ts"
 export * from "./groups/configs/Api.ts"
 export * from "./groups/fineTuning/Api.ts"
 export * from "./groups/identityProviders/Api.ts"
+export * from "./groups/invites/Api.ts"
 export * from "./groups/labels/Api.ts"
 export * from "./groups/mcpConnectivity/Api.ts"
 export * from "./groups/mcpDirectory/Api.ts"
@@ -38,6 +41,7 @@ export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
 export * from "./groups/scimTokens/Api.ts"
 export * from "./groups/scopes/Api.ts"
+export * from "./groups/secretReferences/Api.ts"
 export * from "./groups/system/Api.ts"
 export * from "./groups/trustPolicies/Api.ts"
 export * from "./groups/users/Api.ts"
@@ -62,8 +66,10 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(VirtualKeysGroup)
   .add(ConfigsGroup)
   .add(TrustPoliciesGroup)
+  .add(SecretReferencesGroup)
   .add(IdentityProvidersGroup)
   .add(ScimTokensGroup)
+  .add(InvitesGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

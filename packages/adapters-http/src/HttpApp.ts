@@ -15,6 +15,7 @@ import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
 import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
 import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
+import { InvitesHandlers } from "./groups/invites/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
@@ -24,6 +25,7 @@ import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
 import { layerScimRoute } from "./groups/scim/ScimRoute.ts"
 import { ScimTokensHandlers } from "./groups/scimTokens/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
+import { SecretReferencesHandlers } from "./groups/secretReferences/Http.ts"
 import { SystemHandlers } from "./groups/system/Http.ts"
 import { TrustPoliciesHandlers } from "./groups/trustPolicies/Http.ts"
 import { layerTokenRoute } from "./groups/trustPolicies/TokenRoute.ts"
@@ -65,8 +67,10 @@ export const layerRoutes = (options: EdgeOptions) =>
         VirtualKeysHandlers,
         ConfigsHandlers,
         TrustPoliciesHandlers,
+        SecretReferencesHandlers,
         IdentityProvidersHandlers,
-        ScimTokensHandlers
+        ScimTokensHandlers,
+        InvitesHandlers
       ]),
       Layer.provide([ApiKeyAuthLive, RequestInputRulesLive])
     ),

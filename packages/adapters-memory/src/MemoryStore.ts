@@ -14,6 +14,7 @@ import {
   GENESIS_HASH,
   IdempotencyStore,
   IdentityProviderStore,
+  InviteStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
@@ -33,6 +34,7 @@ import {
   type PromptVersion,
   ScimStore,
   ScimTokenStore,
+  SecretReferenceStore,
   SignInFlowStore,
   type StoredSecret,
   type StorePorts,
@@ -55,11 +57,13 @@ import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
+import { makeInviteStore } from "./internal/MemoryInvites.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
 import { makeScimStore } from "./internal/MemoryScim.ts"
 import { makeScimTokenStore } from "./internal/MemoryScimTokens.ts"
+import { makeSecretReferenceStore } from "./internal/MemorySecretReferences.ts"
 import { MemoryState } from "./internal/MemoryState.ts"
 import { makeTrustPolicyStore } from "./internal/MemoryTrustPolicies.ts"
 import { byCreation, conflictOn, inScope, Table } from "./internal/Table.ts"
@@ -487,6 +491,9 @@ const make = Effect.sync(() => {
     Context.add(ScimStore, makeScimStore(state)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
+  ).pipe(
+    Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
+    Context.add(InviteStore, makeInviteStore(state))
   )
 })
 

@@ -634,6 +634,57 @@ export const migrationScripts = {
       last_updated_at timestamptz NOT NULL
     );
     CREATE INDEX scim_identities_organisation ON scim_identities (organisation_id)
+  `,
+  // Secret references: where an organisation's secret is in its own manager, and the login to fetch it (its
+  // secret fields encrypted with the master key, in encrypted_auth; never the secret itself). Admin keys that
+  // may create organisation service keys gain the new scopes, so an upgrade leaves them able to use the routes.
+  "0060_secret_references": `
+    CREATE TABLE secret_references (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      description text,
+      manager_type text NOT NULL,
+      auth_config jsonb NOT NULL,
+      encrypted_auth jsonb NOT NULL,
+      secret_path text NOT NULL,
+      secret_key text,
+      allow_all_workspaces boolean NOT NULL,
+      allowed_workspaces jsonb NOT NULL,
+      tags jsonb,
+      status text NOT NULL,
+      created_by text NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      UNIQUE (organisation_id, slug)
+    );
+    CREATE INDEX secret_references_organisation ON secret_references (organisation_id, created_at, id);
+    UPDATE api_keys SET scopes = scopes || '["secret_references.create", "secret_references.read",
+      "secret_references.list", "secret_references.update", "secret_references.delete"]'::jsonb
+    WHERE scopes ? 'organisation_service_api_keys.create' AND NOT scopes ? 'secret_references.create'
+  `,
+  // Invitations (issue 26): an email invited with an organisation role and workspace roles, by a single-use
+  // link that expires. Only the SHA-256 of the link's token is kept; `expired` is a pending row past its
+  // expires_at, decided when read.
+  "0065_invites": `
+    CREATE TABLE invites (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations(id),
+      email text NOT NULL,
+      role text NOT NULL,
+      workspaces jsonb NOT NULL,
+      status text NOT NULL,
+      token_hash text NOT NULL UNIQUE,
+      created_at timestamptz NOT NULL,
+      expires_at timestamptz NOT NULL,
+      accepted_at timestamptz,
+      accepted_user_id text,
+      invited_by text,
+      invited_by_api_key_id text,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
   `
 }
 

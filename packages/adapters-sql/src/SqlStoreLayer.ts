@@ -10,11 +10,13 @@ import {
   CollectionStore,
   IdempotencyStore,
   IdentityProviderStore,
+  InviteStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
   ScimStore,
   ScimTokenStore,
+  SecretReferenceStore,
   SignInFlowStore,
   type StorePorts,
   StoreTransaction,
@@ -34,12 +36,14 @@ import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
 import { makeIdempotencyStore } from "./SqlIdempotencyStore.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
+import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
 import { makeScimStore } from "./SqlScimStore.ts"
 import { makeScimTokenStore } from "./SqlScimTokenStore.ts"
+import { makeSecretReferenceStore } from "./SqlSecretReferenceStore.ts"
 import { makeStoreTransaction } from "./SqlStoreTransaction.ts"
 import { makeTrustPolicyStore } from "./SqlTrustPolicyStore.ts"
 
@@ -58,10 +62,12 @@ const makeAll = Effect.gen(function*() {
     Context.add(LeaseStore, yield* makeLeaseStore),
     Context.add(IdempotencyStore, yield* makeIdempotencyStore),
     Context.add(TrustPolicyStore, yield* makeTrustPolicyStore),
+    Context.add(SecretReferenceStore, yield* makeSecretReferenceStore),
     Context.add(IdentityProviderStore, yield* makeIdentityProviderStore),
     Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
-    Context.add(ScimStore, yield* makeScimStore)
+    Context.add(ScimStore, yield* makeScimStore),
+    Context.add(InviteStore, yield* makeInviteStore)
   )
 })
 

@@ -82,6 +82,12 @@ const operationOf = (action: Action): Operation => {
     "trust_policies.list",
     "trust_policies.update",
     "trust_policies.delete",
+    // Secret references are the organisation's logins to its own secret managers.
+    "secret_references.create",
+    "secret_references.read",
+    "secret_references.list",
+    "secret_references.update",
+    "secret_references.delete",
     // Identity providers let people sign in and give them roles: managing users and permissions.
     "identity_providers.create",
     "identity_providers.read",

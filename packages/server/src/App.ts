@@ -23,6 +23,7 @@ import {
   Idempotency,
   IdentityProviders,
   IdentityProviderSettings,
+  Invites,
   layerTransitionSweep,
   McpConnectivity,
   McpDirectory,
@@ -37,6 +38,8 @@ import {
   runHealthChecks,
   Scim,
   ScimTokens,
+  SecretReferences,
+  SecretReferenceSettings,
   type StorePorts,
   TokenExchange,
   TrustPolicies,
@@ -65,6 +68,7 @@ import { layerAuditSigner, layerHostResolver, layerNodeCrypto, layerSecretCipher
 import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "./ProviderConnections.ts"
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import { layerScimProtocol } from "./ScimProtocol.ts"
+import { layerSecretManagers } from "./SecretManagers.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
 import { layerTracing, tracingConfigOf } from "./Tracing.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
@@ -147,11 +151,20 @@ const defaultProviders: () => ProviderSettings = () => ({
 })
 
 /** The MCP settings without configuration: the defaults, and no secrets. */
-export const DEFAULT_MCP_CONFIG: McpConfig = { ...DEFAULT_MCP_SETTINGS, secrets: new Map() }
+export const DEFAULT_MCP_CONFIG: McpConfig = {
+  ...DEFAULT_MCP_SETTINGS,
+  secrets: new Map(),
+  secretCacheTtlMs: SecretReferenceSettings.defaultValue().cacheTtlMs
+}
 
-/** MCP connections: the official client, on fetches made like provider connections (`connector`), and secrets. */
-const layerMcp = (mcp: McpConfig, connector: ConnectorFactory | undefined) =>
+/**
+ * MCP connections: the official client, on fetches made like provider connections (`connector`), and secrets:
+ * the operator's file, and the secret managers secret references name.
+ */
+const layerMcp = (mcp: McpConfig, connector: ConnectorFactory | undefined, timeoutMs: number) =>
   Layer.mergeAll(
+    layerSecretManagers({ timeoutMs, fileSecrets: mcp.secrets }),
+    Layer.succeed(SecretReferenceSettings)({ cacheTtlMs: mcp.secretCacheTtlMs }),
     layerMcpConnections.pipe(Layer.provide(layerMcpFetch(connector))),
     layerMcpSecrets(mcp.secrets),
     Layer.succeed(McpSettings)({
@@ -186,6 +199,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Readiness.layer,
     Idempotency.layer,
     TrustPolicies.layer,
+    Invites.layer,
     TokenExchange.layer,
     OidcSignIn.layer,
     ScimTokens.layer,
@@ -195,7 +209,8 @@ export const layerDomain = <ROut, E, E2 = never>(
     Layer.provideMerge(
       layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
     ),
-    Layer.provideMerge(layerMcp(mcp, providers.connector)),
+    Layer.provideMerge(SecretReferences.layer),
+    Layer.provideMerge(layerMcp(mcp, providers.connector, providers.registry.timeoutMs)),
     Layer.provideMerge(IdentityProviders.layer),
     Layer.provideMerge(
       Layer.mergeAll(

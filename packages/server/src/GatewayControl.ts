@@ -63,6 +63,8 @@ export interface DomainOptions {
   readonly mcpTimeoutMs?: number | undefined
   /** The JSON file of the secrets MCP integrations' `secret_mappings` may name (`MCP_SECRETS_FILE`). */
   readonly mcpSecretsFile?: string | undefined
+  /** How long a secret fetched through a secret reference is kept in the process, in ms (`SECRET_CACHE_TTL_MS`, default 30000). */
+  readonly secretCacheTtlMs?: number | undefined
   /**
    * Where keys' rate limits are counted (`REDIS_URL`): `redis://host:6379`, shared by every engine or server
    * using it. When absent, this engine counts alone, in memory.
@@ -82,11 +84,13 @@ const serviceTags = [
   Domain.Configs,
   Domain.FineTuning,
   Domain.IdentityProviders,
+  Domain.Invites,
   Domain.McpConnectivity,
   Domain.McpDirectory,
   Domain.McpRegistry,
   Domain.OidcSignIn,
   Domain.Prompts,
+  Domain.SecretReferences,
   Domain.Scim,
   Domain.ScimTokens,
   Domain.TokenExchange,
@@ -113,7 +117,7 @@ const layerFromConfig = (config: AppConfig): Layer.Layer<Services, OpenError> =>
 
 /**
  * Every domain service (`ApiKeys`, `Prompts`, `McpRegistry`, `McpConnectivity`, `McpDirectory`, `Bootstrap`,
- * `Audit`, `Users`, `Workspaces`, `VirtualKeys`, `Configs`, `FineTuning`, `Collections`, `TrustPolicies`, `TokenExchange`, `IdentityProviders`, `OidcSignIn`) on the chosen store. Options are checked as the server checks its
+ * `Audit`, `Users`, `Workspaces`, `VirtualKeys`, `Configs`, `FineTuning`, `Collections`, `TrustPolicies`, `TokenExchange`, `IdentityProviders`, `OidcSignIn`, `Invites`) on the chosen store. Options are checked as the server checks its
  * variables: an invalid one fails the layer with `InvalidConfiguration` naming it. SQL stores migrate as
  * they open and close with the layer's scope. The layer installs no logger: logs go to the program's.
  * Every change made through them is audited as one made over the API is, in the change's own unit of work; its

@@ -12,6 +12,8 @@ import { InvalidConfiguration } from "./Settings.ts"
 export interface McpConfig extends McpSettingsShape {
   /** Secret references by id, from `MCP_SECRETS_FILE`; empty without one. */
   readonly secrets: ReadonlyMap<string, McpSecret>
+  /** How long a secret fetched through a secret reference is kept: `SECRET_CACHE_TTL_MS`. */
+  readonly secretCacheTtlMs: number
 }
 
 /** `{ "<reference id>": { "value": "<text>" | { … }, "hosts": ["host", "host:port", …] } }` */
@@ -64,12 +66,16 @@ export const loadMcpSecrets = (
 
 /** The MCP settings of a configuration, with its secrets read. */
 export const loadMcpConfig = (
-  config: Pick<AppConfig, "mcpTimeoutMs" | "mcpHealthIntervalMs" | "mcpUnhealthyAfter" | "mcpSecretsFile">
+  config: Pick<
+    AppConfig,
+    "mcpTimeoutMs" | "mcpHealthIntervalMs" | "mcpUnhealthyAfter" | "mcpSecretsFile" | "secretCacheTtlMs"
+  >
 ): Effect.Effect<McpConfig, InvalidConfiguration> =>
   Effect.map(loadMcpSecrets(config.mcpSecretsFile), (secrets) => ({
     timeoutMs: config.mcpTimeoutMs,
     healthIntervalMs: config.mcpHealthIntervalMs,
     unhealthyAfter: config.mcpUnhealthyAfter,
+    secretCacheTtlMs: config.secretCacheTtlMs,
     secrets
   }))
 

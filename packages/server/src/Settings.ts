@@ -429,6 +429,13 @@ export const settings = {
     fromText: asIs,
     decode: (input, name) => Result.map(nonEmptyText(input, name), Option.some)
   }),
+  /** How long a secret fetched through a secret reference is kept in the process (0: fetched at every use). */
+  secretCacheTtlMs: setting({
+    env: "SECRET_CACHE_TTL_MS",
+    defaultValue: 30_000,
+    fromText: numberText,
+    decode: wholeNumber(0)
+  }),
   /** The web console at `/console`, and `/` redirecting there: `serve` only (App.ts `layerConsoleRoutes`). */
   consoleEnabled: setting({
     env: "CONSOLE_ENABLED",

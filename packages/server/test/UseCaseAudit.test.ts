@@ -11,6 +11,7 @@ import {
   Collections,
   Configs,
   IdentityProviders,
+  Invites,
   McpConnectivity,
   McpRegistry,
   OidcSignIn,
@@ -20,6 +21,7 @@ import {
   RequestContext,
   Scim,
   ScimTokens,
+  SecretReferences,
   TOKEN_EXCHANGE_GRANT,
   TokenExchange,
   TrustPolicies,
@@ -31,6 +33,9 @@ import {
 } from "@gateway-control/domain"
 import { Effect, Exit, ManagedRuntime } from "effect"
 import { exportJWK, generateKeyPair, SignJWT } from "jose"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { layerDomain } from "../src/App.ts"
 import { createGatewayControl, GatewayControl, type GatewayControlEngine } from "../src/index.ts"
@@ -115,6 +120,15 @@ const issuer = generateKeyPair("ES256").then(async ({ privateKey, publicKey }) =
   jwks: { keys: [{ ...(await exportJWK(publicKey)), kid: "one", alg: "ES256" }] }
 }))
 const ISSUER = "https://issuer.audit.test"
+
+const invite = (world: World) =>
+  Invites.use((invites) =>
+    invites.create(world.admin, {
+      email: `${unique("invited")}@audit.test`,
+      role: "member",
+      workspaces: [{ id: world.workspaceId, role: "member" }]
+    })
+  )
 
 const trustPolicy = (world: World) =>
   Effect.flatMap(Effect.promise(() => issuer), ({ jwks }) =>
@@ -202,6 +216,47 @@ const DEACTIVATE = {
   schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
   Operations: [{ op: "replace", value: { active: false } }]
 }
+
+/** The operator's secrets file: one entry the `file` references below name, allowed to the local MCP server. */
+const SECRETS_FILE = join(mkdtempSync(join(tmpdir(), "audit-secrets-")), "secrets.json")
+writeFileSync(SECRETS_FILE, JSON.stringify({ "mcp-token": { value: "tok-audit-1", hosts: ["127.0.0.1"] } }))
+
+const secretReference = (world: World, secretPath = "mcp-token") =>
+  SecretReferences.use((r) =>
+    r.create(world.admin, { name: unique("Secret"), manager_type: "file", secret_path: secretPath })
+  )
+
+/** A server whose integration sends a secret reference's value in a header; tested, so the value is used. */
+const testWithReference = (world: World, secretPath: string) =>
+  Effect.flatMap(secretReference(world, secretPath), (reference) =>
+    Effect.flatMap(
+      McpRegistry.use((registry) =>
+        registry.createIntegration(world.admin, {
+          name: unique("Integration"),
+          url: world.mcpUrl,
+          transport: "http",
+          auth_type: "none",
+          workspace_id: world.workspaceId,
+          secret_mappings: [{
+            target_field: "headers.X-Token",
+            secret_reference_id: reference.slug,
+            secret_key: "",
+            value_format: "string"
+          }]
+        })
+      ),
+      (made) =>
+        Effect.flatMap(
+          McpRegistry.use((registry) =>
+            registry.createServer(world.admin, {
+              name: unique("Server"),
+              mcp_integration_id: made.id,
+              workspace_id: world.workspaceId
+            })
+          ),
+          (created) => McpConnectivity.use((c) => c.testServer(world.admin, created.id))
+        )
+    ))
 
 /** Each use case called allowed, denied (by the weak key) and failed (bad input, or a resource that is not there). */
 const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
@@ -908,6 +963,55 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => Configs.use((c) => c.deleteConfig(w.admin, MISSING)) }
   ],
+  "invites.create": [
+    { outcome: "allowed", program: invite },
+    { outcome: "denied", program: (w) => Effect.flatMap(invite({ ...w, admin: w.weak }), () => Effect.void) },
+    {
+      outcome: "failed",
+      program: (w) => Invites.use((i) => i.create(w.admin, { email: "not an email", role: "member", workspaces: [] }))
+    }
+  ],
+  "invites.resend": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.resend(w.admin, invite.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.resend(w.weak, invite.id)))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          invite(w),
+          ({ invite }) =>
+            Effect.andThen(
+              Invites.use((i) => i.revoke(w.admin, invite.id)),
+              Invites.use((i) => i.resend(w.admin, invite.id))
+            )
+        )
+    }
+  ],
+  "invites.revoke": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.revoke(w.admin, invite.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.revoke(w.weak, invite.id)))
+    },
+    { outcome: "failed", program: (w) => Invites.use((i) => i.revoke(w.admin, "no-such-invite")) }
+  ],
+  "invites.accept": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(invite(w), ({ token }) => Invites.use((i) => i.accept({ token, name: "Ada Lovelace" })))
+    },
+    { outcome: "failed", program: () => Invites.use((i) => i.accept({ token: "not-a-link" })) }
+  ],
   "trustPolicies.create": [
     { outcome: "allowed", program: trustPolicy },
     {
@@ -1099,6 +1203,61 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
   "identityProviders.signIn": [
     { outcome: "failed", program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x")) }
   ],
+  "secretReferences.create": [
+    { outcome: "allowed", program: (w) => secretReference(w) },
+    { outcome: "denied", program: (w) => secretReference({ ...w, admin: w.weak }) },
+    {
+      outcome: "failed",
+      program: (w) =>
+        SecretReferences.use((r) =>
+          r.create(w.admin, { name: "Vault", manager_type: "hashicorp_vault", secret_path: "secret/x" })
+        )
+    }
+  ],
+  "secretReferences.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          secretReference(w),
+          (made) => SecretReferences.use((r) => r.update(w.admin, made.id, { secret_key: "token" }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          secretReference(w),
+          (made) => SecretReferences.use((r) => r.update(w.weak, made.id, { secret_key: "token" }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          secretReference(w),
+          (made) => SecretReferences.use((r) => r.update(w.admin, made.id, { auth_config: { vault_addr: "x" } }))
+        )
+    }
+  ],
+  "secretReferences.delete": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(secretReference(w), (made) => SecretReferences.use((r) => r.delete(w.admin, made.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(secretReference(w), (made) => SecretReferences.use((r) => r.delete(w.weak, made.id)))
+    },
+    { outcome: "failed", program: (w) => SecretReferences.use((r) => r.delete(w.admin, MISSING)) }
+  ],
+  "secretReferences.use": [
+    { outcome: "allowed", program: (w) => testWithReference(w, "mcp-token") },
+    // The file has no such entry: the use is refused (400) and recorded.
+    { outcome: "failed", program: (w) => testWithReference(w, "no-such-entry") }
+  ],
   "tokenExchange.exchange": [
     { outcome: "allowed", program: exchange },
     {
@@ -1208,7 +1367,11 @@ const everyUseCase = (name: string, open: () => Promise<{ run: Runner; close: ()
   })
 
 everyUseCase("GatewayControl.layer", async () => {
-  const runtime = ManagedRuntime.make(GatewayControl.layer({ store: "memory", trustedCustomHosts: ["127.0.0.1"] }))
+  const runtime = ManagedRuntime.make(GatewayControl.layer({
+    store: "memory",
+    trustedCustomHosts: ["127.0.0.1"],
+    mcpSecretsFile: SECRETS_FILE
+  }))
   return {
     run: (program) => runtime.runPromiseExit(program),
     close: () => runtime.dispose()
@@ -1218,7 +1381,8 @@ everyUseCase("GatewayControl.layer", async () => {
 everyUseCase("createGatewayControl().run", async () => {
   const engine: GatewayControlEngine = await createGatewayControl({
     store: "memory",
-    trustedCustomHosts: ["127.0.0.1"]
+    trustedCustomHosts: ["127.0.0.1"],
+    mcpSecretsFile: SECRETS_FILE
   })
   return {
     run: (program) => engine.run(Effect.exit(program)),

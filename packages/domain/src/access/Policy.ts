@@ -75,6 +75,12 @@ export const Actions = {
   "trust_policies.list": { scope: "api_keys.list", reach: "admin" },
   "trust_policies.update": { scope: "workspace_service_api_keys.create", reach: "admin" },
   "trust_policies.delete": { scope: "api_keys.delete", reach: "admin" },
+  /** Secret references are the organisation's: owners' and admins' admin keys (secret-references/). */
+  "secret_references.create": { scope: "secret_references.create", reach: "admin" },
+  "secret_references.read": { scope: "secret_references.read", reach: "admin" },
+  "secret_references.list": { scope: "secret_references.list", reach: "admin" },
+  "secret_references.update": { scope: "secret_references.update", reach: "admin" },
+  "secret_references.delete": { scope: "secret_references.delete", reach: "admin" },
   /**
    * An identity provider lets people sign in and be given roles by its map: organisation owners and admins
    * only, with the user scopes; a map that makes owners is an owner's (identity-providers/IdentityProviders.ts).

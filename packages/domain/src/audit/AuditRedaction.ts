@@ -8,6 +8,7 @@
 import { CONFIG_SECRET_FIELDS } from "../credentials/Config.ts"
 import { VIRTUAL_KEY_SECRET_FIELDS } from "../credentials/VirtualKey.ts"
 import { MCP_INTEGRATION_SECRET_FIELDS } from "../mcp/Mcp.ts"
+import { SECRET_AUTH_FIELDS } from "../secret-references/SecretReferenceRules.ts"
 
 export const REDACTED = "[REDACTED]"
 
@@ -18,7 +19,8 @@ export type FieldPath = ReadonlyArray<string>
 export const SECRET_FIELDS: Readonly<Record<string, ReadonlyArray<FieldPath>>> = {
   virtual_key: VIRTUAL_KEY_SECRET_FIELDS,
   config: CONFIG_SECRET_FIELDS,
-  mcp_integration: MCP_INTEGRATION_SECRET_FIELDS
+  mcp_integration: MCP_INTEGRATION_SECRET_FIELDS,
+  secret_reference: [...SECRET_AUTH_FIELDS].map((field) => ["auth_config", field])
 }
 
 /** Words that make any name they appear in a secret, in any position: `client_secret`, `sessionCookie`. */

@@ -62,6 +62,11 @@ const USE_CASE_TABLE = {
   "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
   "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
   "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
+  "secretReferences.create": { action: "create", resourceType: "secret_reference" },
+  "secretReferences.update": { action: "update", resourceType: "secret_reference" },
+  "secretReferences.delete": { action: "delete", resourceType: "secret_reference" },
+  // Not a change: the gateway fetched a reference's secret for a record that calls out (secret-references/).
+  "secretReferences.use": { action: "use", resourceType: "secret_reference" },
   "identityProviders.create": { action: "create", resourceType: "identity_provider" },
   "identityProviders.update": { action: "update", resourceType: "identity_provider" },
   "identityProviders.delete": { action: "delete", resourceType: "identity_provider" },
@@ -75,7 +80,12 @@ const USE_CASE_TABLE = {
   "scim.patchUser": { action: "update", resourceType: "user" },
   "scim.deleteUser": { action: "delete", resourceType: "user" },
   // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
-  "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" }
+  "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" },
+  // Invitations (invites/Invites.ts): accepting one makes its user; a link nobody can use is recorded as refused.
+  "invites.create": { action: "create", resourceType: "invite" },
+  "invites.resend": { action: "resend", resourceType: "invite" },
+  "invites.revoke": { action: "revoke", resourceType: "invite" },
+  "invites.accept": { action: "accept", resourceType: "invite" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 
 /** The name of an audited use case. */

@@ -6,6 +6,7 @@
  */
 import { Effect, Option, Predicate, Redacted } from "effect"
 import { makeAddressGuard } from "../fine-tuning/CustomHosts.ts"
+import { SecretReferences } from "../secret-references/SecretReferences.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import { HTTP_URL_PROBLEMS, parseHttpUrl } from "../shared/HttpUrl.ts"
 import { type McpIntegration, type SecretMapping, storedHeaders } from "./Mcp.ts"
@@ -55,6 +56,7 @@ const valueOf = (secret: McpSecret, mapping: SecretMapping): string | { readonly
 export const makeEndpointOf = Effect.gen(function*() {
   const guard = yield* makeAddressGuard
   const secrets = yield* McpSecrets
+  const references = yield* SecretReferences
 
   return Effect.fnUntraced(function*(integration: McpIntegration) {
     const settings = yield* McpSettings
@@ -72,19 +74,32 @@ export const makeEndpointOf = Effect.gen(function*() {
         )
       }
       const secret = yield* secrets.resolve(mapping.secret_reference_id)
-      if (Option.isNone(secret)) {
-        return yield* InvalidRequest.of(
-          `${param} names a secret reference this gateway does not hold (see MCP_SECRETS_FILE).`,
-          `${param}.secret_reference_id`
-        )
+      let value: string | { readonly problem: string }
+      if (Option.isSome(secret)) {
+        if (!secret.value.hosts.includes(url.host) && !secret.value.hosts.includes(url.hostname)) {
+          return yield* InvalidRequest.of(
+            `${param} names a secret that may not be sent to '${url.host}'.`,
+            `${param}.secret_reference_id`
+          )
+        }
+        value = valueOf(secret.value, mapping)
+      } else {
+        // Not an entry of MCP_SECRETS_FILE: a secret reference of the organisation, by id or slug. Its value goes
+        // only to this integration's URL, which the stored-secret rule binds the mapping to.
+        const resolved = yield* references.resolve({
+          organisationId: integration.organisation_id,
+          workspaceId: integration.workspace_id,
+          reference: mapping.secret_reference_id,
+          secretKey: mapping.secret_key === "" ? undefined : mapping.secret_key,
+          destination: url,
+          usedBy: { type: "mcp_integration", id: integration.id },
+          param: `${param}.secret_reference_id`
+        })
+        const text = Redacted.value(resolved)
+        value = typeof text === "string"
+          ? text
+          : { problem: "names a JSON secret: give secret_key (on the mapping or the reference) to pick a field" }
       }
-      if (!secret.value.hosts.includes(url.host) && !secret.value.hosts.includes(url.hostname)) {
-        return yield* InvalidRequest.of(
-          `${param} names a secret that may not be sent to '${url.host}'.`,
-          `${param}.secret_reference_id`
-        )
-      }
-      const value = valueOf(secret.value, mapping)
       if (typeof value !== "string") return yield* InvalidRequest.of(`${param} ${value.problem}.`, param)
       headers[target[1].toLowerCase()] = value
     }

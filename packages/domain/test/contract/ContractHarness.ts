@@ -31,7 +31,9 @@ import {
   type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
+import type { InviteStore } from "../../src/invites/InviteStore.ts"
 import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
+import type { SecretReferenceStore } from "../../src/secret-references/SecretReferenceStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
 
@@ -53,9 +55,11 @@ export type Stores =
   | ConfigStore
   | StoreTransaction
   | TrustPolicyStore
+  | SecretReferenceStore
   | IdentityProviderStore
   | SignInFlowStore
   | ScimTokenStore
+  | InviteStore
 
 let counter = 0
 export const uid = () =>

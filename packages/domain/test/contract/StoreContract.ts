@@ -11,11 +11,13 @@ import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
 import { idempotencyContract } from "./IdempotencyContract.ts"
 import { identityProviderContract } from "./IdentityProviderContract.ts"
+import { inviteContract } from "./InviteContract.ts"
 import { labelContract } from "./LabelContract.ts"
 import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
 import { promptContract } from "./PromptContract.ts"
 import { scimTokenContract } from "./ScimTokenContract.ts"
+import { secretReferenceContract } from "./SecretReferenceContract.ts"
 import { transactionContract } from "./TransactionContract.ts"
 import { trustPolicyContract } from "./TrustPolicyContract.ts"
 
@@ -32,7 +34,9 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     mcpContract(harness)
     mcpConnectivityContract(harness)
     trustPolicyContract(harness)
+    secretReferenceContract(harness)
     scimTokenContract(harness)
+    inviteContract(harness)
     credentialContract(harness)
     idempotencyContract(harness)
     identityProviderContract(harness)

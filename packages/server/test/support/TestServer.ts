@@ -49,6 +49,8 @@ export interface TestServerOptions {
   readonly clock?: Clock.Clock | undefined
   /** MCP settings and secrets; the health checker runs when `healthIntervalMs` is above 0. */
   readonly mcp?: McpConfig | undefined
+  /** Where the server's logs go; nowhere when absent. */
+  readonly loggers?: ReadonlyArray<Logger.Logger<unknown, unknown>> | undefined
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
@@ -66,7 +68,7 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
         options.mcp
       )
     ),
-    Layer.provide(Logger.layer([])),
+    Layer.provide(Logger.layer(options.loggers ?? [])),
     Layer.provide(options.clock === undefined ? Layer.empty : Layer.succeed(Clock.Clock)(options.clock))
   )
 

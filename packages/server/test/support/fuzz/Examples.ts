@@ -43,10 +43,14 @@ export interface Fixture extends HeaderContext {
   readonly doomedConfigId: string
   readonly trustPolicyId: string
   readonly doomedTrustPolicyId: string
+  readonly secretReferenceId: string
+  readonly doomedSecretReferenceId: string
   readonly identityProviderId: string
   readonly doomedIdentityProviderId: string
   readonly scimTokenId: string
   readonly doomedScimTokenId: string
+  readonly inviteId: string
+  readonly doomedInviteId: string
   readonly collectionId: string
   readonly doomedCollectionId: string
 }
@@ -69,6 +73,13 @@ const IDENTITY_PROVIDER = {
 }
 
 /** A trust policy's fields but its name and workspace; its keys are never fetched (nothing is exchanged). */
+/** A secret reference in a Vault that is never called (the fuzz test only administers references). */
+const SECRET_REFERENCE = {
+  manager_type: "hashicorp_vault",
+  auth_config: { vault_auth_type: "token", vault_addr: "https://vault.example.com", vault_token: "hvs.fuzz-token" },
+  secret_path: "secret/openai"
+}
+
 const TRUST_POLICY = {
   issuer: "https://token.actions.githubusercontent.com",
   jwks_uri: "https://token.actions.githubusercontent.com/.well-known/jwks",
@@ -179,11 +190,17 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const trustPolicy = (name: string) => ({ ...TRUST_POLICY, name, workspace_id })
   const policy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-policy-${tag}`))
   const doomedPolicy = await create("/v1/admin/trust-policies", trustPolicy(`fuzz-doomed-${tag}`))
+  const secretReference = (name: string) => ({ ...SECRET_REFERENCE, name })
+  const reference = await create("/v1/secret-references", secretReference(`fuzz-secret-${tag}`))
+  const doomedReference = await create("/v1/secret-references", secretReference(`fuzz-doomed-secret-${tag}`))
   const identityProvider = (name: string) => ({ ...IDENTITY_PROVIDER, name })
   const sso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz SSO ${tag}`))
   const doomedSso = await create("/v1/admin/identity-providers", identityProvider(`Fuzz doomed SSO ${tag}`))
   const scimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-idp-${tag}` })
   const doomedScimToken = await create("/v1/admin/scim-tokens", { name: `fuzz-doomed-idp-${tag}` })
+  const invitation = (who: string) => ({ email: `${who}-${tag}@fuzz.test`, role: "member", workspaces: [] })
+  const invite = await create("/v1/admin/users/invites", invitation("invited"))
+  const doomedInvite = await create("/v1/admin/users/invites", invitation("doomed"))
   return {
     adminKey: server.adminKey,
     workspaceKey: apiKey.key,
@@ -221,10 +238,14 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedConfigId: doomedConfig.id,
     trustPolicyId: policy.id,
     doomedTrustPolicyId: doomedPolicy.id,
+    secretReferenceId: reference.id,
+    doomedSecretReferenceId: doomedReference.id,
     identityProviderId: sso.id,
     doomedIdentityProviderId: doomedSso.id,
     scimTokenId: scimToken.id,
     doomedScimTokenId: doomedScimToken.id,
+    inviteId: invite.id,
+    doomedInviteId: doomedInvite.id,
     collectionId: collection.id,
     doomedCollectionId: doomedCollection.id
   }
@@ -368,6 +389,23 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { ...TRUST_POLICY, name: "fuzz-updated", workspace_id: f.workspaceId, max_ttl_seconds: 60 }
   }),
   "trustPolicies.delete": (f) => ({ params: { id: f.doomedTrustPolicyId } }),
+  "secretReferences.create": (f) => ({
+    body: {
+      ...SECRET_REFERENCE,
+      name: "fuzz-example",
+      description: "d",
+      secret_key: "api_key",
+      allowed_workspaces: [f.workspaceId],
+      tags: { team: "fuzz" }
+    }
+  }),
+  "secretReferences.list": () => ({ query: { manager_type: "hashicorp_vault", search: "fuzz", ...PAGE } }),
+  "secretReferences.get": (f) => ({ params: { id: f.secretReferenceId } }),
+  "secretReferences.update": (f) => ({
+    params: { id: f.secretReferenceId },
+    body: { description: "updated", secret_path: "secret/other", auth_config: { vault_namespace: "team" } }
+  }),
+  "secretReferences.delete": (f) => ({ params: { id: f.doomedSecretReferenceId } }),
   "identityProviders.create": () => ({ body: { ...IDENTITY_PROVIDER, name: "Fuzz example SSO" } }),
   "identityProviders.list": () => ({ query: PAGE }),
   "identityProviders.get": (f) => ({ params: { id: f.identityProviderId } }),
@@ -380,6 +418,13 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   "scimTokens.list": () => ({ query: PAGE }),
   "scimTokens.get": (f) => ({ params: { id: f.scimTokenId } }),
   "scimTokens.revoke": (f) => ({ params: { id: f.doomedScimTokenId } }),
+  "invites.create": (f) => ({
+    body: { email: "fuzz-example@fuzz.test", role: "admin", workspaces: [{ id: f.workspaceId, role: "admin" }] }
+  }),
+  "invites.list": () => ({ query: { ...PAGE, status: "pending", role: "member" } }),
+  "invites.get": (f) => ({ params: { id: f.inviteId } }),
+  "invites.resend": (f) => ({ params: { id: f.inviteId } }),
+  "invites.revoke": (f) => ({ params: { id: f.doomedInviteId } }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

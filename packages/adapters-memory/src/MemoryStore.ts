@@ -20,7 +20,7 @@ import {
   McpCapabilityStore,
   McpIntegration,
   McpIntegrationStore,
-  type McpServer,
+  McpServer,
   McpServerStore,
   newestFirst,
   type Organisation,
@@ -322,6 +322,12 @@ const make = Effect.sync(() => {
         (taken) =>
           conflictOn(taken, `An MCP server with slug '${server.slug}' already exists in this workspace.`, "slug")
       ),
+    update: (server) =>
+      servers.replace(
+        server.id,
+        (stored) => new McpServer({ ...stored, name: server.name, description: server.description })
+      ),
+    delete: (id) => servers.delete(id),
     get: (id) => Effect.sync(() => servers.get(id)),
     findBySlug: (workspaceId, slug) => Effect.sync(() => servers.byUnique(`${workspaceId}/${slug}`)),
     list: (organisationId, workspaceId, search, page) =>

@@ -148,6 +148,13 @@ export const makeMcpStores = Effect.gen(function*() {
                   mcp_integration_id, created_at)
                 VALUES (${s.id}, ${s.organisation_id}, ${s.workspace_id}, ${s.slug}, ${s.name}, ${s.status},
                   ${s.description}, ${s.mcp_integration_id}, ${s.created_at})`),
+    update: (s) =>
+      read(Effect.map(
+        sql`UPDATE mcp_servers SET name = ${s.name}, description = ${s.description} WHERE id = ${s.id} RETURNING id`,
+        (rows) => rows.length > 0
+      )),
+    delete: (id) =>
+      read(Effect.map(sql`DELETE FROM mcp_servers WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0)),
     get: byId("mcp_servers", ServerRow),
     findBySlug: bySlug("mcp_servers", "workspace_id", ServerRow),
     list: (organisationId, workspaceId, search, page) => {

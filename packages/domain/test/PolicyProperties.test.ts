@@ -163,6 +163,9 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "mcp_integrations.update.workspace": perKind("create"),
     "mcp_integrations.read": perKind("read"),
     "mcp_integrations.list": perKind("list"),
+    // Renaming or deleting a server: as creating one.
+    "mcp_servers.update": ["mcp_servers.create"],
+    "mcp_servers.delete": ["mcp_servers.create"],
     // Labels belong to prompts: the prompts scope of the same verb.
     ...Object.fromEntries(
       ["create", "update", "delete"].flatMap((verb) =>

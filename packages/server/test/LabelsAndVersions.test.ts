@@ -34,7 +34,7 @@ describe("labels", () => {
     const shared = await jsonOf(
       await send("POST", "/v1/labels", { name: unique("shared"), organisation_id: server().organisationId })
     )
-    expect(shared.workspace_id).toBeNull()
+    expect(shared.workspace_id).toBeUndefined()
     const theirs = await jsonOf(
       await send("POST", "/v1/labels", { name: unique("theirs"), workspace_id: otherWorkspaceId })
     )
@@ -47,7 +47,7 @@ describe("labels", () => {
     const paged = await jsonOf(await read("/v1/labels?page_size=2&current_page=1", workspaceKey))
     expect(paged.data.map((label: { id: string }) => label.id)).toEqual(ids.slice(2, 4))
     expect(await errorOf(await read(`/v1/labels/${theirs.id}`, workspaceKey))).toMatchObject({ status: 404 })
-    expect((await jsonOf(await read("/v1/labels/production", workspaceKey))).workspace_id).toBeNull()
+    expect((await jsonOf(await read("/v1/labels/production", workspaceKey))).workspace_id).toBeUndefined()
   })
 
   it("keeps names unique among the labels a workspace has, and the built-in three fixed", async () => {

@@ -778,6 +778,46 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
+  "mcpRegistry.updateServer": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.updateServer(w.admin, s.id, { name: unique("S") })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.updateServer(w.weak, s.id, { name: unique("S") })))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.updateServer(w.admin, s.id, { name: "" })))
+    }
+  ],
+  "mcpRegistry.deleteServer": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.deleteServer(w.admin, s.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.deleteServer(w.weak, s.id)))
+    },
+    { outcome: "failed", program: (w) => McpRegistry.use((r) => r.deleteServer(w.admin, MISSING)) }
+  ],
+  "mcpConnectivity.testIntegration": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(integration(w), (i) => McpConnectivity.use((c) => c.testIntegration(w.admin, i.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(integration(w), (i) => McpConnectivity.use((c) => c.testIntegration(w.weak, i.id)))
+    },
+    { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.testIntegration(w.admin, MISSING)) }
+  ],
   "mcpConnectivity.testServer": [
     {
       outcome: "allowed",

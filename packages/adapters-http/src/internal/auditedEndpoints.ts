@@ -22,7 +22,9 @@ const PATH_ALIASES: Readonly<Record<string, UseCaseName>> = {
   "workspaces.adminCreate": "workspaces.create",
   "users.removeWorkspaceUser": "users.removeMember",
   // Password sign-in is the `signIn` group's, which takes no key; its use case is the sessions'.
-  "signIn.password": "sessions.signIn"
+  "signIn.password": "sessions.signIn",
+  "mcpRegistry.setIntegrationWorkspaces": "mcpRegistry.updateIntegration",
+  "mcpConnectivity.syncIntegration": "mcpConnectivity.syncCapabilities"
 }
 
 /** The use case an endpoint (`group.endpoint`) runs: its own name, or the one its path is an alias of. */

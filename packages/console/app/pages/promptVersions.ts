@@ -35,7 +35,7 @@ const LabelForm = (
       <${SelectField} form=${form} name="label_id" label="Label" value=${label} onChange=${setLabel}
         hint=${labels.error ?? "Built-in labels, the organisation's and the workspace's."}
         options=${
-    (labels.data ?? []).map((l) => [l.id, l.workspace_id === null ? l.name : `${l.name} (workspace)`] as const)
+    (labels.data ?? []).map((l) => [l.id, l.workspace_id === undefined ? l.name : `${l.name} (workspace)`] as const)
   } />
       <${SelectField} form=${form} name="version" label="Version" value=${version} onChange=${setVersion}
         options=${props.versions.map((v) => [String(v.version), `Version ${v.version}`] as const)} />

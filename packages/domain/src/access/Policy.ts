@@ -146,6 +146,9 @@ export const Actions = {
   "mcp_servers.create": { scope: "mcp_servers.create", reach: "any" },
   "mcp_servers.read": { scope: "mcp_servers.read", reach: "any" },
   "mcp_servers.list": { scope: "mcp_servers.list", reach: "any" },
+  /** Renaming or deleting a server: as creating one (no scope of its own, so existing keys keep their reach). */
+  "mcp_servers.update": { scope: "mcp_servers.create", reach: "any" },
+  "mcp_servers.delete": { scope: "mcp_servers.create", reach: "any" },
   /** Connecting to a server to test it: initialize and ping. */
   "mcp_servers.test": { scope: "mcp_servers.test", reach: "any" },
   "completions.write": { scope: "completions.write", reach: "workspace" },

@@ -311,6 +311,10 @@ export class McpServerStore extends Context.Service<
   {
     /** `Conflict` when the slug is taken in the workspace. */
     readonly insert: (server: McpServer) => Effect.Effect<void, Conflict | StoreError>
+    /** Writes the server's name and description; false when it is gone. */
+    readonly update: (server: McpServer) => Effect.Effect<boolean, StoreError>
+    /** Removes the server; false when it was gone. */
+    readonly delete: (id: string) => Effect.Effect<boolean, StoreError>
     readonly get: (id: string) => Effect.Effect<Option.Option<McpServer>, StoreError>
     readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<McpServer>, StoreError>
     readonly list: (

@@ -14,6 +14,7 @@ import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import type { StoreError } from "../shared/StoreError.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
+import { refuseUnsupported } from "../shared/Unsupported.ts"
 import {
   capabilityKey,
   type CapabilityQuery,
@@ -33,6 +34,7 @@ import {
 } from "./Mcp.ts"
 import { type CapabilityType, type McpCallError, upstreamConnections } from "./McpConnections.ts"
 import { makeEndpointOf } from "./McpEndpoints.ts"
+import { PUSHED_SYNC_FIELDS, type SyncInput } from "./McpInputs.ts"
 import { findIntegrationIn, managedIn } from "./McpIntegrations.ts"
 
 /** The answer of a server test: whether `initialize` and `ping` succeeded, and how long they took. */
@@ -66,6 +68,38 @@ interface PreparedSync {
 
 type Failure = InvalidRequest | Forbidden | NotFound | StoreError
 
+/**
+ * What the last sync of an integration found (Portkey's integration metadata), from its stored capabilities:
+ * when it ran, and which kinds of capability the server listed. The server's name and version are not kept.
+ */
+export const IntegrationMetadata = Schema.Struct({
+  sync_status: Schema.Literals(["synced", "pending"]),
+  last_synced_at: Schema.NullOr(Schema.String),
+  capability_flags: Schema.NullOr(Schema.Struct({
+    tools: Schema.Boolean,
+    prompts: Schema.Boolean,
+    resources: Schema.Boolean,
+    resource_templates: Schema.Boolean
+  }))
+})
+export type IntegrationMetadata = typeof IntegrationMetadata.Type
+
+/** The metadata of stored capabilities: `pending` until a sync stored any. Pure. */
+export const metadataOf = (stored: ReadonlyArray<McpCapability>): IntegrationMetadata => {
+  if (stored.length === 0) return { sync_status: "pending", last_synced_at: null, capability_flags: null }
+  const has = (type: CapabilityType) => stored.some((capability) => capability.type === type)
+  return {
+    sync_status: "synced",
+    last_synced_at: stored.map((capability) => capability.synced_at).reduce((a, b) => (a > b ? a : b)),
+    capability_flags: {
+      tools: has("tool"),
+      prompts: has("prompt"),
+      resources: has("resource"),
+      resource_templates: has("resource_template")
+    }
+  }
+}
+
 export class McpConnectivity extends Context.Service<
   McpConnectivity,
   {
@@ -73,10 +107,27 @@ export class McpConnectivity extends Context.Service<
       principal: Principal,
       idOrSlug: string
     ) => Effect.Effect<{ readonly server: McpServer; readonly result: ServerTestResult }, Failure>
+    /** Connects to the integration's own server (initialize, then ping), as its managers may. */
+    readonly testIntegration: (
+      principal: Principal,
+      idOrSlug: string
+    ) => Effect.Effect<{ readonly integration: McpIntegration; readonly result: ServerTestResult }, Failure>
+    readonly integrationMetadata: (
+      principal: Principal,
+      idOrSlug: string
+    ) => Effect.Effect<IntegrationMetadata, Failure>
+    /** The capabilities of a server's integration, read through the server (its readers, while it may use it). */
+    readonly serverCapabilities: (
+      principal: Principal,
+      serverIdOrSlug: string,
+      query: { readonly type: CapabilityType | undefined; readonly search: string | undefined },
+      page: PageRequest
+    ) => Effect.Effect<Page<McpCapability>, Failure>
     /** Lists the server's capabilities, then stores them: the call first, in no unit of work. */
     readonly syncCapabilities: (
       principal: Principal,
-      idOrSlug: string
+      idOrSlug: string,
+      input?: SyncInput
     ) => Effect.Effect<{ readonly integration: McpIntegration; readonly result: SyncResult }, Failure | McpCallError>
     readonly listCapabilities: (
       principal: Principal,
@@ -120,6 +171,24 @@ export class McpConnectivity extends Context.Service<
       const exclusively = <A, E>(integrationId: string, effect: Effect.Effect<A, E>) =>
         transaction.withTransaction(Effect.andThen(transaction.lock(`mcp-capabilities:${integrationId}`), effect))
 
+      /** `initialize` then `ping` against an integration in use, timed; a failure is an answer, not an error. */
+      const probeOf = Effect.fnUntraced(function*(integration: McpIntegration) {
+        yield* inUse(integration)
+        const endpoint = yield* endpointOf(integration)
+        const started = yield* Clock.currentTimeMillis
+        const outcome = yield* Effect.result(connections.probe(endpoint))
+        const responseTimeMs = Math.max(0, Math.round((yield* Clock.currentTimeMillis) - started))
+        const result: ServerTestResult = outcome._tag === "Success"
+          ? { success: true, status_code: outcome.success.statusCode, response_time_ms: responseTimeMs, error: null }
+          : {
+            success: false,
+            status_code: outcome.failure._tag === "McpUnreachable" ? outcome.failure.statusCode : null,
+            response_time_ms: responseTimeMs,
+            error: outcome.failure.message
+          }
+        return result
+      })
+
       const testServer = Effect.fn("McpConnectivity.testServer")(function*(principal: Principal, idOrSlug: string) {
         // A slug is looked up in the key's own workspace; an admin key names servers by id.
         const slugScope = principal.workspaceId
@@ -134,24 +203,67 @@ export class McpConnectivity extends Context.Service<
         )
         // The gateway would connect with the integration's headers: only while the server's workspace may use it.
         yield* ensureServerMayUse(server, integration)
-        yield* inUse(integration)
-        const endpoint = yield* endpointOf(integration)
-        const started = yield* Clock.currentTimeMillis
-        const outcome = yield* Effect.result(connections.probe(endpoint))
-        const responseTimeMs = Math.max(0, Math.round((yield* Clock.currentTimeMillis) - started))
-        const result: ServerTestResult = outcome._tag === "Success"
-          ? { success: true, status_code: outcome.success.statusCode, response_time_ms: responseTimeMs, error: null }
-          : {
-            success: false,
-            status_code: outcome.failure._tag === "McpUnreachable" ? outcome.failure.statusCode : null,
-            response_time_ms: responseTimeMs,
-            error: outcome.failure.message
-          }
-        return { server, result }
+        return { server, result: yield* probeOf(integration) }
       })
 
-      const prepareSync = Effect.fn("McpConnectivity.prepareSync")(function*(principal: Principal, idOrSlug: string) {
+      const testIntegration = Effect.fn("McpConnectivity.testIntegration")(
+        function*(principal: Principal, idOrSlug: string) {
+          const { integration } = yield* managed(principal, idOrSlug)
+          return { integration, result: yield* probeOf(integration) }
+        }
+      )
+
+      const integrationMetadata = Effect.fn("McpConnectivity.integrationMetadata")(
+        function*(principal: Principal, idOrSlug: string) {
+          const integration = yield* findIntegration(principal, idOrSlug)
+          yield* ensureAllowed(principal, "mcp_integrations.read", integrationTarget(integration), {
+            type: "MCP integration",
+            id: idOrSlug
+          })
+          return metadataOf(yield* capabilities.all(integration.id))
+        }
+      )
+
+      const serverCapabilities = Effect.fn("McpConnectivity.serverCapabilities")(function*(
+        principal: Principal,
+        serverIdOrSlug: string,
+        query: { readonly type: CapabilityType | undefined; readonly search: string | undefined },
+        page: PageRequest
+      ) {
+        const slugScope = principal.workspaceId
+        const byId = yield* servers.get(serverIdOrSlug)
+        const found = Option.isSome(byId) || slugScope === null
+          ? byId
+          : yield* servers.findBySlug(slugScope, serverIdOrSlug)
+        const server = yield* requireRow(found, "MCP server", serverIdOrSlug)
+        yield* ensureAllowed(principal, "mcp_servers.read", Target.of(server), {
+          type: "MCP server",
+          id: serverIdOrSlug
+        })
+        const integration = yield* requireRow(
+          yield* integrations.get(server.mcp_integration_id),
+          "MCP integration",
+          server.mcp_integration_id
+        )
+        yield* ensureServerMayUse(server, integration)
+        return yield* capabilities.list({
+          integrationId: integration.id,
+          type: query.type ?? null,
+          search: query.search?.trim() || null
+        }, page)
+      })
+
+      const prepareSync = Effect.fn("McpConnectivity.prepareSync")(function*(
+        principal: Principal,
+        idOrSlug: string,
+        input: SyncInput
+      ) {
         const { allowed, integration } = yield* managed(principal, idOrSlug)
+        yield* refuseUnsupported(
+          input,
+          PUSHED_SYNC_FIELDS,
+          "a sync lists the capabilities from the MCP server itself; nothing pushed to it is stored."
+        )
         yield* inUse(integration)
         const discovered = yield* connections.listCapabilities(yield* endpointOf(integration))
         const commit = exclusively(
@@ -238,7 +350,7 @@ export class McpConnectivity extends Context.Service<
             testServer(principal, idOrSlug),
             Effect.succeed
           ),
-        syncCapabilities: (principal, idOrSlug) =>
+        syncCapabilities: (principal, idOrSlug, input = {}) =>
           useCases.runSteps(
             {
               useCase: "mcpConnectivity.syncCapabilities",
@@ -246,11 +358,26 @@ export class McpConnectivity extends Context.Service<
               resourceId: ({ integration }) => integration.id,
               workspaceId: ({ integration }) => integration.workspace_id,
               requestedId: idOrSlug,
-              body: null
+              body: Object.keys(input).length === 0 ? null : input
             },
-            prepareSync(principal, idOrSlug),
+            prepareSync(principal, idOrSlug, input),
             ({ commit, integration }) => Effect.map(commit, (result) => ({ integration, result }))
           ),
+        testIntegration: (principal, idOrSlug) =>
+          useCases.runSteps(
+            {
+              useCase: "mcpConnectivity.testIntegration",
+              actor: principal,
+              resourceId: ({ integration }) => integration.id,
+              workspaceId: ({ integration }) => integration.workspace_id,
+              requestedId: idOrSlug,
+              body: null
+            },
+            testIntegration(principal, idOrSlug),
+            Effect.succeed
+          ),
+        integrationMetadata,
+        serverCapabilities,
         listCapabilities,
         setCapabilities: (principal, idOrSlug, toggles) =>
           useCases.run(

@@ -5,6 +5,7 @@
  */
 import { Effect, Option } from "effect"
 import { slugify } from "../access/AccessModel.ts"
+import type { Workspace } from "../access/AccessModel.ts"
 import { WorkspaceStore } from "../access/AccessStores.ts"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import { canSee, ensureAllowed, isAdminKey, Target } from "../access/Policy.ts"
@@ -29,9 +30,9 @@ import {
   normalisedConfigurations,
   SECRET_MAPPINGS_FIELD
 } from "./Mcp.ts"
-import type { IntegrationInput } from "./McpInputs.ts"
+import type { IntegrationInput, IntegrationWorkspacesInput } from "./McpInputs.ts"
 
-export type { IntegrationInput } from "./McpInputs.ts"
+export type { IntegrationInput, IntegrationWorkspacesInput } from "./McpInputs.ts"
 
 export interface IntegrationListRequest {
   readonly organisationId: string | undefined
@@ -49,6 +50,38 @@ export interface IntegrationView {
 }
 
 export type Failure = InvalidRequest | Forbidden | NotFound | StoreError
+
+/** A workspace and whether an integration is open to it (Portkey's integration workspaces). */
+export interface IntegrationWorkspace {
+  readonly workspace: Workspace
+  readonly enabled: boolean
+}
+
+/**
+ * The update that Portkey's workspaces change of an organisation-level integration asks for: the named
+ * workspaces on or off (the others kept, or off with `override_existing_workspace_access`), and the global
+ * access when given. A workspace-level integration is open to its own workspace only (400). Pure.
+ */
+export const workspacesChange = (
+  current: McpIntegration,
+  change: IntegrationWorkspacesInput
+): IntegrationInput | InvalidRequest => {
+  if (current.workspace_id !== null) {
+    return InvalidRequest.of(
+      "Workspaces apply to organisation-level integrations only: this one belongs to one workspace.",
+      "workspaces"
+    )
+  }
+  const open = new Set(change.override_existing_workspace_access === true ? [] : current.workspace_ids)
+  for (const { enabled, id } of change.workspaces) {
+    if (enabled) open.add(id)
+    else open.delete(id)
+  }
+  return {
+    workspace_ids: [...open],
+    global_workspace_access: change.global_workspace_access?.enabled ?? current.global_workspace_access
+  }
+}
 
 /** An integration as reads show it: its secrets are write-only. */
 export const readable = (integration: McpIntegration) =>
@@ -332,5 +365,49 @@ export const makeIntegrations = (integrationChanged: (integrationId: string) => 
       }
     )
 
-    return { createIntegration, updateIntegration, archiveIntegration, getIntegration, listIntegrations }
+    /** Every workspace of the integration's organisation the caller sees, and whether the integration is open to it. */
+    const integrationWorkspaces = Effect.fn("McpRegistry.integrationWorkspaces")(
+      function*(principal: Principal, id: string) {
+        const integration = yield* findIntegration(principal, id)
+        yield* ensureAllowed(principal, "mcp_integrations.read", integrationTarget(integration), {
+          type: "MCP integration",
+          id
+        })
+        const all: Array<Workspace> = []
+        for (let offset = 0;; offset += 100) {
+          const page = yield* workspaces.list(integration.organisation_id, { limit: 100, offset })
+          all.push(...page.items)
+          if (page.items.length < 100 || all.length >= page.total) break
+        }
+        const listed: ReadonlyArray<IntegrationWorkspace> = all
+          .filter((workspace) => canSee(principal, Target.workspace(workspace.organisation_id, workspace.id)))
+          .map((workspace) => ({
+            workspace,
+            enabled: integration.workspace_id === null
+              ? integration.global_workspace_access || integration.workspace_ids.includes(workspace.id)
+              : integration.workspace_id === workspace.id
+          }))
+        return { integration: readable(integration), workspaces: listed }
+      }
+    )
+
+    /** Portkey's workspaces change: an update of `workspace_ids` and `global_workspace_access`, nothing else. */
+    const setIntegrationWorkspaces = Effect.fn("McpRegistry.setIntegrationWorkspaces")(
+      function*(principal: Principal, id: string, change: IntegrationWorkspacesInput) {
+        const { integration: current } = yield* managed(principal, id)
+        const input = workspacesChange(current, change)
+        if (input instanceof InvalidRequest) return yield* input
+        return yield* updateIntegration(principal, current.id, input)
+      }
+    )
+
+    return {
+      createIntegration,
+      updateIntegration,
+      archiveIntegration,
+      getIntegration,
+      listIntegrations,
+      integrationWorkspaces,
+      setIntegrationWorkspaces
+    }
   })

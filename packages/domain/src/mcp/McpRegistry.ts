@@ -13,12 +13,20 @@ import {
   type IntegrationInput,
   type IntegrationListRequest,
   type IntegrationView,
+  type IntegrationWorkspace,
+  type IntegrationWorkspacesInput,
   makeIntegrations
 } from "./McpIntegrations.ts"
-import { makeServers, type ServerInput, type ServerView } from "./McpServers.ts"
+import { makeServers, type ServerInput, type ServerUpdateInput, type ServerView } from "./McpServers.ts"
 
-export type { IntegrationInput, IntegrationListRequest, IntegrationView } from "./McpIntegrations.ts"
-export { SERVER_CACHE_TTL_MS, type ServerInput, type ServerView } from "./McpServers.ts"
+export type {
+  IntegrationInput,
+  IntegrationListRequest,
+  IntegrationView,
+  IntegrationWorkspace,
+  IntegrationWorkspacesInput
+} from "./McpIntegrations.ts"
+export { SERVER_CACHE_TTL_MS, type ServerInput, type ServerUpdateInput, type ServerView } from "./McpServers.ts"
 
 export class McpRegistry extends Context.Service<
   McpRegistry,
@@ -39,7 +47,27 @@ export class McpRegistry extends Context.Service<
       request: IntegrationListRequest,
       page: PageRequest
     ) => Effect.Effect<Page<IntegrationView>, Failure>
+    /** Every workspace of the organisation the caller sees, and whether the integration is open to it. */
+    readonly integrationWorkspaces: (
+      principal: Principal,
+      id: string
+    ) => Effect.Effect<
+      { readonly integration: McpIntegration; readonly workspaces: ReadonlyArray<IntegrationWorkspace> },
+      Failure
+    >
+    /** Portkey's workspaces change: the update use case, of `workspace_ids` and `global_workspace_access`. */
+    readonly setIntegrationWorkspaces: (
+      principal: Principal,
+      id: string,
+      change: IntegrationWorkspacesInput
+    ) => Effect.Effect<McpIntegration, Failure>
     readonly createServer: (principal: Principal, input: ServerInput) => Effect.Effect<McpServer, Failure | Conflict>
+    readonly updateServer: (
+      principal: Principal,
+      idOrSlug: string,
+      input: ServerUpdateInput
+    ) => Effect.Effect<McpServer, Failure>
+    readonly deleteServer: (principal: Principal, idOrSlug: string) => Effect.Effect<McpServer, Failure>
     readonly getServer: (
       principal: Principal,
       idOrSlug: string,
@@ -76,6 +104,21 @@ export class McpRegistry extends Context.Service<
           useCases.run(
             resourceChange("mcpRegistry.archiveIntegration", principal, null, id),
             integrations.archiveIntegration(principal, id)
+          ),
+        setIntegrationWorkspaces: (principal, id, change) =>
+          useCases.run(
+            resourceChange("mcpRegistry.updateIntegration", principal, change, id),
+            integrations.setIntegrationWorkspaces(principal, id, change)
+          ),
+        updateServer: (principal, idOrSlug, input) =>
+          useCases.run(
+            resourceChange("mcpRegistry.updateServer", principal, input, idOrSlug),
+            servers.updateServer(principal, idOrSlug, input)
+          ),
+        deleteServer: (principal, idOrSlug) =>
+          useCases.run(
+            resourceChange("mcpRegistry.deleteServer", principal, null, idOrSlug),
+            servers.deleteServer(principal, idOrSlug)
           ),
         createServer: (principal, input) =>
           useCases.run(

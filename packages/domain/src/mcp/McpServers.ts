@@ -24,10 +24,10 @@ import {
   McpServerStore,
   usableBy
 } from "./Mcp.ts"
-import type { ServerInput } from "./McpInputs.ts"
+import type { ServerInput, ServerUpdateInput } from "./McpInputs.ts"
 import { checkLength, readable } from "./McpIntegrations.ts"
 
-export type { ServerInput } from "./McpInputs.ts"
+export type { ServerInput, ServerUpdateInput } from "./McpInputs.ts"
 
 /**
  * How long a server read reuses what an id or slug resolved to (server and integration). Changes made through
@@ -56,7 +56,11 @@ export const withStatusOf = (server: McpServer, integration: McpIntegration) =>
 /** The server operations, and `integrationChanged`, which any change of an integration must run. */
 export const makeServers = Effect.gen(function*() {
   const integrations = yield* McpIntegrationStore
-  const servers = grantedWrites(yield* McpServerStore, { insert: "mcp_servers.create" })
+  const servers = grantedWrites(yield* McpServerStore, {
+    insert: "mcp_servers.create",
+    update: "mcp_servers.update",
+    delete: "mcp_servers.delete"
+  })
   const workspaces = yield* WorkspaceStore
   const crypto = yield* PlatformCrypto
   const feed = yield* ChangeFeed
@@ -181,5 +185,49 @@ export const makeServers = Effect.gen(function*() {
     }
   )
 
-  return { createServer, getServer, listServers, integrationChanged }
+  /** A server to change: by id, or by slug in the key's workspace (or `workspaceId`'s), with the policy's leave. */
+  const changing = <A extends "mcp_servers.update" | "mcp_servers.delete">(
+    principal: Principal,
+    idOrSlug: string,
+    action: A
+  ) =>
+    Effect.gen(function*() {
+      const scope = principal.workspaceId
+      const byId = yield* servers.get(idOrSlug)
+      const found = Option.isSome(byId) || scope === null ? byId : yield* servers.findBySlug(scope, idOrSlug)
+      const server = yield* requireRow(found, "MCP server", idOrSlug)
+      const allowed = yield* ensureAllowed(principal, action, Target.of(server), { type: "MCP server", id: idOrSlug })
+      return { server, allowed }
+    })
+
+  const updateServer = Effect.fn("McpRegistry.updateServer")(
+    function*(principal: Principal, idOrSlug: string, input: ServerUpdateInput) {
+      const { allowed, server } = yield* changing(principal, idOrSlug, "mcp_servers.update")
+      if (input.name !== undefined) yield* checkName(input.name)
+      yield* checkLength(input.description ?? undefined, "description", 0, 500)
+      const updated = new McpServer({
+        ...server,
+        name: input.name?.trim() ?? server.name,
+        description: input.description === undefined ? server.description : input.description
+      })
+      // Gone meanwhile (deleted by another call): not found, as a read after it would say.
+      if (!(yield* servers.update(allowed, updated))) {
+        yield* requireRow(yield* servers.get(server.id), "MCP server", idOrSlug)
+      }
+      // Server reads cache what a slug resolved to, by integration: they read it again.
+      yield* integrationChanged(server.mcp_integration_id)
+      return updated
+    }
+  )
+
+  const deleteServer = Effect.fn("McpRegistry.deleteServer")(function*(principal: Principal, idOrSlug: string) {
+    const { allowed, server } = yield* changing(principal, idOrSlug, "mcp_servers.delete")
+    if (!(yield* servers.delete(allowed, server.id))) {
+      yield* requireRow(yield* servers.get(server.id), "MCP server", idOrSlug)
+    }
+    yield* integrationChanged(server.mcp_integration_id)
+    return server
+  })
+
+  return { createServer, getServer, listServers, updateServer, deleteServer, integrationChanged }
 })

@@ -81,6 +81,18 @@ export const mcpContract = ({ exit, freshOrganisation, run }: Harness) => {
       Effect.flatMap(Effect.service(McpServerStore), (s) => s.list(org.id, w1.id, "one", { limit: 5, offset: 0 }))
     )
     expect(listed.items.map((x) => x.id)).toEqual([mcpServer.id])
+
+    const renamed = new McpServer({ ...mcpServer, name: "Server Renamed", description: "now described" })
+    expect(await run(Effect.flatMap(Effect.service(McpServerStore), (s) => s.update(renamed)))).toBe(true)
+    const reread = await run(Effect.flatMap(Effect.service(McpServerStore), (s) => s.get(mcpServer.id)))
+    expect(Option.getOrThrow(reread)).toEqual(renamed)
+    expect(await run(Effect.flatMap(Effect.service(McpServerStore), (s) => s.delete(mcpServer.id)))).toBe(true)
+    expect(await run(Effect.flatMap(Effect.service(McpServerStore), (s) => s.delete(mcpServer.id)))).toBe(false)
+    expect(Option.isNone(await run(Effect.flatMap(Effect.service(McpServerStore), (s) => s.get(mcpServer.id)))))
+      .toBe(true)
+    expect(
+      await run(Effect.flatMap(Effect.service(McpServerStore), (s) => s.update(new McpServer({ ...renamed }))))
+    ).toBe(false)
   })
 
   it("keeps integration totals exact through creates, archives, edits and rollbacks", async () => {

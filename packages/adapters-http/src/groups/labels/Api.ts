@@ -1,5 +1,5 @@
-import { CreateLabel, Label, UpdateLabel } from "@gateway-control/domain"
-import { Schema } from "effect"
+import { ColorCode, CreateLabel, Label, UpdateLabel } from "@gateway-control/domain"
+import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
 import {
@@ -13,7 +13,17 @@ import {
   v1Group
 } from "../Common.ts"
 
-export const LabelDetails = Schema.Struct({ ...Label.fields, object: Schema.Literal("label") })
+/**
+ * A label as reads show it. Portkey declares `workspace_id`, `description` and `color_code` strings: absent
+ * (an organisation label, no description, no colour) they are left out rather than sent as null.
+ */
+export const LabelDetails = Schema.Struct({
+  ...Struct.omit(Label.fields, ["workspace_id", "description", "color_code"]),
+  workspace_id: Schema.optionalKey(Schema.String),
+  description: Schema.optionalKey(Schema.String),
+  color_code: Schema.optionalKey(ColorCode),
+  object: Schema.Literal("label")
+})
 
 export class LabelsGroup extends v1Group(
   HttpApiGroup.make("labels")

@@ -5,7 +5,17 @@ import { GatewayApi } from "../../Api.ts"
 import { asCaller, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
-const details = (label: Label) => ({ ...label, object: "label" as const })
+/** The label as `LabelDetails` encodes it: strings Portkey declares are left out when absent. */
+const details = (label: Label) => {
+  const { color_code, description, workspace_id, ...rest } = label
+  return {
+    ...rest,
+    ...(workspace_id === null ? {} : { workspace_id }),
+    ...(description === null ? {} : { description }),
+    ...(color_code === null ? {} : { color_code }),
+    object: "label" as const
+  }
+}
 
 export const LabelsHandlers = HttpApiBuilder.group(
   GatewayApi,

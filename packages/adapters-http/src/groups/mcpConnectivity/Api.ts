@@ -5,9 +5,11 @@
 import {
   CapabilityToggle,
   CapabilityType,
+  IntegrationMetadata,
   JsonObject,
   McpCapability,
   ServerTestResult,
+  SyncMcpIntegration,
   SyncResult
 } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
@@ -37,6 +39,42 @@ export class McpConnectivityGroup extends v1Group(
         "Connects to the server's MCP endpoint (initialize, then ping) and reports the outcome and its latency. " +
           "A server that cannot be used answers 200 with success false; a URL the address guard refuses, 400."
       ),
+      HttpApiEndpoint.post("testIntegration", "/mcp-integrations/:id/test", {
+        params: ById,
+        success: ServerTestResult,
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "Connects to the integration's MCP endpoint (initialize, then ping), as the server test does, for its managers."
+      ),
+      HttpApiEndpoint.post("syncIntegration", "/mcp-integrations/:id/sync", {
+        params: ById,
+        payload: SyncMcpIntegration,
+        success: SyncResult,
+        error: [...CommonErrors, BadGateway, GatewayTimeout]
+      }).annotate(
+        OpenApi.Description,
+        "Portkey's path of the capabilities sync: the gateway lists them from the server; server_info and " +
+          "capabilities pushed in the body are refused (400)."
+      ),
+      HttpApiEndpoint.get("integrationMetadata", "/mcp-integrations/:id/metadata", {
+        params: ById,
+        success: IntegrationMetadata,
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "When the integration's capabilities were last synced, and which kinds the server lists."
+      ),
+      HttpApiEndpoint.get("listServerCapabilities", "/mcp-servers/:mcpServerId/capabilities", {
+        params: { mcpServerId: Schema.String },
+        query: {
+          type: Schema.optionalKey(CapabilityType),
+          search: Schema.optionalKey(Schema.String),
+          ...PagingQuery
+        },
+        success: pagedList(McpCapabilityView),
+        error: CommonErrors
+      }).annotate(OpenApi.Description, "The capabilities of the server's integration, for the server's readers."),
       HttpApiEndpoint.post("syncCapabilities", "/mcp-integrations/:id/capabilities/sync", {
         params: ById,
         success: SyncResult,

@@ -18,6 +18,23 @@ export const McpConnectivityHandlers = HttpApiBuilder.group(
         asCallerOrUpstream((principal) => live.testServer(principal, params.mcpServerId)).pipe(
           Effect.map(({ result }) => result)
         ),
+      testIntegration: ({ params }) =>
+        asCaller((principal) => live.testIntegration(principal, params.id)).pipe(Effect.map(({ result }) => result)),
+      syncIntegration: ({ params, payload }) =>
+        asCallerOrUpstream((principal) => live.syncCapabilities(principal, params.id, payload)).pipe(
+          Effect.map(({ result }) => result)
+        ),
+      integrationMetadata: ({ params }) => asCaller((principal) => live.integrationMetadata(principal, params.id)),
+      listServerCapabilities: ({ params, query }) =>
+        pageAsCaller(query, (principal, request) =>
+          live.serverCapabilities(
+            principal,
+            params.mcpServerId,
+            { type: query.type, search: query.search },
+            request
+          )).pipe(
+            Effect.map((page) => ({ data: page.data.map(capabilityView), total: page.total, has_more: page.has_more }))
+          ),
       syncCapabilities: ({ params }) =>
         asCallerOrUpstream((principal) => live.syncCapabilities(principal, params.id)).pipe(
           Effect.map(({ result }) => result)

@@ -6,10 +6,10 @@ import { asCaller, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
 /** The view as `McpIntegrationView` encodes it. */
-const integrationView = ({ integration, workspacesCount }: IntegrationView) => ({
-  ...integration,
-  workspaces_count: workspacesCount
-})
+const integrationView = ({ integration, workspacesCount }: IntegrationView) => {
+  const { owner_id, ...rest } = integration
+  return { ...rest, ...(owner_id === null ? {} : { owner_id }), workspaces_count: workspacesCount }
+}
 
 /** The view as `McpServerView` encodes it: the integration's details for service keys only. */
 const serverView = ({ integration, server, showIntegrationDetails }: ServerView) =>
@@ -42,6 +42,33 @@ export const McpRegistryHandlers = HttpApiBuilder.group(
       archiveIntegration: ({ params }) =>
         asCaller((principal) => registry.archiveIntegration(principal, params.id)).pipe(
           Effect.flatMap((integration) => integrationAsRead(integration.id))
+        ),
+      listIntegrationWorkspaces: ({ params, query }) =>
+        asCaller((principal) => registry.integrationWorkspaces(principal, params.id)).pipe(
+          Effect.map(({ integration, workspaces }) => {
+            const items = workspaces.map(({ enabled, workspace }) => ({
+              id: workspace.id,
+              enabled,
+              created_at: workspace.created_at,
+              last_updated_at: workspace.last_updated_at
+            }))
+            const global_workspace_access = integration.workspace_id === null
+              ? { enabled: integration.global_workspace_access }
+              : null
+            return query.version === undefined
+              ? { workspaces: items, global_workspace_access }
+              : { data: items, total: items.length, has_more: false, global_workspace_access }
+          })
+        ),
+      setIntegrationWorkspaces: ({ params, payload }) =>
+        asCaller((principal) => registry.setIntegrationWorkspaces(principal, params.id, payload)).pipe(
+          Effect.flatMap((integration) => integrationAsRead(integration.id))
+        ),
+      updateServer: ({ params, payload }) =>
+        asCaller((principal) => registry.updateServer(principal, params.mcpServerId, payload)),
+      deleteServer: ({ params }) =>
+        asCaller((principal) => registry.deleteServer(principal, params.mcpServerId)).pipe(
+          Effect.map((server) => ({ id: server.id, object: "mcp_server" as const, deleted: true as const }))
         ),
       createServer: ({ payload }) => asCaller((principal) => registry.createServer(principal, payload)),
       getServer: ({ params, query }) =>

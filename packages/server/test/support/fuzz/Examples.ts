@@ -32,6 +32,7 @@ export interface Fixture extends HeaderContext {
   readonly integrationId: string
   readonly doomedIntegrationId: string
   readonly mcpServerId: string
+  readonly doomedMcpServerId: string
   /** An integration and server on the local MCP server, with its capabilities synced. */
   readonly liveIntegrationId: string
   readonly liveServerId: string
@@ -166,6 +167,11 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     mcp_integration_id: mcp.id,
     workspace_id
   })
+  const doomedMcpServer = await create("/v1/mcp-servers", {
+    name: `Fuzz doomed server ${tag}`,
+    mcp_integration_id: mcp.id,
+    workspace_id
+  })
   const live = await create("/v1/mcp-integrations", {
     ...integration(`Fuzz live MCP ${tag}`),
     url: mcpUrl,
@@ -247,6 +253,7 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     integrationId: mcp.id,
     doomedIntegrationId: doomedMcp.id,
     mcpServerId: mcpServer.id,
+    doomedMcpServerId: doomedMcpServer.id,
     liveIntegrationId: live.id,
     liveServerId: liveServer.id,
     liveServerName: `io.gateway-control.${workspace_id}/${liveServer.slug}`,
@@ -486,6 +493,23 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   }),
   "mcpRegistry.listServers": (f) => ({ query: { workspace_id: f.workspaceId, search: "Fuzz", ...PAGE } }),
   "mcpRegistry.getServer": (f) => ({ params: { mcpServerId: f.mcpServerId }, query: { workspace_id: f.workspaceId } }),
+  "mcpRegistry.updateServer": (f) => ({
+    params: { mcpServerId: f.mcpServerId },
+    body: { name: "Fuzz renamed server", description: "Renamed by the fuzz example." }
+  }),
+  "mcpRegistry.deleteServer": (f) => ({ params: { mcpServerId: f.doomedMcpServerId } }),
+  "mcpRegistry.listIntegrationWorkspaces": (f) => ({ params: { id: f.integrationId }, query: { version: "1" } }),
+  "mcpRegistry.setIntegrationWorkspaces": (f) => ({
+    params: { id: f.integrationId },
+    body: { workspaces: [{ id: f.workspaceId, enabled: true }], global_workspace_access: { enabled: true } }
+  }),
+  "mcpConnectivity.testIntegration": (f) => ({ params: { id: f.liveIntegrationId } }),
+  "mcpConnectivity.syncIntegration": (f) => ({ params: { id: f.liveIntegrationId }, body: {} }),
+  "mcpConnectivity.integrationMetadata": (f) => ({ params: { id: f.liveIntegrationId } }),
+  "mcpConnectivity.listServerCapabilities": (f) => ({
+    params: { mcpServerId: f.liveServerId },
+    query: { type: "tool", ...PAGE }
+  }),
   "mcpConnectivity.testServer": (f) => ({ params: { mcpServerId: f.liveServerId } }),
   "mcpConnectivity.syncCapabilities": (f) => ({ params: { id: f.liveIntegrationId } }),
   "mcpConnectivity.listCapabilities": (f) => ({

@@ -251,7 +251,7 @@ describe.each(stores)("input rules on the %s store", (_, store) => {
 })
 
 describe("the JSON body rules", () => {
-  it("cover every HttpApi endpoint with a body, after its key check", () => {
+  it("cover every HttpApi endpoint with a body, after its key check where it has one", () => {
     const withBody = Object.values(ServedApi.groups)
       .flatMap((group) => Object.values(group.endpoints))
       .filter((endpoint) => endpoint.payload.size > 0)
@@ -260,7 +260,10 @@ describe("the JSON body rules", () => {
       // HttpApi runs the middleware declared last first.
       const declared = [...endpoint.middlewares]
       expect(declared.indexOf(RequestInputRules), endpoint.name).toBeGreaterThanOrEqual(0)
-      expect(declared.indexOf(RequestInputRules), endpoint.name).toBeLessThan(declared.indexOf(ApiKeyAuth))
+      // Public endpoints (a password sign-in) have no key to check; the rules still run on their bodies.
+      if (declared.includes(ApiKeyAuth)) {
+        expect(declared.indexOf(RequestInputRules), endpoint.name).toBeLessThan(declared.indexOf(ApiKeyAuth))
+      }
     }
   })
 })

@@ -12,6 +12,7 @@ import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
 import { IdentityProvidersGroup } from "./groups/identityProviders/Api.ts"
 import { InvitesGroup } from "./groups/invites/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
+import { SecondFactorGroup, SignInSettingsGroup } from "./groups/localAccounts/Api.ts"
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
 import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
@@ -74,6 +75,8 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(IdentityProvidersGroup)
   .add(ScimTokensGroup)
   .add(InvitesGroup)
+  .add(SignInSettingsGroup)
+  .add(SecondFactorGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

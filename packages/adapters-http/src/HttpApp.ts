@@ -17,6 +17,7 @@ import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
 import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
 import { InvitesHandlers } from "./groups/invites/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
+import { SecondFactorHandlers, SignInSettingsHandlers } from "./groups/localAccounts/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
 import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
@@ -73,7 +74,9 @@ export const layerRoutes = (options: EdgeOptions) =>
         SecretReferencesHandlers,
         IdentityProvidersHandlers,
         ScimTokensHandlers,
-        InvitesHandlers
+        InvitesHandlers,
+        SignInSettingsHandlers,
+        SecondFactorHandlers
       ]),
       Layer.provide([
         layerApiKeyAuth({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),

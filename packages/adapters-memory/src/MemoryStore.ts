@@ -17,6 +17,7 @@ import {
   InviteStore,
   LabelStore,
   LeaseStore,
+  LocalAccountStore,
   McpCapabilityStore,
   McpIntegration,
   McpIntegrationStore,
@@ -61,6 +62,7 @@ import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/Memor
 import { makeInviteStore } from "./internal/MemoryInvites.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
+import { makeLocalAccountStore } from "./internal/MemoryLocalAccounts.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
 import { makeScimStore } from "./internal/MemoryScim.ts"
 import { makeScimTokenStore } from "./internal/MemoryScimTokens.ts"
@@ -497,7 +499,8 @@ const make = Effect.sync(() => {
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   ).pipe(
     Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
-    Context.add(InviteStore, makeInviteStore(state))
+    Context.add(InviteStore, makeInviteStore(state)),
+    Context.add(LocalAccountStore, makeLocalAccountStore(state, users))
   )
 })
 

@@ -718,6 +718,32 @@ export const migrationScripts = {
     );
     CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
   `,
+  // Local accounts hardened (issue 26): an organisation's sign-in settings (password sign-in on or off, a second
+  // factor required), people's TOTP second factors (the secret encrypted with the master key; the time step of the
+  // last code used, so no code is used twice) and the single-use challenges between a password sign-in's two steps
+  // (only the token's hash is kept).
+  "0070_local_account_hardening": `
+    CREATE TABLE sign_in_settings (
+      organisation_id text PRIMARY KEY REFERENCES organisations(id),
+      local_accounts_enabled boolean NOT NULL,
+      require_second_factor boolean NOT NULL,
+      last_updated_at timestamptz
+    );
+    CREATE TABLE totp_factors (
+      user_id text PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE,
+      encrypted_secret text NOT NULL,
+      active boolean NOT NULL,
+      last_used_step bigint,
+      created_at timestamptz NOT NULL,
+      activated_at timestamptz
+    );
+    CREATE TABLE sign_in_challenges (
+      token_hash text PRIMARY KEY,
+      user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+      expires_at timestamptz NOT NULL
+    );
+    CREATE INDEX sign_in_challenges_expiry ON sign_in_challenges (expires_at)
+  `,
   // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
   "0100_audit_trace_id": `
     ALTER TABLE audit_logs ADD COLUMN trace_id text

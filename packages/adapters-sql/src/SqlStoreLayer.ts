@@ -13,6 +13,7 @@ import {
   InviteStore,
   LabelStore,
   LeaseStore,
+  LocalAccountStore,
   McpCapabilityStore,
   ScimStore,
   ScimTokenStore,
@@ -40,6 +41,7 @@ import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityPro
 import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
+import { makeLocalAccountStore } from "./SqlLocalAccountStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
 import { makeScimStore } from "./SqlScimStore.ts"
@@ -70,7 +72,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
     Context.add(ScimStore, yield* makeScimStore),
-    Context.add(InviteStore, yield* makeInviteStore)
+    Context.add(InviteStore, yield* makeInviteStore),
+    Context.add(LocalAccountStore, yield* makeLocalAccountStore)
   )
 })
 

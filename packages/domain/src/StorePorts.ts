@@ -17,6 +17,7 @@ import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
 import type { ScimTokenStore } from "./scim-tokens/ScimTokenStore.ts"
 import type { ScimStore } from "./scim/ScimStore.ts"
 import type { SecretReferenceStore } from "./secret-references/SecretReferenceStore.ts"
+import type { LocalAccountStore } from "./sessions/LocalAccountStore.ts"
 import type { SessionStore } from "./sessions/SessionStore.ts"
 import type { ChangeFeed } from "./shared/ChangeFeed.ts"
 import type { LeaseStore } from "./shared/Leases.ts"
@@ -45,6 +46,7 @@ export type StorePorts =
   | LeaseStore
   | TrustPolicyStore
   | SessionStore
+  | LocalAccountStore
   | SecretReferenceStore
   | IdempotencyStore
   | IdentityProviderStore

@@ -25,6 +25,7 @@ import {
   IdentityProviderSettings,
   Invites,
   layerTransitionSweep,
+  LocalAccounts,
   McpConnectivity,
   McpDirectory,
   McpRegistry,
@@ -77,6 +78,7 @@ import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import { layerScimProtocol } from "./ScimProtocol.ts"
 import { layerSecretManagers } from "./SecretManagers.ts"
 import type { InvalidConfiguration } from "./Settings.ts"
+import { layerTotp } from "./Totp.ts"
 import { layerTracing, tracingConfigOf } from "./Tracing.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
 
@@ -209,6 +211,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Invites.layer,
     TokenExchange.layer,
     Sessions.layer,
+    LocalAccounts.layer,
     OidcSignIn.layer,
     ScimTokens.layer,
     Scim.layer,
@@ -234,7 +237,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Layer.provideMerge(Audit.layer),
     Layer.provideMerge(rateLimiter),
     Layer.provideMerge(store),
-    Layer.provideMerge(Layer.merge(layerNodeCrypto, layerPasswordHasher)),
+    Layer.provideMerge(Layer.mergeAll(layerNodeCrypto, layerPasswordHasher, layerTotp)),
     Layer.provideMerge(layerSecretCipher(providers.masterKey)),
     Layer.provideMerge(layerAuditSigner(providers.masterKey)),
     Layer.provideMerge(

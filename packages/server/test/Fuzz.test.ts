@@ -74,6 +74,12 @@ describe.each(testStores)("fuzzing every endpoint on the $name store", (store) =
     mcp = await startSdkMcpServer()
     server = await startTestServer({
       store: store.layer(),
+      // Every fixture signs in from this one address, and the fuzz sends sign-ins by the hundred: limits that
+      // would refuse the fixtures' own sign-ins are not what this test is about (Sessions.test.ts checks them).
+      signInLimits: {
+        perAccount: { failures: 100_000, windowMs: 60_000 },
+        perClient: { failures: 100_000, windowMs: 60_000 }
+      },
       providers: {
         // Every known provider is the local one: nothing the fuzz sends leaves the machine.
         registry: providerRegistry({
@@ -105,7 +111,7 @@ describe.each(testStores)("fuzzing every endpoint on the $name store", (store) =
     async (_, endpoint, index) => {
       const makeExample = examples[endpoint.operationId]
       if (makeExample === undefined) throw new Error(`no valid example for ${endpoint.operationId}`)
-      const fixture = await makeFixture(server, String(index), mcp.httpUrl)
+      const fixture = await makeFixture(server, String(index), mcp.httpUrl, endpoint.operationId)
       const example = makeExample(fixture)
 
       // The example must be valid, or mutations of it explore nothing beyond the first rejection.

@@ -12,6 +12,7 @@ import {
   Configs,
   IdentityProviders,
   Invites,
+  LocalAccounts,
   McpConnectivity,
   McpRegistry,
   OidcSignIn,
@@ -37,6 +38,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import * as OTPAuth from "otpauth"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { layerDomain } from "../src/App.ts"
 import { createGatewayControl, GatewayControl, type GatewayControlEngine } from "../src/index.ts"
@@ -204,6 +206,29 @@ const signedIn = (world: World) =>
       sessions.signIn({ user_id: world.admin.userId ?? MISSING, method: "password" }, { userAgent: null }),
       ({ token }) => Effect.map(sessions.authenticate(token, undefined), ({ principal }) => principal)
     )
+  )
+
+/** A new member of the organisation signed in: the principal their session acts as. */
+const memberSignedIn = (world: World) =>
+  Effect.flatMap(user(world), (member) =>
+    Sessions.use((sessions) =>
+      Effect.flatMap(
+        sessions.signIn({ user_id: member.id, method: "password" }, { userAgent: null }),
+        ({ token }) => Effect.map(sessions.authenticate(token, undefined), ({ principal }) => principal)
+      )
+    ))
+
+/** A member signed in with a TOTP factor enrolled (pending), and the code their authenticator shows now. */
+const enrolled = (world: World) =>
+  Effect.flatMap(
+    memberSignedIn(world),
+    (principal) =>
+      LocalAccounts.use((accounts) =>
+        Effect.map(accounts.enrolTotp(principal), (enrolment) => ({
+          principal,
+          code: OTPAuth.URI.parse(enrolment.otpauth_uri).generate()
+        }))
+      )
   )
 
 /** The principal of a new SCIM token of the organisation. */
@@ -1304,6 +1329,60 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         Effect.flatMap(signedIn(w), (p) => Sessions.use((s) => s.revoke(w.weak, p.session?.id ?? MISSING)))
     },
     { outcome: "failed", program: (w) => Sessions.use((s) => s.revoke(w.admin, MISSING)) }
+  ],
+  "signInSettings.update": [
+    {
+      outcome: "allowed",
+      program: (w) => LocalAccounts.use((a) => a.updateSettings(w.admin, { require_second_factor: false }))
+    },
+    {
+      outcome: "denied",
+      program: (w) => LocalAccounts.use((a) => a.updateSettings(w.weak, { require_second_factor: false }))
+    },
+    // No identity provider is enabled: turning password sign-in off would lock everyone out.
+    {
+      outcome: "failed",
+      program: (w) => LocalAccounts.use((a) => a.updateSettings(w.admin, { local_accounts_enabled: false }))
+    }
+  ],
+  "secondFactor.enrol": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(memberSignedIn(w), (p) => LocalAccounts.use((a) => a.enrolTotp(p)))
+    },
+    // An API key is no person signed in.
+    { outcome: "failed", program: (w) => LocalAccounts.use((a) => a.enrolTotp(w.admin)) }
+  ],
+  "secondFactor.confirm": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          enrolled(w),
+          ({ code, principal }) => LocalAccounts.use((a) => a.confirmTotp(principal, { code }))
+        )
+    },
+    // Nothing was enrolled.
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(memberSignedIn(w), (p) => LocalAccounts.use((a) => a.confirmTotp(p, { code: "123456" })))
+    }
+  ],
+  "secondFactor.disable": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          enrolled(w),
+          ({ code, principal }) => LocalAccounts.use((a) => a.disableTotp(principal, { code }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(memberSignedIn(w), (p) => LocalAccounts.use((a) => a.disableTotp(p, { code: "123456" })))
+    }
   ],
   "sessions.setPassword": [
     {

@@ -23,6 +23,7 @@ const PATH_ALIASES: Readonly<Record<string, UseCaseName>> = {
   "users.removeWorkspaceUser": "users.removeMember",
   // Password sign-in is the `signIn` group's, which takes no key; its use case is the sessions'.
   "signIn.password": "sessions.signIn",
+  "signIn.secondFactor": "sessions.signIn",
   "mcpRegistry.setIntegrationWorkspaces": "mcpRegistry.updateIntegration",
   "mcpConnectivity.syncIntegration": "mcpConnectivity.syncCapabilities"
 }

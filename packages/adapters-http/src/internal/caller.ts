@@ -9,7 +9,7 @@ import { audited, type AuditSpec } from "./audited.ts"
 import type { AuditedEndpointName } from "./auditedEndpoints.ts"
 import { listBody, pageOf, type PageQuery } from "./listing.ts"
 
-const currentPrincipal = Effect.service(CurrentPrincipal)
+export const currentPrincipal = Effect.service(CurrentPrincipal)
 
 export const asCaller = <A, E extends DomainError, R>(use: (principal: Principal) => Effect.Effect<A, E, R>) =>
   Effect.flatMap(currentPrincipal, use).pipe(Effect.mapError(fromDomain))

@@ -93,6 +93,12 @@ export const Actions = {
   "identity_providers.update.owner": { scope: "organisation_users.update", reach: "admin", owner: true },
   "identity_providers.delete": { scope: "organisation_users.delete", reach: "admin" },
   /**
+   * An organisation's sign-in settings (password sign-in on or off, a second factor required): owners and
+   * admins, with the user scopes (sessions/LocalAccounts.ts).
+   */
+  "sign_in_settings.read": { scope: "organisation_users.read", reach: "admin" },
+  "sign_in_settings.update": { scope: "organisation_users.update", reach: "admin" },
+  /**
    * A SCIM token lets an identity provider create, change and remove the organisation's users and their
    * memberships: creating one takes the scope of creating users, reading one that of listing them, revoking one
    * that of removing them; organisation owners and admins only (scim-tokens/ScimTokens.ts).

@@ -87,6 +87,11 @@ const USE_CASE_TABLE = {
   "sessions.signOutEverywhere": { action: "sign_out", resourceType: "session" },
   "sessions.revoke": { action: "revoke", resourceType: "session" },
   "sessions.setPassword": { action: "update", resourceType: "local_account" },
+  // Local accounts (sessions/LocalAccounts.ts): an organisation's sign-in settings and a person's second factor.
+  "signInSettings.update": { action: "update", resourceType: "sign_in_settings" },
+  "secondFactor.enrol": { action: "create", resourceType: "second_factor" },
+  "secondFactor.confirm": { action: "activate", resourceType: "second_factor" },
+  "secondFactor.disable": { action: "delete", resourceType: "second_factor" },
   // Invitations (invites/Invites.ts): accepting one makes its user; a link nobody can use is recorded as refused.
   "invites.create": { action: "create", resourceType: "invite" },
   "invites.resend": { action: "resend", resourceType: "invite" },

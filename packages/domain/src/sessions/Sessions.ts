@@ -19,15 +19,23 @@ import { ScopeNames } from "../access/Scopes.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import type { AuditActor } from "../audit/AuditRecord.ts"
 import { RequestContext } from "../audit/RequestContext.ts"
-import type { NotFound } from "../shared/Errors.ts"
-import { type Forbidden, InvalidRequest, requireRow, Unauthenticated } from "../shared/Errors.ts"
+import { SecretCipher } from "../fine-tuning/Providers.ts"
+import { type Forbidden, InvalidRequest, type NotFound, requireRow, Unauthenticated } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import type { StoreError } from "../shared/StoreError.ts"
+import {
+  defaultSignInSettings,
+  SECOND_FACTOR_CHALLENGE_MS,
+  type SecondFactorChallenge,
+  type SecondFactorSignIn
+} from "./LocalAccount.ts"
+import { LocalAccountStore } from "./LocalAccountStore.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
 import { type PasswordSignIn, Session, type SetPassword, type SignIn } from "./Session.ts"
 import { SessionStore } from "./SessionStore.ts"
 import { makeSignInAttempts, type TooManyAttempts } from "./SignInAttempts.ts"
+import { Totp } from "./Totp.ts"
 
 export interface SessionSettingsShape {
   /** A session unused this long ends (`SESSION_IDLE_TIMEOUT_MS`). */
@@ -59,7 +67,17 @@ export interface AdmittedSession {
   readonly session: Session
   readonly user: User
   readonly csrfToken: string
+  /**
+   * True for a password session of a person whose organisation requires a second factor they have not set up:
+   * it acts with no scope, so it may only enrol one (LocalAccounts.ts), see itself and sign out.
+   */
+  readonly secondFactorEnrolmentRequired: boolean
 }
+
+/** A password sign-in's first step: signed in, or a second factor needed (answer the challenge with a code). */
+export type PasswordSignInResult =
+  | { readonly _tag: "SignedIn"; readonly signedIn: NewSession }
+  | { readonly _tag: "SecondFactorRequired"; readonly challenge: SecondFactorChallenge }
 
 /** Where a sign-in came from, beyond what `RequestContext` says. */
 export interface SignInClient {
@@ -68,6 +86,17 @@ export interface SignInClient {
 
 /** The one answer to a password sign-in that fails, whatever failed: no user enumeration. */
 export const WRONG_CREDENTIALS = "The email or password is not right."
+
+/**
+ * The answer to the right password of an account whose organisation turned password sign-in off. Only the right
+ * password gets it: every other attempt answers `WRONG_CREDENTIALS`, so it tells nothing about which emails exist.
+ */
+export const LOCAL_ACCOUNTS_OFF = "Password sign-in is turned off for this organisation: sign in with its identity " +
+  "provider."
+
+/** The answer to a second step whose challenge is unknown, used or expired, or whose code is not right. */
+export const SECOND_FACTOR_REFUSED = "The code is not right, or the sign-in took too long: sign in again with " +
+  "your password, then enter the code the authenticator app shows."
 
 const SESSION_ENDED = "The session has ended (signed out, revoked or expired): sign in again."
 
@@ -98,6 +127,14 @@ export class Sessions extends Context.Service<
      */
     readonly passwordSignIn: (
       input: PasswordSignIn,
+      client: SignInClient
+    ) => Effect.Effect<PasswordSignInResult, Unauthenticated | TooManyAttempts | StoreError>
+    /**
+     * A password sign-in's second step: the challenge its first step answered (taken once, whatever the outcome)
+     * and a current TOTP code, not used before.
+     */
+    readonly secondFactorSignIn: (
+      input: SecondFactorSignIn,
       client: SignInClient
     ) => Effect.Effect<NewSession, Unauthenticated | TooManyAttempts | StoreError>
     /**
@@ -143,6 +180,28 @@ export class Sessions extends Context.Service<
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
       const attempts = yield* makeSignInAttempts
+      const localAccounts = yield* LocalAccountStore
+      const totp = yield* Totp
+      const cipher = yield* SecretCipher
+
+      const signInSettingsOf = (organisationId: string) =>
+        Effect.map(
+          localAccounts.settingsOf(organisationId),
+          Option.getOrElse(() => defaultSignInSettings(organisationId))
+        )
+
+      /** A failed sign-in's record, under the account's organisation when there is one. */
+      const refusedSignIn = (user: Option.Option<User>, status: number, body: unknown) =>
+        useCases.refused({
+          useCase: "sessions.signIn",
+          actor: Option.match(user, {
+            onNone: () => ({ organisationId: null, keyId: null, userId: null }),
+            onSome: (u) => ({ organisationId: u.organisation_id, keyId: null, userId: u.id })
+          }),
+          workspaceId: null,
+          status,
+          body
+        })
 
       const csrfTokenOf = (token: string) => crypto.sha256Hex(`csrf:${token}`)
       const after = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString()
@@ -217,35 +276,94 @@ export class Sessions extends Context.Service<
             // The attempt is filed under the organisation of the account named, when there is one, so its admins
             // see it; under no organisation otherwise. The password is never recorded.
             const named = candidates.length === 0 ? Option.none() : yield* users.get(candidates[0].userId)
-            yield* useCases.refused({
-              useCase: "sessions.signIn",
-              actor: Option.match(named, {
-                onNone: () => ({ organisationId: null, keyId: null, userId: null }),
-                onSome: (u) => ({ organisationId: u.organisation_id, keyId: null, userId: u.id })
-              }),
-              workspaceId: null,
-              status: 401,
-              body: { method: "password", email: email.slice(0, 320) }
-            })
+            yield* refusedSignIn(named, 401, { method: "password", email: email.slice(0, 320) })
             return yield* new Unauthenticated({ message: WRONG_CREDENTIALS })
           }
           yield* attempt.succeeded
+          const person = user.value
+          if (!(yield* signInSettingsOf(person.organisation_id)).local_accounts_enabled) {
+            yield* refusedSignIn(user, 401, { method: "password", email: email.slice(0, 320) })
+            return yield* new Unauthenticated({ message: LOCAL_ACCOUNTS_OFF })
+          }
+          const factor = yield* localAccounts.totpOf(person.id)
+          if (Option.isSome(factor) && factor.value.active) {
+            // The second step takes a challenge, short-lived and single-use, that only this step hands out.
+            const token = crypto.randomToken(32)
+            const now = DateTime.toEpochMillis(yield* DateTime.now)
+            const expiresAt = new Date(now + SECOND_FACTOR_CHALLENGE_MS).toISOString()
+            yield* localAccounts.insertChallenge(
+              crypto.sha256Hex(`challenge:${token}`),
+              person.id,
+              expiresAt,
+              new Date(now).toISOString()
+            )
+            return { _tag: "SecondFactorRequired", challenge: { challenge: token, expires_at: expiresAt } } as const
+          }
           // The user was just read: a NotFound here is a removal racing the sign-in, answered as a failed one.
-          return yield* signIn({ user_id: user.value.id, method: "password" }, client).pipe(
+          const signedIn = yield* signIn({ user_id: person.id, method: "password" }, client).pipe(
             Effect.catchTag("NotFound", () => Effect.fail(new Unauthenticated({ message: WRONG_CREDENTIALS })))
+          )
+          return { _tag: "SignedIn", signedIn } as const
+        }
+      )
+
+      const secondFactorSignIn = Effect.fn("Sessions.secondFactorSignIn")(
+        function*(input: SecondFactorSignIn, client: SignInClient) {
+          const refused = new Unauthenticated({ message: SECOND_FACTOR_REFUSED })
+          const now = yield* nowIso
+          const taken = input.challenge.length === 0
+            ? Option.none()
+            : yield* localAccounts.takeChallenge(crypto.sha256Hex(`challenge:${input.challenge}`), now)
+          const user = Option.isNone(taken) ? Option.none() : yield* users.get(taken.value)
+          if (Option.isNone(user)) {
+            yield* refusedSignIn(Option.none(), 401, { method: "totp" })
+            return yield* refused
+          }
+          const person = user.value
+          const attempt = yield* attempts.reserve(person.email)
+          const factor = yield* localAccounts.totpOf(person.id)
+          const secret = Option.isSome(factor) && factor.value.active
+            ? cipher.decrypt(factor.value.encryptedSecret)
+            : undefined
+          const step = secret === undefined
+            ? undefined
+            : totp.matchingStep(secret, input.code, DateTime.toEpochMillis(yield* DateTime.now))
+          // A code of a step used before (by this sign-in or another process's) is a replay, refused alike.
+          if (step === undefined || !(yield* localAccounts.useTotpStep(person.id, step))) {
+            yield* refusedSignIn(user, 401, { method: "totp", user_id: person.id })
+            return yield* refused
+          }
+          yield* attempt.succeeded
+          return yield* signIn({ user_id: person.id, method: "password" }, client).pipe(
+            Effect.catchTag("NotFound", () => Effect.fail(refused))
           )
         }
       )
 
+      /** Must this password session enrol a second factor before it may do anything else? */
+      const mustEnrol = Effect.fnUntraced(function*(session: Session, user: User) {
+        if (session.method !== "password") return false
+        if (!(yield* signInSettingsOf(user.organisation_id)).require_second_factor) return false
+        const factor = yield* localAccounts.totpOf(user.id)
+        return !(Option.isSome(factor) && factor.value.active)
+      })
+
       /** The principal a session of `user` acts as, in the workspace `wanted` when they are a member there. */
       const principalOf = Effect.fnUntraced(
-        function*(session: Session, user: User, wanted: string | undefined): Effect.fn.Return<Principal, StoreError> {
+        function*(
+          session: Session,
+          user: User,
+          wanted: string | undefined,
+          enrolmentOnly: boolean
+        ): Effect.fn.Return<Principal, StoreError> {
           const base = {
             keyId: null,
             organisationId: user.organisation_id,
             userId: user.id,
             organisationRole: user.role,
-            scopes: new Set(ScopeNames),
+            // A session that must enrol a second factor first holds no scope: the policy refuses it everything
+            // but the person's own account (their second factor, sessions and password).
+            scopes: enrolmentOnly ? new Set<never>() : new Set(ScopeNames),
             expiresAt: session.expires_at,
             session: actorOfSession(session, user)
           }
@@ -282,8 +400,9 @@ export class Sessions extends Context.Service<
         // Idle expiry counts from the last request, kept to within a minute (or a tenth of the idle timeout).
         const slack = Math.min(60_000, settings.idleTimeoutMs / 10)
         if (now - lastSeen >= slack) yield* store.touch(session.id, new Date(now).toISOString())
-        const principal = yield* principalOf(session, user.value, wanted)
-        return { principal, session, user: user.value, csrfToken: csrfTokenOf(token) }
+        const secondFactorEnrolmentRequired = yield* mustEnrol(session, user.value)
+        const principal = yield* principalOf(session, user.value, wanted, secondFactorEnrolmentRequired)
+        return { principal, session, user: user.value, csrfToken: csrfTokenOf(token), secondFactorEnrolmentRequired }
       })
 
       const personOf = (principal: Principal): Effect.Effect<string, InvalidRequest> =>
@@ -416,6 +535,7 @@ export class Sessions extends Context.Service<
         whoAmI,
         signIn,
         passwordSignIn,
+        secondFactorSignIn,
         authenticate,
         csrfTokenOf,
         signOut,

@@ -34,6 +34,7 @@ import {
 import type { InviteStore } from "../../src/invites/InviteStore.ts"
 import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
 import type { SecretReferenceStore } from "../../src/secret-references/SecretReferenceStore.ts"
+import type { LocalAccountStore } from "../../src/sessions/LocalAccountStore.ts"
 import type { SessionStore } from "../../src/sessions/SessionStore.ts"
 import type { StoreTransaction } from "../../src/shared/StoreTransaction.ts"
 import type { TrustPolicyStore } from "../../src/trust-policies/TrustPolicyStore.ts"
@@ -57,6 +58,7 @@ export type Stores =
   | StoreTransaction
   | TrustPolicyStore
   | SessionStore
+  | LocalAccountStore
   | SecretReferenceStore
   | IdentityProviderStore
   | SignInFlowStore

@@ -13,6 +13,7 @@ import { idempotencyContract } from "./IdempotencyContract.ts"
 import { identityProviderContract } from "./IdentityProviderContract.ts"
 import { inviteContract } from "./InviteContract.ts"
 import { labelContract } from "./LabelContract.ts"
+import { localAccountContract } from "./LocalAccountContract.ts"
 import { mcpConnectivityContract } from "./McpConnectivityContract.ts"
 import { mcpContract } from "./McpContract.ts"
 import { promptContract } from "./PromptContract.ts"
@@ -36,6 +37,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     mcpConnectivityContract(harness)
     trustPolicyContract(harness)
     sessionContract(harness)
+    localAccountContract(harness)
     secretReferenceContract(harness)
     scimTokenContract(harness)
     inviteContract(harness)

@@ -3,7 +3,15 @@
  * and the session's own endpoints (`sessions`): who am I, my sessions, sign out, sign out everywhere, set a
  * password. A session is a cookie (internal/sessionCookie.ts); every answer that starts one sets it.
  */
-import { OrganisationRole, PasswordSignIn, Session, SetPassword, User, WorkspaceRole } from "@gateway-control/domain"
+import {
+  OrganisationRole,
+  PasswordSignIn,
+  SecondFactorSignIn,
+  Session,
+  SetPassword,
+  User,
+  WorkspaceRole
+} from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors, TooManyRequests } from "../../ApiErrors.ts"
@@ -24,6 +32,14 @@ export const SignedInBody = Schema.Struct({
   user: Person,
   /** Send it back in `x-csrf-token` on every change made with the session. */
   csrf_token: Schema.String
+})
+
+/** A password sign-in's first step for a person with a second factor: no session yet, a challenge for the code. */
+export const SecondFactorRequiredBody = Schema.Struct({
+  object: Schema.Literal("second-factor-required"),
+  /** Send it back with a code to POST /v1/auth/second-factor; it works once, until expires_at. */
+  challenge: Schema.String,
+  expires_at: Schema.String
 })
 
 export const MeBody = Schema.Struct({
@@ -50,13 +66,24 @@ export class SignInGroup extends HttpApiGroup.make("signIn")
   .add(
     HttpApiEndpoint.post("password", "/auth/password", {
       payload: PasswordSignIn,
-      success: SignedInBody,
+      success: Schema.Union([SignedInBody, SecondFactorRequiredBody]),
       error: [...CommonErrors, TooManyRequests]
     }).annotate(
       OpenApi.Description,
       "Signs in with a local account's email and password: a new session, its cookie (HttpOnly, SameSite=Lax; " +
         "Secure and __Host- over HTTPS) and its CSRF token. A wrong password and an unknown email answer alike " +
-        "(401); after too many failures for the email or from the address, every attempt answers 429 with retry-after."
+        "(401); after too many failures for the email or from the address, every attempt answers 429 with retry-after. " +
+        "A person with a second factor gets no session yet: a challenge to send with a code to /auth/second-factor. " +
+        "Where the organisation turned password sign-in off, the right password answers 401 saying so."
+    ),
+    HttpApiEndpoint.post("secondFactor", "/auth/second-factor", {
+      payload: SecondFactorSignIn,
+      success: SignedInBody,
+      error: [...CommonErrors, TooManyRequests]
+    }).annotate(
+      OpenApi.Description,
+      "A password sign-in's second step: the challenge the first answered (used once, right or wrong) and the " +
+        "code the authenticator app shows now (each code is accepted once). Signs in as the first step would."
     )
   )
   .middleware(RequestInputRules)

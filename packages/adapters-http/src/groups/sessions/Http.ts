@@ -7,7 +7,7 @@ import { errorResponse, fromDomain, tooManyAttemptsResponse } from "../../ApiErr
 import { asCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 import { makeSessionCookies, type SessionCookieOptions } from "../../internal/sessionCookie.ts"
-import { SignedInBody } from "./Api.ts"
+import { SecondFactorRequiredBody, SignedInBody } from "./Api.ts"
 
 const details = (session: Session) => ({ ...session, object: "session" as const })
 
@@ -20,6 +20,7 @@ const personOf = (user: User) => ({
 })
 
 const encodeSignedIn = Schema.encodeSync(SignedInBody)
+const encodeSecondFactorRequired = Schema.encodeSync(SecondFactorRequiredBody)
 
 const currentRequest = Effect.service(HttpServerRequest.HttpServerRequest)
 
@@ -46,6 +47,23 @@ export const layerSignInHandlers = (options: SessionCookieOptions) => {
             const refusal = cookies.crossSiteRefusal(request, undefined)
             if (refusal !== undefined) return errorResponse(403, "forbidden", refusal)
             return yield* sessions.passwordSignIn(payload, { userAgent: userAgentOf(request) }).pipe(
+              Effect.map((result) =>
+                result._tag === "SignedIn"
+                  ? signedIn(request, result.signedIn)
+                  : HttpServerResponse.jsonUnsafe(
+                    encodeSecondFactorRequired({ object: "second-factor-required", ...result.challenge }),
+                    { headers: { "cache-control": "no-store" } }
+                  )
+              ),
+              Effect.catchTag("TooManyAttempts", (error) => Effect.succeed(tooManyAttemptsResponse(error)))
+            )
+          }).pipe(Effect.mapError(fromDomain)),
+        secondFactor: ({ payload }) =>
+          Effect.gen(function*() {
+            const request = yield* currentRequest
+            const refusal = cookies.crossSiteRefusal(request, undefined)
+            if (refusal !== undefined) return errorResponse(403, "forbidden", refusal)
+            return yield* sessions.secondFactorSignIn(payload, { userAgent: userAgentOf(request) }).pipe(
               Effect.map((result) => signedIn(request, result)),
               Effect.catchTag("TooManyAttempts", (error) => Effect.succeed(tooManyAttemptsResponse(error)))
             )

@@ -5,6 +5,7 @@
  * nothing another endpoint needs.
  */
 import { createServer } from "node:http"
+import * as OTPAuth from "otpauth"
 import type { TestServer } from "../TestServer.ts"
 import type { Example, HeaderContext } from "./FuzzRequests.ts"
 
@@ -59,6 +60,60 @@ export interface Fixture extends HeaderContext {
   readonly doomedInviteId: string
   readonly collectionId: string
   readonly doomedCollectionId: string
+  /** The member's TOTP second factor, enrolled and pending (their session confirms it with a code of it). */
+  readonly memberTotpSecret: string
+  /**
+   * A password sign-in's challenge for a person with an active second factor, and the code that answers it; made
+   * only for the endpoint that takes them (three sign-ins are costly), empty otherwise.
+   */
+  readonly secondFactorChallenge: string
+  readonly secondFactorCode: string
+}
+
+const totpOf = (secret: string) => new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret) })
+
+/** The headers of a change made with a session, as the console on the gateway's own origin makes it. */
+const sessionHeaders = (baseUrl: string, cookie: string, csrf: string) => ({
+  cookie,
+  "x-csrf-token": csrf,
+  origin: baseUrl,
+  "content-type": "application/json"
+})
+
+/** Enrols a TOTP factor (pending) for the person of the session; answers its secret. */
+const enrolTotp = async (server: TestServer, cookie: string, csrf: string): Promise<string> => {
+  const enrolled = await server.request("/v1/me/second-factor/totp", {
+    method: "POST",
+    key: null,
+    headers: sessionHeaders(server.baseUrl, cookie, csrf)
+  })
+  const text = await enrolled.text()
+  if (enrolled.status !== 201) throw new Error(`fixture: enrolment answered ${enrolled.status} ${text}`)
+  return OTPAuth.URI.parse(JSON.parse(text).otpauth_uri).secret.base32
+}
+
+/** A person with an active second factor, past their password: the challenge and a code (the next step's). */
+const secondFactorChallenge = async (server: TestServer, userId: string, email: string) => {
+  const password = await server.send("PUT", "/v1/auth/password", { user_id: userId, password: MEMBER_PASSWORD })
+  if (password.status !== 200) throw new Error(`fixture: password answered ${password.status} ${await password.text()}`)
+  const signIn = () => server.send("POST", "/v1/auth/password", { email, password: MEMBER_PASSWORD })
+  const first = await signIn()
+  const session = SignedIn.parse(await first.text())
+  const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0]
+  const secret = await enrolTotp(server, cookie, session.csrf_token)
+  const confirmed = await server.request("/v1/me/second-factor/totp/confirm", {
+    method: "POST",
+    key: null,
+    headers: sessionHeaders(server.baseUrl, cookie, session.csrf_token),
+    body: JSON.stringify({ code: totpOf(secret).generate() })
+  })
+  if (confirmed.status !== 200) {
+    throw new Error(`fixture: confirm answered ${confirmed.status} ${await confirmed.text()}`)
+  }
+  const second = await signIn()
+  const { challenge } = JSON.parse(await second.text())
+  // The code confirming used this step's: the next one's is accepted (one step either side).
+  return { challenge: String(challenge), code: totpOf(secret).generate({ timestamp: Date.now() + 30_000 }) }
 }
 
 /** Posts with the admin key and answers the created resource, failing loudly if it was not created. */
@@ -110,9 +165,21 @@ const WORKSPACE_KEY_SCOPES = ["completions.write", "virtual_keys.read", "configs
  * The resources every example points at. Each test makes its own (`tag` keeps names and slugs apart), so that a
  * mutation one endpoint's fuzzing saves (a PUT of a hostile template, say) never reaches another test.
  */
-export const makeFixture = async (server: TestServer, tag: string, mcpUrl: string): Promise<Fixture> => {
+export const makeFixture = async (
+  server: TestServer,
+  tag: string,
+  mcpUrl: string,
+  operationId = ""
+): Promise<Fixture> => {
   const create = creator(server)
   const workspace_id = server.workspaceId
+  // The fuzzing of the sign-in settings may have turned password sign-in off, or required a second factor: the
+  // fixture's sign-ins need the defaults back.
+  const settings = await server.send("PATCH", "/v1/admin/sign-in-settings", {
+    local_accounts_enabled: true,
+    require_second_factor: false
+  })
+  if (settings.status !== 200) throw new Error(`fixture: settings answered ${settings.status} ${await settings.text()}`)
   const otherWorkspace = await create("/v1/workspaces", {
     name: `Fuzz other team ${tag}`,
     slug: `fuzz-other-team-${tag}`
@@ -210,6 +277,10 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   if (signIn.status !== 200) throw new Error(`fixture: sign-in answered ${signIn.status} ${await signIn.text()}`)
   const signedIn = SignedIn.parse(await signIn.text())
   const sessionCookie = (signIn.headers.get("set-cookie") ?? "").split(";")[0]
+  const memberTotpSecret = await enrolTotp(server, sessionCookie, signedIn.csrf_token)
+  const twoStep = operationId === "signIn.secondFactor"
+    ? await secondFactorChallenge(server, stayer.id, `fuzz-stayer-${tag}@example.com`)
+    : { challenge: "", code: "" }
   const secretReference = (name: string) => ({ ...SECRET_REFERENCE, name })
   const reference = await create("/v1/secret-references", secretReference(`fuzz-secret-${tag}`))
   const doomedReference = await create("/v1/secret-references", secretReference(`fuzz-doomed-secret-${tag}`))
@@ -222,6 +293,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const invite = await create("/v1/admin/users/invites", invitation("invited"))
   const doomedInvite = await create("/v1/admin/users/invites", invitation("doomed"))
   return {
+    memberTotpSecret,
+    secondFactorChallenge: twoStep.challenge,
+    secondFactorCode: twoStep.code,
     memberEmail,
     sessionId: signedIn.session.id,
     sessionCookie,
@@ -425,6 +499,27 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     headers: { cookie: f.sessionCookie, "x-csrf-token": f.sessionCsrfToken, origin: f.baseUrl }
   }),
   "sessions.setPassword": (f) => ({ body: { user_id: f.memberId, password: "another fuzz password" } }),
+  "signIn.secondFactor": (f) => ({ body: { challenge: f.secondFactorChallenge, code: f.secondFactorCode } }),
+  "signInSettings.get": () => ({}),
+  "signInSettings.update": () => ({ body: { require_second_factor: false } }),
+  // The admin key stands for the organisation's owner: their second factor.
+  "secondFactor.get": () => ({}),
+  // Made with the member's session (no key): enrolling is a person's, signed in.
+  "secondFactor.enrol": (f) => ({
+    key: "",
+    headers: { cookie: f.sessionCookie, "x-csrf-token": f.sessionCsrfToken, origin: f.baseUrl }
+  }),
+  "secondFactor.confirm": (f) => ({
+    key: "",
+    headers: { cookie: f.sessionCookie, "x-csrf-token": f.sessionCsrfToken, origin: f.baseUrl },
+    body: { code: totpOf(f.memberTotpSecret).generate() }
+  }),
+  // The member's factor is pending: removing it needs no current code (any six digits).
+  "secondFactor.disable": (f) => ({
+    key: "",
+    headers: { cookie: f.sessionCookie, "x-csrf-token": f.sessionCsrfToken, origin: f.baseUrl },
+    body: { code: "000000" }
+  }),
   "secretReferences.create": (f) => ({
     body: {
       ...SECRET_REFERENCE,

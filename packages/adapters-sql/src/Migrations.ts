@@ -722,6 +722,10 @@ export const migrationScripts = {
   // go through), stored and returned.
   "0095_prompt_virtual_key": `
     ALTER TABLE prompt_versions ADD COLUMN virtual_key text
+  `,
+  // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
+  "0100_audit_trace_id": `
+    ALTER TABLE audit_logs ADD COLUMN trace_id text
   `
 }
 

@@ -717,6 +717,10 @@ export const migrationScripts = {
       last_updated_at timestamptz NOT NULL
     );
     CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
+  `,
+  // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
+  "0100_audit_trace_id": `
+    ALTER TABLE audit_logs ADD COLUMN trace_id text
   `
 }
 

@@ -131,10 +131,32 @@ describe("sessions over HTTP", () => {
     const crossSite = await create({ origin: "https://evil.example" })
     expect(crossSite.status).toBe(403)
     expect((await json(crossSite)).error.code).toBe("forbidden")
+    // The refusal is recorded under the person whose cookie was sent, and nothing was created.
+    const refusals = (await json(
+      await server.request("/v1/audit-logs?user_email=csrf@example.com&response_status_code=403")
+    )).records
+    expect(refusals).toHaveLength(1)
+    expect(refusals[0]).toMatchObject({
+      user_email: "csrf@example.com",
+      session_id: session.sessionId,
+      resource_type: "workspace",
+      action: "create",
+      response_status_code: 403
+    })
     const noToken = await create({ "x-csrf-token": "" })
     expect(noToken.status).toBe(403)
     const wrongToken = await create({ "x-csrf-token": "0".repeat(64) })
     expect(wrongToken.status).toBe(403)
+    expect(
+      (await json(
+        await server.request("/v1/audit-logs?user_email=csrf@example.com&response_status_code=403")
+      )).records
+    ).toHaveLength(3)
+    expect(
+      (await json(await server.request("/v1/workspaces?page_size=100"))).data.some((w: { name: string }) =>
+        w.name.startsWith("Csrf")
+      )
+    ).toBe(false)
     expect((await create({})).status).toBe(201)
     expect(
       (await withSession(server, session, "/v1/workspaces", { headers: { origin: "https://evil.example" } })).status
@@ -210,6 +232,78 @@ describe("sessions over HTTP", () => {
     }
     time.advance(DEFAULT_SESSION_SETTINGS.absoluteTimeoutMs - elapsed)
     expect((await withSession(server, busy, "/v1/me")).status).toBe(401)
+  })
+})
+
+describe("sign-in attempt limiting", () => {
+  let server: TestServer
+  const time = makeMovableClock()
+  const WINDOW_MS = 60_000
+  beforeAll(async () => {
+    server = await startTestServer({
+      clock: time.clock,
+      // Each request names its client address in X-Forwarded-For, which the server trusts here.
+      trustProxy: true,
+      signInLimits: {
+        perAccount: { failures: 3, windowMs: WINDOW_MS },
+        perClient: { failures: 5, windowMs: WINDOW_MS }
+      }
+    })
+  })
+  afterAll(() => server.close())
+
+  const attempt = (email: string, password: string, client: string) =>
+    server.request("/v1/auth/password", {
+      method: "POST",
+      key: null,
+      headers: { "content-type": "application/json", "x-forwarded-for": client },
+      body: JSON.stringify({ email, password })
+    })
+  const withoutNumbers = (text: string) => text.replace(/\d+/g, "N")
+
+  it("refuses an email after its failures, known or unknown alike, with retry-after; the limit lifts", async () => {
+    await addUser(server, "limited@example.com", "member")
+    for (let i = 0; i < 3; i++) {
+      expect((await attempt("limited@example.com", "wrong password here", `10.1.0.${i}`)).status).toBe(401)
+      expect((await attempt("ghost@example.com", "wrong password here", `10.2.0.${i}`)).status).toBe(401)
+    }
+    // From addresses that never failed: the email's own failures refuse it, the right password included.
+    const known = await attempt("limited@example.com", PASSWORD, "10.1.1.1")
+    const unknown = await attempt("ghost@example.com", PASSWORD, "10.2.1.1")
+    expect(known.status).toBe(429)
+    expect(unknown.status).toBe(429)
+    expect(known.headers.get("set-cookie")).toBeNull()
+    expect(Number(known.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(Number(known.headers.get("retry-after"))).toBeLessThanOrEqual(WINDOW_MS / 1000)
+    expect(Number(unknown.headers.get("retry-after"))).toBeGreaterThan(0)
+    const [knownText, unknownText] = [await known.text(), await unknown.text()]
+    expect(withoutNumbers(knownText)).toBe(withoutNumbers(unknownText))
+    expect(JSON.parse(knownText).error).toMatchObject({ code: "rate_limited", type: "rate_limit_error" })
+    expect(JSON.parse(knownText).error.message).toMatch(/retry in \d+ s/)
+
+    time.advance(WINDOW_MS + 1000)
+    const lifted = await attempt("limited@example.com", PASSWORD, "10.1.1.1")
+    expect(lifted.status, await lifted.text()).toBe(200)
+  })
+
+  it("refuses a client address after its failures, whatever email it tries; other addresses go on", async () => {
+    await addUser(server, "bystander@example.com", "member")
+    for (let i = 0; i < 5; i++) {
+      expect((await attempt(`probe${i}@example.com`, "wrong password here", "10.3.0.1")).status).toBe(401)
+    }
+    expect((await attempt("bystander@example.com", PASSWORD, "10.3.0.1")).status).toBe(429)
+    expect((await attempt("bystander@example.com", PASSWORD, "10.3.0.2")).status).toBe(200)
+    time.advance(WINDOW_MS + 1000)
+    expect((await attempt("bystander@example.com", PASSWORD, "10.3.0.1")).status).toBe(200)
+  })
+
+  it("counts failures only: sign-ins that succeed use up nothing", async () => {
+    await addUser(server, "regular@example.com", "member")
+    expect((await attempt("regular@example.com", "wrong password here", "10.4.0.1")).status).toBe(401)
+    for (let i = 0; i < 6; i++) expect((await attempt("regular@example.com", PASSWORD, "10.4.0.1")).status).toBe(200)
+    expect((await attempt("regular@example.com", "wrong password here", "10.4.0.1")).status).toBe(401)
+    expect((await attempt("regular@example.com", "wrong password here", "10.4.0.1")).status).toBe(401)
+    expect((await attempt("regular@example.com", PASSWORD, "10.4.0.1")).status).toBe(429)
   })
 })
 

@@ -27,6 +27,7 @@ import type { StoreError } from "../shared/StoreError.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
 import { type PasswordSignIn, Session, type SetPassword, type SignIn } from "./Session.ts"
 import { SessionStore } from "./SessionStore.ts"
+import { makeSignInAttempts, type TooManyAttempts } from "./SignInAttempts.ts"
 
 export interface SessionSettingsShape {
   /** A session unused this long ends (`SESSION_IDLE_TIMEOUT_MS`). */
@@ -104,11 +105,14 @@ export class Sessions extends Context.Service<
      * another change (by an identity provider, by accepting an invitation), whose record names the session.
      */
     readonly open: (input: SignIn, user: User, client: SignInClient) => Effect.Effect<NewSession, StoreError>
-    /** Signs in with a local account's email and password; any failure answers `WRONG_CREDENTIALS`. */
+    /**
+     * Signs in with a local account's email and password; any failure answers `WRONG_CREDENTIALS`, and too many
+     * failures for the email or from the client's address `TooManyAttempts` (SignInAttempts.ts).
+     */
     readonly passwordSignIn: (
       input: PasswordSignIn,
       client: SignInClient
-    ) => Effect.Effect<NewSession, Unauthenticated | StoreError>
+    ) => Effect.Effect<NewSession, Unauthenticated | TooManyAttempts | StoreError>
     /**
      * The principal a session token stands for, in the workspace `workspaceId` names when the person is a
      * member there; `Unauthenticated` for an unknown, revoked or expired session or a removed user.
@@ -151,6 +155,7 @@ export class Sessions extends Context.Service<
       const hasher = yield* PasswordHasher
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
+      const attempts = yield* makeSignInAttempts
 
       const csrfTokenOf = (token: string) => crypto.sha256Hex(`csrf:${token}`)
       const after = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString()
@@ -208,6 +213,9 @@ export class Sessions extends Context.Service<
       const passwordSignIn = Effect.fn("Sessions.passwordSignIn")(
         function*(input: PasswordSignIn, client: SignInClient) {
           const email = input.email.trim()
+          // Counted before anything is read, so a refusal for too many failures takes the same time and says
+          // the same for every email.
+          const attempt = yield* attempts.reserve(email)
           const candidates = yield* store.passwordsByEmail(email)
           let matched: string | undefined
           if (candidates.length === 0) yield* hasher.verifyDummy(input.password)
@@ -234,6 +242,7 @@ export class Sessions extends Context.Service<
             })
             return yield* new Unauthenticated({ message: WRONG_CREDENTIALS })
           }
+          yield* attempt.succeeded
           // The user was just read: a NotFound here is a removal racing the sign-in, answered as a failed one.
           return yield* signIn({ user_id: user.value.id, method: "password" }, client).pipe(
             Effect.catchTag("NotFound", () => Effect.fail(new Unauthenticated({ message: WRONG_CREDENTIALS })))

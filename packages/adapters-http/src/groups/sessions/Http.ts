@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { errorResponse, fromDomain } from "../../ApiErrors.ts"
+import { errorResponse, fromDomain, tooManyAttemptsResponse } from "../../ApiErrors.ts"
 import { asCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 import { makeSessionCookies, type SessionCookieOptions } from "../../internal/sessionCookie.ts"
@@ -48,8 +48,10 @@ export const layerSignInHandlers = (options: SessionCookieOptions) => {
             const request = yield* currentRequest
             const refusal = cookies.crossSiteRefusal(request, undefined)
             if (refusal !== undefined) return errorResponse(403, "forbidden", refusal)
-            const result = yield* sessions.passwordSignIn(payload, { userAgent: userAgentOf(request) })
-            return signedIn(request, result)
+            return yield* sessions.passwordSignIn(payload, { userAgent: userAgentOf(request) }).pipe(
+              Effect.map((result) => signedIn(request, result)),
+              Effect.catchTag("TooManyAttempts", (error) => Effect.succeed(tooManyAttemptsResponse(error)))
+            )
           }).pipe(Effect.mapError(fromDomain))
       }))
   )

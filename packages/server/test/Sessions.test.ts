@@ -119,6 +119,33 @@ describe("sessions over HTTP", () => {
     expect(byKey.csrf_token).toBeUndefined()
   })
 
+  it("tells a session what the policy lets its person do (GET /v1/scopes `actions`), for the console to offer", async () => {
+    const memberId = await addUser(server, "actions-member@example.com", "member")
+    const added = await server.send("POST", `/v1/workspaces/${server.workspaceId}/members`, {
+      user_id: memberId,
+      role: "member"
+    })
+    expect(added.status, await added.text()).toBe(201)
+    await addUser(server, "actions-admin@example.com", "admin")
+    const actionsOf = async (email: string) => {
+      const answer = await json(await withSession(server, await signIn(server, email), "/v1/scopes"))
+      return answer.actions as ReadonlyArray<string>
+    }
+    const member = await actionsOf("actions-member@example.com")
+    expect(member).toEqual(expect.arrayContaining(["prompts.create", "prompts.render", "members.list"]))
+    for (
+      const adminOnly of ["audit_logs.list", "users.list", "members.create", "api_keys.delete", "scim_tokens.list"]
+    ) {
+      expect(member).not.toContain(adminOnly)
+    }
+    const admin = await actionsOf("actions-admin@example.com")
+    expect(admin).toEqual(expect.arrayContaining(["audit_logs.list", "users.list", "members.create", "prompts.create"]))
+    // Only an owner makes owners.
+    expect(admin).not.toContain("users.create.owner")
+    const owner = await json(await server.request("/v1/scopes"))
+    expect(owner.actions).toContain("users.create.owner")
+  })
+
   it("refuses a change made with the session from another origin, or without its CSRF token; reads pass", async () => {
     await addUser(server, "csrf@example.com", "admin")
     const session = await signIn(server, "csrf@example.com")

@@ -99,6 +99,9 @@ const operationOf = (action: Action): Operation => {
     "scim_tokens.read",
     "scim_tokens.list",
     "scim_tokens.revoke",
+    // Sign-in settings: whether the organisation's people may sign in by password, and with a second factor.
+    "sign_in_settings.read",
+    "sign_in_settings.update",
     "mcp_integrations.create.organisation",
     "mcp_integrations.update.organisation",
     // Organisation labels are open to every workspace; changing them is the organisation's business.
@@ -157,6 +160,8 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "scim_tokens.read": ["organisation_users.list"],
     "scim_tokens.list": ["organisation_users.list"],
     "scim_tokens.revoke": ["organisation_users.delete"],
+    "sign_in_settings.read": ["organisation_users.read"],
+    "sign_in_settings.update": ["organisation_users.update"],
     "mcp_integrations.create.organisation": ["organisation_mcp_integrations.create"],
     "mcp_integrations.create.workspace": ["workspace_mcp_integrations.create"],
     "mcp_integrations.update.organisation": ["organisation_mcp_integrations.create"],

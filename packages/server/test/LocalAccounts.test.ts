@@ -93,9 +93,10 @@ describe("local accounts: second factor, required second factor, password sign-i
       body: JSON.stringify({ code: codeAt(authenticator, 600_000) })
     })
     expect(wrong.status).toBe(400)
+    const confirming = codeAt(authenticator)
     const confirmed = await withSession(first, "/v1/me/second-factor/totp/confirm", {
       method: "POST",
-      body: JSON.stringify({ code: codeAt(authenticator) })
+      body: JSON.stringify({ code: confirming })
     })
     expect(confirmed.status, await confirmed.clone().text()).toBe(200)
     expect((await json(confirmed)).totp).toBe("active")
@@ -107,7 +108,7 @@ describe("local accounts: second factor, required second factor, password sign-i
     const { challenge, object } = await json(step1)
     expect(object).toBe("second-factor-required")
     // The code confirmation used is spent: replayed, it is refused (and the challenge with it).
-    const replayed = await post("/v1/auth/second-factor", { challenge, code: codeAt(authenticator) })
+    const replayed = await post("/v1/auth/second-factor", { challenge, code: confirming })
     expect(replayed.status).toBe(401)
     expect(replayed.headers.get("set-cookie")).toBeNull()
     // A challenge is single-use, right code or wrong.

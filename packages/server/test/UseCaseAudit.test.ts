@@ -1342,11 +1342,8 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       outcome: "denied",
       program: (w) => LocalAccounts.use((a) => a.updateSettings(w.weak, { require_second_factor: false }))
     },
-    // No identity provider is enabled: turning password sign-in off would lock everyone out.
-    {
-      outcome: "failed",
-      program: (w) => LocalAccounts.use((a) => a.updateSettings(w.admin, { local_accounts_enabled: false }))
-    }
+    // Nothing to change.
+    { outcome: "failed", program: (w) => LocalAccounts.use((a) => a.updateSettings(w.admin, {})) }
   ],
   "secondFactor.enrol": [
     {

@@ -116,6 +116,12 @@ export class LocalAccounts extends Context.Service<
             body: input
           },
           Effect.gen(function*() {
+            if (input.local_accounts_enabled === undefined && input.require_second_factor === undefined) {
+              return yield* InvalidRequest.of(
+                "Give local_accounts_enabled or require_second_factor (or both): there is nothing to change.",
+                null
+              )
+            }
             const grant = yield* ensureAllowed(
               principal,
               "sign_in_settings.update",
@@ -135,8 +141,8 @@ export class LocalAccounts extends Context.Service<
             ) {
               return yield* InvalidRequest.of(
                 "Password sign-in cannot be turned off while the organisation has no enabled identity provider: " +
-                  "nobody could sign in. Add and enable one (/v1/admin/identity-providers), check that people can " +
-                  "sign in with it, then turn password sign-in off.",
+                  "nobody could sign in. Add and enable an identity provider, check that people can sign in with it, " +
+                  "then turn password sign-in off.",
                 "local_accounts_enabled"
               )
             }

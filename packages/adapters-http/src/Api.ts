@@ -10,6 +10,7 @@ import { CollectionsGroup } from "./groups/collections/Api.ts"
 import { ConfigsGroup } from "./groups/configs/Api.ts"
 import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
 import { IdentityProvidersGroup } from "./groups/identityProviders/Api.ts"
+import { IntegrationsGroup } from "./groups/integrations/Api.ts"
 import { InvitesGroup } from "./groups/invites/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
@@ -34,6 +35,7 @@ export * from "./groups/Common.ts"
 export * from "./groups/configs/Api.ts"
 export * from "./groups/fineTuning/Api.ts"
 export * from "./groups/identityProviders/Api.ts"
+export * from "./groups/integrations/Api.ts"
 export * from "./groups/invites/Api.ts"
 export * from "./groups/labels/Api.ts"
 export * from "./groups/mcpConnectivity/Api.ts"
@@ -71,6 +73,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(SignInGroup)
   .add(SessionsGroup)
   .add(SecretReferencesGroup)
+  .add(IntegrationsGroup)
   .add(IdentityProvidersGroup)
   .add(ScimTokensGroup)
   .add(InvitesGroup)

@@ -15,6 +15,7 @@ import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
 import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
 import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
+import { IntegrationsHandlers } from "./groups/integrations/Http.ts"
 import { InvitesHandlers } from "./groups/invites/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
@@ -71,6 +72,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         layerSignInHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
         layerSessionsHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
         SecretReferencesHandlers,
+        IntegrationsHandlers,
         IdentityProvidersHandlers,
         ScimTokensHandlers,
         InvitesHandlers

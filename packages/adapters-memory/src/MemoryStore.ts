@@ -14,6 +14,7 @@ import {
   GENESIS_HASH,
   IdempotencyStore,
   IdentityProviderStore,
+  IntegrationStore,
   InviteStore,
   LabelStore,
   LeaseStore,
@@ -58,6 +59,7 @@ import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
+import { makeIntegrationStore } from "./internal/MemoryIntegrations.ts"
 import { makeInviteStore } from "./internal/MemoryInvites.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
@@ -497,7 +499,8 @@ const make = Effect.sync(() => {
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   ).pipe(
     Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
-    Context.add(InviteStore, makeInviteStore(state))
+    Context.add(InviteStore, makeInviteStore(state)),
+    Context.add(IntegrationStore, makeIntegrationStore(state))
   )
 })
 

@@ -717,6 +717,46 @@ export const migrationScripts = {
       last_updated_at timestamptz NOT NULL
     );
     CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
+  `,
+  // AI-provider integrations (issue 29): an organisation's (workspace_id null) or a workspace's credential for
+  // one provider. The record's secrets (key, secret configuration fields) are kept encrypted in
+  // encrypted_secrets; workspaces and models are the integration's own lists. Keys that manage virtual keys
+  // gain the workspace integration scopes of the same verbs, admin keys of owners and admins the organisation's.
+  "0085_integrations": `
+    CREATE TABLE integrations (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text REFERENCES workspaces (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      ai_provider_id text NOT NULL,
+      description text,
+      status text NOT NULL,
+      masked_key text,
+      configurations jsonb NOT NULL,
+      encrypted_secrets jsonb NOT NULL,
+      secret_mappings jsonb NOT NULL,
+      global_workspace_access_settings jsonb,
+      workspaces jsonb NOT NULL,
+      allow_all_models boolean NOT NULL,
+      models jsonb NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT integrations_slug_unique UNIQUE (organisation_id, slug)
+    );
+    CREATE INDEX integrations_organisation ON integrations (organisation_id, created_at, id);
+    UPDATE api_keys SET scopes = scopes || '["organisation_integrations.create", "organisation_integrations.read",
+      "organisation_integrations.list", "organisation_integrations.update", "organisation_integrations.delete",
+      "workspace_integrations.create", "workspace_integrations.read", "workspace_integrations.list",
+      "workspace_integrations.update", "workspace_integrations.delete"]'::jsonb
+    WHERE scopes ? 'organisation_service_api_keys.create' AND NOT scopes ? 'organisation_integrations.create';
+    UPDATE api_keys SET scopes = scopes || (
+      SELECT coalesce(jsonb_agg('workspace_integrations.' || substr(scope, length('virtual_keys.') + 1)), '[]'::jsonb)
+      FROM jsonb_array_elements_text(scopes) AS scope
+      WHERE scope IN ('virtual_keys.create', 'virtual_keys.read', 'virtual_keys.list', 'virtual_keys.update',
+        'virtual_keys.delete')
+        AND NOT scopes ? ('workspace_integrations.' || substr(scope, length('virtual_keys.') + 1))
+    )
   `
 }
 

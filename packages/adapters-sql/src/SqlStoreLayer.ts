@@ -10,6 +10,7 @@ import {
   CollectionStore,
   IdempotencyStore,
   IdentityProviderStore,
+  IntegrationStore,
   InviteStore,
   LabelStore,
   LeaseStore,
@@ -37,6 +38,7 @@ import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
 import { makeIdempotencyStore } from "./SqlIdempotencyStore.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
+import { makeIntegrationStore } from "./SqlIntegrationStore.ts"
 import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
@@ -70,7 +72,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
     Context.add(ScimStore, yield* makeScimStore),
-    Context.add(InviteStore, yield* makeInviteStore)
+    Context.add(InviteStore, yield* makeInviteStore),
+    Context.add(IntegrationStore, yield* makeIntegrationStore)
   )
 })
 

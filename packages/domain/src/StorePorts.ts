@@ -9,6 +9,7 @@ import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
 import type { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
 import type { IdentityProviderStore, SignInFlowStore } from "./identity-providers/IdentityProviderStore.ts"
+import type { IntegrationStore } from "./integrations/IntegrationStore.ts"
 import type { InviteStore } from "./invites/InviteStore.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
@@ -46,6 +47,7 @@ export type StorePorts =
   | TrustPolicyStore
   | SessionStore
   | SecretReferenceStore
+  | IntegrationStore
   | IdempotencyStore
   | IdentityProviderStore
   | SignInFlowStore

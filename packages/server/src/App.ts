@@ -23,6 +23,7 @@ import {
   Idempotency,
   IdentityProviders,
   IdentityProviderSettings,
+  Integrations,
   Invites,
   layerTransitionSweep,
   McpConnectivity,
@@ -217,7 +218,8 @@ export const layerDomain = <ROut, E, E2 = never>(
     Layer.provideMerge(
       layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
     ),
-    Layer.provideMerge(SecretReferences.layer),
+    // Integrations fetch keys kept in secret managers through secret references.
+    Layer.provideMerge(Integrations.layer.pipe(Layer.provideMerge(SecretReferences.layer))),
     Layer.provideMerge(layerMcp(mcp, providers.connector, providers.registry.timeoutMs)),
     Layer.provideMerge(IdentityProviders.layer),
     Layer.provideMerge(

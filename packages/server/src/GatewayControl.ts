@@ -84,6 +84,7 @@ const serviceTags = [
   Domain.Configs,
   Domain.FineTuning,
   Domain.IdentityProviders,
+  Domain.Integrations,
   Domain.Invites,
   Domain.McpConnectivity,
   Domain.McpDirectory,

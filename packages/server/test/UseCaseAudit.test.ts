@@ -11,6 +11,7 @@ import {
   Collections,
   Configs,
   IdentityProviders,
+  Integrations,
   Invites,
   McpConnectivity,
   McpRegistry,
@@ -114,6 +115,21 @@ const virtualKey = (world: World) =>
       key: "sk-test-1234567890",
       workspace_id: world.workspaceId
     })
+  )
+/** An organisation-level OpenAI integration. */
+const aiIntegration = (world: World) =>
+  Integrations.use((integrations) =>
+    integrations.create(world.admin, { name: unique("Ai"), ai_provider_id: "openai", key: "sk-test-1234567890" })
+  )
+/** An integration of `world`, then `change` of it by `who` (the admin, or the key allowed almost nothing). */
+const onAiIntegration = <A, E>(
+  who: "admin" | "weak",
+  change: (integrations: Integrations["Service"], principal: Principal, id: string) => Effect.Effect<A, E>
+) =>
+(world: World) =>
+  Effect.flatMap(
+    aiIntegration(world),
+    (made) => Integrations.use((integrations) => change(integrations, world[who], made.id))
   )
 /** An issuer of workload tokens whose public key policies hold as a static JWK set. */
 const issuer = generateKeyPair("ES256").then(async ({ privateKey, publicKey }) => ({
@@ -1212,6 +1228,88 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
   // A sign-in that succeeds needs an OpenID provider: OidcSignIn.test.ts signs in through a real one.
   "identityProviders.signIn": [
     { outcome: "failed", program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x")) }
+  ],
+  "integrations.create": [
+    { outcome: "allowed", program: aiIntegration },
+    { outcome: "denied", program: (w) => aiIntegration({ ...w, admin: w.weak }) },
+    {
+      outcome: "failed",
+      program: (w) => Integrations.use((i) => i.create(w.admin, { name: unique("Ai"), ai_provider_id: "openai" }))
+    }
+  ],
+  "integrations.update": [
+    { outcome: "allowed", program: onAiIntegration("admin", (i, p, id) => i.update(p, id, { name: unique("Ai") })) },
+    { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.update(p, id, { name: unique("Ai") })) },
+    {
+      outcome: "failed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.update(p, id, { configurations: { custom_host: "https://x.test" } })
+      )
+    }
+  ],
+  "integrations.delete": [
+    { outcome: "allowed", program: onAiIntegration("admin", (i, p, id) => i.delete(p, id)) },
+    { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.delete(p, id)) },
+    { outcome: "failed", program: (w) => Integrations.use((i) => i.delete(w.admin, MISSING)) }
+  ],
+  "integrations.updateWorkspaces": [
+    {
+      outcome: "allowed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateWorkspaces(p, id, { global_workspace_access: { enabled: true } })
+      )
+    },
+    {
+      outcome: "denied",
+      program: onAiIntegration(
+        "weak",
+        (i, p, id) => i.updateWorkspaces(p, id, { global_workspace_access: { enabled: true } })
+      )
+    },
+    {
+      outcome: "failed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateWorkspaces(p, id, { workspaces: [{ id: MISSING, enabled: true }] })
+      )
+    }
+  ],
+  "integrations.updateModels": [
+    {
+      outcome: "allowed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateModels(p, id, { models: [{ slug: "gpt-4o", enabled: true }] })
+      )
+    },
+    {
+      outcome: "denied",
+      program: onAiIntegration(
+        "weak",
+        (i, p, id) => i.updateModels(p, id, { models: [{ slug: "gpt-4o", enabled: true }] })
+      )
+    },
+    {
+      outcome: "failed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateModels(p, id, { models: [{ slug: "a", enabled: true }, { slug: "a", enabled: false }] })
+      )
+    }
+  ],
+  "integrations.deleteModels": [
+    {
+      outcome: "allowed",
+      program: onAiIntegration("admin", (i, p, id) =>
+        Effect.flatMap(
+          i.updateModels(p, id, { models: [{ slug: "custom", enabled: true, is_custom: true }] }),
+          () => i.deleteModels(p, id, ["custom"])
+        ))
+    },
+    { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.deleteModels(p, id, ["custom"])) },
+    { outcome: "failed", program: onAiIntegration("admin", (i, p, id) => i.deleteModels(p, id, ["not-custom"])) }
   ],
   "secretReferences.create": [
     { outcome: "allowed", program: (w) => secretReference(w) },

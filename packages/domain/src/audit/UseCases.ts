@@ -62,6 +62,13 @@ const USE_CASE_TABLE = {
   "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
   "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
   "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
+  "integrations.create": { action: "create", resourceType: "integration" },
+  "integrations.update": { action: "update", resourceType: "integration" },
+  "integrations.delete": { action: "delete", resourceType: "integration" },
+  // Sharing an integration with workspaces, and choosing its models: changes of their own kinds.
+  "integrations.updateWorkspaces": { action: "share", resourceType: "integration" },
+  "integrations.updateModels": { action: "update_models", resourceType: "integration" },
+  "integrations.deleteModels": { action: "delete_models", resourceType: "integration" },
   "secretReferences.create": { action: "create", resourceType: "secret_reference" },
   "secretReferences.update": { action: "update", resourceType: "secret_reference" },
   "secretReferences.delete": { action: "delete", resourceType: "secret_reference" },

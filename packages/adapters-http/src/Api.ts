@@ -17,6 +17,7 @@ import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
 import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
+import { ProvidersGroup } from "./groups/providers/Api.ts"
 import { ScimTokensGroup } from "./groups/scimTokens/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SecretReferencesGroup } from "./groups/secretReferences/Api.ts"
@@ -42,6 +43,7 @@ export * from "./groups/mcpConnectivity/Api.ts"
 export * from "./groups/mcpDirectory/Api.ts"
 export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
+export * from "./groups/providers/Api.ts"
 export * from "./groups/scimTokens/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/secretReferences/Api.ts"
@@ -74,6 +76,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(SessionsGroup)
   .add(SecretReferencesGroup)
   .add(IntegrationsGroup)
+  .add(ProvidersGroup)
   .add(IdentityProvidersGroup)
   .add(ScimTokensGroup)
   .add(InvitesGroup)

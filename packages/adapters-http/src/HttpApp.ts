@@ -23,6 +23,7 @@ import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
 import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
+import { ProvidersHandlers } from "./groups/providers/Http.ts"
 import { layerScimRoute } from "./groups/scim/ScimRoute.ts"
 import { ScimTokensHandlers } from "./groups/scimTokens/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
@@ -73,6 +74,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         layerSessionsHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
         SecretReferencesHandlers,
         IntegrationsHandlers,
+        ProvidersHandlers,
         IdentityProvidersHandlers,
         ScimTokensHandlers,
         InvitesHandlers

@@ -33,6 +33,7 @@ import {
   PromptLabel,
   PromptStore,
   type PromptVersion,
+  ProviderStore,
   ScimStore,
   ScimTokenStore,
   SecretReferenceStore,
@@ -64,6 +65,7 @@ import { makeInviteStore } from "./internal/MemoryInvites.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
+import { makeProviderStore } from "./internal/MemoryProviders.ts"
 import { makeScimStore } from "./internal/MemoryScim.ts"
 import { makeScimTokenStore } from "./internal/MemoryScimTokens.ts"
 import { makeSecretReferenceStore } from "./internal/MemorySecretReferences.ts"
@@ -500,7 +502,8 @@ const make = Effect.sync(() => {
   ).pipe(
     Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
     Context.add(InviteStore, makeInviteStore(state)),
-    Context.add(IntegrationStore, makeIntegrationStore(state))
+    Context.add(IntegrationStore, makeIntegrationStore(state)),
+    Context.add(ProviderStore, makeProviderStore(state))
   )
 })
 

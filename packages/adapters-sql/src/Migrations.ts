@@ -757,6 +757,29 @@ export const migrationScripts = {
         'virtual_keys.delete')
         AND NOT scopes ? ('workspace_integrations.' || substr(scope, length('virtual_keys.') + 1))
     )
+  `,
+  // Providers (issue 29): a workspace's handle on an integration it may use, addressed as @slug. A slug is unique
+  // in its workspace; an integration with providers is not deleted (the service refuses, the key here holds).
+  "0086_providers": `
+    CREATE TABLE providers (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      integration_id text NOT NULL REFERENCES integrations (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      note text,
+      status text NOT NULL,
+      usage_limits jsonb,
+      rate_limits jsonb,
+      expires_at timestamptz,
+      models jsonb,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT providers_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE INDEX providers_organisation ON providers (organisation_id, created_at, id);
+    CREATE INDEX providers_integration ON providers (integration_id, created_at, id)
   `
 }
 

@@ -15,6 +15,7 @@ import {
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
+  ProviderStore,
   ScimStore,
   ScimTokenStore,
   SecretReferenceStore,
@@ -44,6 +45,7 @@ import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
+import { makeProviderStore } from "./SqlProviderStore.ts"
 import { makeScimStore } from "./SqlScimStore.ts"
 import { makeScimTokenStore } from "./SqlScimTokenStore.ts"
 import { makeSecretReferenceStore } from "./SqlSecretReferenceStore.ts"
@@ -74,7 +76,7 @@ const makeAll = Effect.gen(function*() {
     Context.add(ScimStore, yield* makeScimStore),
     Context.add(InviteStore, yield* makeInviteStore),
     Context.add(IntegrationStore, yield* makeIntegrationStore)
-  )
+  ).pipe(Context.add(ProviderStore, yield* makeProviderStore))
 })
 
 /** The change feed of a store that one process uses alone (PGlite): there is nobody to tell. */

@@ -15,6 +15,7 @@ import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
 import type { LabelStore } from "./prompts/Label.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
+import type { ProviderStore } from "./providers/ProviderStore.ts"
 import type { ScimTokenStore } from "./scim-tokens/ScimTokenStore.ts"
 import type { ScimStore } from "./scim/ScimStore.ts"
 import type { SecretReferenceStore } from "./secret-references/SecretReferenceStore.ts"
@@ -48,6 +49,7 @@ export type StorePorts =
   | SessionStore
   | SecretReferenceStore
   | IntegrationStore
+  | ProviderStore
   | IdempotencyStore
   | IdentityProviderStore
   | SignInFlowStore

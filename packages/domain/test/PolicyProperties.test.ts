@@ -175,6 +175,12 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "integrations.delete.workspace": perKind("delete", "integrations"),
     "integrations.read": perKind("read", "integrations"),
     "integrations.list": perKind("list", "integrations"),
+    // Providers replace virtual keys: their scopes.
+    "providers.create": ["virtual_keys.create"],
+    "providers.read": ["virtual_keys.read"],
+    "providers.list": ["virtual_keys.list"],
+    "providers.update": ["virtual_keys.update"],
+    "providers.delete": ["virtual_keys.delete"],
     // Renaming or deleting a server: as creating one.
     "mcp_servers.update": ["mcp_servers.create"],
     "mcp_servers.delete": ["mcp_servers.create"],

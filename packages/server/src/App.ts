@@ -33,6 +33,7 @@ import {
   OidcSignIn,
   Prompts,
   ProviderRegistry,
+  Providers,
   Readiness,
   RenderLimits,
   type RenderLimitsShape,
@@ -219,7 +220,12 @@ export const layerDomain = <ROut, E, E2 = never>(
       layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
     ),
     // Integrations fetch keys kept in secret managers through secret references.
-    Layer.provideMerge(Integrations.layer.pipe(Layer.provideMerge(SecretReferences.layer))),
+    Layer.provideMerge(
+      Providers.layer.pipe(
+        Layer.provideMerge(Integrations.layer),
+        Layer.provideMerge(SecretReferences.layer)
+      )
+    ),
     Layer.provideMerge(layerMcp(mcp, providers.connector, providers.registry.timeoutMs)),
     Layer.provideMerge(IdentityProviders.layer),
     Layer.provideMerge(

@@ -91,6 +91,7 @@ const serviceTags = [
   Domain.McpRegistry,
   Domain.OidcSignIn,
   Domain.Prompts,
+  Domain.Providers,
   Domain.Sessions,
   Domain.SecretReferences,
   Domain.Scim,

@@ -369,6 +369,57 @@ describe("integrations", () => {
     expect(read.body.masked_key).toBeUndefined()
   })
 
+  it("Portkey's fields this gateway does not act on are refused by name, and nothing changes", async () => {
+    const refusals: Array<[string, string, unknown, string]> = [
+      ["POST", "/v1/integrations", {
+        name: "Default",
+        ai_provider_id: "openai",
+        key: "sk-x",
+        create_default_provider: true
+      }, "create_default_provider"],
+      ["POST", "/v1/integrations", {
+        name: "Default",
+        ai_provider_id: "openai",
+        key: "sk-x",
+        default_provider_slug: "d"
+      }, "default_provider_slug"],
+      ["POST", "/v1/integrations", {
+        name: "Default",
+        ai_provider_id: "openai",
+        key: "sk-x",
+        pricing_adjustments: { multiplier: { default: 0.8 } }
+      }, "pricing_adjustments"],
+      [
+        "PUT",
+        "/v1/integrations/azure",
+        { pricing_adjustments: { multiplier: { default: 0.8 } } },
+        "pricing_adjustments"
+      ],
+      ["PUT", "/v1/integrations/azure/workspaces", {
+        workspaces: [{ id: otherWorkspaceId, enabled: true }],
+        create_default_provider: true
+      }, "create_default_provider"],
+      ["PUT", "/v1/integrations/azure/workspaces", {
+        workspaces: [{ id: otherWorkspaceId, enabled: true, reset_usage: true }]
+      }, "workspaces[0].reset_usage"],
+      ["PUT", "/v1/integrations/azure/models", {
+        models: [{ slug: "gpt-4o", enabled: true, pricing_config: { type: "static" } }]
+      }, "models[0].pricing_config"]
+    ]
+    for (const [method, path, body, param] of refusals) {
+      const error = await errorOf(await server.send(method, path, body))
+      expect({ status: error.status, param: error.param }, `${method} ${path}`).toEqual({ status: 400, param })
+    }
+    expect((await call("GET", "/v1/integrations?page_size=100")).body.data.map((i: { name: string }) => i.name)).not
+      .toContain("Default")
+    expect((await call("GET", "/v1/integrations/azure/workspaces")).body.total).toBe(2)
+    const accepted = await call("PUT", "/v1/integrations/azure/workspaces", {
+      create_default_provider: false,
+      workspaces: [{ id: otherWorkspaceId, enabled: false, reset_usage: false, create_default_provider: false }]
+    })
+    expect(accepted.status).toBe(200)
+  })
+
   it("every change is audited, and no secret is ever answered or audited", async () => {
     const audit = await call("GET", "/v1/audit-logs?resource_type=integration&page_size=100")
     const actions = new Set(audit.body.records.map((r: { action: string }) => r.action))

@@ -76,7 +76,7 @@ const OPEN_DIFFERENCES: Readonly<Record<string, string>> = {
 
 /** The families of issue #28, by the document's paths. */
 const FAMILY =
-  /^\/(admin\/(workspaces|users)|collections|configs|api-keys|virtual-keys|prompts|labels|mcp-|integrations)/
+  /^\/(admin\/(workspaces|users)|collections|configs|api-keys|virtual-keys|prompts|labels|mcp-|integrations|providers)/
 
 /** Sends the request and answers its status and body, the body validated against the document's schema. */
 const conforming = async (
@@ -299,6 +299,46 @@ describe.skipIf(document === undefined)("Portkey's OpenAPI document, for the ope
     expect(listedModels.models.map((m: { slug: string }) => m.slug)).toEqual(["gpt-4o", "ft:walk"])
     await conforming("delete", "/integrations/{slug}/models", `${integration}/models?slugs=ft:walk`)
     await conforming("delete", "/integrations/{slug}", integration)
+  })
+
+  it("providers: create (the generic example), list, get, update, delete", async () => {
+    const integration = await conforming("post", "/integrations", "/v1/integrations", {
+      name: "Walk provider integration",
+      ai_provider_id: "openai",
+      key: "sk-walk-provider"
+    })
+    await conforming("put", "/integrations/{slug}/workspaces", `/v1/integrations/${integration.slug}/workspaces`, {
+      workspaces: [{ id: server.workspaceId, enabled: true }]
+    })
+    // The example's `workspace_id: ""` names no workspace (a workspace key makes it in its own), and its
+    // integration is the one made here.
+    const { workspace_id: _none, ...example } = requestExamples(document!, "/providers", "post").generic as {
+      workspace_id: string
+    }
+    const created = await conforming(
+      "post",
+      "/providers",
+      "/v1/providers",
+      { ...example, integration_id: integration.slug },
+      workspaceKey
+    )
+    await conforming("get", "/providers", "/v1/providers?current_page=0&page_size=10", undefined, workspaceKey)
+    const read = await conforming("get", "/providers/{slug}", `/v1/providers/${created.slug}`, undefined, workspaceKey)
+    expect(read).toMatchObject({
+      name: "My first provider",
+      note: "Provider description",
+      integration_id: integration.id,
+      usage_limits: { credit_limit: 10, periodic_reset: "monthly", alert_threshold: 9 },
+      status: "active"
+    })
+    await conforming(
+      "put",
+      "/providers/{slug}",
+      `/v1/providers/${created.slug}`,
+      { name: "Renamed", note: "changed", expires_at: "2999-01-01T00:00:00.000Z" },
+      workspaceKey
+    )
+    await conforming("delete", "/providers/{slug}", `/v1/providers/${created.slug}`, undefined, workspaceKey)
   })
 
   it("collections: create, list, get, update, delete", async () => {

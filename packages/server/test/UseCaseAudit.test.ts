@@ -18,6 +18,7 @@ import {
   OidcSignIn,
   type Principal,
   Prompts,
+  Providers,
   recordedStatusOf,
   RequestContext,
   Scim,
@@ -131,6 +132,16 @@ const onAiIntegration = <A, E>(
     aiIntegration(world),
     (made) => Integrations.use((integrations) => change(integrations, world[who], made.id))
   )
+/** A provider of the workspace on an organisation-level integration shared with it. */
+const provider = (world: World) =>
+  Effect.flatMap(aiIntegration(world), (made) =>
+    Effect.flatMap(
+      Integrations.use((i) => i.updateWorkspaces(world.admin, made.id, { global_workspace_access: { enabled: true } })),
+      () =>
+        Providers.use((p) =>
+          p.create(world.admin, { name: unique("P"), integration_id: made.id, workspace_id: world.workspaceId })
+        )
+    ))
 /** An issuer of workload tokens whose public key policies hold as a static JWK set. */
 const issuer = generateKeyPair("ES256").then(async ({ privateKey, publicKey }) => ({
   privateKey,
@@ -1310,6 +1321,55 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.deleteModels(p, id, ["custom"])) },
     { outcome: "failed", program: onAiIntegration("admin", (i, p, id) => i.deleteModels(p, id, ["not-custom"])) }
+  ],
+  "providers.create": [
+    { outcome: "allowed", program: provider },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          aiIntegration(w),
+          (made) =>
+            Providers.use((p) =>
+              p.create(w.weak, { name: unique("P"), integration_id: made.id, workspace_id: w.workspaceId })
+            )
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Providers.use((p) =>
+          p.create(w.admin, { name: unique("P"), integration_id: MISSING, workspace_id: w.workspaceId })
+        )
+    }
+  ],
+  "providers.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.admin, made.id, { note: "n" })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.weak, made.id, { note: "n" })))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.admin, made.id, { expires_at: "soon" })))
+    }
+  ],
+  "providers.delete": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(provider(w), (made) => Providers.use((p) => p.delete(w.admin, made.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(provider(w), (made) => Providers.use((p) => p.delete(w.weak, made.id)))
+    },
+    { outcome: "failed", program: (w) => Providers.use((p) => p.delete(w.admin, MISSING)) }
   ],
   "secretReferences.create": [
     { outcome: "allowed", program: (w) => secretReference(w) },

@@ -154,6 +154,12 @@ export const Actions = {
     scope: { admin: "organisation_integrations.list", workspace: "workspace_integrations.list" },
     reach: "any"
   },
+  /** Providers replace virtual keys: a workspace's handles on integrations, under the virtual keys' scopes. */
+  "providers.create": { scope: "virtual_keys.create", reach: "any" },
+  "providers.read": { scope: "virtual_keys.read", reach: "any" },
+  "providers.list": { scope: "virtual_keys.list", reach: "any" },
+  "providers.update": { scope: "virtual_keys.update", reach: "any" },
+  "providers.delete": { scope: "virtual_keys.delete", reach: "any" },
   "mcp_integrations.create.organisation": { scope: "organisation_mcp_integrations.create", reach: "admin" },
   "mcp_integrations.create.workspace": { scope: "workspace_mcp_integrations.create", reach: "any" },
   /** Updating or archiving an organisation-level integration: as creating one, owners and admins only. */

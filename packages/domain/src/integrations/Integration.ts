@@ -14,6 +14,16 @@ import { RateLimit } from "../credentials/ApiKey.ts"
 import { UsageLimits } from "../credentials/UsageLimits.ts"
 import { JsonObject } from "../prompts/Prompt.ts"
 import { Description, Name, Slug } from "../shared/Rules.ts"
+import { unsupportedFields } from "../shared/Unsupported.ts"
+
+/**
+ * Portkey's request fields this gateway does not act on, refused by name when sent: default providers (a
+ * workspace makes its providers itself; `create_default_provider: false` is accepted), pricing (the control plane
+ * counts no cost), a usage reset (no usage is counted).
+ */
+export const UNSUPPORTED_INTEGRATION_FIELDS = ["default_provider_slug", "pricing_adjustments"] as const
+export const UNSUPPORTED_MODEL_FIELDS = ["configurations", "pricing_config"] as const
+export const UNSUPPORTED_WORKSPACE_FIELDS = ["default_provider_slug", "reset_usage"] as const
 
 /** The provider types an integration may be of: Portkey's `ai_provider_id`. */
 export const IntegrationProviderIds = [
@@ -131,7 +141,10 @@ export const CreateIntegration = Schema.Struct({
   /** A workspace (id or slug) for a workspace-level integration; absent for organisation level. */
   workspace_id: Schema.optionalKey(Schema.String),
   configurations: Schema.optionalKey(JsonObject),
-  secret_mappings: Schema.optionalKey(Integration.fields.secret_mappings)
+  secret_mappings: Schema.optionalKey(Integration.fields.secret_mappings),
+  /** Only `false` is taken: a workspace makes its own providers. */
+  create_default_provider: Schema.optionalKey(Schema.Boolean),
+  ...unsupportedFields(UNSUPPORTED_INTEGRATION_FIELDS)
 })
 export type CreateIntegration = typeof CreateIntegration.Type
 
@@ -144,7 +157,8 @@ export const UpdateIntegration = Schema.Struct({
   ...Struct.map(Struct.pick(CreateIntegration.fields, ["name"]), Schema.optionalKey),
   ...Struct.pick(CreateIntegration.fields, ["key", "description", "configurations"]),
   secret_mappings: Schema.optionalKey(Integration.fields.secret_mappings),
-  status: Schema.optionalKey(IntegrationStatus)
+  status: Schema.optionalKey(IntegrationStatus),
+  pricing_adjustments: Schema.optionalKey(Schema.Unknown)
 })
 export type UpdateIntegration = typeof UpdateIntegration.Type
 
@@ -152,8 +166,12 @@ export type UpdateIntegration = typeof UpdateIntegration.Type
 export const UpdateIntegrationWorkspaces = Schema.Struct({
   workspaces: Schema.optionalKey(Schema.Array(Schema.Struct({
     ...Struct.pick(IntegrationWorkspaceAccess.fields, ["id", "enabled"]),
-    ...Struct.map(Struct.pick(IntegrationWorkspaceAccess.fields, ["usage_limits", "rate_limits"]), Schema.optionalKey)
+    ...Struct.map(Struct.pick(IntegrationWorkspaceAccess.fields, ["usage_limits", "rate_limits"]), Schema.optionalKey),
+    create_default_provider: Schema.optionalKey(Schema.Boolean),
+    ...unsupportedFields(UNSUPPORTED_WORKSPACE_FIELDS)
   }))),
+  create_default_provider: Schema.optionalKey(Schema.Boolean),
+  ...unsupportedFields(["default_provider_slug"]),
   global_workspace_access: Schema.optionalKey(GlobalWorkspaceAccess),
   /** Replace the list of workspaces instead of merging the given ones into it (by id). */
   override_existing_workspace_access: Schema.optionalKey(Schema.Boolean)
@@ -162,7 +180,7 @@ export type UpdateIntegrationWorkspaces = typeof UpdateIntegrationWorkspaces.Typ
 
 /** Portkey's `BulkUpdateModelsRequest`: models merged in by slug. */
 export const UpdateIntegrationModels = Schema.Struct({
-  models: Schema.Array(IntegrationModel),
+  models: Schema.Array(Schema.Struct({ ...IntegrationModel.fields, ...unsupportedFields(UNSUPPORTED_MODEL_FIELDS) })),
   allow_all_models: Schema.optionalKey(Schema.Boolean)
 })
 export type UpdateIntegrationModels = typeof UpdateIntegrationModels.Type

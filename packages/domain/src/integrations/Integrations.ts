@@ -18,15 +18,17 @@ import { AuditedUseCase, resourceChange } from "../audit/AuditedUseCase.ts"
 import { maskKey } from "../credentials/ApiKey.ts"
 import { checkUsageLimits } from "../credentials/UsageLimits.ts"
 import { ProviderRegistry, SecretCipher } from "../fine-tuning/Providers.ts"
+import { ProviderStore } from "../providers/ProviderStore.ts"
 import { SecretReferences } from "../secret-references/SecretReferences.ts"
 import { SecretReferenceStore } from "../secret-references/SecretReferenceStore.ts"
-import { type Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import { Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName, checkSlug } from "../shared/Rules.ts"
 import { type SecretBinding, secretBoundWrites } from "../shared/StoredSecretBinding.ts"
 import type { StoreError } from "../shared/StoreError.ts"
+import { refuseUnsupported } from "../shared/Unsupported.ts"
 import {
   type AiProviderId,
   type CreateIntegration,
@@ -36,6 +38,7 @@ import {
   type IntegrationSecretMapping,
   type IntegrationWorkspaceAccess,
   type StoredIntegration,
+  UNSUPPORTED_MODEL_FIELDS,
   type UpdateIntegration,
   type UpdateIntegrationModels,
   type UpdateIntegrationWorkspaces
@@ -149,6 +152,7 @@ export class Integrations extends Context.Service<
       const registry = yield* ProviderRegistry
       const useCases = yield* AuditedUseCase
       const secretReferences = yield* SecretReferences
+      const providerStore = yield* ProviderStore
 
       const baseUrlOf = (type: AiProviderId) => registry.baseUrls.get(type)
 
@@ -218,6 +222,16 @@ export class Integrations extends Context.Service<
         }
       )
 
+      const NO_DEFAULT_PROVIDER = "a workspace makes its own providers (POST its providers), so no default " +
+        "provider is made; send false or leave it out."
+      const NO_PRICING = "the control plane counts no cost (model calls do not pass through it)."
+
+      /** `create_default_provider`: only false is taken. */
+      const noDefaultProvider = (value: boolean | undefined, param: string) =>
+        value === true
+          ? Effect.fail(InvalidRequest.of(`${param} is not supported by this gateway: ${NO_DEFAULT_PROVIDER}`, param))
+          : Effect.void
+
       const checkKeyText = (key: string | undefined) =>
         key !== undefined && key.trim().length === 0
           ? Effect.fail(InvalidRequest.of("key must be the provider's API key.", "key"))
@@ -248,6 +262,9 @@ export class Integrations extends Context.Service<
               id: workspaceId
             }
           )
+        yield* refuseUnsupported(input, ["default_provider_slug"], NO_DEFAULT_PROVIDER)
+        yield* noDefaultProvider(input.create_default_provider, "create_default_provider")
+        yield* refuseUnsupported(input, ["pricing_adjustments"], NO_PRICING)
         yield* checkName(input.name)
         const slug = input.slug ?? slugify(input.name)
         yield* checkSlug(slug)
@@ -356,6 +373,7 @@ export class Integrations extends Context.Service<
           const { grant, stored } = yield* writable(principal, ref, "update")
           const current = stored.record
           const type = current.ai_provider_id
+          yield* refuseUnsupported(input, ["pricing_adjustments"], NO_PRICING)
           if (input.name !== undefined) yield* checkName(input.name)
           yield* checkKeyText(input.key)
           const configurations = input.configurations === undefined
@@ -407,6 +425,15 @@ export class Integrations extends Context.Service<
 
       const remove = Effect.fn("Integrations.delete")(function*(principal: Principal, ref: string) {
         const { grant, stored } = yield* writable(principal, ref, "delete")
+        const using = yield* providerStore.usingIntegration(stored.record.id, 5)
+        if (using.length > 0) {
+          return yield* new Conflict({
+            message: `Providers use integration '${stored.record.slug}' (${using.join(", ")}${
+              using.length === 5 ? ", …" : ""
+            }): delete them first.`,
+            param: null
+          })
+        }
         yield* granted.delete(grant, stored.record.id)
         return stored.record
       })
@@ -447,8 +474,23 @@ export class Integrations extends Context.Service<
                   "workspaces"
                 )
               }
+              yield* refuseUnsupported(input, ["default_provider_slug"], NO_DEFAULT_PROVIDER)
+              yield* noDefaultProvider(input.create_default_provider, "create_default_provider")
               const given: Array<IntegrationWorkspaceAccess> = []
               for (const [i, entry] of (input.workspaces ?? []).entries()) {
+                yield* noDefaultProvider(entry.create_default_provider, `workspaces[${i}].create_default_provider`)
+                if (entry.default_provider_slug != null) {
+                  return yield* InvalidRequest.of(
+                    `workspaces[${i}].default_provider_slug is not supported by this gateway: ${NO_DEFAULT_PROVIDER}`,
+                    `workspaces[${i}].default_provider_slug`
+                  )
+                }
+                if (entry.reset_usage != null && entry.reset_usage !== false) {
+                  return yield* InvalidRequest.of(
+                    `workspaces[${i}].reset_usage: no usage is counted here, so there is none to reset.`,
+                    `workspaces[${i}].reset_usage`
+                  )
+                }
                 const workspace = yield* workspaceOf(current.organisation_id, entry.id)
                 if (Option.isNone(workspace)) {
                   return yield* InvalidRequest.of(
@@ -499,9 +541,18 @@ export class Integrations extends Context.Service<
             if (slugs.size !== input.models.length) {
               return Effect.fail(InvalidRequest.of("A model is named twice.", "models"))
             }
+            for (const [i, model] of input.models.entries()) {
+              const sent = UNSUPPORTED_MODEL_FIELDS.find((field) => model[field] != null)
+              if (sent !== undefined) {
+                return Effect.fail(InvalidRequest.of(
+                  `models[${i}].${sent} is not supported by this gateway: ${NO_PRICING} Leave it out.`,
+                  `models[${i}].${sent}`
+                ))
+              }
+            }
             const models: ReadonlyArray<IntegrationModel> = [
               ...current.models.filter((m) => !slugs.has(m.slug)),
-              ...input.models
+              ...input.models.map(({ configurations: _c, pricing_config: _p, ...model }) => model)
             ]
             return Effect.succeed(
               new Integration({

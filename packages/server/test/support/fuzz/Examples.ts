@@ -62,6 +62,9 @@ export interface Fixture extends HeaderContext {
   /** An organisation-level AI-provider integration shared with the workspace, with a custom model. */
   readonly aiIntegrationSlug: string
   readonly doomedAiIntegrationSlug: string
+  /** Providers of the workspace on that integration. */
+  readonly providerSlug: string
+  readonly doomedProviderId: string
 }
 
 /** Posts with the admin key and answers the created resource, failing loudly if it was not created. */
@@ -242,6 +245,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
       throw new Error(`fixture: PUT ${path} answered ${response.status} ${await response.text()}`)
     }
   }
+  const provider = (name: string) => ({ name, integration_id: aiIntegration.slug, workspace_id })
+  const aiProvider = await create("/v1/providers", provider(`Fuzz provider ${tag}`))
+  const doomedProvider = await create("/v1/providers", provider(`Fuzz doomed provider ${tag}`))
   return {
     memberEmail,
     sessionId: signedIn.session.id,
@@ -295,7 +301,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     collectionId: collection.id,
     doomedCollectionId: doomedCollection.id,
     aiIntegrationSlug: aiIntegration.slug,
-    doomedAiIntegrationSlug: doomedAiIntegration.slug
+    doomedAiIntegrationSlug: doomedAiIntegration.slug,
+    providerSlug: aiProvider.slug,
+    doomedProviderId: doomedProvider.id
   }
 }
 
@@ -504,6 +512,25 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { models: [{ slug: "gpt-4o", enabled: true }], allow_all_models: false }
   }),
   "integrations.deleteModels": (f) => ({ params: { slug: f.aiIntegrationSlug }, query: { slugs: "fuzz-custom" } }),
+  "providers.create": (f) => ({
+    body: {
+      name: "Fuzz example provider",
+      integration_id: f.aiIntegrationSlug,
+      workspace_id: f.workspaceId,
+      note: "n",
+      usage_limits: { credit_limit: 10, periodic_reset: "monthly", alert_threshold: 9 },
+      rate_limits: [{ type: "requests", unit: "rpm", value: 60 }],
+      expires_at: "2999-01-01T00:00:00Z"
+    }
+  }),
+  "providers.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "providers.get": (f) => ({ params: { id: f.providerSlug }, query: { workspace_id: f.workspaceId } }),
+  "providers.update": (f) => ({
+    params: { id: f.providerSlug },
+    query: { workspace_id: f.workspaceId },
+    body: { name: "Fuzz provider renamed", note: null, expires_at: null }
+  }),
+  "providers.delete": (f) => ({ params: { id: f.doomedProviderId } }),
   "identityProviders.create": () => ({ body: { ...IDENTITY_PROVIDER, name: "Fuzz example SSO" } }),
   "identityProviders.list": () => ({ query: PAGE }),
   "identityProviders.get": (f) => ({ params: { id: f.identityProviderId } }),

@@ -95,6 +95,9 @@ const send = async (method: string, path: string, body: unknown) => {
 const sections = () => page.getByRole("navigation", { name: "Sections" }).getByRole("link").allInnerTexts()
 const who = () => page.getByLabel("Signed in as").innerText()
 
+/** The header's sign-out (the sessions page has buttons of its own). */
+const signOutButton = () => page.getByRole("banner").getByRole("button", { name: "Sign out", exact: true })
+
 const signInWithProvider = async () => {
   await page.getByRole("link", { name: /^Sign in with / }).click()
   await page.getByLabel("Signed in as").waitFor()
@@ -147,7 +150,7 @@ describe.skipIf(!available)("people signing in to the console", () => {
   })
 
   step("changes their role at their next sign-in when their groups change at the provider", async () => {
-    await page.getByRole("button", { name: "Sign out" }).click()
+    await signOutButton().click()
     await page.getByRole("link", { name: /^Sign in with / }).waitFor()
     provider.accounts.set("bob", { ...provider.accounts.get("bob")!, groups: ["staff", "gateway-admins"] })
     await signInWithProvider()
@@ -206,7 +209,7 @@ describe.skipIf(!available)("people signing in to the console", () => {
     expect(await who()).toContain("carol@example.test")
     // She was added to the default workspace as a member above: a member's pages.
     expect(await sections()).not.toContain("Audit log")
-    await page.getByRole("button", { name: "Sign out" }).click()
+    await signOutButton().click()
     await page.getByLabel("Email").waitFor()
   })
 

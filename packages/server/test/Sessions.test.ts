@@ -7,7 +7,7 @@
 import { DEFAULT_SESSION_SETTINGS } from "@gateway-control/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeMovableClock } from "./support/MovableClock.ts"
-import { startTestServer, type TestServer } from "./support/TestServer.ts"
+import { openAiProviderAt, startTestServer, type TestServer } from "./support/TestServer.ts"
 
 const PASSWORD = "a long enough password"
 
@@ -331,5 +331,62 @@ describe("sign-in attempt limiting", () => {
     expect((await attempt("regular@example.com", "wrong password here", "10.4.0.1")).status).toBe(401)
     expect((await attempt("regular@example.com", "wrong password here", "10.4.0.1")).status).toBe(401)
     expect((await attempt("regular@example.com", PASSWORD, "10.4.0.1")).status).toBe(429)
+  })
+})
+
+describe("sessions with the operator's settings (SESSION_IDLE_TIMEOUT_MS, SESSION_ABSOLUTE_TIMEOUT_MS, PUBLIC_URL)", () => {
+  const PUBLIC_URL = "https://gateway.example.com"
+  const IDLE_MS = 60_000
+  const ABSOLUTE_MS = 300_000
+  let server: TestServer
+  const time = makeMovableClock()
+  beforeAll(async () => {
+    server = await startTestServer({
+      clock: time.clock,
+      providers: {
+        ...openAiProviderAt(),
+        signIn: { publicUrl: PUBLIC_URL, operatorProvider: null },
+        sessions: { idleTimeoutMs: IDLE_MS, absoluteTimeoutMs: ABSOLUTE_MS }
+      }
+    })
+  })
+  afterAll(() => server.close())
+
+  /** A session used from the gateway's public origin, as a browser on PUBLIC_URL's pages would. */
+  const fromPublicOrigin = (session: SignedIn, path: string, init: RequestInit = {}) =>
+    withSession(server, session, path, { ...init, headers: { origin: PUBLIC_URL, ...init.headers } })
+
+  it("ends a session idle for the configured time, and any at the configured absolute timeout", async () => {
+    await addUser(server, "timeouts@example.com", "member")
+    const idle = await signIn(server, "timeouts@example.com")
+    // An https PUBLIC_URL makes the cookie Secure, __Host- named, and as long-lived as the absolute timeout.
+    expect(idle.setCookie).toMatch(/^__Host-gwc_session=.*; Secure; Max-Age=(299|300)$/)
+    time.advance(IDLE_MS - 5_000)
+    expect((await fromPublicOrigin(idle, "/v1/me")).status).toBe(200)
+    time.advance(IDLE_MS + 1_000)
+    expect((await fromPublicOrigin(idle, "/v1/me")).status).toBe(401)
+
+    const busy = await signIn(server, "timeouts@example.com")
+    for (let elapsed = 0; elapsed + IDLE_MS / 2 < ABSOLUTE_MS; elapsed += IDLE_MS / 2) {
+      time.advance(IDLE_MS / 2)
+      expect((await fromPublicOrigin(busy, "/v1/me")).status).toBe(200)
+    }
+    time.advance(IDLE_MS / 2)
+    expect((await fromPublicOrigin(busy, "/v1/me")).status).toBe(401)
+  })
+
+  it("takes PUBLIC_URL's origin as the gateway's own: a change from the Host's origin is refused", async () => {
+    await addUser(server, "public-origin@example.com", "admin")
+    const session = await signIn(server, "public-origin@example.com")
+    const create = (origin: string) =>
+      withSession(server, session, "/v1/workspaces", {
+        method: "POST",
+        body: JSON.stringify({ name: `Origin ${Math.random()}` }),
+        headers: { origin }
+      })
+    const fromHost = await create(server.baseUrl)
+    expect(fromHost.status).toBe(403)
+    expect((await json(fromHost)).error.message).toContain(PUBLIC_URL)
+    expect((await create(PUBLIC_URL)).status).toBe(201)
   })
 })

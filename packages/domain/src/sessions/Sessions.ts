@@ -79,6 +79,14 @@ const actorOfSession = (session: Session, user: User): SessionActor => ({
   subject: session.subject
 })
 
+/** The person of a new session in the audit log's terms: what a sign-in's record names on success. */
+export const sessionActor = ({ session, user }: { readonly session: Session; readonly user: User }): AuditActor => ({
+  organisationId: user.organisation_id,
+  keyId: null,
+  userId: user.id,
+  session: actorOfSession(session, user)
+})
+
 type AccessError = Forbidden | NotFound | StoreError
 
 /** Who a caller is: their person (none for a service key) and the workspaces they act in, with their role. */
@@ -92,6 +100,11 @@ export class Sessions extends Context.Service<
   {
     /** A new session for the user (who exists): what every sign-in method calls once the person is known. */
     readonly signIn: (input: SignIn, client: SignInClient) => Effect.Effect<NewSession, NotFound | StoreError>
+    /**
+     * A new session for the user, written inside the caller's own audited use case: a sign-in that is part of
+     * another change (by an identity provider, by accepting an invitation), whose record names the session.
+     */
+    readonly open: (input: SignIn, user: User, client: SignInClient) => Effect.Effect<NewSession, StoreError>
     /**
      * Signs in with a local account's email and password; any failure answers `WRONG_CREDENTIALS`, and too many
      * failures for the email or from the client's address `TooManyAttempts` (SignInAttempts.ts).
@@ -169,12 +182,14 @@ export class Sessions extends Context.Service<
         return { session, token }
       })
 
-      /** The session's person in the audit log's terms. */
-      const sessionActor = ({ session, user }: { readonly session: Session; readonly user: User }): AuditActor => ({
-        organisationId: user.organisation_id,
-        keyId: null,
-        userId: user.id,
-        session: actorOfSession(session, user)
+      const open = Effect.fnUntraced(function*(
+        input: SignIn,
+        user: User,
+        client: SignInClient
+      ): Effect.fn.Return<NewSession, StoreError> {
+        const { session, token } = yield* newSession(input, user, client)
+        yield* store.insert(session, crypto.sha256Hex(token))
+        return { session, user, token, csrfToken: csrfTokenOf(token) }
       })
 
       const signIn = (input: SignIn, client: SignInClient) =>
@@ -191,9 +206,7 @@ export class Sessions extends Context.Service<
           },
           Effect.gen(function*() {
             const user = yield* requireRow(yield* users.get(input.user_id), "user", input.user_id)
-            const { session, token } = yield* newSession(input, user, client)
-            yield* store.insert(session, crypto.sha256Hex(token))
-            return { session, user, token, csrfToken: csrfTokenOf(token) }
+            return yield* open(input, user, client)
           })
         ).pipe(Effect.withSpan("Sessions.signIn"))
 
@@ -415,6 +428,7 @@ export class Sessions extends Context.Service<
       return Sessions.of({
         whoAmI,
         signIn,
+        open,
         passwordSignIn,
         authenticate,
         csrfTokenOf,

@@ -62,10 +62,17 @@ export interface TestServerOptions {
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
-  HttpRouter.serve(layerRoutes({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, trustProxy: options.trustProxy }), {
-    disableLogger: true,
-    disableListenLog: true
-  }).pipe(
+  HttpRouter.serve(
+    layerRoutes({
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      trustProxy: options.trustProxy,
+      publicUrl: options.providers?.signIn?.publicUrl ?? undefined
+    }),
+    {
+      disableLogger: true,
+      disableListenLog: true
+    }
+  ).pipe(
     Layer.merge(options.mcp === undefined ? Layer.empty : layerMcpHealthChecks),
     Layer.provideMerge(NodeHttpServer.layer(createGatewayServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(

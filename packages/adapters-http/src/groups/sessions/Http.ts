@@ -28,13 +28,16 @@ const userAgentOf = (request: HttpServerRequest.HttpServerRequest) => request.he
 export const layerSignInHandlers = (options: SessionCookieOptions) => {
   const cookies = makeSessionCookies(options)
   /** The answer to a sign-in: the session in the body, its token in the cookie alone. */
-  const signedIn = (request: HttpServerRequest.HttpServerRequest, { csrfToken, session, token, user }: NewSession) => {
-    const maxAge = Math.max(1, Math.floor((Date.parse(session.expires_at) - Date.now()) / 1000))
-    return HttpServerResponse.jsonUnsafe(
-      encodeSignedIn({ object: "session", session: details(session), user: personOf(user), csrf_token: csrfToken }),
-      { headers: { "set-cookie": cookies.setCookie(request, token, maxAge), "cache-control": "no-store" } }
+  const signedIn = (request: HttpServerRequest.HttpServerRequest, opened: NewSession) =>
+    HttpServerResponse.jsonUnsafe(
+      encodeSignedIn({
+        object: "session",
+        session: details(opened.session),
+        user: personOf(opened.user),
+        csrf_token: opened.csrfToken
+      }),
+      { headers: { "set-cookie": cookies.newSessionCookie(request, opened), "cache-control": "no-store" } }
     )
-  }
   return HttpApiBuilder.group(
     GatewayApi,
     "signIn",

@@ -125,7 +125,10 @@ describe.skipIf(!available)("people signing in to the console", () => {
     expect(offered).toEqual(expect.arrayContaining(["Prompts", "Playground", "My sessions"]))
     for (const adminPage of ["Audit log", "SCIM", "Trust policies"]) expect(offered).not.toContain(adminPage)
     // The cookie is HttpOnly: no script of the page can read it, and nothing is kept in storage.
-    expect(await page.evaluate(() => document.cookie)).not.toContain("gwc_session")
+    const cookie = (await browser.context.cookies(server.baseUrl)).find((c) => c.name === "gwc_session")
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax" })
+    // Evaluated in the page, where the DOM is (the tests' own types have none).
+    expect(String(await page.evaluate("document.cookie"))).not.toContain("gwc_session")
     expect(await page.evaluate(() => Object.keys(sessionStorage))).not.toContain("gateway-control.api-key")
     await browser.screenshot("member-signed-in")
   })

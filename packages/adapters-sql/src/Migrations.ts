@@ -718,6 +718,11 @@ export const migrationScripts = {
     );
     CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
   `,
+  // Portkey's prompt fields (issue 28): a version's virtual_key (the slug of the virtual key its completions
+  // go through), stored and returned.
+  "0095_prompt_virtual_key": `
+    ALTER TABLE prompt_versions ADD COLUMN virtual_key text
+  `,
   // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
   "0100_audit_trace_id": `
     ALTER TABLE audit_logs ADD COLUMN trace_id text

@@ -780,6 +780,15 @@ export const migrationScripts = {
     );
     CREATE INDEX providers_organisation ON providers (organisation_id, created_at, id);
     CREATE INDEX providers_integration ON providers (integration_id, created_at, id)
+  `,
+  // Portkey's prompt fields (issue 28): a version's virtual_key (the slug of the virtual key its completions
+  // go through), stored and returned.
+  "0095_prompt_virtual_key": `
+    ALTER TABLE prompt_versions ADD COLUMN virtual_key text
+  `,
+  // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
+  "0100_audit_trace_id": `
+    ALTER TABLE audit_logs ADD COLUMN trace_id text
   `
 }
 

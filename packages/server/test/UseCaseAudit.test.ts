@@ -1238,7 +1238,10 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
   ],
   // A sign-in that succeeds needs an OpenID provider: OidcSignIn.test.ts signs in through a real one.
   "identityProviders.signIn": [
-    { outcome: "failed", program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x")) }
+    {
+      outcome: "failed",
+      program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x", { userAgent: null }))
+    }
   ],
   "integrations.create": [
     { outcome: "allowed", program: aiIntegration },

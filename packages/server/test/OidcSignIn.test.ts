@@ -72,7 +72,8 @@ const callback = (search: string, flowState?: string | null) => {
 }
 
 /** What clears the flow's cookie once the callback has used it. */
-const SPENT_FLOW_COOKIE = "gwc_oidc_flow=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax"
+const SPENT_FLOW_COOKIE =
+  "gwc_oidc_flow=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax"
 
 /** The session cookie a response sets, as a `cookie` request header (`name=value`). */
 const sessionCookieOf = (response: Response) => {

@@ -1269,7 +1269,8 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
   "identityProviders.signIn": [
     {
       outcome: "failed",
-      program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x", { userAgent: null }))
+      program: () =>
+        OidcSignIn.use((s) => s.callback("?state=never-issued&code=x", { userAgent: null }, "never-issued"))
     }
   ],
   "integrations.create": [

@@ -25,6 +25,7 @@ export const SECTIONS: ReadonlyArray<Section> = [
   { path: "/audit", label: "Audit log", actions: ["audit_logs.list"] },
   { path: "/trust-policies", label: "Trust policies", actions: ["trust_policies.list"] },
   { path: "/scim", label: "SCIM", actions: ["scim_tokens.list"] },
+  { path: "/identity-providers", label: "Identity providers", actions: ["identity_providers.list"] },
   { path: "/workspaces", label: "Workspaces & members", actions: ["workspaces.list", "users.list"] }
 ]
 

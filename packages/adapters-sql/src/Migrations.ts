@@ -717,6 +717,26 @@ export const migrationScripts = {
       last_updated_at timestamptz NOT NULL
     );
     CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
+  `,
+  // SCIM groups: a name unique in the organisation without case, the identity provider's id for it, and its
+  // members, who leave it when removed.
+  "0080_scim_groups": `
+    CREATE TABLE scim_groups (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      display_name text NOT NULL,
+      external_id text,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE UNIQUE INDEX scim_groups_name_unique ON scim_groups (organisation_id, lower(display_name));
+    CREATE INDEX scim_groups_organisation ON scim_groups (organisation_id, created_at, id);
+    CREATE TABLE scim_group_members (
+      group_id text NOT NULL REFERENCES scim_groups (id) ON DELETE CASCADE,
+      user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      PRIMARY KEY (group_id, user_id)
+    );
+    CREATE INDEX scim_group_members_user ON scim_group_members (user_id)
   `
 }
 

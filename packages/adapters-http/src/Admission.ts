@@ -94,5 +94,5 @@ export const makeAdmission = Effect.gen(function*() {
       })
   }
 
-  return { endpointAdmission, decodingRefusals: refusals.decodingRefusals }
+  return { endpointAdmission, decodingRefusals: refusals.decodingRefusals, crossSiteRefusal: refusals.crossSite }
 })

@@ -16,6 +16,7 @@ import type {
   RateLimited,
   RateLimitStatus,
   StoreError,
+  TooManyAttempts,
   Unauthenticated
 } from "@gateway-control/domain"
 import { Schema } from "effect"
@@ -69,9 +70,9 @@ export class ConflictError extends Schema.Error<ConflictError>("ConflictError")(
 
 export class TooManyRequests extends Schema.Error<TooManyRequests>("TooManyRequests")(Envelope, {
   httpApiStatus: 429,
-  description: "rate_limited: the key made more requests than one of its rate limits allows; the retry-after " +
-    "header says in how many seconds to try again, x-ratelimit-limit, x-ratelimit-remaining and " +
-    "x-ratelimit-reset describe the limit."
+  description: "rate_limited: the key made more requests than one of its rate limits allows (x-ratelimit-limit, " +
+    "x-ratelimit-remaining and x-ratelimit-reset describe the limit), or a sign-in came after too many failed " +
+    "ones for its email or from its address; the retry-after header says in how many seconds to try again."
 }) {
   readonly _tag = "TooManyRequests"
 }
@@ -306,6 +307,16 @@ export const rateLimitedResponse = (error: RateLimited) =>
       "retry-after": seconds(error.retryAfterMs),
       ...rateLimitHeaders({ limit: error.limit, unit: error.unit, remaining: 0, resetAfterMs: error.retryAfterMs })
     }
+  )
+
+/**
+ * The 429 for a sign-in refused after too many failed attempts (for the email or from the address), with
+ * `retry-after` (seconds): the same answer for every email, known or not.
+ */
+export const tooManyAttemptsResponse = (error: TooManyAttempts) =>
+  HttpServerResponse.setHeaders(
+    errorResponse(429, "rate_limited", error.message),
+    { "retry-after": seconds(error.retryAfterMs), "cache-control": "no-store" }
   )
 
 /** A response of a limited key's call, with its limit's headers; any other call's as it is. */

@@ -84,7 +84,7 @@ export const layerRoutes = (options: EdgeOptions) =>
       layerRenderRoute(options),
       layerTokenRoute(options),
       layerScimRoute(options),
-      layerSignInRoutes,
+      layerSignInRoutes({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
       layerOpenApi,
       layerDocs
     ).pipe(

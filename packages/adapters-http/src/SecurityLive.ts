@@ -2,7 +2,8 @@
  * `ApiKeyAuth` (Security.ts) on the server: the request admitted by the one admission (Admission.ts) and its
  * key resolved into the request's `CurrentPrincipal`; or, when it presents no key, the session its cookie names
  * (sessions in the domain), held to the cross-site request forgery rules of `internal/sessionCookie.ts`.
- * Mutating calls whose request does not decode (400) get their audit records here, as no handler runs for them.
+ * Mutating calls whose request does not decode (400), and changes refused as cross-site request forgery (403), get
+ * their audit records here, as no handler runs for them.
  */
 import { CurrentPrincipal, Sessions } from "@gateway-control/domain"
 import { Effect, Layer, Redacted } from "effect"
@@ -44,7 +45,12 @@ export const layerApiKeyAuth = (options: SessionCookieOptions = {}) =>
               onSuccess: ({ csrfToken, principal }) => {
                 const refusal = cookies.crossSiteRefusal(request, csrfToken)
                 return refusal !== undefined
-                  ? Effect.succeed(errorResponse(403, "forbidden", refusal))
+                  ? Effect.as(admission.crossSiteRefusal(principal, ref), errorResponse(403, "forbidden", refusal))
+                    .pipe(
+                      // A store that cannot take the record answers 503 (retry later) in the refusal's place.
+                      Effect.catchTag("ServiceUnavailable", (unavailable) =>
+                        Effect.succeed(errorResponse(503, unavailable.error.code, unavailable.error.message)))
+                    )
                   : Effect.provideService(
                     admission.decodingRefusals(httpEffect, principal, ref),
                     CurrentPrincipal,

@@ -237,6 +237,8 @@ const make = Effect.sync(() => {
       Effect.forEach(pointersNamed(organisationId, workspaceId, label), ([key]) => promptLabels.delete(key), {
         discard: true
       }),
+    // The slug and workspace, and so the unique key, stay as they were.
+    update: (prompt) => prompts.resources.replace(prompt.id, () => prompt),
     delete: (id) =>
       state.withTransaction(Effect.gen(function*() {
         for (const v of versionsOf(id)) yield* prompts.versions.delete(v.id)

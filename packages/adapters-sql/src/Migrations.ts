@@ -737,6 +737,15 @@ export const migrationScripts = {
       PRIMARY KEY (group_id, user_id)
     );
     CREATE INDEX scim_group_members_user ON scim_group_members (user_id)
+  `,
+  // Portkey's prompt fields (issue 28): a version's virtual_key (the slug of the virtual key its completions
+  // go through), stored and returned.
+  "0095_prompt_virtual_key": `
+    ALTER TABLE prompt_versions ADD COLUMN virtual_key text
+  `,
+  // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
+  "0100_audit_trace_id": `
+    ALTER TABLE audit_logs ADD COLUMN trace_id text
   `
 }
 

@@ -33,8 +33,8 @@ const AuditRow = Schema.Struct({
 /** Every column, the body as its JSON text. */
 const auditColumns = `chain, seq, id, timestamp, organisation_id, workspace_id, user_id, user_type, api_key_id, action,
   resource_type, resource_id, method, uri, request_id, request_body::text AS request_body, response_status_code,
-  client_ip, workload_issuer, workload_subject, user_email, session_id, identity_provider, identity_subject, sanitized,
-  hash_algorithm, previous_hash, hash`
+  client_ip, workload_issuer, workload_subject, user_email, session_id, identity_provider, identity_subject, trace_id,
+  sanitized, hash_algorithm, previous_hash, hash`
 
 /** A chain held by this transaction: its last record's position (0 when empty) and hash. */
 const ChainTail = Schema.Struct({ chain: Int, seq: Int, hash: Schema.String })
@@ -75,12 +75,12 @@ export const makeAuditLogStore = Effect.gen(function*() {
         INSERT INTO audit_logs (chain, seq, id, timestamp, organisation_id, workspace_id, user_id,
           user_type, api_key_id, action, resource_type, resource_id, method, uri, request_id,
           request_body, response_status_code, client_ip, workload_issuer, workload_subject, user_email, session_id,
-          identity_provider, identity_subject, sanitized, hash_algorithm, previous_hash, hash)
+          identity_provider, identity_subject, trace_id, sanitized, hash_algorithm, previous_hash, hash)
         VALUES (${r.chain}, ${r.seq}, ${r.id}, ${r.timestamp}, ${r.organisation_id}, ${r.workspace_id},
           ${r.user_id}, ${r.user_type}, ${r.api_key_id}, ${r.action}, ${r.resource_type}, ${r.resource_id},
           ${r.method}, ${r.uri}, ${r.request_id}, ${toJson(r.request_body)}::jsonb, ${r.response_status_code},
           ${r.client_ip}, ${r.workload_issuer}, ${r.workload_subject}, ${r.user_email}, ${r.session_id},
-          ${r.identity_provider}, ${r.identity_subject}, ${r.sanitized}, ${r.hash_algorithm},
+          ${r.identity_provider}, ${r.identity_subject}, ${r.trace_id}, ${r.sanitized}, ${r.hash_algorithm},
           ${r.previous_hash}, ${r.hash})`
 
   /** The plain records no seal names yet (migration 0015), the row held by this transaction. */

@@ -111,6 +111,7 @@ const legacyHash = (content: Omit<AuditRecord, "hash">) => {
     session_id: _si,
     identity_provider: _ip,
     identity_subject: _is,
+    trace_id: _ti,
     ...legacy
   } = content
   return sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
@@ -241,6 +242,7 @@ const tamperSuite = <E>(name: string, makeStore: () => Layer.Layer<StorePorts | 
               session_id: null,
               identity_provider: null,
               identity_subject: null,
+              trace_id: null,
               sanitized: false,
               hash_algorithm: "sha256" as const,
               previous_hash: previous

@@ -11,6 +11,7 @@ export * from "./api/apiKeys.ts"
 export * from "./api/client.ts"
 export type * from "./api/contract.ts"
 export * from "./api/scimTokens.ts"
+export * from "./api/sessions.ts"
 export * from "./api/trustPolicies.ts"
 
 // ---- the calling key ----

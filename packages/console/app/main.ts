@@ -13,6 +13,7 @@ import { PromptsPage } from "./pages/prompts.ts"
 import { PromptPage } from "./pages/promptVersions.ts"
 import { ProvidersPage } from "./pages/providers.ts"
 import { ScimTokensPage } from "./pages/scimTokens.ts"
+import { SessionsPage } from "./pages/sessions.ts"
 import { SignInPage } from "./pages/signIn.ts"
 import { TrustPoliciesPage } from "./pages/trustPolicies.ts"
 import { WorkspacesPage } from "./pages/workspaces.ts"
@@ -39,7 +40,8 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
   ["/audit", () => html`<${AuditLogsPage} />`],
   ["/trust-policies", () => html`<${TrustPoliciesPage} />`],
   ["/scim", () => html`<${ScimTokensPage} />`],
-  ["/workspaces", () => html`<${WorkspacesPage} />`]
+  ["/workspaces", () => html`<${WorkspacesPage} />`],
+  ["/sessions", () => html`<${SessionsPage} />`]
 ]
 
 const NotFound = () => html`<h1>Not found</h1><p>No page at this address.</p>`
@@ -50,7 +52,7 @@ const App = () => {
   if (path === "/" || path === "") {
     const first = allowedSections()[0]
     if (first !== undefined) queueMicrotask(() => navigate(first.path, { replace: true }))
-    return html`<${Shell}><p class="muted">${first === undefined ? "This key may not use any page." : ""}</p><//>`
+    return html`<${Shell}><p class="muted">${first === undefined ? "You may not use any page." : ""}</p><//>`
   }
   for (const [pattern, page] of PAGES) {
     const params = match(pattern, path)

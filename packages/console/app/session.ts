@@ -1,83 +1,174 @@
 /**
- * Who is signed in. The API key lives in `sessionStorage` only (never in a URL, a cookie or a log): it is gone
- * when the tab closes, and signing out forgets it at once. What the key may do comes from `GET /v1/scopes`.
+ * Who is signed in: a person (the session cookie, which the browser holds and no script can read) or an API key
+ * (for automation; it lives in `sessionStorage` only, never in a URL, a cookie or a log: it is gone when the tab
+ * closes, and signing out forgets it at once). Who the caller is comes from `GET /v1/me`; what it may do from
+ * `GET /v1/scopes`: its scopes, and the actions the policy allows it, which decide what the pages offer (the
+ * API still decides every call: hiding is all the console does).
  */
 import { computed, signal } from "@preact/signals"
-import { type ApiError, type CallingKey, listWorkspaces, scopes, useKey, type Workspace } from "./api.ts"
+import {
+  type ApiError,
+  type CallingKey,
+  endSession,
+  listWorkspaces,
+  type Me,
+  me,
+  passwordSignIn,
+  scopes,
+  useKey,
+  useSession,
+  type Workspace
+} from "./api.ts"
 
 const KEY_ITEM = "gateway-control.api-key"
 const WORKSPACE_ITEM = "gateway-control.workspace"
 
 export interface Session {
+  /** A person signed in (the cookie), or an API key pasted for this tab. */
+  readonly kind: "person" | "key"
+  /** The calling key as the API sees it; a person acts as the kind of key their role fits (`id` null). */
   readonly key: CallingKey
+  /** Who is calling: the person, their workspaces and roles. */
+  readonly me: Me
   /** Every scope there is, for labels; the key's own are in `key.scopes`. */
   readonly catalogue: ReadonlyArray<string>
-  /** The workspaces an admin key can choose from; a workspace key's own workspace only. */
-  readonly workspaces: ReadonlyArray<Workspace>
+  /** The actions the policy allows the caller where it stands. */
+  readonly actions: ReadonlyArray<string>
+  /** The workspaces an admin can choose from; a workspace key's own workspace only; a member's own ones. */
+  readonly workspaces: ReadonlyArray<Pick<Workspace, "id" | "name" | "slug">>
 }
 
 export const session = signal<Session | null>(null)
 /** Why the last session ended, shown on the sign-in page. */
 export const signedOutReason = signal<string | null>(null)
-/** The workspace the pages work in: a workspace key's own, or the one an admin key chose. */
+/** The workspace the pages work in: a workspace key's own, or the one an admin (or a member of several) chose. */
 export const workspaceId = signal<string | null>(null)
 
 const scopeSet = computed(() => new Set(session.value?.key.scopes ?? []))
+const actionSet = computed(() => new Set(session.value?.actions ?? []))
 
-/** May the signed-in key do this? */
+/** Does the signed-in key carry this scope? */
 export const can = (scope: string) => scopeSet.value.has(scope)
+/** Does the policy let the caller perform this action (`audit_logs.list`, `members.create`…) where it stands? */
+export const may = (action: string) => actionSet.value.has(action)
+/** An admin: an organisation key, or an organisation owner or admin signed in. */
 export const isAdminKey = () => session.value?.key.type === "organisation-service"
+export const isPerson = () => session.value?.kind === "person"
 
-export const chooseWorkspace = (id: string) => {
-  workspaceId.value = id
-  sessionStorage.setItem(WORKSPACE_ITEM, id)
-}
-
-export const signOut = (reason: string | null = null) => {
+const forget = () => {
   sessionStorage.removeItem(KEY_ITEM)
   sessionStorage.removeItem(WORKSPACE_ITEM)
   useKey(null)
   session.value = null
   workspaceId.value = null
+}
+
+/** Ends what is signed in: a person's session at the server (which clears its cookie), a key by forgetting it. */
+export const signOut = async (reason: string | null = null) => {
+  if (session.value?.kind === "person") await endSession().catch(() => undefined)
+  signedOut(reason)
+}
+
+/** After the person's session was ended at the server (revoked, or everywhere): back to the sign-in page. */
+export const signedOut = (reason: string | null) => {
+  forget()
   signedOutReason.value = reason
 }
 
-const ended = (error: ApiError) => signOut(`Signed out: ${error.message}`)
+const ended = (error: ApiError) => {
+  forget()
+  signedOutReason.value = `Signed out: ${error.message}`
+}
 
-/** Checks the key with `GET /v1/scopes`, and keeps it for this tab only when the API accepts it. */
+/** Reads who is calling and what it may do, with the credential already in use; answers the session. */
+const load = async (kind: Session["kind"]): Promise<Session> => {
+  const [answer, who] = await Promise.all([scopes(), me()])
+  const workspaces = answer.key.type === "organisation-service" && answer.actions.includes("workspaces.list")
+    ? (await listWorkspaces({ page_size: 1000, current_page: 0 })).data
+    : who.workspaces
+  return { kind, key: answer.key, me: who, catalogue: answer.data, actions: answer.actions, workspaces }
+}
+
+/** The workspace to work in: a workspace key's own; else the one chosen before, the caller's own, or the first. */
+const chosenFrom = (current: Session) => {
+  if (current.kind === "key" && current.key.workspace_id !== null) return current.key.workspace_id
+  const remembered = sessionStorage.getItem(WORKSPACE_ITEM)
+  const workspaces = current.workspaces
+  return workspaces.find((w) => w.id === remembered)?.id ??
+    current.key.workspace_id ??
+    workspaces.find((w) => w.slug === "default")?.id ??
+    workspaces[0]?.id ??
+    null
+}
+
+/** Checks the key with the API, and keeps it for this tab only when the API accepts it. */
 export const signIn = async (key: string) => {
   // Until the key is accepted, a 401 is the sign-in form's error, not the end of a session.
   useKey(key, () => {})
   try {
-    const answer = await scopes()
-    const workspaces = answer.key.type === "organisation-service" && answer.key.scopes.includes("workspaces.list")
-      ? (await listWorkspaces({ page_size: 1000, current_page: 0 })).data
-      : []
+    const loaded = await load("key")
     sessionStorage.setItem(KEY_ITEM, key)
-    const remembered = sessionStorage.getItem(WORKSPACE_ITEM)
-    const chosen = answer.key.workspace_id ??
-      workspaces.find((w) => w.id === remembered)?.id ??
-      workspaces.find((w) => w.slug === "default")?.id ??
-      workspaces[0]?.id ??
-      null
     useKey(key, ended)
     signedOutReason.value = null
-    workspaceId.value = chosen
-    session.value = { key: answer.key, catalogue: answer.data, workspaces }
+    workspaceId.value = chosenFrom(loaded)
+    session.value = loaded
   } catch (error) {
     useKey(null)
     throw error
   }
 }
 
-/** On load: the key this tab signed in with, if any. */
+/** Uses the session the browser's cookie names (after a sign-in, or on load); throws when there is none. */
+const usePersonSession = async (csrfToken: string | null) => {
+  useSession(csrfToken, null, () => {})
+  let loaded = await load("person")
+  const csrf = loaded.me.csrf_token ?? csrfToken
+  const chosen = chosenFrom(loaded)
+  // A member acts in one of their workspaces at a time, named by a header; an admin names it in each call.
+  const member = loaded.key.type !== "organisation-service"
+  useSession(csrf, member ? chosen : null, ended)
+  if (member && chosen !== loaded.key.workspace_id) loaded = await load("person")
+  signedOutReason.value = null
+  workspaceId.value = chosen
+  session.value = loaded
+}
+
+/** Signs a person in with their email and password. */
+export const signInWithPassword = async (email: string, password: string) => {
+  // A refusal (401) is the form's error, not the end of a session.
+  useKey(null, () => {})
+  const answer = await passwordSignIn({ email, password })
+  await usePersonSession(answer.csrf_token)
+}
+
+export const chooseWorkspace = async (id: string) => {
+  workspaceId.value = id
+  sessionStorage.setItem(WORKSPACE_ITEM, id)
+  const current = session.value
+  // A member's workspace changes what they act as: the API says again what they may do there.
+  if (current !== null && current.kind === "person" && current.key.type !== "organisation-service") {
+    useSession(current.me.csrf_token ?? null, id)
+    session.value = await load("person")
+  }
+}
+
+/** On load: the key this tab signed in with, else the person's session cookie, if any. */
 export const restoreSession = async () => {
   const key = sessionStorage.getItem(KEY_ITEM)
-  if (key === null) return
+  if (key !== null) {
+    try {
+      await signIn(key)
+    } catch {
+      forget()
+      signedOutReason.value = "Your key is no longer accepted; sign in again."
+    }
+    return
+  }
   try {
-    await signIn(key)
+    await usePersonSession(null)
   } catch {
-    signOut("Your key is no longer accepted; sign in again.")
+    // No session (or it ended): the sign-in page.
+    forget()
   }
 }
 
@@ -89,6 +180,6 @@ export const refreshWorkspaces = async () => {
   session.value = { ...current, workspaces }
 }
 
-/** Where a new credential goes: an admin key names the chosen workspace, a workspace key its own. */
+/** Where a new credential goes: an admin names the chosen workspace, a workspace key its own. */
 export const newCredentialPlacement = () =>
   isAdminKey() && workspaceId.value !== null ? { workspace_id: workspaceId.value } : {}

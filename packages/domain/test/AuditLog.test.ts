@@ -211,6 +211,7 @@ describe("the audit chain's hashes", () => {
     session_id: null,
     identity_provider: null,
     identity_subject: null,
+    trace_id: null,
     sanitized: false,
     hash_algorithm: "hmac-sha256" as const,
     previous_hash: GENESIS_HASH
@@ -254,6 +255,7 @@ describe("the audit chain's hashes", () => {
       session_id: _si,
       identity_provider: _ip,
       identity_subject: _is,
+      trace_id: _ti,
       ...legacy
     } = content
     const oldHash = sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
@@ -270,6 +272,7 @@ describe("the audit chain's hashes", () => {
       session_id: _si,
       identity_provider: _ip,
       identity_subject: _is,
+      trace_id: _ti,
       ...beforeChains
     } = content
     expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeChains)}`))
@@ -289,6 +292,7 @@ describe("the audit chain's hashes", () => {
       session_id: _si,
       identity_provider: _ip,
       identity_subject: _is,
+      trace_id: _ti,
       ...beforeWorkloads
     } = content
     expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeWorkloads)}`))
@@ -301,6 +305,29 @@ describe("the audit chain's hashes", () => {
       )
     )
     expect(chainHash(hashers, { ...workload, workload_subject: "another" })).not.toBe(chainHash(hashers, workload))
+  })
+
+  it("a record with no trace id hashes as records did before traces, and one with a trace id covers it", () => {
+    const {
+      previous_hash,
+      chain: _c,
+      workload_issuer: _wi,
+      workload_subject: _ws,
+      user_email: _ue,
+      session_id: _si,
+      identity_provider: _ip,
+      identity_subject: _is,
+      trace_id: _ti,
+      ...beforeTraces
+    } = content
+    expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeTraces)}`))
+    const traced = { ...content, trace_id: "4bf92f3577b34da6a3ce929d0e0e4736" }
+    expect(chainHash(hashers, traced)).toBe(
+      hashers.chainMac(`${previous_hash}\n${canonicalJson({ ...beforeTraces, trace_id: traced.trace_id })}`)
+    )
+    expect(chainHash(hashers, { ...traced, trace_id: "0af7651916cd43dd8448eb211c80319c" })).not.toBe(
+      chainHash(hashers, traced)
+    )
   })
 })
 
@@ -331,6 +358,7 @@ describe("plain records of before the keyed chain (the legacy prefix)", () => {
     session_id: null,
     identity_provider: null,
     identity_subject: null,
+    trace_id: null,
     sanitized: false,
     hash_algorithm: algorithm
   })

@@ -18,6 +18,7 @@ import {
   Collections,
   Configs,
   DEFAULT_MCP_SETTINGS,
+  DEFAULT_SESSION_SETTINGS,
   FineTuning,
   HostResolver,
   Idempotency,
@@ -42,6 +43,8 @@ import {
   SecretReferences,
   SecretReferenceSettings,
   Sessions,
+  SessionSettings,
+  type SessionSettingsShape,
   type StorePorts,
   TokenExchange,
   TrustPolicies,
@@ -141,6 +144,8 @@ export interface ProviderSettings {
   readonly workloadTokens?: WorkloadTokenOptions
   /** Sign-in with identity providers: the public URL and the operator's provider; none unless given. */
   readonly signIn?: IdentityProviderSettings["Service"]
+  /** People's sessions' idle and absolute timeouts; the domain's defaults unless given. */
+  readonly sessions?: SessionSettingsShape
 }
 
 /** Providers as configured: known ones, overridden base URLs, trusted custom hosts, timeout. */
@@ -209,7 +214,6 @@ export const layerDomain = <ROut, E, E2 = never>(
     TrustPolicies.layer,
     Invites.layer,
     TokenExchange.layer,
-    Sessions.layer,
     OidcSignIn.layer,
     ScimTokens.layer,
     Scim.layer,
@@ -217,7 +221,10 @@ export const layerDomain = <ROut, E, E2 = never>(
     layerTransitionSweep
   ).pipe(
     Layer.provideMerge(
-      layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
+      Layer.merge(
+        Sessions.layer,
+        layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
+      )
     ),
     Layer.provideMerge(SecretReferences.layer),
     Layer.provideMerge(layerMcp(mcp, providers.connector, providers.registry.timeoutMs)),
@@ -225,6 +232,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Layer.provideMerge(
       Layer.mergeAll(
         Layer.succeed(IdentityProviderSettings)(providers.signIn ?? { publicUrl: null, operatorProvider: null }),
+        Layer.succeed(SessionSettings)(providers.sessions ?? DEFAULT_SESSION_SETTINGS),
         layerOpenIdClient
       )
     ),
@@ -253,7 +261,12 @@ export const layerConfiguredDomain = (config: AppConfig) =>
     Effect.map(Effect.all([loadMasterKey(config), loadMcpConfig(config)]), ([masterKey, mcp]) =>
       layerDomain(
         layerStore(config.store),
-        { registry: providerRegistry(config), masterKey, signIn: config.signIn },
+        {
+          registry: providerRegistry(config),
+          masterKey,
+          signIn: config.signIn,
+          sessions: { idleTimeoutMs: config.sessionIdleTimeoutMs, absoluteTimeoutMs: config.sessionAbsoluteTimeoutMs }
+        },
         { maxRenderBytes: config.maxRenderBytes, maxRenderSteps: config.maxRenderSteps },
         mcp,
         layerRateLimiter(config.redisUrl)
@@ -331,7 +344,7 @@ export const requestBaseContext = <R>(context: Context.Context<R>) =>
  * Under `basePath` it serves the paths below that prefix (internal/Mount.ts).
  */
 export const makeHttpApp = (
-  config: Pick<AppConfig, "maxBodyBytes" | "trustProxy"> & {
+  config: Pick<AppConfig, "maxBodyBytes" | "trustProxy" | "signIn"> & {
     readonly basePath?: Option.Option<string>
     /** Requests are counted for `/metrics` only when a metrics listener serves them. */
     readonly metricsPort?: Option.Option<number>
@@ -343,6 +356,7 @@ export const makeHttpApp = (
     layerRoutes({
       maxBodyBytes: config.maxBodyBytes,
       trustProxy: config.trustProxy,
+      publicUrl: config.signIn.publicUrl ?? undefined,
       requestMetrics: config.metricsPort !== undefined && Option.isSome(config.metricsPort)
     }),
     more

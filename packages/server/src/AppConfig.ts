@@ -114,9 +114,25 @@ const resolveStore = (
   }
 }
 
+/** An idle timeout longer than the absolute one would never apply: a mistake, refused. */
+const checkSessionTimeouts = (
+  values: SettingValues,
+  source: ConfigSource
+): Result.Result<SettingValues, InvalidConfiguration> =>
+  values.sessionIdleTimeoutMs <= values.sessionAbsoluteTimeoutMs
+    ? Result.succeed(values)
+    : Result.fail(
+      new InvalidConfiguration({
+        message: `${source.nameOf("sessionIdleTimeoutMs")} (${values.sessionIdleTimeoutMs}) must not be longer than ${
+          source.nameOf("sessionAbsoluteTimeoutMs")
+        } (${values.sessionAbsoluteTimeoutMs}).`,
+        setting: source.nameOf("sessionIdleTimeoutMs")
+      })
+    )
+
 const decodeConfig = (source: ConfigSource): Result.Result<AppConfig, InvalidConfiguration> =>
   Result.flatMap(
-    decodeSettings(source),
+    Result.flatMap(decodeSettings(source), (values) => checkSessionTimeouts(values, source)),
     (values) =>
       Result.map(Result.all([resolveStore(values, source), resolveSignIn(values, source)]), ([store, signIn]) => {
         const {

@@ -65,6 +65,13 @@ export interface DomainOptions {
   readonly mcpSecretsFile?: string | undefined
   /** How long a secret fetched through a secret reference is kept in the process, in ms (`SECRET_CACHE_TTL_MS`, default 30000). */
   readonly secretCacheTtlMs?: number | undefined
+  /** A person's session unused this long ends, in ms (`SESSION_IDLE_TIMEOUT_MS`, default 3600000, at least 1000). */
+  readonly sessionIdleTimeoutMs?: number | undefined
+  /**
+   * A person's session ends this long after sign-in whatever its use, in ms (`SESSION_ABSOLUTE_TIMEOUT_MS`,
+   * default 43200000, at least 1000 and not shorter than the idle timeout).
+   */
+  readonly sessionAbsoluteTimeoutMs?: number | undefined
   /**
    * Where keys' rate limits are counted (`REDIS_URL`): `redis://host:6379`, shared by every engine or server
    * using it. When absent, this engine counts alone, in memory.

@@ -11,6 +11,7 @@ import {
   checkRoleMap,
   DEFAULT_MAX_RENDER_BYTES,
   DEFAULT_MAX_RENDER_STEPS,
+  DEFAULT_SESSION_SETTINGS,
   RoleMap
 } from "@gateway-control/domain"
 import { Effect, Exit, type LogLevel, Option, Redacted, Result, Schema } from "effect"
@@ -435,6 +436,20 @@ export const settings = {
     defaultValue: 30_000,
     fromText: numberText,
     decode: wholeNumber(0)
+  }),
+  /** A person's session unused this long ends (idle timeout; Sessions.ts). */
+  sessionIdleTimeoutMs: setting({
+    env: "SESSION_IDLE_TIMEOUT_MS",
+    defaultValue: DEFAULT_SESSION_SETTINGS.idleTimeoutMs,
+    fromText: numberText,
+    decode: wholeNumber(1_000)
+  }),
+  /** A person's session ends this long after sign-in, whatever its use (absolute timeout). */
+  sessionAbsoluteTimeoutMs: setting({
+    env: "SESSION_ABSOLUTE_TIMEOUT_MS",
+    defaultValue: DEFAULT_SESSION_SETTINGS.absoluteTimeoutMs,
+    fromText: numberText,
+    decode: wholeNumber(1_000)
   }),
   /** The web console at `/console`, and `/` redirecting there: `serve` only (App.ts `layerConsoleRoutes`). */
   consoleEnabled: setting({

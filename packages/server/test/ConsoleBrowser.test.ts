@@ -95,12 +95,18 @@ describe.skipIf(!available)("the console in a browser", () => {
     await page.goto(`${server.baseUrl}/`)
     expect(new URL(page.url()).pathname).toBe("/console")
     await browser.screenshot("sign-in")
+    // A person signs in first; a key is the second choice, for automation.
+    await page.getByLabel("Email").waitFor()
+    await page.getByRole("button", { name: "Use an API key instead" }).click()
     await page.getByLabel("API key").fill("gwc_not-a-key-the-server-knows-0123456789abcdef")
-    await page.getByRole("button", { name: "Sign in" }).click()
+    await page.getByRole("button", { name: "Sign in with key" }).click()
     expect(await errorOf(page.getByLabel("API key"))).toMatch(/key/i)
 
-    // By keyboard: on a fresh page the key field is the first stop, and Enter signs in.
+    // By keyboard: on a fresh page (the tab remembers the choice of a key) the key field is the first stop, and
+    // Enter signs in.
     await page.reload()
+    // The page first asks whether the browser holds a person's session (it does not), then offers the key.
+    await page.getByLabel("API key").waitFor()
     await page.keyboard.press("Tab")
     await page.keyboard.type(server.adminKey!)
     await page.keyboard.press("Enter")
@@ -213,8 +219,9 @@ describe.skipIf(!available)("the console in a browser", () => {
     // In a tab of its own, the new key is offered only what its two scopes allow: it renders, by slug.
     const tab = await browser.context.newPage()
     await tab.goto(`${server.baseUrl}/console/playground`)
+    await tab.getByRole("button", { name: "Use an API key instead" }).click()
     await tab.getByLabel("API key").fill(secret)
-    await tab.getByRole("button", { name: "Sign in" }).click()
+    await tab.getByRole("button", { name: "Sign in with key" }).click()
     await tab.getByLabel("Prompt slug or id").fill("support-bot")
     expect(await tab.getByRole("navigation", { name: "Sections" }).getByRole("link").allInnerTexts()).toEqual([
       "Playground"

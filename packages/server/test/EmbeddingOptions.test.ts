@@ -44,7 +44,9 @@ describe("embedding options and the environment", () => {
       UPSTREAM_TIMEOUT_MS: "1500",
       TRUSTED_CUSTOM_HOSTS: "Models.Internal, gpu:8443",
       PROVIDER_BASE_URLS: "openai=https://proxy.internal/v1",
-      REDIS_URL: "redis://cache:6379"
+      REDIS_URL: "redis://cache:6379",
+      SESSION_IDLE_TIMEOUT_MS: "900000",
+      SESSION_ABSOLUTE_TIMEOUT_MS: "28800000"
     })
     const options = fromOptions(
       {
@@ -60,12 +62,15 @@ describe("embedding options and the environment", () => {
         upstreamTimeoutMs: 1500,
         trustedCustomHosts: ["Models.Internal", " gpu:8443"],
         providerBaseUrls: { openai: "https://proxy.internal/v1" },
-        redisUrl: "redis://cache:6379"
+        redisUrl: "redis://cache:6379",
+        sessionIdleTimeoutMs: 900_000,
+        sessionAbsoluteTimeoutMs: 28_800_000
       } satisfies GatewayControlOptions
     )
     expect(comparable(options)).toEqual(comparable(env))
     expect(options.trustedCustomHosts).toEqual(["models.internal", "gpu:8443"])
     expect(options.logLevel).toBe("Warn")
+    expect([options.sessionIdleTimeoutMs, options.sessionAbsoluteTimeoutMs]).toEqual([900_000, 28_800_000])
   })
 
   it("choose PostgreSQL when a url is given with no store, as DATABASE_URL does", () => {
@@ -96,6 +101,17 @@ describe("an invalid option", () => {
     [{ trustedCustomHosts: "a.example" }, "trustedCustomHosts", undefined],
     [{ providerBaseUrls: { openai: "https://user:pw@proxy/v1" } }, "providerBaseUrls", undefined],
     [{ redisUrl: "cache:6379" }, "redisUrl", "redisUrl must be a Redis URL (redis://host:6379 or rediss://...)."],
+    [{ sessionIdleTimeoutMs: 999 }, "sessionIdleTimeoutMs", "sessionIdleTimeoutMs must be at least 1000."],
+    [
+      { sessionAbsoluteTimeoutMs: "1h" },
+      "sessionAbsoluteTimeoutMs",
+      "sessionAbsoluteTimeoutMs must be a whole number."
+    ],
+    [
+      { sessionIdleTimeoutMs: 7_200_000, sessionAbsoluteTimeoutMs: 3_600_000 },
+      "sessionIdleTimeoutMs",
+      "sessionIdleTimeoutMs (7200000) must not be longer than sessionAbsoluteTimeoutMs (3600000)."
+    ],
     [{ maxBodyByte: 10 }, "maxBodyByte", "There is no option 'maxBodyByte'."],
     [{ port: 8080 }, "port", "There is no option 'port'."]
   ])("%j is refused, naming %s", (options, setting, message) => {

@@ -57,9 +57,24 @@ const authorize = async (slug = "oidc", rewrite?: (url: URL) => void) => {
 
 const callback = (search: string) => fetch(`${server.baseUrl}/auth/oidc/callback${search}`, { redirect: "manual" })
 
+/** The session cookie a response sets, as a `cookie` request header (`name=value`). */
+const sessionCookieOf = (response: Response) => {
+  const set = response.headers.get("set-cookie")
+  expect(set).toMatch(/^gwc_session=[\w-]{20,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/)
+  return set!.split(";")[0]!
+}
+
+/** Who the session cookie says the caller is. */
+const me = async (cookie: string) => {
+  const response = await fetch(`${server.baseUrl}/v1/me`, { headers: { cookie } })
+  expect(response.status).toBe(200)
+  return jsonOf(response)
+}
+
 /** A refused callback: a readable page, no user created, one failed sign-in recorded. */
 const expectRefused = async (response: Response, words: RegExp) => {
   expect(response.status).toBe(401)
+  expect(response.headers.get("set-cookie")).toBeNull()
   expect(response.headers.get("content-type")).toMatch(/text\/html/)
   const page = await response.text()
   expect(page).toContain("Sign-in refused")
@@ -139,6 +154,13 @@ describe("OpenID Connect sign-in", () => {
     expect(response.headers.get("location")).toBe("/console/")
     const ada = Option.getOrThrow(await userByEmail("ada@allowed.test"))
     expect(ada.role).toBe("admin")
+    // The callback opened Ada's session: its cookie signs her requests in as herself.
+    const whoAmI = await me(sessionCookieOf(response))
+    expect(whoAmI).toMatchObject({
+      type: "user",
+      user: { id: ada.id, email: "ada@allowed.test", name: "Ada Lovelace", role: "admin" },
+      api_key_id: null
+    })
     expect(ada.name).toBe("Ada Lovelace")
     const membership = await run(
       WorkspaceMemberStore.use((members) => members.get(server.workspaceId, ada.id))
@@ -151,7 +173,11 @@ describe("OpenID Connect sign-in", () => {
       resource_id: ada.id,
       user_id: ada.id,
       user_type: "user",
-      response_status_code: 200
+      response_status_code: 200,
+      user_email: "ada@allowed.test",
+      session_id: whoAmI.session_id,
+      identity_provider: "oidc",
+      identity_subject: "ada"
     })
     expect(record!.request_body).toMatchObject({
       identity_provider: "oidc",
@@ -164,9 +190,15 @@ describe("OpenID Connect sign-in", () => {
 
   it("applies a group change at the provider at the next sign-in, and audits the role change", async () => {
     provider.signInAs("ada")
+    const before = await me(sessionCookieOf(await callback((await authorize()).search)))
     provider.accounts.set("ada", { ...provider.accounts.get("ada")!, groups: ["staff"] })
     const response = await callback((await authorize()).search)
     expect(response.status).toBe(302)
+    // Every sign-in opens a new session, with a new id and token (no fixation); it acts with the new role.
+    const after = await me(sessionCookieOf(response))
+    expect(after.session_id).not.toBe(before.session_id)
+    expect(after.user.role).toBe("member")
+    expect(after.workspaces).toEqual([expect.objectContaining({ id: server.workspaceId, role: "member" })])
     const ada = Option.getOrThrow(await userByEmail("ada@allowed.test"))
     expect(ada.role).toBe("member")
     const membership = await run(

@@ -100,12 +100,29 @@ describe.skipIf(postgresUrl === undefined)("OTLP traces from serve on PostgreSQL
       })
     })
     expect(created.status).toBe(201)
+    return (await created.json()) as { id: string }
+  }
+
+  /** The audit record of the prompt's creation, read back through the API. */
+  const creationRecordOf = async (server: ServerProcess, promptId: string) => {
+    const answer = await fetch(`${server.baseUrl}/v1/audit-logs?resource_type=prompt&page_size=100`, {
+      headers: { "x-service-api-key": traced.adminKey! }
+    })
+    expect(answer.status).toBe(200)
+    const { records } = (await answer.json()) as {
+      records: Array<{ resource_id: string | null; action: string; trace_id: string | null }>
+    }
+    const record = records.find((r) => r.resource_id === promptId && r.action === "create")
+    expect(record, `no create record of ${promptId}`).toBeDefined()
+    return record!
   }
 
   it("sends one trace of a prompt create under the client's span: route, use case and store", async () => {
     const traceId = randomBytes(16).toString("hex")
     const parentId = randomBytes(8).toString("hex")
-    await createPrompt(traced, `00-${traceId}-${parentId}-01`)
+    const { id } = await createPrompt(traced, `00-${traceId}-${parentId}-01`)
+    // The audit record names the same trace.
+    expect((await creationRecordOf(traced, id)).trace_id).toBe(traceId)
     const inTrace = () => receiver.spans.filter((span) => span.traceId === traceId)
     const server = await waitFor(() => inTrace().find((span) => span.parentSpanId === parentId))
     // Effect's HTTP server span (kind 2: server), the client's span its parent.
@@ -129,7 +146,9 @@ describe.skipIf(postgresUrl === undefined)("OTLP traces from serve on PostgreSQL
 
   it("sends nothing from a process without OTEL_EXPORTER_OTLP_ENDPOINT", async () => {
     const traceId = randomBytes(16).toString("hex")
-    await createPrompt(untraced, `00-${traceId}-${randomBytes(8).toString("hex")}-01`)
+    const { id } = await createPrompt(untraced, `00-${traceId}-${randomBytes(8).toString("hex")}-01`)
+    // Nor does its audit record name a trace no one can look up.
+    expect((await creationRecordOf(untraced, id)).trace_id).toBeNull()
     // The traced process exports its batches in well under this; the untraced one has no exporter at all.
     await new Promise((resolve) => setTimeout(resolve, 1_500))
     expect(receiver.spans.filter((span) => span.traceId === traceId)).toEqual([])

@@ -1307,7 +1307,10 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
   ],
   // A sign-in that succeeds needs an OpenID provider: OidcSignIn.test.ts signs in through a real one.
   "identityProviders.signIn": [
-    { outcome: "failed", program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x")) }
+    {
+      outcome: "failed",
+      program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x", { userAgent: null }))
+    }
   ],
   "secretReferences.create": [
     { outcome: "allowed", program: (w) => secretReference(w) },

@@ -122,5 +122,21 @@ export const makeRefusalRecorder = (useCases: AuditedUseCase["Service"]) => {
             record(ref, { actor: principal, workspaceId: principal.workspaceId, status: 400, body, unreadable })))
       : httpEffect
 
-  return { unauthenticated, decodingRefusals }
+  /**
+   * Records a change refused because it was made with a session cookie from another origin, or without the
+   * session's CSRF token (internal/sessionCookie.ts): filed under the person whose cookie the browser sent. The
+   * body, which another site may have written, is not read.
+   */
+  const crossSite = (principal: Principal, ref: EndpointRef) =>
+    MUTATING_METHODS.has(ref.endpoint.method)
+      ? record(ref, {
+        actor: principal,
+        workspaceId: principal.workspaceId,
+        status: 403,
+        body: null,
+        unreadable: false
+      })
+      : Effect.void
+
+  return { unauthenticated, decodingRefusals, crossSite }
 }

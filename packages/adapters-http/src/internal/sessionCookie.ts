@@ -62,6 +62,17 @@ export const makeSessionCookies = (options: SessionCookieOptions) => {
       ? `${SECURE_SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Secure; Max-Age=${maxAgeSeconds}`
       : `${SESSION_COOKIE}=${token}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${maxAgeSeconds}`
 
+  /** The `Set-Cookie` value of a new session: its token, for as long as the session may last. */
+  const newSessionCookie = (
+    request: HttpServerRequest.HttpServerRequest,
+    opened: { readonly token: string; readonly session: { readonly expires_at: string } }
+  ) =>
+    setCookie(
+      request,
+      opened.token,
+      Math.max(1, Math.floor((Date.parse(opened.session.expires_at) - Date.now()) / 1000))
+    )
+
   /** The `Set-Cookie` value that removes it. */
   const clearCookie = (request: HttpServerRequest.HttpServerRequest) =>
     isHttps(request)
@@ -113,7 +124,7 @@ export const makeSessionCookies = (options: SessionCookieOptions) => {
       : undefined
   }
 
-  return { isHttps, setCookie, clearCookie, tokenOf, crossSiteRefusal }
+  return { isHttps, newSessionCookie, clearCookie, tokenOf, crossSiteRefusal }
 }
 
 export type SessionCookies = ReturnType<typeof makeSessionCookies>

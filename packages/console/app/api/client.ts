@@ -1,6 +1,8 @@
 /**
- * How the console calls the API: only the public JSON API under `/v1`, with the signed-in key in
- * `x-service-api-key`, and a refusal turned into an `ApiError` that names its `param`. The calls themselves are
+ * How the console calls the API: only the public JSON API under `/v1`, either with the signed-in key in
+ * `x-service-api-key` (no cookie sent), or, for a person signed in, with the session cookie (same origin only)
+ * and the session's CSRF token in `x-csrf-token` on every change; a refusal turned into an `ApiError` that
+ * names its `param`. The calls themselves are
  * in `../api.ts` and, by resource, beside this file. Each names its endpoint (`get<"workspaces", "list">`), whose
  * method, path, body and answer are typed from the API definition (`contract.ts`).
  */
@@ -18,14 +20,34 @@ export class ApiError extends Error {
   }
 }
 
-let currentKey: string | null = null
+/** How calls say who makes them: a key, a person's session (its cookie, which the browser holds), or nothing yet. */
+type Credential =
+  | { readonly kind: "key"; readonly key: string }
+  | { readonly kind: "session"; readonly csrfToken: string | null; readonly workspaceId: string | null }
+
+let credential: Credential | null = null
 let onUnauthenticated: (error: ApiError) => void = () => {}
 
 /** The key sent with every call; `session.ts` sets it. */
 export const useKey = (key: string | null, unauthenticated?: (error: ApiError) => void) => {
-  currentKey = key
+  credential = key === null ? null : { kind: "key", key }
   if (unauthenticated !== undefined) onUnauthenticated = unauthenticated
 }
+
+/**
+ * Calls go with the session cookie, changes with `csrfToken` (from sign-in or `GET /v1/me`); a member names the
+ * workspace they act in (`x-gateway-workspace`). `session.ts` sets it.
+ */
+export const useSession = (
+  csrfToken: string | null,
+  workspaceId: string | null,
+  unauthenticated?: (error: ApiError) => void
+) => {
+  credential = { kind: "session", csrfToken, workspaceId }
+  if (unauthenticated !== undefined) onUnauthenticated = unauthenticated
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD"])
 
 export type Query = Readonly<Record<string, string | number | boolean | null | undefined>>
 
@@ -46,13 +68,18 @@ export interface Reply<A> {
 
 const call = async (method: string, path: string, body: unknown, query: Query | undefined): Promise<Reply<unknown>> => {
   const headers: Record<string, string> = {}
-  if (currentKey !== null) headers["x-service-api-key"] = currentKey
+  if (credential?.kind === "key") headers["x-service-api-key"] = credential.key
+  if (credential?.kind === "session") {
+    if (credential.csrfToken !== null && !SAFE_METHODS.has(method)) headers["x-csrf-token"] = credential.csrfToken
+    if (credential.workspaceId !== null) headers["x-gateway-workspace"] = credential.workspaceId
+  }
   if (body !== undefined) headers["content-type"] = "application/json"
   const response = await fetch(withQuery(`/v1${path}`, query), {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
-    credentials: "omit",
+    // A key is the whole credential: no cookie goes with it. Without one, the session cookie does.
+    credentials: credential?.kind === "key" ? "omit" : "same-origin",
     cache: "no-store"
   })
   const text = await response.text()

@@ -5,8 +5,9 @@
 import { useState } from "preact/hooks"
 import { createApiKey } from "../api.ts"
 import { html } from "../html.ts"
-import { can, isAdminKey, session, workspaceId } from "../session.ts"
+import { isAdminKey, may, session, workspaceId } from "../session.ts"
 import { rateLimitDraft, RateLimitsField, readRateLimits } from "../ui/apiKeyParts.ts"
+import { useLoad } from "../ui/common.ts"
 import {
   errorFor,
   type Form,
@@ -17,11 +18,12 @@ import {
   TextField,
   useForm
 } from "../ui/forms.ts"
+import { PersonPicker, workspacePeople } from "../ui/people.ts"
 
 const KINDS = [
-  ["organisation/service", "Admin key (organisation)", "organisation_service_api_keys.create"],
-  ["workspace/service", "Workspace service key", "workspace_service_api_keys.create"],
-  ["workspace/user", "Workspace user key", "workspace_user_api_keys.create"]
+  ["organisation/service", "Admin key (organisation)", "api_keys.create.organisation_service"],
+  ["workspace/service", "Workspace service key", "api_keys.create.workspace_service"],
+  ["workspace/user", "Workspace user key", "api_keys.create.workspace_user"]
 ] as const
 
 const ScopePicker = (
@@ -57,12 +59,21 @@ const FIELDS = ["name", "type", "workspace_id", "user_id", "description", "expir
 
 export const CreateKeyForm = ({ onCreated }: { readonly onCreated: (secret: string) => void }) => {
   const form = useForm()
-  const kinds = KINDS.filter(([kind, , scope]) => can(scope) && (kind !== "organisation/service" || isAdminKey()))
+  const kinds = KINDS.filter(([, , action]) => may(action))
   const [kind, setKind] = useState<(typeof KINDS)[number][0]>(
     kinds.find(([k]) => k !== "organisation/service")?.[0] ?? kinds[0]?.[0] ?? "workspace/service"
   )
   const [name, setName] = useState("")
   const [userId, setUserId] = useState("")
+  // The key's user is one of the workspace's members, chosen by name and email.
+  const memberWorkspace = workspaceId.value
+  const members = useLoad(
+    () =>
+      kind === "workspace/user" && memberWorkspace !== null && may("members.list")
+        ? workspacePeople(memberWorkspace)
+        : Promise.resolve([]),
+    [kind, memberWorkspace]
+  )
   const [description, setDescription] = useState("")
   const [expires, setExpires] = useState("")
   const [scopes, setScopes] = useState<Set<string>>(new Set())
@@ -77,7 +88,7 @@ export const CreateKeyForm = ({ onCreated }: { readonly onCreated: (secret: stri
       name,
       scopes: [...scopes],
       ...(workspaceKey && isAdminKey() && workspaceId.value !== null ? { workspace_id: workspaceId.value } : {}),
-      ...(kind === "workspace/user" && userId.trim() !== "" ? { user_id: userId.trim() } : {}),
+      ...(kind === "workspace/user" && userId !== "" ? { user_id: userId } : {}),
       ...(description.trim() === "" ? {} : { description: description.trim() }),
       ...(expires === "" ? {} : { expires_at: new Date(expires).toISOString() }),
       ...(rateLimits.length === 0 ? {} : { rate_limits: rateLimits })
@@ -97,8 +108,9 @@ export const CreateKeyForm = ({ onCreated }: { readonly onCreated: (secret: stri
         options=${kinds.map(([k, label]) => [k, label] as const)} />
       ${
     kind === "workspace/user"
-      ? html`<${TextField} form=${form} name="user_id" label="User id" value=${userId} onInput=${setUserId}
-            hint="The member the key acts as; your own user when empty." />`
+      ? html`<${PersonPicker} form=${form} name="user_id" label="Acts as" people=${members.data ?? []}
+            value=${userId} onChange=${setUserId} none="Yourself"
+            hint="The member of the workspace the key acts as." />`
       : null
   }
       <${TextField} form=${form} name="description" label="Description (optional)" value=${description} onInput=${setDescription} />

@@ -18,6 +18,7 @@ import {
 } from "../ui/apiKeyParts.ts"
 import { ConfirmButton, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
+import { PersonName, usePeople } from "../ui/people.ts"
 
 /** A `datetime-local` value (local time, to the minute) for an instant. */
 const localInput = (iso: string | null) => {
@@ -122,6 +123,7 @@ export const KeyDetail = (
 ) => {
   const key = props.apiKey
   const [editing, setEditing] = useState(false)
+  const people = usePeople(key.workspace_id ?? null)
   // Opening a key moves the keyboard focus to it.
   useEffect(() => document.getElementById("key-title")?.focus(), [key.id])
   return html`<section class="detail" aria-labelledby="key-title">
@@ -131,7 +133,7 @@ export const KeyDetail = (
       <dt>Key</dt><dd><code>${key.masked_key}</code> (${key.type}, ${key.status})</dd>
       <dt>Description</dt><dd>${key.description ?? "—"}</dd>
       <dt>Workspace</dt><dd><code>${key.workspace_id ?? "—"}</code></dd>
-      <dt>User</dt><dd><code>${key.user_id ?? "—"}</code></dd>
+      <dt>User</dt><dd><${PersonName} id=${key.user_id} people=${people.data} /></dd>
       <dt>Scopes</dt><dd>${key.scopes.join(", ")}</dd>
       <dt>Rate limits</dt><dd>${rateLimitsText(key.rate_limits)}</dd>
       <dt>Last used</dt><dd>${key.last_used_at === null ? "never" : when(key.last_used_at)} (to the minute)</dd>

@@ -6,7 +6,7 @@
 import { useState } from "preact/hooks"
 import { type ApiKey, listApiKeys, revokeApiKey, type RotatedApiKey } from "../api.ts"
 import { html } from "../html.ts"
-import { can, isAdminKey, session, workspaceId } from "../session.ts"
+import { isAdminKey, may, session, workspaceId } from "../session.ts"
 import { inTransition, NewSecret, rateLimitsText } from "../ui/apiKeyParts.ts"
 import { ConfirmButton, PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import { FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
@@ -122,7 +122,7 @@ export const ApiKeysPage = () => {
         <td><${StatusCell} apiKey=${key} /></td>
         <td class="actions"><button type="button" onClick=${() => setOpenId(key.id)}>Details<span
           class="visually-hidden"> of ${key.name}</span></button> ${
-      key.status === "active" && can("api_keys.delete") && key.id !== ownId
+      key.status === "active" && may("api_keys.delete") && key.id !== ownId
         ? html`<${ConfirmButton} label="Revoke" question=${`Revoke ${key.name}? It stops working at once.`}
               onConfirm=${() => revokeApiKey(key.id).then(list.loaded.reload)} />`
         : null

@@ -1,13 +1,14 @@
 /**
- * The audit log, newest first: filters (time range, action, resource, status, user, workspace), paging, and a
- * record's detail with its request body as stored (secrets already redacted by the server).
+ * The audit log, newest first: filters (time range, action, resource, status, person, workspace), paging, and a
+ * record's detail (the person by name and email, their session and identity provider) with its request body as stored (secrets already redacted by the server).
  */
 import { useEffect, useState } from "preact/hooks"
 import { type AuditRecord, listAuditLogs } from "../api.ts"
 import { html } from "../html.ts"
-import { session } from "../session.ts"
+import { session, workspaceId } from "../session.ts"
 import { Json, PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
+import { type PersonChoice, PersonName, PersonPicker, usePeople } from "../ui/people.ts"
 
 interface Filters {
   readonly start_time: string
@@ -16,6 +17,8 @@ interface Filters {
   readonly resource_type: string
   readonly response_status_code: string
   readonly user_id: string
+  /** The person's email, for calls made in their sessions (any case). */
+  readonly user_email: string
   readonly workspace_id: string
   /** A workload's `sub`, for the calls of credentials issued by token exchange. */
   readonly workload_subject: string
@@ -28,6 +31,7 @@ const NO_FILTERS: Filters = {
   resource_type: "",
   response_status_code: "",
   user_id: "",
+  user_email: "",
   workspace_id: "",
   workload_subject: ""
 }
@@ -35,7 +39,13 @@ const NO_FILTERS: Filters = {
 /** `datetime-local` values are local time; the API reads a time without a zone as UTC, so send it with one. */
 const instant = (local: string) => (local === "" ? undefined : new Date(local).toISOString())
 
-const Detail = ({ record, onClose }: { readonly record: AuditRecord; readonly onClose: () => void }) => {
+const Detail = (
+  { onClose, people, record }: {
+    readonly record: AuditRecord
+    readonly people: ReadonlyMap<string, PersonChoice> | undefined
+    readonly onClose: () => void
+  }
+) => {
   // Opening a record moves the keyboard focus to it.
   useEffect(() => document.getElementById("record-title")?.focus(), [record])
   return html`<section class="detail" aria-labelledby="record-title">
@@ -45,7 +55,18 @@ const Detail = ({ record, onClose }: { readonly record: AuditRecord; readonly on
       <dt>Request</dt><dd><code>${record.method} ${record.uri}</code> (id <code>${record.request_id}</code>)</dd>
       <dt>Status</dt><dd>${record.response_status_code}</dd>
       <dt>Resource</dt><dd>${record.resource_type} <code>${record.resource_id ?? "—"}</code></dd>
-      <dt>User</dt><dd><code>${record.user_id ?? "—"}</code> (${record.user_type})</dd>
+      <dt>Person</dt><dd>${
+    record.user_email ?? html`<${PersonName} id=${record.user_id} people=${people} />`
+  } (${record.user_type})</dd>
+      ${
+    record.session_id === null ?
+      null :
+      html`<dt>Session</dt><dd><code>${record.session_id}</code>${
+        record.identity_provider === null
+          ? null
+          : html` (signed in with ${record.identity_provider} as <code>${record.identity_subject}</code>)`
+      }</dd>`
+  }
       <dt>API key</dt><dd><code>${record.api_key_id ?? "—"}</code></dd>
       ${
     record.workload_subject === null
@@ -88,6 +109,7 @@ export const AuditLogsPage = () => {
   )
   const set = (name: keyof Filters) => (value: string) => setDraft({ ...draft, [name]: value })
   const workspaces = session.value?.workspaces ?? []
+  const people = usePeople(workspaceId.value)
 
   return html`
     <${PageHeader} title="Audit log" />
@@ -107,7 +129,10 @@ export const AuditLogsPage = () => {
           placeholder="prompt, api_key…" onInput=${set("resource_type")} />
         <${TextField} form=${form} name="response_status_code" label="Status" value=${draft.response_status_code}
           placeholder="201" onInput=${set("response_status_code")} />
-        <${TextField} form=${form} name="user_id" label="User id" value=${draft.user_id} onInput=${set("user_id")} />
+        <${PersonPicker} form=${form} name="user_id" label="Person" people=${[...(people.data?.values() ?? [])]}
+          value=${draft.user_id} onChange=${set("user_id")} none="Anyone" />
+        <${TextField} form=${form} name="user_email" label="Person's email" type="email" value=${draft.user_email}
+          onInput=${set("user_email")} placeholder="ada@example.com" />
         <${TextField} form=${form} name="workload_subject" label="Workload subject" value=${draft.workload_subject}
           onInput=${set("workload_subject")} placeholder="system:serviceaccount:ns:sa" />
         <${SelectField} form=${form} name="workspace_id" label="Workspace" value=${draft.workspace_id}
@@ -120,14 +145,14 @@ export const AuditLogsPage = () => {
     list.setPage(0)
   }}>Clear</button>
     <//>
-    ${open === null ? null : html`<${Detail} record=${open} onClose=${() => setOpen(null)} />`}
+    ${open === null ? null : html`<${Detail} record=${open} people=${people.data} onClose=${() => setOpen(null)} />`}
     <${PagedTable} list=${list} caption="Audit records" head=${[
     "#",
     "When",
     "Action",
     "Resource",
     "Status",
-    "User",
+    "Person",
     ""
   ]}
       row=${(r: AuditRecord) =>
@@ -137,7 +162,9 @@ export const AuditLogsPage = () => {
         <td>${r.action}</td>
         <td>${r.resource_type}</td>
         <td><span class=${`status s${String(r.response_status_code)[0]}`}>${r.response_status_code}</span></td>
-        <td><code>${r.user_id ?? r.user_type}</code></td>
+        <td>${
+      r.user_email ?? (r.user_id === null ? r.user_type : html`<${PersonName} id=${r.user_id} people=${people.data} />`)
+    }</td>
         <td><button type="button" onClick=${() =>
       setOpen(r)}>Details<span class="visually-hidden"> of record ${r.seq}</span></button></td>
       </tr>`} />`

@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks"
 import { type Collection, createCollection, listCollections } from "../api.ts"
 import { html } from "../html.ts"
-import { can, isAdminKey, workspaceId } from "../session.ts"
+import { isAdminKey, may, workspaceId } from "../session.ts"
 import { PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
@@ -43,7 +43,7 @@ export const CollectionsPage = () => {
         <td>${when(c.last_updated_at)}</td>
       </tr>`} />
     ${
-    can("prompts.create")
+    may("prompts.create")
       ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New collection">
           <${FormAlert} form=${form} fields=${["name", "parent_collection_id", "workspace_id"]} />
           <div class="grid">

@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks"
 import { createConfig, deleteConfig, type GatewayConfig, listConfigs } from "../api.ts"
 import { html } from "../html.ts"
-import { can, newCredentialPlacement, workspaceId } from "../session.ts"
+import { may, newCredentialPlacement, workspaceId } from "../session.ts"
 import { ConfirmButton, Json, PagedTable, usePagedList } from "../ui/common.ts"
 import { FormAlert, FormFrame, SubmitButton, TextArea, TextField, useForm } from "../ui/forms.ts"
 
@@ -52,11 +52,11 @@ export const Configs = () => {
       c.masked_api_key ?? "—"
     }</code></td>
         <td>${
-      can("configs.delete")
+      may("configs.delete")
         ? html`<${ConfirmButton} label="Delete" question=${`Delete ${c.name}?`}
               onConfirm=${() => deleteConfig(c.id).then(reload)} />`
         : null
     }</td></tr>`} />
-    ${can("configs.create") ? html`<${ConfigForm} onCreated=${reload} />` : null}
+    ${may("configs.create") ? html`<${ConfigForm} onCreated=${reload} />` : null}
   </section>`
 }

@@ -14,7 +14,7 @@ import {
   type McpServer
 } from "../api.ts"
 import { html } from "../html.ts"
-import { can, isAdminKey, session, workspaceId } from "../session.ts"
+import { isAdminKey, may, session, workspaceId } from "../session.ts"
 import { ConfirmButton, PagedTable, PageHeader, useLoad, usePagedList } from "../ui/common.ts"
 import { CheckboxField, FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
@@ -41,7 +41,7 @@ const INTEGRATION_FIELDS = [
 
 const IntegrationForm = ({ onCreated }: { readonly onCreated: () => void }) => {
   const form = useForm()
-  const mayOrganisation = isAdminKey() && can("organisation_mcp_integrations.create")
+  const mayOrganisation = may("mcp_integrations.create.organisation")
   const [level, setLevel] = useState(mayOrganisation ? "organisation" : "workspace")
   const [name, setName] = useState("")
   const [url, setUrl] = useState("")
@@ -133,7 +133,7 @@ const Integrations = ({ onChange }: { readonly onChange: () => void }) => {
     list.loaded.reload()
     onChange()
   }
-  const mayCreate = can("organisation_mcp_integrations.create") || can("workspace_mcp_integrations.create")
+  const mayCreate = may("mcp_integrations.create.organisation") || may("mcp_integrations.create.workspace")
   const filter = useForm()
   return html`<section aria-labelledby="integrations-title">
     <h2 id="integrations-title">Integrations</h2>
@@ -196,7 +196,7 @@ const Servers = ({ version }: { readonly version: number }) => {
     }</td>
         <td><span class=${`badge ${s.status}`}>${s.status}</span></td></tr>`} />
     ${
-    can("mcp_servers.create")
+    may("mcp_servers.create")
       ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New server">
         <h3>New server</h3>
         <${FormAlert} form=${form} fields=${["name", "mcp_integration_id"]} />
@@ -216,9 +216,9 @@ export const McpRegistryPage = () => {
   const [version, setVersion] = useState(0)
   return html`<${PageHeader} title="MCP registry" />
     ${
-    can("organisation_mcp_integrations.list") || can("workspace_mcp_integrations.list")
+    may("mcp_integrations.list")
       ? html`<${Integrations} onChange=${() => setVersion((v) => v + 1)} />`
       : null
   }
-    ${can("mcp_servers.list") ? html`<${Servers} version=${version} />` : null}`
+    ${may("mcp_servers.list") ? html`<${Servers} version=${version} />` : null}`
 }

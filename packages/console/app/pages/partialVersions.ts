@@ -14,7 +14,7 @@ import {
 } from "../api.ts"
 import { html } from "../html.ts"
 import { href } from "../router.ts"
-import { can } from "../session.ts"
+import { may } from "../session.ts"
 import { LoadState, PageHeader, useLoad, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 import { DeleteVersioned, VersionHistory } from "../ui/versionHistory.ts"
@@ -82,7 +82,7 @@ export const PartialPage = ({ id }: { readonly id: string }) => {
       <${PageHeader} title=${partial.name}>
         <a class="button" href=${href("/partials")}>All partials</a>
         ${
-      can("prompts.delete")
+      may("prompts.delete")
         ? html`<${DeleteVersioned} kind="partial" name=${partial.name} remove=${() =>
           deletePartial(id)} then="/partials" />`
         : null
@@ -95,12 +95,12 @@ export const PartialPage = ({ id }: { readonly id: string }) => {
       ${partial.description === null ? null : html`<p>${partial.description}</p>`}
       ${saved === null ? null : html`<p class="notice" role="status">Version ${saved} saved and published.</p>`}
       ${
-      can("prompts.update")
+      may("prompts.update")
         ? html`<${DetailsForm} key=${partial.last_updated_at} partial=${partial} onSaved=${loaded.reload} />`
         : null
     }
       ${
-      can("prompts.update")
+      may("prompts.update")
         ? html`<${NewVersionForm} key=${partial.version_id} id=${id} start=${partial.string} onSaved=${(
           version: number
         ) => {
@@ -113,5 +113,5 @@ export const PartialPage = ({ id }: { readonly id: string }) => {
       <h2>Versions</h2>
       <${VersionHistory} name=${partial.name} versions=${versions} published=${partial.published_version}
         highlighted=${saved ?? undefined} linesOf=${(v: PartialVersion) => v.string.split("\n")}
-        onPublish=${can("prompts.publish") ? publish : undefined} />`}<//>`
+        onPublish=${may("prompts.publish") ? publish : undefined} />`}<//>`
 }

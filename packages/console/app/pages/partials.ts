@@ -7,7 +7,7 @@ import { useMemo, useState } from "preact/hooks"
 import { createPartial, listPartials, type Partial } from "../api.ts"
 import { html } from "../html.ts"
 import { href, navigate } from "../router.ts"
-import { can, isAdminKey, workspaceId } from "../session.ts"
+import { isAdminKey, may, workspaceId } from "../session.ts"
 import { variablesOf } from "../template.ts"
 import { PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import { type Form, FormAlert, FormFrame, SubmitButton, TextArea, TextField, useForm } from "../ui/forms.ts"
@@ -18,7 +18,7 @@ export const PartialsPage = () => {
   const list = usePagedList((paging) => listPartials(workspace, paging), [workspace])
   return html`
     <${PageHeader} title="Partials">
-      ${can("prompts.create") ? html`<a class="button primary" href=${href("/partials/new")}>New partial</a>` : null}
+      ${may("prompts.create") ? html`<a class="button primary" href=${href("/partials/new")}>New partial</a>` : null}
     <//>
     <${PagedTable} list=${list} caption="Partials" head=${["Name", "Include as", "Published", "Status", "Updated"]}
       row=${(p: Partial) =>

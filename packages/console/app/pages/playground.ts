@@ -6,7 +6,7 @@ import { useEffect, useMemo, useState } from "preact/hooks"
 import { getPrompt, listPrompts, promptVersions, render, type Rendered } from "../api.ts"
 import { html } from "../html.ts"
 import { href, navigate } from "../router.ts"
-import { can, workspaceId } from "../session.ts"
+import { may, workspaceId } from "../session.ts"
 import { variablesOf } from "../template.ts"
 import { Json, LoadState, PageHeader, useLoad } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextArea, TextField, useForm } from "../ui/forms.ts"
@@ -65,7 +65,7 @@ const PromptPicker = () => {
       <${TextField} form=${form} name="prompt" label="Prompt slug or id" value=${ref} onInput=${setRef} />
       <${SubmitButton} form=${form} label="Open" />
     <//>
-    ${can("prompts.list") ? html`<${PromptLinks} />` : null}`
+    ${may("prompts.list") ? html`<${PromptLinks} />` : null}`
 }
 
 const FIELDS = ["version", "model", "extra", ...HYPERPARAMETERS.map(([name]) => name)]

@@ -7,7 +7,7 @@ import { useState } from "preact/hooks"
 import { deletePrompt, type LabelledVersion, listLabels, moveLabel, promptVersions, publishVersion } from "../api.ts"
 import { html } from "../html.ts"
 import { href, query } from "../router.ts"
-import { can } from "../session.ts"
+import { may } from "../session.ts"
 import { versionText } from "../template.ts"
 import { LoadState, PageHeader, useLoad } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, useForm } from "../ui/forms.ts"
@@ -57,13 +57,13 @@ export const PromptPage = ({ id }: { readonly id: string }) => {
     html`
       <${PageHeader} title=${prompt.name}>
         ${
-      can("prompts.update") ? html`<a class="button primary" href=${href(`/prompts/${id}/edit`)}>New version</a>` : null
+      may("prompts.update") ? html`<a class="button primary" href=${href(`/prompts/${id}/edit`)}>New version</a>` : null
     }
         ${
-      can("prompts.render") ? html`<a class="button" href=${href(`/prompts/${id}/playground`)}>Playground</a>` : null
+      may("prompts.render") ? html`<a class="button" href=${href(`/prompts/${id}/playground`)}>Playground</a>` : null
     }
         ${
-      can("prompts.delete")
+      may("prompts.delete")
         ? html`<${DeleteVersioned} kind="prompt" name=${prompt.name} remove=${() =>
           deletePrompt(id)} then="/prompts" />`
         : null
@@ -74,7 +74,7 @@ export const PromptPage = ({ id }: { readonly id: string }) => {
       <h2>Versions</h2>
       <${VersionHistory} name=${prompt.name} versions=${versions} published=${prompt.published_version}
         highlighted=${highlighted} linesOf=${versionText} labelsOf=${(v: LabelledVersion) => v.labels}
-        onPublish=${can("prompts.publish") ? publish : undefined} />
+        onPublish=${may("prompts.publish") ? publish : undefined} />
 
       <h2>Labels</h2>
       <ul class="labels">${
@@ -83,7 +83,7 @@ export const PromptPage = ({ id }: { readonly id: string }) => {
       )
     }</ul>
       ${
-      can("prompts.publish")
+      may("prompts.publish")
         ? html`<${LabelForm} id=${id} workspaceId=${prompt.workspace_id} versions=${versions} onMoved=${loaded.reload} />`
         : null
     }`}<//>`

@@ -6,7 +6,7 @@ import { useState } from "preact/hooks"
 import { ApiError, type Collection, getPrompt, listCollections, listPrompts, type Prompt } from "../api.ts"
 import { html } from "../html.ts"
 import { href, navigate } from "../router.ts"
-import { can, workspaceId } from "../session.ts"
+import { may, workspaceId } from "../session.ts"
 import { PagedTable, PageHeader, useLoad, usePagedList, when } from "../ui/common.ts"
 
 export const PromptsPage = () => {
@@ -39,7 +39,7 @@ export const PromptsPage = () => {
 
   return html`
     <${PageHeader} title="Prompts">
-      ${can("prompts.create") ? html`<a class="button primary" href=${href("/prompts/new")}>New prompt</a>` : null}
+      ${may("prompts.create") ? html`<a class="button primary" href=${href("/prompts/new")}>New prompt</a>` : null}
     <//>
     <form class="toolbar" role="search" onSubmit=${open}>
       <label for="prompt-search">Search</label>

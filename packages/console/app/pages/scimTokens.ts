@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks"
 import { createScimToken, listScimTokens, revokeScimToken, type ScimToken } from "../api.ts"
 import { html } from "../html.ts"
-import { can } from "../session.ts"
+import { may } from "../session.ts"
 import { ConfirmButton, PagedTable, PageHeader, usePagedList } from "../ui/common.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
@@ -39,10 +39,10 @@ export const ScimTokensPage = () => {
     html`<tr><td>${t.name}</td><td><code>${t.masked_token}</code></td><td>${t.status}</td>
         <td>${t.created_at}</td>
         <td>${
-      t.status === "active" && can("organisation_users.delete")
+      t.status === "active" && may("scim_tokens.revoke")
         ? html`<${ConfirmButton} label="Revoke" question="Revoke this token? The identity provider's next call fails."
               onConfirm=${() => revokeScimToken(t.id).then(list.loaded.reload)} />`
         : null
     }</td></tr>`} />
-    ${can("organisation_users.create") ? html`<${NewToken} onCreated=${list.loaded.reload} />` : null}`
+    ${may("scim_tokens.create") ? html`<${NewToken} onCreated=${list.loaded.reload} />` : null}`
 }

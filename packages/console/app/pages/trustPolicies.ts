@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks"
 import { createTrustPolicy, deleteTrustPolicy, listTrustPolicies, type TrustPolicy } from "../api.ts"
 import { html } from "../html.ts"
-import { can, workspaceId } from "../session.ts"
+import { may, workspaceId } from "../session.ts"
 import { ConfirmButton, PagedTable, PageHeader, usePagedList } from "../ui/common.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
@@ -70,10 +70,10 @@ export const TrustPoliciesPage = () => {
         <td><code>${p.subject ?? p.subject_pattern}</code></td><td>${p.scopes.join(" ")}</td>
         <td>${p.max_ttl_seconds} s</td>
         <td>${
-      can("api_keys.delete")
+      may("trust_policies.delete")
         ? html`<${ConfirmButton} label="Delete" question="Delete this policy? Issued credentials run out on their own."
               onConfirm=${() => deleteTrustPolicy(p.id).then(list.loaded.reload)} />`
         : null
     }</td></tr>`} />
-    ${can("workspace_service_api_keys.create") ? html`<${NewPolicy} onCreated=${list.loaded.reload} />` : null}`
+    ${may("trust_policies.create") ? html`<${NewPolicy} onCreated=${list.loaded.reload} />` : null}`
 }

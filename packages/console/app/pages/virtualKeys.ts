@@ -5,7 +5,7 @@
 import { useState } from "preact/hooks"
 import { createVirtualKey, deleteVirtualKey, listVirtualKeys, type VirtualKey } from "../api.ts"
 import { html } from "../html.ts"
-import { can, newCredentialPlacement, workspaceId } from "../session.ts"
+import { may, newCredentialPlacement, workspaceId } from "../session.ts"
 import { ConfirmButton, PagedTable, usePagedList, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
@@ -64,11 +64,11 @@ export const VirtualKeys = () => {
       when(v.created_at)
     }</td>
         <td>${
-      can("virtual_keys.delete")
+      may("virtual_keys.delete")
         ? html`<${ConfirmButton} label="Delete" question=${`Delete ${v.name}?`}
               onConfirm=${() => deleteVirtualKey(v.id).then(reload)} />`
         : null
     }</td></tr>`} />
-    ${can("virtual_keys.create") ? html`<${VirtualKeyForm} onCreated=${reload} />` : null}
+    ${may("virtual_keys.create") ? html`<${VirtualKeyForm} onCreated=${reload} />` : null}
   </section>`
 }

@@ -1,4 +1,4 @@
-/** Workspaces, the organisation's users, and the members of the chosen workspace: for admin keys. */
+/** Workspaces, the organisation's users, and the members of the chosen workspace, people by name and email. */
 import { useState } from "preact/hooks"
 import {
   addMember,
@@ -13,9 +13,10 @@ import {
   type Workspace
 } from "../api.ts"
 import { html } from "../html.ts"
-import { can, chooseWorkspace, refreshWorkspaces, session, workspaceId } from "../session.ts"
-import { ConfirmButton, PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
+import { chooseWorkspace, may, refreshWorkspaces, session, workspaceId } from "../session.ts"
+import { ConfirmButton, PagedTable, PageHeader, useLoad, usePagedList, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
+import { fromMember, organisationPeople, personLabel, PersonPicker } from "../ui/people.ts"
 
 const Workspaces = () => {
   const list = usePagedList(listWorkspaces, [])
@@ -26,7 +27,7 @@ const Workspaces = () => {
     setName("")
     list.loaded.reload()
     await refreshWorkspaces()
-    chooseWorkspace(created.id)
+    await chooseWorkspace(created.id)
   }
   return html`<section aria-labelledby="ws-title">
     <h2 id="ws-title">Workspaces</h2>
@@ -35,10 +36,10 @@ const Workspaces = () => {
         <td>${
       w.id === workspaceId.value
         ? html`<span class="badge">chosen</span>`
-        : html`<button type="button" onClick=${() => chooseWorkspace(w.id)}>Work here</button>`
+        : html`<button type="button" onClick=${() => void chooseWorkspace(w.id)}>Work here</button>`
     }</td></tr>`} />
     ${
-    can("workspaces.create")
+    may("workspaces.create")
       ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New workspace">
         <${FormAlert} form=${form} fields=${["name"]} />
         <${TextField} form=${form} name="name" label="Workspace name" value=${name} onInput=${setName} />
@@ -53,22 +54,25 @@ const Users = () => {
   const list = usePagedList(listUsers, [])
   const form = useForm()
   const [email, setEmail] = useState("")
+  const [name, setName] = useState("")
   const [role, setRole] = useState<User["role"]>("member")
   const submit = async () => {
-    await createUser({ email, role })
+    await createUser({ email, role, ...(name.trim() === "" ? {} : { name: name.trim() }) })
     setEmail("")
+    setName("")
     list.loaded.reload()
   }
   return html`<section aria-labelledby="users-title">
     <h2 id="users-title">Users of the organisation</h2>
-    <${PagedTable} list=${list} caption="Users" head=${["Email", "Name", "Role", "Id"]} row=${(u: User) =>
-    html`<tr><td>${u.email}</td><td>${u.name ?? "—"}</td><td>${u.role}</td><td><code>${u.id}</code></td></tr>`} />
+    <${PagedTable} list=${list} caption="Users" head=${["Name", "Email", "Role"]} row=${(u: User) =>
+    html`<tr><td>${u.name ?? "—"}</td><td>${u.email}</td><td>${u.role}</td></tr>`} />
     ${
-    can("organisation_users.create")
+    may("users.create")
       ? html`<${FormFrame} form=${form} onSubmit=${submit} label="New user">
-        <${FormAlert} form=${form} fields=${["email", "role"]} />
+        <${FormAlert} form=${form} fields=${["email", "name", "role"]} />
         <div class="grid">
           <${TextField} form=${form} name="email" label="Email" type="email" value=${email} onInput=${setEmail} />
+          <${TextField} form=${form} name="name" label="Name (optional)" value=${name} onInput=${setName} />
           <${SelectField} form=${form} name="role" label="Organisation role" value=${role} onChange=${setRole}
             options=${[["member", "Member"], ["admin", "Admin"], ["owner", "Owner"]]} />
         </div>
@@ -81,32 +85,40 @@ const Users = () => {
 
 const Members = ({ workspace }: { readonly workspace: string }) => {
   const list = usePagedList((paging) => listMembers(workspace, paging), [workspace])
+  const people = useLoad(() => (may("users.list") ? organisationPeople() : Promise.resolve([])), [])
   const form = useForm()
   const [userId, setUserId] = useState("")
   const [role, setRole] = useState<Member["role"]>("member")
   const name = session.value?.workspaces.find((w) => w.id === workspace)?.name ?? workspace
   const submit = async () => {
-    await addMember(workspace, { user_id: userId.trim(), role })
+    if (userId === "") return form.fail("user_id", "Choose the person to add.")
+    await addMember(workspace, { user_id: userId, role })
     setUserId("")
     list.loaded.reload()
   }
   return html`<section aria-labelledby="members-title">
     <h2 id="members-title">Members of ${name}</h2>
-    <${PagedTable} list=${list} caption="Members" head=${["User", "Role", ""]} row=${(m: Member) =>
-    html`<tr><td><code>${m.user_id}</code></td><td>${m.role}</td>
+    <${PagedTable} list=${list} caption="Members" head=${["Person", "Role", ""]} row=${(m: Member) => {
+    const person = fromMember(m)
+    return html`<tr><td>${
+      person.name === null ? null : html`${person.name}<br />`
+    }${person.email}</td><td>${m.role}</td>
         <td>${
-      can("workspace_users.delete")
-        ? html`<${ConfirmButton} label="Remove" question="Remove this member? Their workspace-user keys stop working."
+      may("members.delete")
+        ? html`<${ConfirmButton} label="Remove" question=${`Remove ${
+          personLabel(person)
+        }? Their workspace-user keys stop working.`}
               onConfirm=${() => removeMember(workspace, m.user_id).then(list.loaded.reload)} />`
         : null
-    }</td></tr>`} />
+    }</td></tr>`
+  }} />
     ${
-    can("workspace_users.create")
+    may("members.create")
       ? html`<${FormFrame} form=${form} onSubmit=${submit} label="Add a member">
         <${FormAlert} form=${form} fields=${["user_id", "role"]} />
         <div class="grid">
-          <${TextField} form=${form} name="user_id" label="User id" value=${userId} onInput=${setUserId}
-            hint="From the users below." />
+          <${PersonPicker} form=${form} name="user_id" label="Person" people=${people.data ?? []} value=${userId}
+            onChange=${setUserId} />
           <${SelectField} form=${form} name="role" label="Workspace role" value=${role} onChange=${setRole}
             options=${[["member", "Member"], ["manager", "Manager"]]} />
         </div>
@@ -120,7 +132,7 @@ const Members = ({ workspace }: { readonly workspace: string }) => {
 export const WorkspacesPage = () => {
   const workspace = workspaceId.value
   return html`<${PageHeader} title="Workspaces & members" />
-    ${can("workspaces.list") ? html`<${Workspaces} />` : null}
-    ${can("workspace_users.list") && workspace !== null ? html`<${Members} workspace=${workspace} />` : null}
-    ${can("organisation_users.list") ? html`<${Users} />` : null}`
+    ${may("workspaces.list") ? html`<${Workspaces} />` : null}
+    ${may("members.list") && workspace !== null ? html`<${Members} workspace=${workspace} />` : null}
+    ${may("users.list") ? html`<${Users} />` : null}`
 }

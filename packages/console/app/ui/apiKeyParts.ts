@@ -5,7 +5,7 @@
 import { useId } from "preact/hooks"
 import type { ApiKey, RateLimit, RateLimitUnit } from "../api.ts"
 import { html } from "../html.ts"
-import { can, isAdminKey, session } from "../session.ts"
+import { may, session } from "../session.ts"
 import { CopyButton } from "./common.ts"
 import { errorFor, type Form } from "./forms.ts"
 
@@ -99,10 +99,9 @@ export const inTransition = (key: ApiKey, now = Date.now()) =>
 export const mayRotate = (key: ApiKey) =>
   key.status === "active" &&
   key.id !== session.value?.key.id &&
-  can(`${key.type.replace("-", "_")}_api_keys.rotate`) &&
-  (key.type !== "organisation-service" || isAdminKey())
+  may(`api_keys.rotate.${key.type.replace("-", "_")}`)
 
-export const mayUpdate = (key: ApiKey) => key.status === "active" && can("api_keys.update")
+export const mayUpdate = (key: ApiKey) => key.status === "active" && may("api_keys.update")
 
 /** No key changes its own rate limits. */
 export const mayLimit = (key: ApiKey) => key.id !== session.value?.key.id

@@ -1,63 +1,82 @@
 /**
- * The frame of every signed-in page: the navigation (only what the key may use), the workspace the pages work
- * in, and sign-out. At narrow widths the navigation wraps above the page.
+ * The frame of every signed-in page: the navigation (only what the policy lets the caller use), the workspace
+ * the pages work in, who is signed in, and sign-out. At narrow widths the navigation wraps above the page.
  */
 import type { ComponentChildren } from "preact"
 import { html } from "../html.ts"
 import { href, route } from "../router.ts"
-import { can, chooseWorkspace, isAdminKey, session, signOut, workspaceId } from "../session.ts"
+import { chooseWorkspace, isAdminKey, isPerson, may, session, signOut, workspaceId } from "../session.ts"
 
 export interface Section {
   readonly path: string
   readonly label: string
-  /** Shown when the key has any of these scopes. */
-  readonly scopes: ReadonlyArray<string>
+  /** Shown when the caller may perform any of these actions where it stands (the API's `actions`). */
+  readonly actions: ReadonlyArray<string>
 }
 
 export const SECTIONS: ReadonlyArray<Section> = [
-  { path: "/prompts", label: "Prompts", scopes: ["prompts.list"] },
-  { path: "/playground", label: "Playground", scopes: ["prompts.render"] },
-  { path: "/partials", label: "Partials", scopes: ["prompts.list"] },
-  { path: "/collections", label: "Collections", scopes: ["prompts.list"] },
-  {
-    path: "/mcp",
-    label: "MCP registry",
-    scopes: ["organisation_mcp_integrations.list", "workspace_mcp_integrations.list", "mcp_servers.list"]
-  },
-  { path: "/api-keys", label: "API keys", scopes: ["api_keys.list"] },
-  { path: "/providers", label: "Virtual keys & configs", scopes: ["virtual_keys.list", "configs.list"] },
-  { path: "/audit", label: "Audit log", scopes: ["audit_logs.list"] },
-  { path: "/trust-policies", label: "Trust policies", scopes: ["api_keys.list"] },
-  { path: "/scim", label: "SCIM", scopes: ["organisation_users.list"] },
-  { path: "/workspaces", label: "Workspaces & members", scopes: ["workspaces.list", "organisation_users.list"] }
+  { path: "/prompts", label: "Prompts", actions: ["prompts.list"] },
+  { path: "/playground", label: "Playground", actions: ["prompts.render"] },
+  { path: "/partials", label: "Partials", actions: ["prompts.list"] },
+  { path: "/collections", label: "Collections", actions: ["prompts.list"] },
+  { path: "/mcp", label: "MCP registry", actions: ["mcp_integrations.list", "mcp_servers.list"] },
+  { path: "/api-keys", label: "API keys", actions: ["api_keys.list"] },
+  { path: "/providers", label: "Virtual keys & configs", actions: ["virtual_keys.list", "configs.list"] },
+  { path: "/audit", label: "Audit log", actions: ["audit_logs.list"] },
+  { path: "/trust-policies", label: "Trust policies", actions: ["trust_policies.list"] },
+  { path: "/scim", label: "SCIM", actions: ["scim_tokens.list"] },
+  { path: "/workspaces", label: "Workspaces & members", actions: ["workspaces.list", "users.list"] }
 ]
 
-export const allowedSections = () => SECTIONS.filter((s) => s.scopes.some(can))
+/** A person's own page: their sessions. */
+const SESSIONS_SECTION: Section = { path: "/sessions", label: "My sessions", actions: [] }
+
+export const allowedSections = () => [
+  ...SECTIONS.filter((s) => s.actions.some(may)),
+  ...(isPerson() ? [SESSIONS_SECTION] : [])
+]
 
 const WorkspacePicker = () => {
   const current = session.value
   if (current === null) return null
-  if (!isAdminKey()) {
+  // A workspace key has one workspace; an admin, or a member of several, chooses.
+  if (current.kind === "key" && !isAdminKey()) {
     return html`<span class="workspace">Workspace <code>${current.key.workspace_id}</code></span>`
   }
   if (current.workspaces.length === 0) return null
   return html`<label class="workspace">Workspace
     <select value=${workspaceId.value ?? ""} onChange=${(e: Event) =>
-    chooseWorkspace((e.currentTarget as HTMLSelectElement).value)}>
+    void chooseWorkspace((e.currentTarget as HTMLSelectElement).value)}>
       ${current.workspaces.map((w) => html`<option value=${w.id}>${w.name}</option>`)}
     </select>
   </label>`
 }
 
-export const Shell = ({ children }: { readonly children: ComponentChildren }) => {
-  const key = session.value?.key
-  return html`<div class="shell">
+/** Who is signed in: the person's name and email, or the key's kind. */
+const Who = () => {
+  const current = session.value
+  if (current === null) return null
+  const person = current.me.user
+  if (current.kind === "person" && person !== null) {
+    return html`<span class="who" aria-label="Signed in as">
+      <span class="who-name">${person.name ?? person.email}</span>
+      ${person.name === null ? null : html` <span class="who-email">${person.email}</span>`}
+      <span class="badge">${person.role}</span>
+    </span>`
+  }
+  return html`<span class="who" aria-label="Signed in as">API key: ${current.key.type}${
+    person === null ? null : html` of <span class="who-email">${person.email}</span>`
+  }</span>`
+}
+
+export const Shell = ({ children }: { readonly children: ComponentChildren }) =>
+  html`<div class="shell">
     <a class="skip" href="#main">Skip to content</a>
     <header class="topbar">
       <a class="brand" href=${href("/")}>gateway-control</a>
       <${WorkspacePicker} />
-      <span class="who">${key?.type}</span>
-      <button type="button" onClick=${() => signOut()}>Sign out</button>
+      <${Who} />
+      <button type="button" onClick=${() => void signOut()}>Sign out</button>
     </header>
     <nav class="sidebar" aria-label="Sections">
       <ul>
@@ -72,4 +91,3 @@ export const Shell = ({ children }: { readonly children: ComponentChildren }) =>
     </nav>
     <main id="main" tabIndex="-1">${children}</main>
   </div>`
-}

@@ -304,6 +304,14 @@ export const authorize = (principal: Principal, action: Action, target: Target):
   return allowed
 }
 
+/**
+ * The actions `principal` may perform where it stands (its workspace, or its organisation for an admin key), by
+ * `authorize` itself: what a client such as the console offers, so that it hides what the policy would refuse.
+ * Not protection: every call is still authorized on its own target.
+ */
+export const allowedActions = (principal: Principal): ReadonlyArray<Action> =>
+  ActionNames.filter((action) => authorize(principal, action, Target.own(principal))._tag === "Allowed")
+
 /** Known to this module only: nothing else can construct an `AccessGrant`. */
 const issuedByPolicy: unique symbol = Symbol("issuedByPolicy")
 

@@ -97,15 +97,19 @@ const hashedContent = (record: Omit<AuditRecord, "hash">) => {
     session_id,
     identity_provider,
     identity_subject,
+    trace_id,
     ...base
   } = record
   const withWorkload = workload_issuer === null && workload_subject === null
     ? base
     : { ...base, workload_issuer, workload_subject }
   // Sessions' fields likewise (migration 0033): hashed only when the record has them.
-  const rest = user_email === null && session_id === null && identity_provider === null && identity_subject === null
-    ? withWorkload
-    : { ...withWorkload, user_email, session_id, identity_provider, identity_subject }
+  const withSession =
+    user_email === null && session_id === null && identity_provider === null && identity_subject === null
+      ? withWorkload
+      : { ...withWorkload, user_email, session_id, identity_provider, identity_subject }
+  // The trace id likewise (migration 0100).
+  const rest = trace_id === null ? withSession : { ...withSession, trace_id }
   const content = chain === 0 ? rest : { ...rest, chain }
   if (record.hash_algorithm === "hmac-sha256") return content
   // Records of before the keyed chain had neither field; their hashes cover what they had.

@@ -4,7 +4,7 @@
  * chain (see `AuditChain.ts`). What a record keeps is always storable: secrets are redacted, and content the
  * store cannot hold is escaped or cut, with the record marked `sanitized`.
  */
-import { Context, Effect, Layer, Schema } from "effect"
+import { Context, Effect, Layer, Schema, Tracer } from "effect"
 import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import type { Forbidden, NotFound } from "../shared/Errors.ts"
@@ -42,6 +42,15 @@ const userTypeOf = (actor: AuditActor): AuditRecord["user_type"] =>
     ? "api_key"
     : "user"
 
+/**
+ * The trace the current call belongs to, when the process exports traces: with Effect's native tracer alone
+ * (no OTLP) ids are made up per span and name nothing an operator can look up, so the record keeps none.
+ */
+const currentTraceId = Effect.withFiber((fiber) => {
+  if (fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer) return Effect.succeed(null)
+  return Effect.succeed(Context.getOrUndefined(fiber.context, Tracer.ParentSpan)?.traceId ?? null)
+})
+
 export class Audit extends Context.Service<
   Audit,
   {
@@ -71,6 +80,7 @@ export class Audit extends Context.Service<
       /** A record's fields but its position and hashes, made storable and redacted. */
       const fieldsOf = Effect.fnUntraced(function*(entry: AuditEntry) {
         const timestamp = yield* nowIso
+        const traceId = yield* currentTraceId
         const { actor } = entry
         const body = entry.requestBodyUnreadable === true
           ? { value: null, sanitized: true }
@@ -105,6 +115,7 @@ export class Audit extends Context.Service<
           session_id: text(actor.session?.id ?? null),
           identity_provider: text(actor.session?.identityProvider ?? null),
           identity_subject: text(actor.session?.subject ?? null),
+          trace_id: traceId,
           sanitized,
           hash_algorithm: CURRENT_HASH_ALGORITHM
         }

@@ -51,6 +51,11 @@ export class AuditRecord extends Schema.Class<AuditRecord>("AuditRecord")({
   identity_provider: Schema.NullOr(Schema.String),
   identity_subject: Schema.NullOr(Schema.String),
   /**
+   * The W3C trace id of the call when the process exports traces (OTLP): the record and the call's spans and log
+   * line name the same trace. Null without a tracer, and on records of before traces (hashed only when set).
+   */
+  trace_id: Schema.NullOr(Schema.String),
+  /**
    * True when the record differs from the request beyond secret redaction: U+0000 or unpaired surrogates
    * written out as `\u0000`-style text, nesting or text beyond the limits cut (with a `[truncated…]` marker),
    * non-finite numbers as null, or a body that was not JSON left out.

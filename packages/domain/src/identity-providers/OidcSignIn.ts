@@ -16,6 +16,7 @@ import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/Acces
 import { AuditedUseCase, type UseCaseSpec } from "../audit/AuditedUseCase.ts"
 import type { AuditActor } from "../audit/AuditRecord.ts"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
+import { type NewSession, sessionActor, Sessions, type SignInClient } from "../sessions/Sessions.ts"
 import { type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -49,6 +50,8 @@ export interface SignedIn {
   /** True when the user was created by this sign-in (just in time). */
   readonly created: boolean
   readonly roleChanges: ReadonlyArray<MappedRoleChange>
+  /** The person's new session, opened by this sign-in (a new id and token: no fixation). */
+  readonly session: NewSession
 }
 
 /** The provider of a callback, and the person its answer vouched for. */
@@ -72,8 +75,8 @@ export class OidcSignIn extends Context.Service<
   {
     /** The URL of the provider for a new sign-in; `NotFound` for a provider unknown or disabled. */
     readonly start: (slug: string) => Effect.Effect<string, SignInRefused | NotFound | StoreError>
-    /** Completes the sign-in from the callback's query string. */
-    readonly callback: (search: string) => Effect.Effect<SignedIn, SignInRefused | StoreError>
+    /** Completes the sign-in from the callback's query string, and opens the person's session. */
+    readonly callback: (search: string, client: SignInClient) => Effect.Effect<SignedIn, SignInRefused | StoreError>
   }
 >()("@gateway-control/OidcSignIn") {
   static readonly layer = Layer.effect(
@@ -89,6 +92,7 @@ export class OidcSignIn extends Context.Service<
       const apiKeys = yield* ApiKeys
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
+      const sessions = yield* Sessions
 
       const connectionOf = (resolved: ResolvedIdentityProvider, publicUrl: string): OidcConnection => ({
         issuer: resolved.provider.issuer,
@@ -185,7 +189,8 @@ export class OidcSignIn extends Context.Service<
       /** The person matched (or created) and the map's roles applied; refusals roll everything back. */
       const admit = Effect.fnUntraced(function*(
         provider: IdentityProvider,
-        person: VerifiedPerson
+        person: VerifiedPerson,
+        client: SignInClient
       ): Effect.fn.Return<SignedIn, SignInRefused | StoreError> {
         const mapped = mapRoles(provider.role_map, person.groups)
         const now = yield* nowIso
@@ -246,18 +251,24 @@ export class OidcSignIn extends Context.Service<
           }
         }
         if (changes.length > 0) yield* apiKeys.forgetUser(user.id)
+        const session = yield* sessions.open(
+          { user_id: user.id, method: "oidc", identity_provider: provider.slug, subject: person.subject },
+          user,
+          client
+        ).pipe(Effect.catchTag("Unauthenticated", (deprovisioned) => refused(deprovisioned.message)))
         const signedIn: SignedIn = {
           user,
           provider,
           subject: person.subject,
           email: person.email,
           created: Option.isNone(existing),
-          roleChanges: changes
+          roleChanges: changes,
+          session
         }
         return signedIn
       })
 
-      const callback = Effect.fn("OidcSignIn.callback")(function*(search: string) {
+      const callback = Effect.fn("OidcSignIn.callback")(function*(search: string, client: SignInClient) {
         const params = new URLSearchParams(search)
         const state = params.get("state")
         // Taken before anything else: a flow serves one callback, whatever its outcome.
@@ -272,11 +283,8 @@ export class OidcSignIn extends Context.Service<
         const spec: UseCaseSpec<SignedIn> = {
           useCase: "identityProviders.signIn",
           actor,
-          successActor: (signedIn) => ({
-            organisationId: signedIn.user.organisation_id,
-            keyId: null,
-            userId: signedIn.user.id
-          }),
+          // The record names the person and the session the sign-in opened.
+          successActor: (signedIn) => sessionActor(signedIn.session),
           resourceId: (signedIn) => signedIn.user.id,
           workspaceId: null,
           body: { identity_provider: provider?.slug ?? null },
@@ -292,7 +300,7 @@ export class OidcSignIn extends Context.Service<
         return yield* useCases.runSteps<Verified, SignedIn, SignInRefused, SignInRefused | StoreError, never, never>(
           spec,
           verified,
-          (person) => admit(person.provider, person.person)
+          (person) => admit(person.provider, person.person, client)
         )
       })
 

@@ -28,6 +28,7 @@ import type { StoreError } from "../shared/StoreError.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
 import { type PasswordSignIn, Session, type SetPassword, type SignIn } from "./Session.ts"
 import { SessionStore } from "./SessionStore.ts"
+import { makeSignInAttempts, type TooManyAttempts } from "./SignInAttempts.ts"
 
 export interface SessionSettingsShape {
   /** A session unused this long ends (`SESSION_IDLE_TIMEOUT_MS`). */
@@ -81,6 +82,14 @@ const actorOfSession = (session: Session, user: User): SessionActor => ({
   subject: session.subject
 })
 
+/** The person of a new session in the audit log's terms: what a sign-in's record names on success. */
+export const sessionActor = ({ session, user }: { readonly session: Session; readonly user: User }): AuditActor => ({
+  organisationId: user.organisation_id,
+  keyId: null,
+  userId: user.id,
+  session: actorOfSession(session, user)
+})
+
 type AccessError = Forbidden | NotFound | StoreError
 
 /** Who a caller is: their person (none for a service key) and the workspaces they act in, with their role. */
@@ -98,11 +107,24 @@ export class Sessions extends Context.Service<
       input: SignIn,
       client: SignInClient
     ) => Effect.Effect<NewSession, Unauthenticated | NotFound | StoreError>
-    /** Signs in with a local account's email and password; any failure answers `WRONG_CREDENTIALS`. */
+    /**
+     * A new session for the user, written inside the caller's own audited use case: a sign-in that is part of
+     * another change (by an identity provider, by accepting an invitation), whose record names the session.
+     * `Unauthenticated` for a user deprovisioned over SCIM.
+     */
+    readonly open: (
+      input: SignIn,
+      user: User,
+      client: SignInClient
+    ) => Effect.Effect<NewSession, Unauthenticated | StoreError>
+    /**
+     * Signs in with a local account's email and password; any failure answers `WRONG_CREDENTIALS`, and too many
+     * failures for the email or from the client's address `TooManyAttempts` (SignInAttempts.ts).
+     */
     readonly passwordSignIn: (
       input: PasswordSignIn,
       client: SignInClient
-    ) => Effect.Effect<NewSession, Unauthenticated | StoreError>
+    ) => Effect.Effect<NewSession, Unauthenticated | TooManyAttempts | StoreError>
     /**
      * The principal a session token stands for, in the workspace `workspaceId` names when the person is a
      * member there; `Unauthenticated` for an unknown, revoked or expired session or a removed user.
@@ -146,6 +168,7 @@ export class Sessions extends Context.Service<
       const scim = yield* ScimStore
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
+      const attempts = yield* makeSignInAttempts
 
       /** False for a user their identity provider deprovisioned over SCIM (`active: false`): they sign in nowhere. */
       const isActive = (userId: string) =>
@@ -176,12 +199,15 @@ export class Sessions extends Context.Service<
         return { session, token }
       })
 
-      /** The session's person in the audit log's terms. */
-      const sessionActor = ({ session, user }: { readonly session: Session; readonly user: User }): AuditActor => ({
-        organisationId: user.organisation_id,
-        keyId: null,
-        userId: user.id,
-        session: actorOfSession(session, user)
+      const open = Effect.fnUntraced(function*(
+        input: SignIn,
+        user: User,
+        client: SignInClient
+      ): Effect.fn.Return<NewSession, Unauthenticated | StoreError> {
+        if (!(yield* isActive(user.id))) return yield* new Unauthenticated({ message: DEPROVISIONED })
+        const { session, token } = yield* newSession(input, user, client)
+        yield* store.insert(session, crypto.sha256Hex(token))
+        return { session, user, token, csrfToken: csrfTokenOf(token) }
       })
 
       const signIn = (input: SignIn, client: SignInClient) =>
@@ -198,16 +224,16 @@ export class Sessions extends Context.Service<
           },
           Effect.gen(function*() {
             const user = yield* requireRow(yield* users.get(input.user_id), "user", input.user_id)
-            if (!(yield* isActive(user.id))) return yield* new Unauthenticated({ message: DEPROVISIONED })
-            const { session, token } = yield* newSession(input, user, client)
-            yield* store.insert(session, crypto.sha256Hex(token))
-            return { session, user, token, csrfToken: csrfTokenOf(token) }
+            return yield* open(input, user, client)
           })
         ).pipe(Effect.withSpan("Sessions.signIn"))
 
       const passwordSignIn = Effect.fn("Sessions.passwordSignIn")(
         function*(input: PasswordSignIn, client: SignInClient) {
           const email = input.email.trim()
+          // Counted before anything is read, so a refusal for too many failures takes the same time and says
+          // the same for every email.
+          const attempt = yield* attempts.reserve(email)
           const candidates = yield* store.passwordsByEmail(email)
           let matched: string | undefined
           if (candidates.length === 0) yield* hasher.verifyDummy(input.password)
@@ -234,6 +260,7 @@ export class Sessions extends Context.Service<
             })
             return yield* new Unauthenticated({ message: WRONG_CREDENTIALS })
           }
+          yield* attempt.succeeded
           // The user was just read: a NotFound here is a removal racing the sign-in, answered as a failed one.
           return yield* signIn({ user_id: user.value.id, method: "password" }, client).pipe(
             // A deprovisioned account answers as a wrong password would: the answer tells nothing of the password.
@@ -424,6 +451,7 @@ export class Sessions extends Context.Service<
       return Sessions.of({
         whoAmI,
         signIn,
+        open,
         passwordSignIn,
         authenticate,
         csrfTokenOf,

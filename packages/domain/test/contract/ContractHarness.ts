@@ -186,6 +186,7 @@ export const promptVersion = (promptId: string, version: number, fields: Partial
     is_raw_template: false,
     version_description: null,
     template_metadata: {},
+    virtual_key: null,
     created_at: at(),
     ...fields
   })

@@ -5,7 +5,13 @@
 import { NodeHttpServer } from "@effect/platform-node"
 import { layerRoutes, type TrustProxy } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
-import { Bootstrap, type RenderLimitsShape, type StorePorts } from "@gateway-control/domain"
+import {
+  Bootstrap,
+  type RenderLimitsShape,
+  SignInLimits,
+  type SignInLimitsShape,
+  type StorePorts
+} from "@gateway-control/domain"
 import { Clock, Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { randomBytes } from "node:crypto"
@@ -51,13 +57,22 @@ export interface TestServerOptions {
   readonly mcp?: McpConfig | undefined
   /** Where the server's logs go; nowhere when absent. */
   readonly loggers?: ReadonlyArray<Logger.Logger<unknown, unknown>> | undefined
+  /** Sign-in attempt limits; the domain's defaults when absent. */
+  readonly signInLimits?: SignInLimitsShape | undefined
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
-  HttpRouter.serve(layerRoutes({ maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024, trustProxy: options.trustProxy }), {
-    disableLogger: true,
-    disableListenLog: true
-  }).pipe(
+  HttpRouter.serve(
+    layerRoutes({
+      maxBodyBytes: options.maxBodyBytes ?? 1024 * 1024,
+      trustProxy: options.trustProxy,
+      publicUrl: options.providers?.signIn?.publicUrl ?? undefined
+    }),
+    {
+      disableLogger: true,
+      disableListenLog: true
+    }
+  ).pipe(
     Layer.merge(options.mcp === undefined ? Layer.empty : layerMcpHealthChecks),
     Layer.provideMerge(NodeHttpServer.layer(createGatewayServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(
@@ -69,6 +84,9 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
       )
     ),
     Layer.provide(Logger.layer(options.loggers ?? [])),
+    Layer.provide(
+      options.signInLimits === undefined ? Layer.empty : Layer.succeed(SignInLimits)(options.signInLimits)
+    ),
     Layer.provide(options.clock === undefined ? Layer.empty : Layer.succeed(Clock.Clock)(options.clock))
   )
 

@@ -1,4 +1,4 @@
-import { CreateIdentityProvider, IdentityProvider, UpdateIdentityProvider } from "@gateway-control/domain"
+import { CreateIdentityProvider, IdentityProvider, SignInOption, UpdateIdentityProvider } from "@gateway-control/domain"
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
@@ -18,6 +18,12 @@ export const IdentityProviderDetails = Schema.Struct({
   ...IdentityProvider.fields,
   object: Schema.Literal("identity-provider")
 })
+
+/**
+ * The answer of `GET /v1/auth/providers` (public, for the sign-in page): the enabled providers, each with the URL
+ * a browser starts signing in at. Served by a browser route beside HttpApi (SignInRoutes.ts).
+ */
+export const SignInOptions = Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(SignInOption) })
 
 export class IdentityProvidersGroup extends v1Group(
   HttpApiGroup.make("identityProviders")

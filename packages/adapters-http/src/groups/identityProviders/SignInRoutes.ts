@@ -1,16 +1,21 @@
 /**
  * Signing in with an identity provider, on the router beside HttpApi (no API key: these are how a person gets
  * a session). `GET /v1/auth/providers` lists the enabled providers for the sign-in page; a browser follows
- * `GET /auth/oidc/{provider}/start` to the provider, which sends it back to `GET /auth/oidc/callback`. Refusals
+ * `GET /auth/oidc/{provider}/start` to the provider, which sends it back to `GET /auth/oidc/callback`, which
+ * hands it the new session's cookie and sends it to the console. Refusals
  * of the browser routes answer a short readable page (the person is in a browser), never a token or a secret;
  * a store that cannot answer is the envelope's 503 like everywhere else.
  */
-import { IdentityProviders, OidcSignIn, type SignedIn, type SignInRefused } from "@gateway-control/domain"
-import { Effect } from "effect"
+import { IdentityProviders, OidcSignIn, type SignInRefused } from "@gateway-control/domain"
+import { Effect, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { domainErrorResponse } from "../../ApiErrors.ts"
+import { makeSessionCookies, type SessionCookieOptions } from "../../internal/sessionCookie.ts"
+import { SignInOptions } from "./Api.ts"
 
 export const PROVIDERS_PATH = "/v1/auth/providers"
+
+const encodeSignInOptions = Schema.encodeSync(SignInOptions)
 export const START_PATH = "/auth/oidc/:provider/start"
 export const CALLBACK_PATH = "/auth/oidc/callback"
 
@@ -38,52 +43,52 @@ const searchOf = (request: HttpServerRequest.HttpServerRequest) => {
   return at === -1 ? "" : request.url.slice(at + 1)
 }
 
-/**
- * What a successful sign-in answers: by default a redirect to the console; the composition root replaces it with
- * one that opens the person's session and sets its cookie.
- */
-export type SignInCompletion = (
-  signedIn: SignedIn,
-  request: HttpServerRequest.HttpServerRequest
-) => Effect.Effect<HttpServerResponse.HttpServerResponse>
+export const layerSignInRoutes = (options: SessionCookieOptions) =>
+  HttpRouter.use(Effect.fnUntraced(function*(router) {
+    const cookies = makeSessionCookies(options)
+    const providers = yield* IdentityProviders
+    const signIn = yield* OidcSignIn
 
-export const layerSignInRoutes = HttpRouter.use(Effect.fnUntraced(function*(router) {
-  const providers = yield* IdentityProviders
-  const signIn = yield* OidcSignIn
-
-  yield* router.add(
-    "GET",
-    PROVIDERS_PATH,
-    providers.signInOptions.pipe(
-      Effect.map((data) => HttpServerResponse.jsonUnsafe({ object: "list", data }, { headers: NO_STORE })),
-      Effect.catch((error) => Effect.succeed(domainErrorResponse(error)))
-    )
-  )
-
-  yield* router.add(
-    "GET",
-    START_PATH,
-    Effect.flatMap(HttpRouter.params, (params) =>
-      signIn.start(params.provider ?? "").pipe(
-        Effect.map((url) => HttpServerResponse.redirect(url, { status: 302, headers: NO_STORE })),
-        Effect.catchTags({
-          SignInRefused: (error) => Effect.succeed(refusedPage(error)),
-          NotFound: () => Effect.succeed(signInPage(404, "There is no such identity provider, or it is turned off.")),
-          StoreError: (error) => Effect.succeed(domainErrorResponse(error))
-        })
-      ))
-  )
-
-  yield* router.add(
-    "GET",
-    CALLBACK_PATH,
-    (request: HttpServerRequest.HttpServerRequest) =>
-      signIn.callback(searchOf(request)).pipe(
-        Effect.map(() => HttpServerResponse.redirect(CONSOLE_PATH, { status: 302, headers: NO_STORE })),
-        Effect.catchTags({
-          SignInRefused: (error) => Effect.succeed(refusedPage(error)),
-          StoreError: (error) => Effect.succeed(domainErrorResponse(error))
-        })
+    yield* router.add(
+      "GET",
+      PROVIDERS_PATH,
+      providers.signInOptions.pipe(
+        Effect.map((data) =>
+          HttpServerResponse.jsonUnsafe(encodeSignInOptions({ object: "list", data }), { headers: NO_STORE })
+        ),
+        Effect.catch((error) => Effect.succeed(domainErrorResponse(error)))
       )
-  )
-}))
+    )
+
+    yield* router.add(
+      "GET",
+      START_PATH,
+      Effect.flatMap(HttpRouter.params, (params) =>
+        signIn.start(params.provider ?? "").pipe(
+          Effect.map((url) => HttpServerResponse.redirect(url, { status: 302, headers: NO_STORE })),
+          Effect.catchTags({
+            SignInRefused: (error) => Effect.succeed(refusedPage(error)),
+            NotFound: () => Effect.succeed(signInPage(404, "There is no such identity provider, or it is turned off.")),
+            StoreError: (error) => Effect.succeed(domainErrorResponse(error))
+          })
+        ))
+    )
+
+    yield* router.add(
+      "GET",
+      CALLBACK_PATH,
+      (request: HttpServerRequest.HttpServerRequest) =>
+        signIn.callback(searchOf(request), { userAgent: request.headers["user-agent"] ?? null }).pipe(
+          Effect.map(({ session }) =>
+            HttpServerResponse.redirect(CONSOLE_PATH, {
+              status: 302,
+              headers: { ...NO_STORE, "set-cookie": cookies.newSessionCookie(request, session) }
+            })
+          ),
+          Effect.catchTags({
+            SignInRefused: (error) => Effect.succeed(refusedPage(error)),
+            StoreError: (error) => Effect.succeed(domainErrorResponse(error))
+          })
+        )
+    )
+  }))

@@ -16,7 +16,12 @@ export const CallingKey = Schema.Struct({
 export const ScopeCatalogue = Schema.Struct({
   object: Schema.Literal("list"),
   data: Schema.Array(Schema.String),
-  key: CallingKey
+  key: CallingKey,
+  /**
+   * The actions the caller may perform where it stands (its workspace, or its organisation), as the policy
+   * decides them: for a client to offer only what would not be refused. Each call is still authorized itself.
+   */
+  actions: Schema.Array(Schema.String)
 })
 
 export class ScopesGroup extends v1Group(
@@ -24,7 +29,8 @@ export class ScopesGroup extends v1Group(
     .add(
       HttpApiEndpoint.get("list", "/scopes", { success: ScopeCatalogue, error: CommonErrors }).annotate(
         OpenApi.Description,
-        "Every scope a key can carry (`data`), and the calling key with its own scopes (`key`)."
+        "Every scope a key can carry (`data`), the calling key with its own scopes (`key`), and the actions the " +
+          "policy allows it where it stands (`actions`)."
       )
     )
 ) {}

@@ -1,4 +1,4 @@
-import { ensureAllowed, type Principal, ScopeNames, Target } from "@gateway-control/domain"
+import { allowedActions, ensureAllowed, type Principal, ScopeNames, Target } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
@@ -20,6 +20,11 @@ export const ScopesHandlers = HttpApiBuilder.group(GatewayApi, "scopes", (handle
         ensureAllowed(principal, "scopes.list", Target.own(principal), {
           type: "organisation",
           id: principal.organisationId
-        }).pipe(Effect.as({ object: "list" as const, data: ScopeNames, key: callingKey(principal) }))
+        }).pipe(Effect.as({
+          object: "list" as const,
+          data: ScopeNames,
+          key: callingKey(principal),
+          actions: allowedActions(principal)
+        }))
       )
   }))

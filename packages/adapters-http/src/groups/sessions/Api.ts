@@ -6,7 +6,7 @@
 import { OrganisationRole, PasswordSignIn, Session, SetPassword, User, WorkspaceRole } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { CommonErrors } from "../../ApiErrors.ts"
+import { CommonErrors, TooManyRequests } from "../../ApiErrors.ts"
 import { RequestInputRules } from "../../InputRules.ts"
 import { ById, v1Group } from "../Common.ts"
 
@@ -51,11 +51,12 @@ export class SignInGroup extends HttpApiGroup.make("signIn")
     HttpApiEndpoint.post("password", "/auth/password", {
       payload: PasswordSignIn,
       success: SignedInBody,
-      error: CommonErrors
+      error: [...CommonErrors, TooManyRequests]
     }).annotate(
       OpenApi.Description,
       "Signs in with a local account's email and password: a new session, its cookie (HttpOnly, SameSite=Lax; " +
-        "Secure and __Host- over HTTPS) and its CSRF token. A wrong password and an unknown email answer alike (401)."
+        "Secure and __Host- over HTTPS) and its CSRF token. A wrong password and an unknown email answer alike " +
+        "(401); after too many failures for the email or from the address, every attempt answers 429 with retry-after."
     )
   )
   .middleware(RequestInputRules)

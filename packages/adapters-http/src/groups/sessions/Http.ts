@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
-import { errorResponse, fromDomain } from "../../ApiErrors.ts"
+import { errorResponse, fromDomain, tooManyAttemptsResponse } from "../../ApiErrors.ts"
 import { asCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 import { makeSessionCookies, type SessionCookieOptions } from "../../internal/sessionCookie.ts"
@@ -28,13 +28,16 @@ const userAgentOf = (request: HttpServerRequest.HttpServerRequest) => request.he
 export const layerSignInHandlers = (options: SessionCookieOptions) => {
   const cookies = makeSessionCookies(options)
   /** The answer to a sign-in: the session in the body, its token in the cookie alone. */
-  const signedIn = (request: HttpServerRequest.HttpServerRequest, { csrfToken, session, token, user }: NewSession) => {
-    const maxAge = Math.max(1, Math.floor((Date.parse(session.expires_at) - Date.now()) / 1000))
-    return HttpServerResponse.jsonUnsafe(
-      encodeSignedIn({ object: "session", session: details(session), user: personOf(user), csrf_token: csrfToken }),
-      { headers: { "set-cookie": cookies.setCookie(request, token, maxAge), "cache-control": "no-store" } }
+  const signedIn = (request: HttpServerRequest.HttpServerRequest, opened: NewSession) =>
+    HttpServerResponse.jsonUnsafe(
+      encodeSignedIn({
+        object: "session",
+        session: details(opened.session),
+        user: personOf(opened.user),
+        csrf_token: opened.csrfToken
+      }),
+      { headers: { "set-cookie": cookies.newSessionCookie(request, opened), "cache-control": "no-store" } }
     )
-  }
   return HttpApiBuilder.group(
     GatewayApi,
     "signIn",
@@ -45,8 +48,10 @@ export const layerSignInHandlers = (options: SessionCookieOptions) => {
             const request = yield* currentRequest
             const refusal = cookies.crossSiteRefusal(request, undefined)
             if (refusal !== undefined) return errorResponse(403, "forbidden", refusal)
-            const result = yield* sessions.passwordSignIn(payload, { userAgent: userAgentOf(request) })
-            return signedIn(request, result)
+            return yield* sessions.passwordSignIn(payload, { userAgent: userAgentOf(request) }).pipe(
+              Effect.map((result) => signedIn(request, result)),
+              Effect.catchTag("TooManyAttempts", (error) => Effect.succeed(tooManyAttemptsResponse(error)))
+            )
           }).pipe(Effect.mapError(fromDomain))
       }))
   )

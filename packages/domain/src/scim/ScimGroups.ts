@@ -161,7 +161,16 @@ export class ScimGroups extends Context.Service<
         }
         for (const memberId of memberIds) {
           const user = yield* users.get(memberId)
-          if (Option.isNone(user) || user.value.organisation_id !== principal.organisationId) {
+          // Another organisation's user is hidden by the policy, as a missing one is.
+          const visible = Option.isSome(user) && Result.isSuccess(
+            yield* Effect.result(
+              ensureAllowed(principal, "users.read", Target.organisation(user.value.organisation_id), {
+                type: "user",
+                id: memberId
+              })
+            )
+          )
+          if (!visible) {
             return yield* ScimInvalid.of("invalidValue", `members: '${memberId}' is not a user of this organisation.`)
           }
         }

@@ -180,6 +180,9 @@ export const refreshWorkspaces = async () => {
   session.value = { ...current, workspaces }
 }
 
+/** A workspace's name, when the caller can see it; its id otherwise. */
+export const workspaceName = (id: string) => session.value?.workspaces.find((w) => w.id === id)?.name ?? id
+
 /** Where a new credential goes: an admin names the chosen workspace, a workspace key its own. */
 export const newCredentialPlacement = () =>
   isAdminKey() && workspaceId.value !== null ? { workspace_id: workspaceId.value } : {}

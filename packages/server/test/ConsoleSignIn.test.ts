@@ -123,7 +123,9 @@ describe.skipIf(!available)("people signing in to the console", () => {
     expect(await who()).toContain("member")
     const offered = await sections()
     expect(offered).toEqual(expect.arrayContaining(["Prompts", "Playground", "My sessions"]))
-    for (const adminPage of ["Audit log", "SCIM", "Trust policies"]) expect(offered).not.toContain(adminPage)
+    for (const adminPage of ["Audit log", "SCIM", "Trust policies", "Identity providers"]) {
+      expect(offered).not.toContain(adminPage)
+    }
     // The cookie is HttpOnly: no script of the page can read it, and nothing is kept in storage.
     const cookie = (await browser.context.cookies(server.baseUrl)).find((c) => c.name === "gwc_session")
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: "Lax" })
@@ -171,6 +173,32 @@ describe.skipIf(!available)("people signing in to the console", () => {
     expect(await detail.innerText()).toContain("bob@example.test")
     expect(await detail.innerText()).toMatch(/signed in with/)
     await browser.screenshot("audit-person")
+  })
+
+  step("lets the admin add a second identity provider, offered on the sign-in page, and turn it off", async () => {
+    await page.getByRole("link", { name: "Identity providers" }).click()
+    const form = page.getByRole("form", { name: "New identity provider" })
+    await form.getByLabel("Name", { exact: true }).fill("Staff directory")
+    await form.getByLabel("Issuer URL").fill(provider.issuer)
+    await form.getByLabel("Client id").fill(CLIENT.client_id)
+    await form.getByLabel("Client secret (write-only)").fill(CLIENT.client_secret)
+    await form.getByLabel("Role map (JSON)").fill("{\"staff\": ")
+    await form.getByRole("button", { name: "Add identity provider" }).click()
+    await expect.poll(() => form.getByRole("alert").allInnerTexts()).toEqual([expect.stringMatching(/role_map/)])
+    await form.getByLabel("Role map (JSON)").fill(JSON.stringify({ staff: { workspaces: { default: "member" } } }))
+    await form.getByRole("button", { name: "Add identity provider" }).click()
+    const table = page.getByRole("table", { name: "Identity providers" })
+    await expect.poll(() => table.innerText()).toContain("Staff directory")
+    expect(await page.content()).not.toContain(CLIENT.client_secret)
+    await browser.screenshot("identity-providers")
+    const options = async () =>
+      ((await (await fetch(`${server.baseUrl}/v1/auth/providers`)).json()) as {
+        data: ReadonlyArray<{ readonly name: string }>
+      }).data.map((p) => p.name)
+    expect(await options()).toContain("Staff directory")
+    await table.getByRole("button", { name: "Turn off Staff directory" }).click()
+    await expect.poll(() => table.innerText()).toContain("off")
+    expect(await options()).not.toContain("Staff directory")
   })
 
   step("picks people by name and email when adding a member, never by id", async () => {

@@ -786,6 +786,22 @@ export const migrationScripts = {
   "0095_prompt_virtual_key": `
     ALTER TABLE prompt_versions ADD COLUMN virtual_key text
   `,
+  // Who may use an MCP server (issue 28, Portkey's user access): the server's default and each user's override.
+  "0096_mcp_server_user_access": `
+    CREATE TABLE mcp_server_access (
+      server_id text PRIMARY KEY REFERENCES mcp_servers (id) ON DELETE CASCADE,
+      default_user_access text NOT NULL CHECK (default_user_access IN ('allow', 'deny')),
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE TABLE mcp_server_user_access (
+      server_id text NOT NULL REFERENCES mcp_servers (id) ON DELETE CASCADE,
+      user_id text NOT NULL,
+      enabled boolean NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      PRIMARY KEY (server_id, user_id)
+    )
+  `,
   // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
   "0100_audit_trace_id": `
     ALTER TABLE audit_logs ADD COLUMN trace_id text

@@ -833,6 +833,35 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpRegistry.use((r) => r.deleteServer(w.admin, MISSING)) }
   ],
+  "mcpRegistry.updateServerUserAccess": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          server(w),
+          (s) => McpRegistry.use((r) => r.updateServerUserAccess(w.admin, s.id, { default_user_access: "deny" }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          server(w),
+          (s) => McpRegistry.use((r) => r.updateServerUserAccess(w.weak, s.id, { default_user_access: "deny" }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          server(w),
+          (s) =>
+            McpRegistry.use((r) =>
+              r.updateServerUserAccess(w.admin, s.id, { user_access: [{ user_id: MISSING, enabled: true }] })
+            )
+        )
+    }
+  ],
   "mcpConnectivity.testIntegration": [
     {
       outcome: "allowed",

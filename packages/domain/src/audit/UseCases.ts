@@ -49,6 +49,7 @@ const USE_CASE_TABLE = {
   "mcpRegistry.createServer": { action: "create", resourceType: "mcp_server" },
   "mcpRegistry.updateServer": { action: "update", resourceType: "mcp_server" },
   "mcpRegistry.deleteServer": { action: "delete", resourceType: "mcp_server" },
+  "mcpRegistry.updateServerUserAccess": { action: "update", resourceType: "mcp_server_user_access" },
   "mcpConnectivity.testIntegration": { action: "test", resourceType: "mcp_integration" },
   "mcpConnectivity.testServer": { action: "test", resourceType: "mcp_server" },
   "mcpConnectivity.syncCapabilities": { action: "sync", resourceType: "mcp_integration" },

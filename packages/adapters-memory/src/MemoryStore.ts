@@ -530,7 +530,7 @@ const make = Effect.sync(() => {
     Context.add(IdentityProviderStore, makeIdentityProviderStore(state)),
     Context.add(SignInFlowStore, makeSignInFlowStore(state)),
     Context.add(ScimTokenStore, makeScimTokenStore(state)),
-    Context.add(ScimStore, makeScimStore(state)),
+    Context.add(ScimStore, makeScimStore(state, users)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   ).pipe(

@@ -75,6 +75,14 @@ describe.each(availableStores)("Portkey's list filters on %s", (store) => {
     expect(paged).toMatchObject({ total: 2, has_more: true })
   })
 
+  it("labels: search (part of the name, any case), built-in labels included", async () => {
+    await server.send("POST", "/v1/labels", { name: "prod-eu", workspace_id: server.workspaceId })
+    const found = await jsonOf(await server.request(`/v1/labels?search=PROD&workspace_id=${server.workspaceId}`))
+    checkPortkeyAnswer("GET", "/labels", found)
+    expect(found.data.map((l: { name: string }) => l.name)).toEqual(["production", "prod-eu"])
+    expect(found.total).toBe(2)
+  })
+
   it("workspaces: name (with case), exact_name and status", async () => {
     await jsonOf(await server.send("POST", "/v1/admin/workspaces", { name: "Filter Alpha" }))
     await jsonOf(await server.send("POST", "/v1/admin/workspaces", { name: "Filter Alphabet" }))
@@ -95,7 +103,6 @@ describe.each(availableStores)("Portkey's list filters on %s", (store) => {
 /** Documented query parameters ours does not read yet (listed in the README as open); each fails here once read. */
 const NOT_YET_READ: ReadonlySet<string> = new Set([
   "GET /labels organisation_id",
-  "GET /labels search",
   "GET /labels/{labelId} organisation_id",
   "GET /labels/{labelId} workspace_id",
   "GET /mcp-servers id",

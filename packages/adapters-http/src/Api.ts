@@ -10,7 +10,7 @@ import { CollectionsGroup } from "./groups/collections/Api.ts"
 import { ConfigsGroup } from "./groups/configs/Api.ts"
 import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
 import { IdentityProvidersGroup } from "./groups/identityProviders/Api.ts"
-import { InvitesGroup } from "./groups/invites/Api.ts"
+import { InviteLinksGroup, InvitesGroup } from "./groups/invites/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
@@ -74,6 +74,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(IdentityProvidersGroup)
   .add(ScimTokensGroup)
   .add(InvitesGroup)
+  .add(InviteLinksGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

@@ -15,7 +15,7 @@ import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
 import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
 import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
-import { InvitesHandlers } from "./groups/invites/Http.ts"
+import { InvitesHandlers, layerInviteLinksHandlers } from "./groups/invites/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
@@ -73,7 +73,8 @@ export const layerRoutes = (options: EdgeOptions) =>
         SecretReferencesHandlers,
         IdentityProvidersHandlers,
         ScimTokensHandlers,
-        InvitesHandlers
+        InvitesHandlers,
+        layerInviteLinksHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl })
       ]),
       Layer.provide([
         layerApiKeyAuth({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),

@@ -718,6 +718,10 @@ export const migrationScripts = {
     );
     CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
   `,
+  // A sign-in by an identity provider can carry an invitation link (issue 26): the SHA-256 of its token.
+  "0066_sign_in_flow_invites": `
+    ALTER TABLE oidc_sign_in_flows ADD COLUMN invite_token_hash text
+  `,
   // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
   "0100_audit_trace_id": `
     ALTER TABLE audit_logs ADD COLUMN trace_id text

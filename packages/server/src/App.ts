@@ -211,7 +211,6 @@ export const layerDomain = <ROut, E, E2 = never>(
     Readiness.layer,
     Idempotency.layer,
     TrustPolicies.layer,
-    Invites.layer,
     TokenExchange.layer,
     OidcSignIn.layer,
     ScimTokens.layer,
@@ -220,7 +219,7 @@ export const layerDomain = <ROut, E, E2 = never>(
   ).pipe(
     Layer.provideMerge(
       Layer.merge(
-        Sessions.layer,
+        Invites.layer.pipe(Layer.provideMerge(Sessions.layer)),
         layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
       )
     ),

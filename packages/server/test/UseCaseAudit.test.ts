@@ -1020,7 +1020,23 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) =>
         Effect.flatMap(invite(w), ({ token }) => Invites.use((i) => i.accept({ token, name: "Ada Lovelace" })))
     },
-    { outcome: "failed", program: () => Invites.use((i) => i.accept({ token: "not-a-link" })) }
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          invite(w),
+          ({ token }) =>
+            Invites.use((i) => i.acceptWithPassword({ token, password: "a long enough password" }, { userAgent: null }))
+        )
+    },
+    { outcome: "failed", program: () => Invites.use((i) => i.accept({ token: "not-a-link" })) },
+    {
+      outcome: "failed",
+      program: () =>
+        Invites.use((i) =>
+          i.acceptWithPassword({ token: "not-a-link", password: "a long enough password" }, { userAgent: null })
+        )
+    }
   ],
   "trustPolicies.create": [
     { outcome: "allowed", program: trustPolicy },

@@ -7,6 +7,7 @@
 import { Schema, Struct } from "effect"
 import { WorkspaceRole } from "../access/AccessModel.ts"
 import { MemberRole } from "../access/Users.ts"
+import { Password } from "../sessions/Session.ts"
 import { Email, Name } from "../shared/Rules.ts"
 import { unsupportedFields } from "../shared/Unsupported.ts"
 
@@ -77,6 +78,10 @@ export const AcceptInvite = Schema.Struct({
   name: Schema.optionalKey(Name)
 })
 export type AcceptInvite = typeof AcceptInvite.Type
+
+/** Accepting an invitation by setting the new account's password (which signs the person in). */
+export const AcceptInviteWithPassword = Schema.Struct({ ...AcceptInvite.fields, password: Password })
+export type AcceptInviteWithPassword = typeof AcceptInviteWithPassword.Type
 
 /** An invitation and the token of its link (shown once: on create and on resend). */
 export interface IssuedInvite {

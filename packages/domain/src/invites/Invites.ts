@@ -7,15 +7,23 @@
  * no key asks, and the invitation, written under the policy by an owner or admin, is what allows the user and
  * memberships it names, as a trust policy allows the credentials token exchange issues. It is single use,
  * expires, and can be revoked until it is used.
+ *
+ * A person accepts it by setting a password (`acceptWithPassword`: the local account and a session, in the
+ * acceptance's unit of work) or by signing in with the organisation's identity provider (OidcSignIn.ts carries
+ * the link through the provider and calls `redeem` in its callback's unit of work).
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { User, WorkspaceMember, type WorkspaceRole } from "../access/AccessModel.ts"
-import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
+import { type Organisation, User, type Workspace, WorkspaceMember, type WorkspaceRole } from "../access/AccessModel.ts"
+import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
+import type { AuditActor } from "../audit/AuditRecord.ts"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
+import { PasswordHasher } from "../sessions/PasswordHasher.ts"
+import { type NewSession, sessionActor, Sessions, type SignInClient } from "../sessions/Sessions.ts"
+import { SessionStore } from "../sessions/SessionStore.ts"
 import { Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
@@ -25,6 +33,7 @@ import type { StoreError } from "../shared/StoreError.ts"
 import { refuseUnsupported } from "../shared/Unsupported.ts"
 import {
   type AcceptInvite,
+  type AcceptInviteWithPassword,
   type CreateInvite,
   Invite,
   type InviteFilter,
@@ -56,6 +65,14 @@ export interface AcceptedInvite {
   readonly user: User
 }
 
+/** What the page of a link shows the person before they accept: who invited them where, with which roles. */
+export interface InvitePreview {
+  readonly invite: Invite
+  readonly organisation: Organisation
+  /** The workspaces the person joins (those still there), with their role in each. */
+  readonly workspaces: ReadonlyArray<{ readonly workspace: Workspace; readonly role: WorkspaceRole }>
+}
+
 type AccessError = Forbidden | NotFound | StoreError
 
 export class Invites extends Context.Service<
@@ -77,14 +94,38 @@ export class Invites extends Context.Service<
     readonly revoke: (principal: Principal, id: string) => Effect.Effect<Invite, Conflict | AccessError>
     /** The pending invitation a link's token stands for; `NotFound` for any link that cannot be used. */
     readonly lookup: (token: string) => Effect.Effect<Invite, NotFound | StoreError>
+    /** What the link's page shows: the invitation, its organisation and workspaces; `NotFound` as `lookup`. */
+    readonly preview: (token: string) => Effect.Effect<InvitePreview, NotFound | StoreError>
     /**
-     * Accepts the invitation: makes its user with its organisation role and workspace roles, once. `also` runs in
-     * the same unit of work with the new user (a sign-in method's own writes, such as a password).
+     * Accepts the invitation by setting the new account's password, and signs the person in: the user, the
+     * password and a new session in one audited unit of work.
      */
-    readonly accept: <E = never>(
-      input: AcceptInvite,
-      also?: (user: User) => Effect.Effect<void, E>
-    ) => Effect.Effect<AcceptedInvite, E | InvalidRequest | Conflict | NotFound | StoreError>
+    readonly acceptWithPassword: (
+      input: AcceptInviteWithPassword,
+      client: SignInClient
+    ) => Effect.Effect<
+      AcceptedInvite & { readonly session: NewSession },
+      InvalidRequest | Conflict | NotFound | StoreError
+    >
+    /**
+     * The pending, unexpired invitation whose link's token hashes to `tokenHash` (a sign-in carrying the link
+     * keeps only the hash).
+     */
+    readonly usableByHash: (tokenHash: string) => Effect.Effect<Option.Option<Invite>, StoreError>
+    /**
+     * Accepts the invitation inside the caller's own audited use case (a sign-in by an identity provider that
+     * carried the link): makes its user and memberships, once; `NotFound` when the link was used, revoked or
+     * expired meanwhile, `Conflict` when the organisation already has a user with its email.
+     */
+    readonly redeem: (
+      invite: Invite,
+      tokenHash: string,
+      name: string | null
+    ) => Effect.Effect<AcceptedInvite, InvalidRequest | Conflict | NotFound | StoreError>
+    /** Accepts the invitation: makes its user with its organisation role and workspace roles, once. */
+    readonly accept: (
+      input: AcceptInvite
+    ) => Effect.Effect<AcceptedInvite, InvalidRequest | Conflict | NotFound | StoreError>
   }
 >()("@gateway-control/Invites") {
   static readonly layer = Layer.effect(
@@ -100,7 +141,11 @@ export class Invites extends Context.Service<
       // Accepting writes on the invitation's authority (see the module's comment), through the stores themselves.
       const users = yield* UserStore
       const members = yield* WorkspaceMemberStore
+      const organisations = yield* OrganisationStore
       const apiKeys = yield* ApiKeys
+      const sessions = yield* Sessions
+      const sessionStore = yield* SessionStore
+      const hasher = yield* PasswordHasher
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
 
@@ -213,21 +258,37 @@ export class Invites extends Context.Service<
       const LINK = "(link)"
 
       /** The pending, unexpired invitation the token stands for; any other link answers not found, alike. */
-      const usable = Effect.fnUntraced(function*(token: string) {
+      const usableByHash = Effect.fnUntraced(function*(tokenHash: string) {
         const now = yield* nowIso
+        const found = yield* rawStore.findByTokenHash(tokenHash)
+        return Option.filter(found, (invite) => statusAt(invite, now) === "pending")
+      })
+
+      const usable = Effect.fnUntraced(function*(token: string) {
         const found = token.length === 0 || token.length > 256
           ? Option.none<Invite>()
-          : yield* rawStore.findByTokenHash(crypto.sha256Hex(token))
-        return yield* requireRow(Option.filter(found, (invite) => statusAt(invite, now) === "pending"), "invite", LINK)
+          : yield* usableByHash(crypto.sha256Hex(token))
+        return yield* requireRow(found, "invite", LINK)
       })
 
       const lookup = Effect.fn("Invites.lookup")(function*(token: string) {
         return yield* usable(token)
       })
 
-      const acceptChange = <E>(invite: Invite, input: AcceptInvite, also: (user: User) => Effect.Effect<void, E>) =>
+      const preview = Effect.fn("Invites.preview")(function*(token: string) {
+        const invite = yield* usable(token)
+        const organisation = yield* requireRow(yield* organisations.get(invite.organisation_id), "invite", LINK)
+        const joined = yield* Effect.forEach(
+          invite.workspaces,
+          ({ role, workspace_id }) =>
+            Effect.map(workspaces.get(workspace_id), Option.map((workspace) => ({ workspace, role })))
+        )
+        return { invite, organisation, workspaces: joined.flatMap(Option.toArray) }
+      })
+
+      const acceptChange = (invite: Invite, tokenHash: string, givenName: string | null) =>
         Effect.gen(function*() {
-          const name = input.name?.trim() || null
+          const name = givenName?.trim() || null
           if (name !== null) yield* checkName(name)
           const now = yield* nowIso
           const user = new User({
@@ -242,7 +303,7 @@ export class Invites extends Context.Service<
           yield* users.insert(user)
           // Another acceptance, a revocation or the expiry may have come first: then the user made above is rolled
           // back with the refusal.
-          const accepted = yield* rawStore.accept(invite.id, crypto.sha256Hex(input.token), user.id, now)
+          const accepted = yield* rawStore.accept(invite.id, tokenHash, user.id, now)
           yield* requireRow(accepted ? Option.some(invite) : Option.none(), "invite", LINK)
           for (const { workspace_id, role } of invite.workspaces) {
             // A workspace deleted since the invitation was sent is skipped: it answers as if it never existed.
@@ -252,8 +313,7 @@ export class Invites extends Context.Service<
             )
           }
           yield* apiKeys.forgetUser(user.id)
-          yield* also(user)
-          return {
+          const acceptedInvite: AcceptedInvite = {
             invite: new Invite({
               ...invite,
               status: "accepted",
@@ -263,11 +323,29 @@ export class Invites extends Context.Service<
             }),
             user
           }
-        })
+          return acceptedInvite
+        }).pipe(
+          Effect.catchTag("Conflict", () =>
+            Effect.fail(
+              new Conflict({
+                message: `A user with the email '${invite.email}' is already in the organisation.`,
+                param: null
+              })
+            ))
+        )
 
-      const accept = <E = never>(input: AcceptInvite, also?: (user: User) => Effect.Effect<void, E>) =>
+      /**
+       * Accepts the link's invitation as one audited use case: `then` runs in the same unit of work with the
+       * accepted invitation (a sign-in method's own writes); the record names `actorOf` its result on success.
+       */
+      const acceptAs = <A extends AcceptedInvite, E>(
+        token: string,
+        name: string | null,
+        then: (accepted: AcceptedInvite) => Effect.Effect<A, E>,
+        actorOf: (result: A) => AuditActor
+      ) =>
         Effect.gen(function*() {
-          const found = yield* Effect.catchTag(usable(input.token), "NotFound", (notFound) =>
+          const found = yield* Effect.catchTag(usable(token), "NotFound", (notFound) =>
             Effect.andThen(
               // A link nobody can use names no organisation: the attempt is the operator's to see, token left out.
               useCases.refused({
@@ -279,27 +357,47 @@ export class Invites extends Context.Service<
               }),
               Effect.fail(notFound)
             ))
-          return yield* useCases.run(
+          return yield* useCases.run<A, E | InvalidRequest | Conflict | NotFound | StoreError, never>(
             {
               useCase: "invites.accept",
               actor: { organisationId: found.organisation_id, keyId: null, userId: null },
-              successActor: ({ user }) => ({ organisationId: user.organisation_id, keyId: null, userId: user.id }),
+              successActor: actorOf,
               resourceId: found.id,
               workspaceId: null,
-              // The token is never recorded: the body names the invitation and the person.
-              body: { invite_id: found.id, email: found.email, name: input.name ?? null }
+              // The token and any password are never recorded: the body names the invitation and the person.
+              body: { invite_id: found.id, email: found.email, name }
             },
-            acceptChange(found, input, also ?? (() => Effect.void)).pipe(
-              Effect.catchTag("Conflict", () =>
-                Effect.fail(
-                  new Conflict({
-                    message: `A user with the email '${found.email}' is already in the organisation.`,
-                    param: null
-                  })
-                ))
-            )
+            Effect.flatMap(acceptChange(found, crypto.sha256Hex(token), name), then)
           )
         })
+
+      const userActor = ({ user }: AcceptedInvite): AuditActor => ({
+        organisationId: user.organisation_id,
+        keyId: null,
+        userId: user.id
+      })
+
+      const accept = (input: AcceptInvite) =>
+        acceptAs(input.token, input.name ?? null, Effect.succeed, userActor).pipe(Effect.withSpan("Invites.accept"))
+
+      const acceptWithPassword = (input: AcceptInviteWithPassword, client: SignInClient) =>
+        acceptAs(
+          input.token,
+          input.name ?? null,
+          (accepted) =>
+            Effect.gen(function*() {
+              yield* sessionStore.setPassword(accepted.user.id, yield* hasher.hash(input.password), yield* nowIso)
+              const session = yield* sessions.open(
+                { user_id: accepted.user.id, method: "invitation" },
+                accepted.user,
+                client
+              )
+              return { ...accepted, session }
+            }),
+          ({ session }) => sessionActor(session)
+        ).pipe(Effect.withSpan("Invites.acceptWithPassword"))
+
+      const redeem = (invite: Invite, tokenHash: string, name: string | null) => acceptChange(invite, tokenHash, name)
 
       const issued = (spec: { readonly useCase: "invites.create" | "invites.resend" }, principal: Principal) => ({
         useCase: spec.useCase,
@@ -324,7 +422,11 @@ export class Invites extends Context.Service<
             revoke(principal, id)
           ),
         lookup,
-        accept
+        preview,
+        accept,
+        acceptWithPassword,
+        usableByHash,
+        redeem
       })
     })
   )

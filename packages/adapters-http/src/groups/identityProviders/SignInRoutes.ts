@@ -1,7 +1,7 @@
 /**
  * Signing in with an identity provider, on the router beside HttpApi (no API key: these are how a person gets
  * a session). `GET /v1/auth/providers` lists the enabled providers for the sign-in page; a browser follows
- * `GET /auth/oidc/{provider}/start` to the provider, which sends it back to `GET /auth/oidc/callback`, which
+ * `GET /auth/oidc/{provider}/start` (with `?invite={token}` to accept an invitation) to the provider, which sends it back to `GET /auth/oidc/callback`, which
  * hands it the new session's cookie and sends it to the console. Refusals
  * of the browser routes answer a short readable page (the person is in a browser), never a token or a secret;
  * a store that cannot answer is the envelope's 503 like everywhere else.
@@ -58,15 +58,18 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
     yield* router.add(
       "GET",
       START_PATH,
-      Effect.flatMap(HttpRouter.params, (params) =>
-        signIn.start(params.provider ?? "").pipe(
-          Effect.map((url) => HttpServerResponse.redirect(url, { status: 302, headers: NO_STORE })),
-          Effect.catchTags({
-            SignInRefused: (error) => Effect.succeed(refusedPage(error)),
-            NotFound: () => Effect.succeed(signInPage(404, "There is no such identity provider, or it is turned off.")),
-            StoreError: (error) => Effect.succeed(domainErrorResponse(error))
-          })
-        ))
+      (request: HttpServerRequest.HttpServerRequest) =>
+        Effect.flatMap(HttpRouter.params, (params) =>
+          // `?invite={token}`: the sign-in accepts that invitation (the link's page sends the browser here).
+          signIn.start(params.provider ?? "", new URLSearchParams(searchOf(request)).get("invite") ?? undefined).pipe(
+            Effect.map((url) => HttpServerResponse.redirect(url, { status: 302, headers: NO_STORE })),
+            Effect.catchTags({
+              SignInRefused: (error) => Effect.succeed(refusedPage(error)),
+              NotFound: () =>
+                Effect.succeed(signInPage(404, "There is no such identity provider, or it is turned off.")),
+              StoreError: (error) => Effect.succeed(domainErrorResponse(error))
+            })
+          ))
     )
 
     yield* router.add(

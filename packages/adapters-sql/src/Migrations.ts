@@ -722,6 +722,10 @@ export const migrationScripts = {
   "0066_sign_in_flow_invites": `
     ALTER TABLE oidc_sign_in_flows ADD COLUMN invite_token_hash text
   `,
+  // The first start's owner link (issue 26) is an invitation to an existing account: the user it sets up.
+  "0067_invite_accounts": `
+    ALTER TABLE invites ADD COLUMN user_id text REFERENCES users (id) ON DELETE CASCADE
+  `,
   // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
   "0100_audit_trace_id": `
     ALTER TABLE audit_logs ADD COLUMN trace_id text

@@ -1038,6 +1038,10 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
+  "invites.ownerLink": [
+    { outcome: "allowed", program: (w) => Invites.use((i) => i.ownerLink(w.admin.userId ?? MISSING)) },
+    { outcome: "failed", program: () => Invites.use((i) => i.ownerLink(MISSING)) }
+  ],
   "trustPolicies.create": [
     { outcome: "allowed", program: trustPolicy },
     {

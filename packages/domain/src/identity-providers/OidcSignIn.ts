@@ -219,19 +219,29 @@ export class OidcSignIn extends Context.Service<
         if (Option.isNone(found) || found.value.organisation_id !== provider.organisation_id) {
           return yield* refused(INVITE_LINK_UNUSABLE)
         }
-        if (found.value.email !== person.email) {
+        // An owner link (the first start's) binds its account to whomever the provider vouches for; an invitation
+        // is for its email only.
+        const ownerLink = found.value.user_id !== null
+        if (!ownerLink && found.value.email !== person.email) {
           return yield* refused(
             `This invitation is for ${found.value.email}, and the identity provider signed you in as ${person.email}: ` +
               "sign in there with the invited address, or ask for an invitation for this one."
           )
         }
-        return yield* invites.redeem(found.value, tokenHash, person.name).pipe(
+        if (ownerLink && Option.isSome(yield* users.findByEmail(provider.organisation_id, person.email))) {
+          return yield* refused(`Another user of the organisation already has the email ${person.email}.`)
+        }
+        const accepted = yield* invites.redeem(found.value, tokenHash, person.name).pipe(
           Effect.catchTags({
             NotFound: () => refused(INVITE_LINK_UNUSABLE),
             Conflict: (conflict) => refused(conflict.message),
             InvalidRequest: (invalid) => refused(invalid.message)
           })
         )
+        if (!ownerLink || accepted.user.email === person.email) return accepted
+        const user = new User({ ...accepted.user, email: person.email, last_updated_at: yield* nowIso })
+        yield* users.update(user)
+        return { invite: accepted.invite, user }
       })
 
       /** The person matched (or created) and the map's roles applied; refusals roll everything back. */
@@ -246,7 +256,8 @@ export class OidcSignIn extends Context.Service<
         const changes: Array<MappedRoleChange> = []
         // An invitation makes the person's user (with its roles) first; the map then applies as at any sign-in.
         const invited = inviteTokenHash === null ? null : yield* acceptInvite(provider, person, inviteTokenHash)
-        if (invited !== null) changes.push({ workspace: null, from: null, to: invited.user.role })
+        const madeByInvite = invited !== null && invited.invite.user_id === null
+        if (madeByInvite) changes.push({ workspace: null, from: null, to: invited.user.role })
         const existing = invited !== null
           ? Option.some(invited.user)
           : yield* users.findByEmail(provider.organisation_id, person.email)
@@ -315,7 +326,7 @@ export class OidcSignIn extends Context.Service<
           provider,
           subject: person.subject,
           email: person.email,
-          created: invited !== null || Option.isNone(existing),
+          created: invited === null ? Option.isNone(existing) : madeByInvite,
           inviteId: invited?.invite.id ?? null,
           roleChanges: changes,
           session

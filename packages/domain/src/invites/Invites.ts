@@ -51,6 +51,9 @@ export interface InviteSettingsShape {
 
 export const DEFAULT_INVITE_SETTINGS: InviteSettingsShape = { ttlMs: 7 * 24 * 3_600_000 }
 
+/** How long the first start's owner link works: an hour. */
+export const OWNER_LINK_TTL_MS = 3_600_000
+
 export const InviteSettings = Context.Reference<InviteSettingsShape>("@gateway-control/domain/InviteSettings", {
   defaultValue: () => DEFAULT_INVITE_SETTINGS
 })
@@ -92,6 +95,12 @@ export class Invites extends Context.Service<
     readonly resend: (principal: Principal, id: string) => Effect.Effect<IssuedInvite, Conflict | AccessError>
     /** Revokes a pending invitation: its link stops working. */
     readonly revoke: (principal: Principal, id: string) => Effect.Effect<Invite, Conflict | AccessError>
+    /**
+     * The first start's link for the organisation's owner, whom bootstrap made with no way to sign in: an
+     * invitation to their existing account, valid for `OWNER_LINK_TTL_MS`. Only for an owner with no password
+     * yet (`Conflict` otherwise); the operator's, at the first start (no principal asks).
+     */
+    readonly ownerLink: (userId: string) => Effect.Effect<IssuedInvite, Conflict | NotFound | StoreError>
     /** The pending invitation a link's token stands for; `NotFound` for any link that cannot be used. */
     readonly lookup: (token: string) => Effect.Effect<Invite, NotFound | StoreError>
     /** What the link's page shows: the invitation, its organisation and workspaces; `NotFound` as `lookup`. */
@@ -194,6 +203,7 @@ export class Invites extends Context.Service<
           organisation_id: principal.organisationId,
           email: input.email.trim().toLowerCase(),
           role: input.role,
+          user_id: null,
           workspaces: [...chosen].map(([workspace_id, role]): InviteWorkspace => ({ workspace_id, role })),
           status: "pending",
           created_at: now,
@@ -286,8 +296,27 @@ export class Invites extends Context.Service<
         return { invite, organisation, workspaces: joined.flatMap(Option.toArray) }
       })
 
+      /** The account an owner link sets up, marked accepted: no user is made. */
+      const acceptAccount = Effect.fnUntraced(function*(invite: Invite, userId: string, tokenHash: string) {
+        const user = yield* requireRow(yield* users.get(userId), "invite", LINK)
+        const now = yield* nowIso
+        const accepted = yield* rawStore.accept(invite.id, tokenHash, user.id, now)
+        yield* requireRow(accepted ? Option.some(invite) : Option.none(), "invite", LINK)
+        const acceptedInvite: AcceptedInvite = {
+          invite: new Invite({
+            ...invite,
+            status: "accepted",
+            accepted_at: now,
+            accepted_user_id: user.id,
+            last_updated_at: now
+          }),
+          user
+        }
+        return acceptedInvite
+      })
+
       const acceptChange = (invite: Invite, tokenHash: string, givenName: string | null) =>
-        Effect.gen(function*() {
+        invite.user_id !== null ? acceptAccount(invite, invite.user_id, tokenHash) : Effect.gen(function*() {
           const name = givenName?.trim() || null
           if (name !== null) yield* checkName(name)
           const now = yield* nowIso
@@ -399,6 +428,52 @@ export class Invites extends Context.Service<
 
       const redeem = (invite: Invite, tokenHash: string, name: string | null) => acceptChange(invite, tokenHash, name)
 
+      const ownerLink = (userId: string) =>
+        useCases.run(
+          {
+            useCase: "invites.ownerLink",
+            actor: { organisationId: null, keyId: null, userId: null },
+            successActor: ({ invite }: IssuedInvite) => ({
+              organisationId: invite.organisation_id,
+              keyId: null,
+              userId: null
+            }),
+            resourceId: ({ invite }: IssuedInvite) => invite.id,
+            workspaceId: null,
+            body: { user_id: userId }
+          },
+          Effect.gen(function*() {
+            const user = yield* requireRow(yield* users.get(userId), "user", userId)
+            if (user.role !== "owner" || Option.isSome(yield* sessionStore.passwordOf(user.id))) {
+              return yield* new Conflict({
+                message: "An owner link is for an organisation owner who has no password yet.",
+                param: null
+              })
+            }
+            const now = yield* nowIso
+            const token = crypto.randomToken(32)
+            const invite = new Invite({
+              id: crypto.uuid(),
+              organisation_id: user.organisation_id,
+              email: user.email,
+              role: user.role,
+              user_id: user.id,
+              workspaces: [],
+              status: "pending",
+              created_at: now,
+              expires_at: new Date(Date.parse(now) + OWNER_LINK_TTL_MS).toISOString(),
+              accepted_at: null,
+              accepted_user_id: null,
+              invited_by: null,
+              invited_by_api_key_id: null,
+              last_updated_at: now
+            })
+            yield* rawStore.insert(invite, crypto.sha256Hex(token))
+            const issued: IssuedInvite = { invite, token }
+            return issued
+          })
+        ).pipe(Effect.withSpan("Invites.ownerLink"))
+
       const issued = (spec: { readonly useCase: "invites.create" | "invites.resend" }, principal: Principal) => ({
         useCase: spec.useCase,
         actor: principal,
@@ -421,6 +496,7 @@ export class Invites extends Context.Service<
             { useCase: "invites.revoke", actor: principal, resourceId: id, workspaceId: null, body: null },
             revoke(principal, id)
           ),
+        ownerLink,
         lookup,
         preview,
         accept,

@@ -14,6 +14,7 @@ import {
   GENESIS_HASH,
   IdempotencyStore,
   IdentityProviderStore,
+  IntegrationStore,
   InviteStore,
   LabelStore,
   LeaseStore,
@@ -32,6 +33,7 @@ import {
   PromptLabel,
   PromptStore,
   type PromptVersion,
+  ProviderStore,
   ScimStore,
   ScimTokenStore,
   SecretReferenceStore,
@@ -58,10 +60,12 @@ import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
+import { makeIntegrationStore } from "./internal/MemoryIntegrations.ts"
 import { makeInviteStore } from "./internal/MemoryInvites.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
+import { makeProviderStore } from "./internal/MemoryProviders.ts"
 import { makeScimStore } from "./internal/MemoryScim.ts"
 import { makeScimTokenStore } from "./internal/MemoryScimTokens.ts"
 import { makeSecretReferenceStore } from "./internal/MemorySecretReferences.ts"
@@ -237,6 +241,8 @@ const make = Effect.sync(() => {
       Effect.forEach(pointersNamed(organisationId, workspaceId, label), ([key]) => promptLabels.delete(key), {
         discard: true
       }),
+    // The slug and workspace, and so the unique key, stay as they were.
+    update: (prompt) => prompts.resources.replace(prompt.id, () => prompt),
     delete: (id) =>
       state.withTransaction(Effect.gen(function*() {
         for (const v of versionsOf(id)) yield* prompts.versions.delete(v.id)
@@ -497,7 +503,9 @@ const make = Effect.sync(() => {
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   ).pipe(
     Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
-    Context.add(InviteStore, makeInviteStore(state))
+    Context.add(InviteStore, makeInviteStore(state)),
+    Context.add(IntegrationStore, makeIntegrationStore(state)),
+    Context.add(ProviderStore, makeProviderStore(state))
   )
 })
 

@@ -726,6 +726,74 @@ export const migrationScripts = {
   "0067_invite_accounts": `
     ALTER TABLE invites ADD COLUMN user_id text REFERENCES users (id) ON DELETE CASCADE
   `,
+  // AI-provider integrations (issue 29): an organisation's (workspace_id null) or a workspace's credential for
+  // one provider. The record's secrets (key, secret configuration fields) are kept encrypted in
+  // encrypted_secrets; workspaces and models are the integration's own lists. Keys that manage virtual keys
+  // gain the workspace integration scopes of the same verbs, admin keys of owners and admins the organisation's.
+  "0085_integrations": `
+    CREATE TABLE integrations (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text REFERENCES workspaces (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      ai_provider_id text NOT NULL,
+      description text,
+      status text NOT NULL,
+      masked_key text,
+      configurations jsonb NOT NULL,
+      encrypted_secrets jsonb NOT NULL,
+      secret_mappings jsonb NOT NULL,
+      global_workspace_access_settings jsonb,
+      workspaces jsonb NOT NULL,
+      allow_all_models boolean NOT NULL,
+      models jsonb NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT integrations_slug_unique UNIQUE (organisation_id, slug)
+    );
+    CREATE INDEX integrations_organisation ON integrations (organisation_id, created_at, id);
+    UPDATE api_keys SET scopes = scopes || '["organisation_integrations.create", "organisation_integrations.read",
+      "organisation_integrations.list", "organisation_integrations.update", "organisation_integrations.delete",
+      "workspace_integrations.create", "workspace_integrations.read", "workspace_integrations.list",
+      "workspace_integrations.update", "workspace_integrations.delete"]'::jsonb
+    WHERE scopes ? 'organisation_service_api_keys.create' AND NOT scopes ? 'organisation_integrations.create';
+    UPDATE api_keys SET scopes = scopes || (
+      SELECT coalesce(jsonb_agg('workspace_integrations.' || substr(scope, length('virtual_keys.') + 1)), '[]'::jsonb)
+      FROM jsonb_array_elements_text(scopes) AS scope
+      WHERE scope IN ('virtual_keys.create', 'virtual_keys.read', 'virtual_keys.list', 'virtual_keys.update',
+        'virtual_keys.delete')
+        AND NOT scopes ? ('workspace_integrations.' || substr(scope, length('virtual_keys.') + 1))
+    )
+  `,
+  // Providers (issue 29): a workspace's handle on an integration it may use, addressed as @slug. A slug is unique
+  // in its workspace; an integration with providers is not deleted (the service refuses, the key here holds).
+  "0086_providers": `
+    CREATE TABLE providers (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      integration_id text NOT NULL REFERENCES integrations (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      note text,
+      status text NOT NULL,
+      usage_limits jsonb,
+      rate_limits jsonb,
+      expires_at timestamptz,
+      models jsonb,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT providers_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE INDEX providers_organisation ON providers (organisation_id, created_at, id);
+    CREATE INDEX providers_integration ON providers (integration_id, created_at, id)
+  `,
+  // Portkey's prompt fields (issue 28): a version's virtual_key (the slug of the virtual key its completions
+  // go through), stored and returned.
+  "0095_prompt_virtual_key": `
+    ALTER TABLE prompt_versions ADD COLUMN virtual_key text
+  `,
   // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
   "0100_audit_trace_id": `
     ALTER TABLE audit_logs ADD COLUMN trace_id text

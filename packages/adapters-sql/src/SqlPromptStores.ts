@@ -145,10 +145,10 @@ export const makePromptStores = Effect.gen(function*() {
                     ${r.published_version}, ${r.created_at}, ${r.last_updated_at})`,
       insertVersion: (v: PromptVersion) =>
         sql`INSERT INTO prompt_versions (id, prompt_id, version, string, parameters, model, type, is_raw_template,
-                                         version_description, template_metadata, created_at)
+                                         version_description, template_metadata, virtual_key, created_at)
             VALUES (${v.id}, ${v.prompt_id}, ${v.version}, ${v.string}, ${toJson(v.parameters)}::jsonb, ${v.model},
                     ${v.type}, ${v.is_raw_template}, ${v.version_description}, ${toJson(v.template_metadata)}::jsonb,
-                    ${v.created_at})`
+                    ${v.virtual_key}, ${v.created_at})`
     }),
     findBySlug: (organisationId, slug) => read(promptsBySlug({ organisationId, slug })),
     latestVersion: (promptId) => read(latestVersion(promptId)),
@@ -175,6 +175,13 @@ export const makePromptStores = Effect.gen(function*() {
           inScope(organisationId, workspaceId)
         })`
       )),
+    update: (p) =>
+      read(Effect.map(
+        sql`UPDATE prompts SET name = ${p.name}, collection_id = ${p.collection_id},
+              last_updated_at = ${p.last_updated_at}
+            WHERE id = ${p.id} RETURNING id`,
+        (rows) => rows.length > 0
+      )),
     delete: (id) => read(Effect.map(sql`DELETE FROM prompts WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0))
   })
 
@@ -198,7 +205,8 @@ export const makePromptStores = Effect.gen(function*() {
     findAllBySlug: allBySlug("prompt_partials", PartialRow),
     update: (p) =>
       read(Effect.map(
-        sql`UPDATE prompt_partials SET name = ${p.name}, description = ${p.description}, status = ${p.status},
+        sql`UPDATE prompt_partials SET name = ${p.name}, collection_id = ${p.collection_id},
+              description = ${p.description}, status = ${p.status},
               published_version = ${p.published_version}, last_updated_at = ${p.last_updated_at}
             WHERE id = ${p.id} RETURNING id`,
         (rows) => rows.length > 0

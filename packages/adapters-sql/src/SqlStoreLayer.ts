@@ -10,10 +10,12 @@ import {
   CollectionStore,
   IdempotencyStore,
   IdentityProviderStore,
+  IntegrationStore,
   InviteStore,
   LabelStore,
   LeaseStore,
   McpCapabilityStore,
+  ProviderStore,
   ScimStore,
   ScimTokenStore,
   SecretReferenceStore,
@@ -37,11 +39,13 @@ import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
 import { makeIdempotencyStore } from "./SqlIdempotencyStore.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
+import { makeIntegrationStore } from "./SqlIntegrationStore.ts"
 import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
+import { makeProviderStore } from "./SqlProviderStore.ts"
 import { makeScimStore } from "./SqlScimStore.ts"
 import { makeScimTokenStore } from "./SqlScimTokenStore.ts"
 import { makeSecretReferenceStore } from "./SqlSecretReferenceStore.ts"
@@ -70,8 +74,9 @@ const makeAll = Effect.gen(function*() {
     Context.add(SignInFlowStore, yield* makeSignInFlowStore),
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
     Context.add(ScimStore, yield* makeScimStore),
-    Context.add(InviteStore, yield* makeInviteStore)
-  )
+    Context.add(InviteStore, yield* makeInviteStore),
+    Context.add(IntegrationStore, yield* makeIntegrationStore)
+  ).pipe(Context.add(ProviderStore, yield* makeProviderStore))
 })
 
 /** The change feed of a store that one process uses alone (PGlite): there is nobody to tell. */

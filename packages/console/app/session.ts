@@ -66,6 +66,11 @@ const forget = () => {
 /** Ends what is signed in: a person's session at the server (which clears its cookie), a key by forgetting it. */
 export const signOut = async (reason: string | null = null) => {
   if (session.value?.kind === "person") await endSession().catch(() => undefined)
+  signedOut(reason)
+}
+
+/** After the person's session was ended at the server (revoked, or everywhere): back to the sign-in page. */
+export const signedOut = (reason: string | null) => {
   forget()
   signedOutReason.value = reason
 }
@@ -130,7 +135,8 @@ const usePersonSession = async (csrfToken: string | null) => {
 
 /** Signs a person in with their email and password. */
 export const signInWithPassword = async (email: string, password: string) => {
-  useKey(null)
+  // A refusal (401) is the form's error, not the end of a session.
+  useKey(null, () => {})
   const answer = await passwordSignIn({ email, password })
   await usePersonSession(answer.csrf_token)
 }
@@ -173,6 +179,9 @@ export const refreshWorkspaces = async () => {
   const workspaces = (await listWorkspaces({ page_size: 1000, current_page: 0 })).data
   session.value = { ...current, workspaces }
 }
+
+/** A workspace's name, when the caller can see it; its id otherwise. */
+export const workspaceName = (id: string) => session.value?.workspaces.find((w) => w.id === id)?.name ?? id
 
 /** Where a new credential goes: an admin names the chosen workspace, a workspace key its own. */
 export const newCredentialPlacement = () =>

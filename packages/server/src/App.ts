@@ -29,6 +29,7 @@ import {
   Idempotency,
   IdentityProviders,
   IdentityProviderSettings,
+  Integrations,
   Invites,
   layerTransitionSweep,
   McpConnectivity,
@@ -38,6 +39,7 @@ import {
   OidcSignIn,
   Prompts,
   ProviderRegistry,
+  Providers,
   Readiness,
   RenderLimits,
   type RenderLimitsShape,
@@ -228,7 +230,13 @@ export const layerDomain = <ROut, E, E2 = never>(
         layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
       )
     ),
-    Layer.provideMerge(SecretReferences.layer),
+    // Integrations fetch keys kept in secret managers through secret references.
+    Layer.provideMerge(
+      Providers.layer.pipe(
+        Layer.provideMerge(Integrations.layer),
+        Layer.provideMerge(SecretReferences.layer)
+      )
+    ),
     Layer.provideMerge(layerMcp(mcp, providers.connector, providers.registry.timeoutMs)),
     Layer.provideMerge(IdentityProviders.layer),
     Layer.provideMerge(

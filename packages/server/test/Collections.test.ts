@@ -146,4 +146,62 @@ describe.each(availableStores)("collections on %s", (store) => {
     await expect(sdk.prompts.create({ name: "Sneaky", collection_id: theirs.id, string: "x", parameters: {} } as never))
       .rejects.toMatchObject({ status: 404 })
   })
+  it("moves a prompt and a partial to another collection of their workspace (SDK update), audited", async () => {
+    const from = await admin.collections.create({ name: "Move from", workspace_id: server.workspaceId })
+    const to = await admin.collections.create({ name: "Move to", workspace_id: server.workspaceId })
+    const prompt = await sdk.prompts.create({
+      name: "Mover",
+      collection_id: from.id,
+      string: "Hi {{name}}",
+      parameters: {},
+      model: "gpt-4o"
+    })
+    // `collection_id` alone changes the prompt, not its versions (Portkey's metadata-only update).
+    const moved = await sdk.prompts.update(prompt.id, { collection_id: "move-to" })
+    expect(moved).toMatchObject({ id: prompt.id, collection_id: to.id, version: 1 })
+    expect(await sdk.prompts.retrieve(prompt.id)).toMatchObject({ collection_id: to.id, versions: [{ version: 1 }] })
+    expect((await sdk.prompts.list({ collection_id: to.id })).data.map((p: { id: string }) => p.id)).toEqual([
+      prompt.id
+    ])
+    expect((await sdk.prompts.list({ collection_id: from.id })).total).toBe(0)
+    // A rename is kept too (it was dropped before).
+    await sdk.prompts.update(prompt.id, { name: "Mover renamed" })
+    expect((await sdk.prompts.retrieve(prompt.id)).name).toBe("Mover renamed")
+
+    const partial = await jsonOf(
+      await server.send("POST", "/v1/prompts/partials", { name: "Moving part", string: "x", collection_id: from.id })
+    )
+    const movedPartial = await jsonOf(
+      await server.send("PUT", `/v1/prompts/partials/${partial.id}`, { collection_id: to.id }, workspaceKey)
+    )
+    expect(movedPartial).toMatchObject({ id: partial.id, collection_id: to.id, version: 1 })
+    expect((await jsonOf(await server.request(`/v1/prompts/partials?collection_id=${to.id}`))).data).toEqual([
+      expect.objectContaining({ id: partial.id })
+    ])
+
+    // Another workspace's collection is refused by name (admin key) or not found (workspace key); nothing moves.
+    const other = await jsonOf(await server.send("POST", "/v1/workspaces", { name: `Elsewhere ${store}` }))
+    const theirs = await admin.collections.create({ name: "Elsewhere", workspace_id: other.id })
+    const refused = await errorOf(await server.send("PUT", `/v1/prompts/${prompt.id}`, { collection_id: theirs.id }))
+    expect(refused).toMatchObject({ status: 400, param: "collection_id" })
+    const refusedPartial = await errorOf(
+      await server.send("PUT", `/v1/prompts/partials/${partial.id}`, { collection_id: theirs.id })
+    )
+    expect(refusedPartial).toMatchObject({ status: 400, param: "collection_id" })
+    const hidden = await errorOf(
+      await server.send("PUT", `/v1/prompts/${prompt.id}`, { collection_id: theirs.id }, workspaceKey)
+    )
+    expect(hidden).toMatchObject({ status: 404 })
+    expect((await sdk.prompts.retrieve(prompt.id)).collection_id).toBe(to.id)
+    // The source collection is empty now, so it can go.
+    expect((await server.send("DELETE", `/v1/collections/${from.id}`, undefined)).status).toBe(200)
+
+    const audit = await jsonOf(await server.request("/v1/audit-logs?action=update&resource_type=prompt&page_size=50"))
+    expect(audit.records).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ resource_id: prompt.id, response_status_code: 200 }),
+        expect.objectContaining({ response_status_code: 400 })
+      ])
+    )
+  })
 })

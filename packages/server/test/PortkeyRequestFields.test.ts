@@ -154,6 +154,86 @@ describe.each(availableStores)("Portkey's request fields on %s", (store) => {
     })
   })
 
+  describe("prompts", () => {
+    const createPrompt = async (fields: Record<string, unknown>) => {
+      const response = await server.send("POST", "/v1/prompts", {
+        workspace_id: server.workspaceId,
+        string: "[{\"role\":\"user\",\"content\":\"Hi {{name}}\"}]",
+        parameters: {},
+        model: "gpt-4o",
+        ...fields
+      })
+      const body = await jsonOf(response)
+      expect(response.status, JSON.stringify(body)).toBe(201)
+      return body as { id: string }
+    }
+    const versionsOf = async (id: string) =>
+      (await jsonOf(await server.request(`/v1/prompts/${id}`))).versions as Array<Record<string, unknown>>
+    const promptCount = async () => (await jsonOf(await server.request("/v1/prompts?page_size=1"))).total as number
+
+    it("virtual_key: stored and returned with the version, kept by later versions, cleared by null", async () => {
+      const { id } = await createPrompt({ name: "With a virtual key", virtual_key: "openai-main" })
+      expect((await versionsOf(id))[0].virtual_key).toBe("openai-main")
+      await server.send("PUT", `/v1/prompts/${id}`, { string: "Hello" })
+      await server.send("PUT", `/v1/prompts/${id}`, { virtual_key: "anthropic-team" })
+      await server.send("PUT", `/v1/prompts/${id}`, { virtual_key: null })
+      expect((await versionsOf(id)).map((v) => v.virtual_key)).toEqual([
+        "openai-main",
+        "openai-main",
+        "anthropic-team",
+        null
+      ])
+      const before = await promptCount()
+      const refused = await server.send("POST", "/v1/prompts", {
+        name: "Bad key",
+        workspace_id: server.workspaceId,
+        string: "x",
+        virtual_key: "not a slug!"
+      })
+      expect(await errorOf(refused)).toMatchObject({ status: 400, param: "virtual_key" })
+      expect(await promptCount()).toBe(before)
+    })
+
+    it("functions, tools, tool_choice: saved in the parameters, checked, and rendered; two values refused", async () => {
+      const tools = [{ type: "function", function: { name: "lookup", parameters: { type: "object" } } }]
+      const toolChoice = { type: "function", function: { name: "lookup" } }
+      const { id } = await createPrompt({ name: "With tools", tools, tool_choice: toolChoice })
+      expect((await versionsOf(id))[0].parameters).toEqual({ tools, tool_choice: toolChoice })
+      const rendered = await jsonOf(
+        await server.send("POST", `/v1/prompts/${id}/render`, { variables: { name: "Ada" } })
+      )
+      expect(rendered.data).toMatchObject({ tools, tool_choice: toolChoice })
+      const functions = [{ name: "legacy", parameters: { type: "object" } }]
+      await server.send("PUT", `/v1/prompts/${id}`, { functions })
+      expect((await versionsOf(id))[1].parameters).toEqual({ tools, tool_choice: toolChoice, functions })
+      const twice = await server.send("PUT", `/v1/prompts/${id}`, { tools: [], parameters: { tools } })
+      expect(await errorOf(twice)).toMatchObject({ status: 400, param: "tools" })
+      const malformed = await server.send("PUT", `/v1/prompts/${id}`, { tools: [{ type: "function" }] })
+      expect(await errorOf(malformed)).toMatchObject({ status: 400 })
+      expect(await versionsOf(id)).toHaveLength(2)
+    })
+
+    it("update: prompt_metadata is template_metadata, is_raw_template takes 0/1, patch: false is refused", async () => {
+      const { id } = await createPrompt({ name: "Portkey update", template_metadata: { a: 1 } })
+      await server.send("PUT", `/v1/prompts/${id}`, { prompt_metadata: { b: 2 }, patch: true })
+      expect((await versionsOf(id))[1].template_metadata).toEqual({ b: 2 })
+      const clash = await server.send("PUT", `/v1/prompts/${id}`, {
+        prompt_metadata: { b: 2 },
+        template_metadata: { c: 3 }
+      })
+      expect(await errorOf(clash)).toMatchObject({ status: 400, param: "prompt_metadata" })
+      const raw = await server.send("PUT", `/v1/prompts/${id}`, {
+        string: "[{\"role\":\"user\",\"content\":\"{{name}}\"}]",
+        is_raw_template: 1
+      })
+      expect(raw.status).toBe(200)
+      expect((await versionsOf(id))[2].is_raw_template).toBe(true)
+      const strict = await server.send("PUT", `/v1/prompts/${id}`, { string: "x", patch: false })
+      expect(await errorOf(strict)).toMatchObject({ status: 400, param: "patch" })
+      expect(await versionsOf(id)).toHaveLength(3)
+    })
+  })
+
   describe("workspaces", () => {
     it.each(["defaults", "usage_limits", "rate_limits", "users"])("%s is refused by name on create", async (field) => {
       const name = `With ${field}`

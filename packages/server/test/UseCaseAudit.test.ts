@@ -11,12 +11,14 @@ import {
   Collections,
   Configs,
   IdentityProviders,
+  Integrations,
   Invites,
   McpConnectivity,
   McpRegistry,
   OidcSignIn,
   type Principal,
   Prompts,
+  Providers,
   recordedStatusOf,
   RequestContext,
   Scim,
@@ -115,6 +117,31 @@ const virtualKey = (world: World) =>
       workspace_id: world.workspaceId
     })
   )
+/** An organisation-level OpenAI integration. */
+const aiIntegration = (world: World) =>
+  Integrations.use((integrations) =>
+    integrations.create(world.admin, { name: unique("Ai"), ai_provider_id: "openai", key: "sk-test-1234567890" })
+  )
+/** An integration of `world`, then `change` of it by `who` (the admin, or the key allowed almost nothing). */
+const onAiIntegration = <A, E>(
+  who: "admin" | "weak",
+  change: (integrations: Integrations["Service"], principal: Principal, id: string) => Effect.Effect<A, E>
+) =>
+(world: World) =>
+  Effect.flatMap(
+    aiIntegration(world),
+    (made) => Integrations.use((integrations) => change(integrations, world[who], made.id))
+  )
+/** A provider of the workspace on an organisation-level integration shared with it. */
+const provider = (world: World) =>
+  Effect.flatMap(aiIntegration(world), (made) =>
+    Effect.flatMap(
+      Integrations.use((i) => i.updateWorkspaces(world.admin, made.id, { global_workspace_access: { enabled: true } })),
+      () =>
+        Providers.use((p) =>
+          p.create(world.admin, { name: unique("P"), integration_id: made.id, workspace_id: world.workspaceId })
+        )
+    ))
 /** An issuer of workload tokens whose public key policies hold as a static JWK set. */
 const issuer = generateKeyPair("ES256").then(async ({ privateKey, publicKey }) => ({
   privateKey,
@@ -1235,6 +1262,137 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       outcome: "failed",
       program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x", { userAgent: null }))
     }
+  ],
+  "integrations.create": [
+    { outcome: "allowed", program: aiIntegration },
+    { outcome: "denied", program: (w) => aiIntegration({ ...w, admin: w.weak }) },
+    {
+      outcome: "failed",
+      program: (w) => Integrations.use((i) => i.create(w.admin, { name: unique("Ai"), ai_provider_id: "openai" }))
+    }
+  ],
+  "integrations.update": [
+    { outcome: "allowed", program: onAiIntegration("admin", (i, p, id) => i.update(p, id, { name: unique("Ai") })) },
+    { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.update(p, id, { name: unique("Ai") })) },
+    {
+      outcome: "failed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.update(p, id, { configurations: { custom_host: "https://x.test" } })
+      )
+    }
+  ],
+  "integrations.delete": [
+    { outcome: "allowed", program: onAiIntegration("admin", (i, p, id) => i.delete(p, id)) },
+    { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.delete(p, id)) },
+    { outcome: "failed", program: (w) => Integrations.use((i) => i.delete(w.admin, MISSING)) }
+  ],
+  "integrations.updateWorkspaces": [
+    {
+      outcome: "allowed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateWorkspaces(p, id, { global_workspace_access: { enabled: true } })
+      )
+    },
+    {
+      outcome: "denied",
+      program: onAiIntegration(
+        "weak",
+        (i, p, id) => i.updateWorkspaces(p, id, { global_workspace_access: { enabled: true } })
+      )
+    },
+    {
+      outcome: "failed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateWorkspaces(p, id, { workspaces: [{ id: MISSING, enabled: true }] })
+      )
+    }
+  ],
+  "integrations.updateModels": [
+    {
+      outcome: "allowed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateModels(p, id, { models: [{ slug: "gpt-4o", enabled: true }] })
+      )
+    },
+    {
+      outcome: "denied",
+      program: onAiIntegration(
+        "weak",
+        (i, p, id) => i.updateModels(p, id, { models: [{ slug: "gpt-4o", enabled: true }] })
+      )
+    },
+    {
+      outcome: "failed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateModels(p, id, { models: [{ slug: "a", enabled: true }, { slug: "a", enabled: false }] })
+      )
+    }
+  ],
+  "integrations.deleteModels": [
+    {
+      outcome: "allowed",
+      program: onAiIntegration("admin", (i, p, id) =>
+        Effect.flatMap(
+          i.updateModels(p, id, { models: [{ slug: "custom", enabled: true, is_custom: true }] }),
+          () => i.deleteModels(p, id, ["custom"])
+        ))
+    },
+    { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.deleteModels(p, id, ["custom"])) },
+    { outcome: "failed", program: onAiIntegration("admin", (i, p, id) => i.deleteModels(p, id, ["not-custom"])) }
+  ],
+  "providers.create": [
+    { outcome: "allowed", program: provider },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          aiIntegration(w),
+          (made) =>
+            Providers.use((p) =>
+              p.create(w.weak, { name: unique("P"), integration_id: made.id, workspace_id: w.workspaceId })
+            )
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Providers.use((p) =>
+          p.create(w.admin, { name: unique("P"), integration_id: MISSING, workspace_id: w.workspaceId })
+        )
+    }
+  ],
+  "providers.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.admin, made.id, { note: "n" })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.weak, made.id, { note: "n" })))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.admin, made.id, { expires_at: "soon" })))
+    }
+  ],
+  "providers.delete": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(provider(w), (made) => Providers.use((p) => p.delete(w.admin, made.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(provider(w), (made) => Providers.use((p) => p.delete(w.weak, made.id)))
+    },
+    { outcome: "failed", program: (w) => Providers.use((p) => p.delete(w.admin, MISSING)) }
   ],
   "secretReferences.create": [
     { outcome: "allowed", program: (w) => secretReference(w) },

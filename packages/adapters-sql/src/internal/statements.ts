@@ -16,6 +16,11 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
     message: "Another request created this version at the same time; retry.",
     param: null
   },
+  providers_slug_unique: { message: "A provider with this slug already exists in the workspace.", param: "slug" },
+  integrations_slug_unique: {
+    message: "An integration with this slug already exists in the organisation.",
+    param: "slug"
+  },
   mcp_integrations_slug_unique: {
     message: "An MCP integration with this slug already exists in the organisation.",
     param: "slug"

@@ -127,6 +127,39 @@ export const Actions = {
   "virtual_keys.list": { scope: "virtual_keys.list", reach: "any" },
   "virtual_keys.update": { scope: "virtual_keys.update", reach: "any" },
   "virtual_keys.delete": { scope: "virtual_keys.delete", reach: "any" },
+  /**
+   * AI-provider integrations (integrations/): an organisation-level one is owners' and admins' admin keys', a
+   * workspace's own also its keys' (a scope per key kind, as MCP integrations have).
+   */
+  "integrations.create.organisation": { scope: "organisation_integrations.create", reach: "admin" },
+  "integrations.create.workspace": {
+    scope: { admin: "organisation_integrations.create", workspace: "workspace_integrations.create" },
+    reach: "any"
+  },
+  "integrations.update.organisation": { scope: "organisation_integrations.update", reach: "admin" },
+  "integrations.update.workspace": {
+    scope: { admin: "organisation_integrations.update", workspace: "workspace_integrations.update" },
+    reach: "any"
+  },
+  "integrations.delete.organisation": { scope: "organisation_integrations.delete", reach: "admin" },
+  "integrations.delete.workspace": {
+    scope: { admin: "organisation_integrations.delete", workspace: "workspace_integrations.delete" },
+    reach: "any"
+  },
+  "integrations.read": {
+    scope: { admin: "organisation_integrations.read", workspace: "workspace_integrations.read" },
+    reach: "any"
+  },
+  "integrations.list": {
+    scope: { admin: "organisation_integrations.list", workspace: "workspace_integrations.list" },
+    reach: "any"
+  },
+  /** Providers replace virtual keys: a workspace's handles on integrations, under the virtual keys' scopes. */
+  "providers.create": { scope: "virtual_keys.create", reach: "any" },
+  "providers.read": { scope: "virtual_keys.read", reach: "any" },
+  "providers.list": { scope: "virtual_keys.list", reach: "any" },
+  "providers.update": { scope: "virtual_keys.update", reach: "any" },
+  "providers.delete": { scope: "virtual_keys.delete", reach: "any" },
   "mcp_integrations.create.organisation": { scope: "organisation_mcp_integrations.create", reach: "admin" },
   "mcp_integrations.create.workspace": { scope: "workspace_mcp_integrations.create", reach: "any" },
   /** Updating or archiving an organisation-level integration: as creating one, owners and admins only. */

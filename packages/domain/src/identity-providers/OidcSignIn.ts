@@ -320,7 +320,7 @@ export class OidcSignIn extends Context.Service<
           { user_id: user.id, method: "oidc", identity_provider: provider.slug, subject: person.subject },
           user,
           client
-        )
+        ).pipe(Effect.catchTag("Unauthenticated", (deprovisioned) => refused(deprovisioned.message)))
         const signedIn: SignedIn = {
           user,
           provider,

@@ -24,7 +24,14 @@ import { ApiKeys } from "../credentials/ApiKeys.ts"
 import { PasswordHasher } from "../sessions/PasswordHasher.ts"
 import { type NewSession, sessionActor, Sessions, type SignInClient } from "../sessions/Sessions.ts"
 import { SessionStore } from "../sessions/SessionStore.ts"
-import { Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import {
+  Conflict,
+  type Forbidden,
+  InvalidRequest,
+  type NotFound,
+  requireRow,
+  type Unauthenticated
+} from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -114,7 +121,7 @@ export class Invites extends Context.Service<
       client: SignInClient
     ) => Effect.Effect<
       AcceptedInvite & { readonly session: NewSession },
-      InvalidRequest | Conflict | NotFound | StoreError
+      InvalidRequest | Conflict | NotFound | Unauthenticated | StoreError
     >
     /**
      * The pending, unexpired invitation whose link's token hashes to `tokenHash` (a sign-in carrying the link

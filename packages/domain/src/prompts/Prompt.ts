@@ -41,6 +41,11 @@ export class PromptVersion extends Schema.Class<PromptVersion>("PromptVersion")(
   is_raw_template: Schema.Boolean,
   version_description: Schema.NullOr(Schema.String),
   template_metadata: JsonObject,
+  /**
+   * Portkey's `virtual_key` of the version: the slug of the virtual key its completions are meant to go
+   * through. Stored and returned; the control plane makes no model calls, so nothing here resolves it.
+   */
+  virtual_key: Schema.NullOr(Schema.String),
   created_at: Schema.String
 }) {}
 
@@ -113,6 +118,8 @@ export class PromptStore extends Context.Service<
       workspaceId: string | null,
       label: string
     ) => Effect.Effect<void, StoreError>
+    /** Replaces the prompt's own fields (name, collection); false when there was none. */
+    readonly update: (prompt: Prompt) => Effect.Effect<boolean, StoreError>
     /** Deletes the prompt with its versions and labels; false when there was none. */
     readonly delete: (id: string) => Effect.Effect<boolean, StoreError>
   }
@@ -124,7 +131,7 @@ export class PartialStore extends Context.Service<
     readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<Partial>, StoreError>
     /** Partials with this slug in the organisation's workspaces (one per workspace at most). */
     readonly findAllBySlug: (organisationId: string, slug: string) => Effect.Effect<ReadonlyArray<Partial>, StoreError>
-    /** Replaces the partial's own fields (name, description, status); false when there was none. */
+    /** Replaces the partial's own fields (name, collection, description, status); false when there was none. */
     readonly update: (partial: Partial) => Effect.Effect<boolean, StoreError>
     readonly versions: (partialId: string) => Effect.Effect<ReadonlyArray<PartialVersion>, StoreError>
     /** Deletes the partial with its versions; false when there was none. */

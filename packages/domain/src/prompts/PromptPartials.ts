@@ -29,7 +29,7 @@ export const makePromptPartials = (resources: TemplateResources, { partialChange
       delete: "prompts.delete"
     })
     const crypto = yield* PlatformCrypto
-    const { findPartial, listPlace, newResource } = resources
+    const { collectionInWorkspace, findPartial, listPlace, newResource } = resources
 
     /** A version of the partial with this template, checked before: it is what the version renders. */
     const newVersion = (partial: Partial, version: number, input: PartialChange, template: string, now: string) =>
@@ -72,6 +72,9 @@ export const makePromptPartials = (resources: TemplateResources, { partialChange
         const partial = yield* findPartial(principal, ref, workspaceId)
         const updating = yield* allowed(principal, "prompts.update", partial, PARTIAL)
         if (change.name !== undefined) yield* validateName(change.name)
+        const collection = change.collection_id === undefined
+          ? undefined
+          : yield* collectionInWorkspace(principal, partial, change.collection_id)
         const now = yield* nowIso
         let published = yield* existingVersion(partial, partial.published_version)
         if (change.string !== undefined) {
@@ -79,12 +82,16 @@ export const makePromptPartials = (resources: TemplateResources, { partialChange
           yield* compilePartial(partial.slug, change.string)
           published = newVersion(partial, (yield* latestPartialVersion(partial)) + 1, change, change.string, now)
           yield* partials.addVersion(updating, published)
-        } else if (change.name === undefined && change.description === undefined && change.status === undefined) {
-          return yield* InvalidRequest.of("Give a new string, name, description or status.", "string")
+        } else if (
+          change.name === undefined && change.description === undefined && change.status === undefined &&
+          collection === undefined
+        ) {
+          return yield* InvalidRequest.of("Give a new string, name, description, status or collection_id.", "string")
         }
         const updated = new Partial({
           ...partial,
           name: change.name?.trim() ?? partial.name,
+          collection_id: collection?.id ?? partial.collection_id,
           description: change.description === undefined ? partial.description : change.description,
           status: change.status ?? partial.status,
           published_version: published.version,

@@ -64,6 +64,54 @@ const checkSaved = Effect.fnUntraced(function*(
   }
 })
 
+/** Portkey's version fields that go beside `parameters`; they are saved in them. */
+const PARAMETER_FIELDS = ["functions", "tools", "tool_choice"] as const
+
+/**
+ * The parameters a new version saves: those given (else `base`), with Portkey's `functions`, `tools` and
+ * `tool_choice` put in; one given both there and in `parameters`, with two values, is refused by name.
+ */
+const savedParameters = (input: PromptInput, base: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const parameters: Record<string, unknown> = input.parameters === undefined ? { ...base } : { ...input.parameters }
+    for (const field of PARAMETER_FIELDS) {
+      const value = input[field]
+      if (value === undefined) continue
+      const inParameters = input.parameters?.[field]
+      if (inParameters !== undefined && JSON.stringify(inParameters) !== JSON.stringify(value)) {
+        return yield* InvalidRequest.of(`${field} is given twice (also in parameters), with two values.`, field)
+      }
+      parameters[field] = value
+    }
+    return parameters
+  })
+
+/** `template_metadata`, or Portkey's `prompt_metadata` (an update's name for it); two values are refused. */
+const templateMetadataOf = (input: PromptInput) =>
+  input.template_metadata !== undefined && input.prompt_metadata !== undefined &&
+    JSON.stringify(input.template_metadata) !== JSON.stringify(input.prompt_metadata)
+    ? Effect.fail(
+      InvalidRequest.of("prompt_metadata and template_metadata are given with two values.", "prompt_metadata")
+    )
+    : Effect.succeed(input.template_metadata ?? input.prompt_metadata)
+
+/** `is_raw_template` as a boolean (Portkey's update sends 0 or 1). */
+const rawOf = (value: PromptInput["is_raw_template"]) => value === undefined ? undefined : value === true || value === 1
+
+/** The fields of an update that make a new version; an update with none of them changes the prompt only. */
+const VERSION_FIELDS = [
+  "string",
+  "parameters",
+  "model",
+  "type",
+  "is_raw_template",
+  "template_metadata",
+  "prompt_metadata",
+  "version_description",
+  "virtual_key",
+  ...PARAMETER_FIELDS
+] as const
+
 const detectType = (input: PromptInput): PromptType =>
   input.type ?? (input.string !== undefined && parseMessages(input.string) !== undefined ? "chat" : "completion")
 
@@ -76,13 +124,14 @@ export const makePromptTemplates = (
     const prompts = grantedWrites(yield* PromptStore, {
       insert: "prompts.create",
       addVersion: "prompts.update",
+      update: "prompts.update",
       setPublished: "prompts.publish",
       // Creating a prompt sets its built-in labels; publishing moves a label.
       setLabel: ["prompts.create", "prompts.publish"],
       delete: "prompts.delete"
     })
     const crypto = yield* PlatformCrypto
-    const { existingVersion, findPrompt, listPlace, newResource } = resources
+    const { collectionInWorkspace, existingVersion, findPrompt, listPlace, newResource } = resources
 
     const create = Effect.fn("Prompts.create")(function*(principal: Principal, input: PromptInput) {
       const { creating, fields } = yield* newResource(principal, input)
@@ -93,12 +142,13 @@ export const makePromptTemplates = (
         prompt_id: prompt.id,
         version: 1,
         string: input.string!,
-        parameters: { ...input.parameters },
+        parameters: yield* savedParameters(input, {}),
         model: input.model ?? null,
         type: detectType(input),
-        is_raw_template: input.is_raw_template ?? false,
+        is_raw_template: rawOf(input.is_raw_template) ?? false,
         version_description: input.version_description ?? null,
         template_metadata: { ...input.template_metadata },
+        virtual_key: input.virtual_key ?? null,
         created_at: now
       })
       yield* checkSaved(`prompt '${prompt.slug}'`, version)
@@ -113,35 +163,64 @@ export const makePromptTemplates = (
       return Object.assign(version, { slug: prompt.slug })
     })
 
+    /**
+     * Changes a prompt: `name` and `collection_id` (another collection of its workspace) change the prompt
+     * itself; any version field adds a new, unpublished version, taking what it leaves out from the newest.
+     */
     const update = Effect.fn("Prompts.update")(function*(principal: Principal, promptId: string, input: PromptInput) {
       const prompt = yield* findPrompt(principal, promptId)
       const updating = yield* allowed(principal, "prompts.update", prompt)
       if (input.workspace_id !== undefined && input.workspace_id !== prompt.workspace_id) {
         return yield* InvalidRequest.of("A prompt cannot move to another workspace.", "workspace_id")
       }
+      if (input.patch === false) {
+        return yield* InvalidRequest.of(
+          "patch: false is not supported by this gateway: an update always takes the version fields it leaves out from the newest version (patch: true). Leave it out.",
+          "patch"
+        )
+      }
       if (input.name !== undefined) yield* validateName(input.name)
       if (input.string !== undefined) yield* validateTemplateText(input.string)
+      const collection = input.collection_id === undefined
+        ? undefined
+        : yield* collectionInWorkspace(principal, prompt, input.collection_id)
+      const now = yield* nowIso
+      const moved = collection !== undefined && collection.id !== prompt.collection_id
+      const changed = input.name !== undefined || moved
+        ? new Prompt({
+          ...prompt,
+          name: input.name?.trim() ?? prompt.name,
+          collection_id: collection?.id ?? prompt.collection_id,
+          last_updated_at: now
+        })
+        : prompt
       const latest = Option.getOrThrow(yield* prompts.latestVersion(prompt.id))
+      const versioned = VERSION_FIELDS.some((field) => input[field] !== undefined)
+      if (!versioned && (input.name !== undefined || collection !== undefined)) {
+        if (changed !== prompt) yield* prompts.update(updating, changed)
+        return { prompt: changed, version: latest }
+      }
       const string = input.string ?? latest.string
+      const templateMetadata = yield* templateMetadataOf(input)
       const version = new PromptVersion({
         id: crypto.uuid(),
         prompt_id: prompt.id,
         version: latest.version + 1,
         string,
-        parameters: input.parameters === undefined ? latest.parameters : { ...input.parameters },
+        parameters: yield* savedParameters(input, latest.parameters),
         model: input.model ?? latest.model,
         type: input.type ?? (input.string === undefined ? latest.type : detectType({ string })),
-        is_raw_template: input.is_raw_template ?? latest.is_raw_template,
+        is_raw_template: rawOf(input.is_raw_template) ?? latest.is_raw_template,
         version_description: input.version_description ?? null,
-        template_metadata: input.template_metadata === undefined
-          ? latest.template_metadata
-          : { ...input.template_metadata },
-        created_at: yield* nowIso
+        template_metadata: templateMetadata === undefined ? latest.template_metadata : { ...templateMetadata },
+        virtual_key: input.virtual_key === undefined ? latest.virtual_key : input.virtual_key,
+        created_at: now
       })
       yield* checkSaved(`prompt '${prompt.slug}'`, version)
+      if (changed !== prompt) yield* prompts.update(updating, changed)
       yield* prompts.addVersion(updating, version)
       yield* promptChanged(prompt.id)
-      return { prompt, version }
+      return { prompt: changed, version }
     })
 
     const publish = Effect.fn("Prompts.publish")(function*(principal: Principal, promptId: string, version: number) {

@@ -164,5 +164,35 @@ export const makeTemplateResources = Effect.gen(function*() {
     )
   })
 
-  return { findPrompt, findPartial, newResource, listScope, listPlace, existingVersion }
+  /**
+   * The collection `collectionRef` names (an id, or a slug of the resource's workspace) for a prompt or partial
+   * to move to: one of its own workspace only (another's is refused by name, `collection_id`).
+   */
+  const collectionInWorkspace = Effect.fnUntraced(function*(
+    principal: Principal,
+    resource: { readonly workspace_id: string },
+    collectionRef: string
+  ) {
+    const collection = yield* Effect.catchTag(
+      placement.findCollection(principal, collectionRef, resource.workspace_id),
+      "InvalidRequest",
+      (refused) => Effect.fail(InvalidRequest.of(refused.message, "collection_id"))
+    )
+    // What the key cannot see answers 404, as everywhere; what it sees in another workspace is refused by name.
+    yield* ensureAllowed(
+      principal,
+      "prompts.update",
+      Target.workspace(collection.organisation_id, collection.workspace_id),
+      { type: "collection", id: collection.id }
+    )
+    if (collection.workspace_id !== resource.workspace_id) {
+      return yield* InvalidRequest.of(
+        `Collection '${collectionRef}' is in another workspace: a prompt or partial moves only between collections of its own workspace.`,
+        "collection_id"
+      )
+    }
+    return collection
+  })
+
+  return { findPrompt, findPartial, newResource, listScope, listPlace, existingVersion, collectionInWorkspace }
 })

@@ -19,6 +19,7 @@ import { ScopeNames } from "../access/Scopes.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import type { AuditActor } from "../audit/AuditRecord.ts"
 import { RequestContext } from "../audit/RequestContext.ts"
+import { ScimStore } from "../scim/ScimStore.ts"
 import type { NotFound } from "../shared/Errors.ts"
 import { type Forbidden, InvalidRequest, requireRow, Unauthenticated } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
@@ -69,6 +70,8 @@ export interface SignInClient {
 /** The one answer to a password sign-in that fails, whatever failed: no user enumeration. */
 export const WRONG_CREDENTIALS = "The email or password is not right."
 
+const DEPROVISIONED = "This account was deactivated by the organisation's identity provider: it cannot sign in."
+
 const SESSION_ENDED = "The session has ended (signed out, revoked or expired): sign in again."
 
 /** A principal's session actor in the audit log's terms. */
@@ -99,12 +102,21 @@ export class Sessions extends Context.Service<
   Sessions,
   {
     /** A new session for the user (who exists): what every sign-in method calls once the person is known. */
-    readonly signIn: (input: SignIn, client: SignInClient) => Effect.Effect<NewSession, NotFound | StoreError>
+    /** `Unauthenticated` for a user deprovisioned over SCIM. */
+    readonly signIn: (
+      input: SignIn,
+      client: SignInClient
+    ) => Effect.Effect<NewSession, Unauthenticated | NotFound | StoreError>
     /**
      * A new session for the user, written inside the caller's own audited use case: a sign-in that is part of
      * another change (by an identity provider, by accepting an invitation), whose record names the session.
+     * `Unauthenticated` for a user deprovisioned over SCIM.
      */
-    readonly open: (input: SignIn, user: User, client: SignInClient) => Effect.Effect<NewSession, StoreError>
+    readonly open: (
+      input: SignIn,
+      user: User,
+      client: SignInClient
+    ) => Effect.Effect<NewSession, Unauthenticated | StoreError>
     /**
      * Signs in with a local account's email and password; any failure answers `WRONG_CREDENTIALS`, and too many
      * failures for the email or from the client's address `TooManyAttempts` (SignInAttempts.ts).
@@ -153,9 +165,14 @@ export class Sessions extends Context.Service<
       const members = yield* WorkspaceMemberStore
       const workspaces = yield* WorkspaceStore
       const hasher = yield* PasswordHasher
+      const scim = yield* ScimStore
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
       const attempts = yield* makeSignInAttempts
+
+      /** False for a user their identity provider deprovisioned over SCIM (`active: false`): they sign in nowhere. */
+      const isActive = (userId: string) =>
+        Effect.map(scim.getIdentity(userId), Option.match({ onNone: () => true, onSome: (i) => i.active }))
 
       const csrfTokenOf = (token: string) => crypto.sha256Hex(`csrf:${token}`)
       const after = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString()
@@ -186,7 +203,8 @@ export class Sessions extends Context.Service<
         input: SignIn,
         user: User,
         client: SignInClient
-      ): Effect.fn.Return<NewSession, StoreError> {
+      ): Effect.fn.Return<NewSession, Unauthenticated | StoreError> {
+        if (!(yield* isActive(user.id))) return yield* new Unauthenticated({ message: DEPROVISIONED })
         const { session, token } = yield* newSession(input, user, client)
         yield* store.insert(session, crypto.sha256Hex(token))
         return { session, user, token, csrfToken: csrfTokenOf(token) }
@@ -245,7 +263,11 @@ export class Sessions extends Context.Service<
           yield* attempt.succeeded
           // The user was just read: a NotFound here is a removal racing the sign-in, answered as a failed one.
           return yield* signIn({ user_id: user.value.id, method: "password" }, client).pipe(
-            Effect.catchTag("NotFound", () => Effect.fail(new Unauthenticated({ message: WRONG_CREDENTIALS })))
+            // A deprovisioned account answers as a wrong password would: the answer tells nothing of the password.
+            Effect.catchTags({
+              NotFound: () => Effect.fail(new Unauthenticated({ message: WRONG_CREDENTIALS })),
+              Unauthenticated: () => Effect.fail(new Unauthenticated({ message: WRONG_CREDENTIALS }))
+            })
           )
         }
       )
@@ -291,7 +313,8 @@ export class Sessions extends Context.Service<
           now - lastSeen >= settings.idleTimeoutMs
         ) return yield* ended
         const user = yield* users.get(session.user_id)
-        if (Option.isNone(user)) return yield* ended
+        // Deprovisioning ends a user's sessions; one a sign-in made as it ran ends here.
+        if (Option.isNone(user) || !(yield* isActive(user.value.id))) return yield* ended
         // Idle expiry counts from the last request, kept to within a minute (or a tenth of the idle timeout).
         const slack = Math.min(60_000, settings.idleTimeoutMs / 10)
         if (now - lastSeen >= slack) yield* store.touch(session.id, new Date(now).toISOString())

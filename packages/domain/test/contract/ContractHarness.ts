@@ -16,6 +16,7 @@ import {
   ApiKey,
   type ConfigStore,
   type IdempotencyStore,
+  type IntegrationStore,
   type LabelStore,
   type LeaseStore,
   type McpCapabilityStore,
@@ -62,6 +63,7 @@ export type Stores =
   | SignInFlowStore
   | ScimTokenStore
   | InviteStore
+  | IntegrationStore
 
 let counter = 0
 export const uid = () =>
@@ -186,6 +188,7 @@ export const promptVersion = (promptId: string, version: number, fields: Partial
     is_raw_template: false,
     version_description: null,
     template_metadata: {},
+    virtual_key: null,
     created_at: at(),
     ...fields
   })

@@ -24,7 +24,8 @@ export const promptContract = ({ exit, freshOrganisation, run }: Harness) => {
     const version = (n: number) =>
       promptVersion(prompt.id, n, {
         parameters: { temperature: 0.5, nested: { a: [1, "b"] } },
-        model: n === 1 ? null : "gpt-4o"
+        model: n === 1 ? null : "gpt-4o",
+        virtual_key: n === 1 ? null : "openai-main"
       })
     const [v1, v2] = [version(1), version(2)]
     await run(Effect.gen(function*() {
@@ -67,6 +68,22 @@ export const promptContract = ({ exit, freshOrganisation, run }: Harness) => {
     expect(read.versions.map((v) => v.version)).toEqual([1, 2])
     expect(read.labels.map((l) => [l.label, l.version])).toEqual([["production", 2]])
     expect(read.listed.total).toBe(1)
+    // A prompt's own fields change in place: renamed and moved to another collection, versions untouched.
+    const moved = new Prompt({ ...prompt, name: "Moved", collection_id: `other-${w.id}`, published_version: 2 })
+    const changed = await run(Effect.gen(function*() {
+      const store = yield* PromptStore
+      const updated = yield* store.update(moved)
+      const missing = yield* store.update(new Prompt({ ...moved, id: uid() }))
+      return {
+        updated,
+        missing,
+        after: yield* store.get(prompt.id),
+        inOther: yield* store.list(org.id, w.id, { limit: 10, offset: 0 }, moved.collection_id)
+      }
+    }))
+    expect([changed.updated, changed.missing]).toEqual([true, false])
+    expect(Option.getOrThrow(changed.after)).toMatchObject({ name: "Moved", collection_id: moved.collection_id })
+    expect(changed.inOther.items.map((p) => p.id)).toEqual([prompt.id])
     expect(await run(Effect.flatMap(Effect.service(PromptStore), (s) => s.delete(prompt.id)))).toBe(true)
     const gone = await run(Effect.gen(function*() {
       const store = yield* PromptStore
@@ -132,6 +149,7 @@ export const promptContract = ({ exit, freshOrganisation, run }: Harness) => {
     const archived = new Partial({
       ...partial,
       name: "Tone of voice",
+      collection_id: `moved-${w.id}`,
       description: null,
       status: "archived",
       published_version: 1,

@@ -7,12 +7,15 @@
  * a store that cannot answer is the envelope's 503 like everywhere else.
  */
 import { IdentityProviders, OidcSignIn, type SignInRefused } from "@gateway-control/domain"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
 import { domainErrorResponse } from "../../ApiErrors.ts"
 import { makeSessionCookies, type SessionCookieOptions } from "../../internal/sessionCookie.ts"
+import { SignInOptions } from "./Api.ts"
 
 export const PROVIDERS_PATH = "/v1/auth/providers"
+
+const encodeSignInOptions = Schema.encodeSync(SignInOptions)
 export const START_PATH = "/auth/oidc/:provider/start"
 export const CALLBACK_PATH = "/auth/oidc/callback"
 
@@ -50,7 +53,9 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
       "GET",
       PROVIDERS_PATH,
       providers.signInOptions.pipe(
-        Effect.map((data) => HttpServerResponse.jsonUnsafe({ object: "list", data }, { headers: NO_STORE })),
+        Effect.map((data) =>
+          HttpServerResponse.jsonUnsafe(encodeSignInOptions({ object: "list", data }), { headers: NO_STORE })
+        ),
         Effect.catch((error) => Effect.succeed(domainErrorResponse(error)))
       )
     )

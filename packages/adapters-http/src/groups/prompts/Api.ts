@@ -43,6 +43,14 @@ export const VersionCreated = Schema.Struct({
   ...Struct.pick(PromptVersion.fields, ["version"])
 })
 
+/** The answer to a prompt's update: the new version (else the newest), and the prompt's name and collection. */
+export const PromptUpdated = Schema.Struct({
+  ...VersionCreated.fields,
+  ...Struct.pick(Prompt.fields, ["name", "collection_id"]),
+  /** Portkey's name of `version_id` here. */
+  prompt_version_id: PromptVersion.fields.id
+})
+
 export const PromptDetails = Schema.Struct({
   ...Prompt.fields,
   object: Schema.Literal("prompt"),
@@ -119,9 +127,9 @@ export class PromptsGroup extends v1Group(
         CreatePrompt,
         Schema.Struct({ ...VersionCreated.fields, object: Schema.Literal("prompt") })
       ),
-      updateEndpoint("update", "/prompts/:promptId", PromptRef, UpdatePrompt, VersionCreated).annotate(
+      updateEndpoint("update", "/prompts/:promptId", PromptRef, UpdatePrompt, PromptUpdated).annotate(
         OpenApi.Description,
-        "Creates a new immutable version; it does not publish it."
+        "A version field creates a new immutable version (it does not publish it), taking what it leaves out from the newest; name and collection_id (a collection of the prompt's workspace) change the prompt itself."
       ),
       updateEndpoint(
         "makeDefault",

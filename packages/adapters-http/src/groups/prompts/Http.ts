@@ -59,7 +59,7 @@ export const PromptsHandlers = HttpApiBuilder.group(
         ),
       update: ({ params, payload }) =>
         asCaller((principal) => prompts.update(principal, params.promptId, payload)).pipe(
-          Effect.map(({ prompt, version }) => versionCreated(prompt, version))
+          Effect.map(({ prompt, version }) => ({ ...versionCreated(prompt, version), prompt_version_id: version.id }))
         ),
       listVersions: ({ params }) =>
         asCaller((principal) => prompts.listVersions(principal, params.promptId)).pipe(

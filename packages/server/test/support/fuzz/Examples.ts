@@ -62,6 +62,12 @@ export interface Fixture extends HeaderContext {
   readonly acceptedInviteToken: string
   readonly collectionId: string
   readonly doomedCollectionId: string
+  /** An organisation-level AI-provider integration shared with the workspace, with a custom model. */
+  readonly aiIntegrationSlug: string
+  readonly doomedAiIntegrationSlug: string
+  /** Providers of the workspace on that integration. */
+  readonly providerSlug: string
+  readonly doomedProviderId: string
 }
 
 /** Posts with the admin key and answers the created resource, failing loudly if it was not created. */
@@ -88,6 +94,9 @@ const SECRET_REFERENCE = {
   auth_config: { vault_auth_type: "token", vault_addr: "https://vault.example.com", vault_token: "hvs.fuzz-token" },
   secret_path: "secret/openai"
 }
+
+/** An organisation-level OpenAI integration but its name; its provider is never called. */
+const AI_INTEGRATION = { ai_provider_id: "openai", key: "sk-fuzz-integration", configurations: { openai_project: "p" } }
 
 const TRUST_POLICY = {
   issuer: "https://token.actions.githubusercontent.com",
@@ -227,6 +236,24 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const linkToken = (created: { readonly invite_link?: unknown }) => new URL(String(created.invite_link)).hash.slice(1)
   const shownInvite = await create("/v1/admin/users/invites", invitation("shown"))
   const acceptedInvite = await create("/v1/admin/users/invites", invitation("accepted"))
+  const aiIntegration = await create("/v1/integrations", { ...AI_INTEGRATION, name: `Fuzz AI ${tag}` })
+  const doomedAiIntegration = await create("/v1/integrations", { ...AI_INTEGRATION, name: `Fuzz doomed AI ${tag}` })
+  for (
+    const [path, body] of [
+      [`/v1/integrations/${aiIntegration.slug}/workspaces`, { workspaces: [{ id: workspace_id, enabled: true }] }],
+      [`/v1/integrations/${aiIntegration.slug}/models`, {
+        models: [{ slug: "fuzz-custom", enabled: true, is_custom: true }]
+      }]
+    ] as const
+  ) {
+    const response = await server.send("PUT", path, body)
+    if (response.status !== 200) {
+      throw new Error(`fixture: PUT ${path} answered ${response.status} ${await response.text()}`)
+    }
+  }
+  const provider = (name: string) => ({ name, integration_id: aiIntegration.slug, workspace_id })
+  const aiProvider = await create("/v1/providers", provider(`Fuzz provider ${tag}`))
+  const doomedProvider = await create("/v1/providers", provider(`Fuzz doomed provider ${tag}`))
   return {
     memberEmail,
     sessionId: signedIn.session.id,
@@ -280,7 +307,11 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     shownInviteToken: linkToken(shownInvite),
     acceptedInviteToken: linkToken(acceptedInvite),
     collectionId: collection.id,
-    doomedCollectionId: doomedCollection.id
+    doomedCollectionId: doomedCollection.id,
+    aiIntegrationSlug: aiIntegration.slug,
+    doomedAiIntegrationSlug: doomedAiIntegration.slug,
+    providerSlug: aiProvider.slug,
+    doomedProviderId: doomedProvider.id
   }
 }
 
@@ -450,6 +481,64 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { description: "updated", secret_path: "secret/other", auth_config: { vault_namespace: "team" } }
   }),
   "secretReferences.delete": (f) => ({ params: { id: f.doomedSecretReferenceId } }),
+  "integrations.create": () => ({
+    body: {
+      name: "Fuzz example integration",
+      ai_provider_id: "bedrock",
+      description: "d",
+      configurations: {
+        aws_auth_type: "assumedRole",
+        aws_region: "us-east-1",
+        aws_role_arn: "arn:aws:iam::123456789012:role/fuzz",
+        aws_external_id: "fuzz"
+      }
+    }
+  }),
+  "integrations.list": (f) => ({ query: { workspace_id: f.workspaceId, type: "all", ...PAGE } }),
+  "integrations.get": (f) => ({ params: { slug: f.aiIntegrationSlug } }),
+  "integrations.update": (f) => ({
+    params: { slug: f.aiIntegrationSlug },
+    body: { name: "Fuzz AI renamed", description: "updated", configurations: { openai_organization: "org-fuzz" } }
+  }),
+  "integrations.delete": (f) => ({ params: { slug: f.doomedAiIntegrationSlug } }),
+  "integrations.getWorkspaces": (f) => ({ params: { slug: f.aiIntegrationSlug } }),
+  "integrations.updateWorkspaces": (f) => ({
+    params: { slug: f.aiIntegrationSlug },
+    body: {
+      workspaces: [{
+        id: f.workspaceId,
+        enabled: true,
+        usage_limits: [{ credit_limit: 10, periodic_reset: "monthly" }],
+        rate_limits: [{ type: "requests", unit: "rpm", value: 60 }]
+      }],
+      override_existing_workspace_access: false
+    }
+  }),
+  "integrations.getModels": (f) => ({ params: { slug: f.aiIntegrationSlug } }),
+  "integrations.updateModels": (f) => ({
+    params: { slug: f.aiIntegrationSlug },
+    body: { models: [{ slug: "gpt-4o", enabled: true }], allow_all_models: false }
+  }),
+  "integrations.deleteModels": (f) => ({ params: { slug: f.aiIntegrationSlug }, query: { slugs: "fuzz-custom" } }),
+  "providers.create": (f) => ({
+    body: {
+      name: "Fuzz example provider",
+      integration_id: f.aiIntegrationSlug,
+      workspace_id: f.workspaceId,
+      note: "n",
+      usage_limits: { credit_limit: 10, periodic_reset: "monthly", alert_threshold: 9 },
+      rate_limits: [{ type: "requests", unit: "rpm", value: 60 }],
+      expires_at: "2999-01-01T00:00:00Z"
+    }
+  }),
+  "providers.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "providers.get": (f) => ({ params: { id: f.providerSlug }, query: { workspace_id: f.workspaceId } }),
+  "providers.update": (f) => ({
+    params: { id: f.providerSlug },
+    query: { workspace_id: f.workspaceId },
+    body: { name: "Fuzz provider renamed", note: null, expires_at: null }
+  }),
+  "providers.delete": (f) => ({ params: { id: f.doomedProviderId } }),
   "identityProviders.create": () => ({ body: { ...IDENTITY_PROVIDER, name: "Fuzz example SSO" } }),
   "identityProviders.list": () => ({ query: PAGE }),
   "identityProviders.get": (f) => ({ params: { id: f.identityProviderId } }),

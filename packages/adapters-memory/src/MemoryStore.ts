@@ -23,6 +23,8 @@ import {
   McpIntegrationStore,
   McpServer,
   McpServerStore,
+  McpUserAccess,
+  type McpUserAccessDefault,
   newestFirst,
   type Organisation,
   OrganisationStore,
@@ -272,6 +274,10 @@ const make = Effect.sync(() => {
 
   const integrations = new Table<McpIntegration>(state, (i) => [`${i.organisation_id}/${i.slug}`])
   const servers = new Table<McpServer>(state, (s) => [`${s.workspace_id}/${s.slug}`])
+  const accessDefaults = new Table<
+    { readonly server_id: string; readonly default_user_access: McpUserAccessDefault; readonly last_updated_at: string }
+  >(state)
+  const accessOverrides = new Table<McpUserAccess>(state)
   const matches = (search: string | null, ...fields: Array<string>) =>
     search === null || fields.some((f) => f.toLowerCase().includes(search.toLowerCase()))
 
@@ -343,7 +349,33 @@ const make = Effect.sync(() => {
           page
         )
       ),
-    directory: (query) => Effect.sync(() => directoryOf(servers, integrations, query))
+    directory: (query) => Effect.sync(() => directoryOf(servers, integrations, query)),
+    userAccess: (serverId) =>
+      Effect.sync(() => ({
+        default_user_access: Option.match(accessDefaults.get(serverId), {
+          onNone: () => "allow" as const,
+          onSome: (stored) => stored.default_user_access
+        }),
+        users: [...accessOverrides.rows.values()].filter((o) => o.server_id === serverId).sort((a, b) =>
+          a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0
+        )
+      })),
+    setUserAccess: (serverId, defaultAccess, overrides, at) =>
+      state.withTransaction(Effect.gen(function*() {
+        if (defaultAccess !== null) {
+          const stored = { server_id: serverId, default_user_access: defaultAccess, last_updated_at: at }
+          if (!(yield* accessDefaults.replace(serverId, () => stored))) yield* accessDefaults.insert(serverId, stored)
+        }
+        for (const override of overrides) {
+          const id = `${serverId}/${override.user_id}`
+          // An override keeps when it was first set, as the SQL store does.
+          const replaced = yield* accessOverrides.replace(
+            id,
+            (stored) => new McpUserAccess({ ...override, created_at: stored.created_at })
+          )
+          if (!replaced) yield* accessOverrides.insert(id, override)
+        }
+      }))
   })
 
   const virtualKeys = new Table<StoredSecret<VirtualKey>>(state, (k) => [`${k.record.workspace_id}/${k.record.slug}`])
@@ -498,7 +530,7 @@ const make = Effect.sync(() => {
     Context.add(IdentityProviderStore, makeIdentityProviderStore(state)),
     Context.add(SignInFlowStore, makeSignInFlowStore(state)),
     Context.add(ScimTokenStore, makeScimTokenStore(state)),
-    Context.add(ScimStore, makeScimStore(state)),
+    Context.add(ScimStore, makeScimStore(state, users)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   ).pipe(

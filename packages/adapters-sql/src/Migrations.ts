@@ -726,6 +726,26 @@ export const migrationScripts = {
   "0067_invite_accounts": `
     ALTER TABLE invites ADD COLUMN user_id text REFERENCES users (id) ON DELETE CASCADE
   `,
+  // SCIM groups: a name unique in the organisation without case, the identity provider's id for it, and its
+  // members, who leave it when removed.
+  "0080_scim_groups": `
+    CREATE TABLE scim_groups (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      display_name text NOT NULL,
+      external_id text,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE UNIQUE INDEX scim_groups_name_unique ON scim_groups (organisation_id, lower(display_name));
+    CREATE INDEX scim_groups_organisation ON scim_groups (organisation_id, created_at, id);
+    CREATE TABLE scim_group_members (
+      group_id text NOT NULL REFERENCES scim_groups (id) ON DELETE CASCADE,
+      user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      PRIMARY KEY (group_id, user_id)
+    );
+    CREATE INDEX scim_group_members_user ON scim_group_members (user_id)
+  `,
   // AI-provider integrations (issue 29): an organisation's (workspace_id null) or a workspace's credential for
   // one provider. The record's secrets (key, secret configuration fields) are kept encrypted in
   // encrypted_secrets; workspaces and models are the integration's own lists. Keys that manage virtual keys
@@ -794,6 +814,22 @@ export const migrationScripts = {
   "0095_prompt_virtual_key": `
     ALTER TABLE prompt_versions ADD COLUMN virtual_key text
   `,
+  // Who may use an MCP server (issue 28, Portkey's user access): the server's default and each user's override.
+  "0096_mcp_server_user_access": `
+    CREATE TABLE mcp_server_access (
+      server_id text PRIMARY KEY REFERENCES mcp_servers (id) ON DELETE CASCADE,
+      default_user_access text NOT NULL CHECK (default_user_access IN ('allow', 'deny')),
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE TABLE mcp_server_user_access (
+      server_id text NOT NULL REFERENCES mcp_servers (id) ON DELETE CASCADE,
+      user_id text NOT NULL,
+      enabled boolean NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      PRIMARY KEY (server_id, user_id)
+    )
+  `,
   // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
   "0100_audit_trace_id": `
     ALTER TABLE audit_logs ADD COLUMN trace_id text
@@ -836,6 +872,34 @@ const ensureWritable = Effect.gen(function*() {
   }
 })
 
+/**
+ * Fails when the store lacks a migration numbered below the latest it has applied. Effect's migrator runs only
+ * the migrations above the latest applied one, so such a migration would never run and the store would miss
+ * its tables for good. Releases add migrations in order; a store migrated by a build from between two changes
+ * that landed out of order is the way to get here, and it is refused, named, rather than run half-made.
+ */
+const ensureNoneSkipped = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const table = yield* sql<{ readonly present: boolean }>`
+    SELECT to_regclass('effect_sql_migrations') IS NOT NULL AS present`
+  if (table[0]?.present !== true) return
+  const rows = yield* sql<{ readonly migration_id: number }>`SELECT migration_id FROM effect_sql_migrations`
+  const applied = new Set(rows.map((row) => Number(row.migration_id)))
+  const latest = Math.max(0, ...applied)
+  const skipped = Object.keys(migrationScripts).filter((name) => {
+    const id = Number(name.slice(0, name.indexOf("_")))
+    return id < latest && !applied.has(id)
+  })
+  if (skipped.length > 0) {
+    return yield* new MigrationRefused({
+      message: `This store lacks migration${skipped.length === 1 ? "" : "s"} ${skipped.join(", ")}, numbered below ` +
+        `the latest it has applied (${latest}): it was migrated by a development build from between two changes, ` +
+        "and the migrator never runs a migration below the latest. Use a new store (or DATA_DIR), or apply the " +
+        "missing scripts by hand and record them in effect_sql_migrations."
+    })
+  }
+})
+
 /** Runs the pending migrations; returns the ones it ran as `[id, name]`. */
 export const migrate = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -843,7 +907,7 @@ export const migrate = Effect.gen(function*() {
   return yield* sql.withTransaction(
     Effect.andThen(
       sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`,
-      runMigrator({ loader: Migrator.fromRecord(migrations) })
+      Effect.andThen(ensureNoneSkipped, runMigrator({ loader: Migrator.fromRecord(migrations) }))
     )
   )
 }).pipe(Effect.withSpan("migrate"))

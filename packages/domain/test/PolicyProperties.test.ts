@@ -58,7 +58,9 @@ const operationOf = (action: Action): Operation => {
   }
   if (
     action.startsWith("api_keys.create.") || action.startsWith("api_keys.rotate.") || action === "api_keys.delete" ||
-    action === "api_keys.update"
+    action === "api_keys.update" ||
+    // Deciding who may use a workspace's MCP server: the same role row (owners and admins, managers, no members).
+    action === "mcp_servers.user_access.update"
   ) {
     return "create workspace key"
   }
@@ -184,6 +186,7 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     // Renaming or deleting a server: as creating one.
     "mcp_servers.update": ["mcp_servers.create"],
     "mcp_servers.delete": ["mcp_servers.create"],
+    "mcp_servers.user_access.update": ["mcp_servers.create"],
     // Labels belong to prompts: the prompts scope of the same verb.
     ...Object.fromEntries(
       ["create", "update", "delete"].flatMap((verb) =>

@@ -45,6 +45,7 @@ import {
   type RenderLimitsShape,
   runHealthChecks,
   Scim,
+  ScimGroups,
   ScimTokens,
   SecretReferences,
   SecretReferenceSettings,
@@ -222,6 +223,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     OidcSignIn.layer,
     ScimTokens.layer,
     Scim.layer,
+    ScimGroups.layer,
     layerTransitionSweep
   ).pipe(
     Layer.provideMerge(

@@ -102,6 +102,7 @@ const serviceTags = [
   Domain.Sessions,
   Domain.SecretReferences,
   Domain.Scim,
+  Domain.ScimGroups,
   Domain.ScimTokens,
   Domain.TokenExchange,
   Domain.TrustPolicies,

@@ -52,15 +52,36 @@ const authorize = async (slug = "oidc", rewrite?: (url: URL) => void, invite?: s
   const start = await fetch(`${server.baseUrl}/auth/oidc/${slug}/start${query}`, { redirect: "manual" })
   expect(start.status).toBe(302)
   const url = new URL(start.headers.get("location")!)
+  // The browser keeps the flow's state in a cookie of its own, for the callback.
+  expect(start.headers.get("set-cookie")).toBe(
+    `gwc_oidc_flow=${url.searchParams.get("state")}; Max-Age=600; Path=/; HttpOnly; SameSite=Lax`
+  )
   rewrite?.(url)
   return { url, search: await followProvider(url.href, REDIRECT_URI) }
 }
 
-const callback = (search: string) => fetch(`${server.baseUrl}/auth/oidc/callback${search}`, { redirect: "manual" })
+/**
+ * The callback from a browser: by default the one that started the flow (its flow cookie holds the callback's
+ * `state`); `flowState` null sends no flow cookie, a string sends that one.
+ */
+const callback = (search: string, flowState?: string | null) => {
+  const kept = flowState === undefined ? new URLSearchParams(search).get("state") : flowState
+  return fetch(`${server.baseUrl}/auth/oidc/callback${search}`, {
+    redirect: "manual",
+    headers: kept === null ? {} : { cookie: `gwc_oidc_flow=${kept}` }
+  })
+}
+
+/** What clears the flow's cookie once the callback has used it. */
+const SPENT_FLOW_COOKIE =
+  "gwc_oidc_flow=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax"
 
 /** The session cookie a response sets, as a `cookie` request header (`name=value`). */
 const sessionCookieOf = (response: Response) => {
-  const set = response.headers.get("set-cookie")
+  const cookies = response.headers.getSetCookie()
+  // The spent flow's cookie is cleared beside it.
+  expect(cookies.filter((c) => c.startsWith("gwc_oidc_flow="))).toEqual([SPENT_FLOW_COOKIE])
+  const set = cookies.find((c) => c.startsWith("gwc_session="))
   expect(set).toMatch(/^gwc_session=[\w-]{20,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/)
   return set!.split(";")[0]!
 }
@@ -75,7 +96,8 @@ const me = async (cookie: string) => {
 /** A refused callback: a readable page, no user created, one failed sign-in recorded. */
 const expectRefused = async (response: Response, words: RegExp) => {
   expect(response.status).toBe(401)
-  expect(response.headers.get("set-cookie")).toBeNull()
+  // No session; only the spent flow's cookie is cleared.
+  expect(response.headers.getSetCookie()).toEqual([SPENT_FLOW_COOKIE])
   expect(response.headers.get("content-type")).toMatch(/text\/html/)
   const page = await response.text()
   expect(page).toContain("Sign-in refused")
@@ -227,6 +249,20 @@ describe("OpenID Connect sign-in", () => {
     expect((await usersOf()).total).toBe(before)
     const [record] = await signInRecords(null)
     expect(record).toMatchObject({ action: "sign_in", response_status_code: 401, user_type: "unauthenticated" })
+  })
+
+  it("refuses a callback made in another browser than the one that started the flow (login CSRF), which keeps it", async () => {
+    provider.signInAs("bob")
+    const { search } = await authorize()
+    const before = (await usersOf()).total
+    const recorded = (await signInRecords(null)).length
+    // Someone hands their own callback link to another person: that browser holds no flow, or another one.
+    await expectRefused(await callback(search, null), /not started in this browser/)
+    await expectRefused(await callback(search, "a-state-of-another-flow"), /not started in this browser/)
+    expect((await usersOf()).total).toBe(before)
+    expect((await signInRecords(null)).length).toBe(recorded + 2)
+    // The flow was not spent: the browser that started it still completes it.
+    expect((await callback(search)).status).toBe(302)
   })
 
   it("refuses a replayed callback (its state and code are spent)", async () => {

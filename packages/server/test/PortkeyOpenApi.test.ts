@@ -58,10 +58,8 @@ const LEFT_OUT: Readonly<Record<string, string>> = {
   "DELETE /admin/users/invites/{inviteId}": "invites: see \"People sign in\"",
   "POST /admin/users/invites/{inviteId}/resend": "invites: see \"People sign in\"",
   "PUT /mcp-servers/{mcpServerId}/capabilities": "capabilities are switched on the integration, not per server",
-  "GET /mcp-servers/{mcpServerId}/user-access": "who may use a server is decided by its workspace, not per user",
-  "PUT /mcp-servers/{mcpServerId}/user-access": "who may use a server is decided by its workspace, not per user",
-  "GET /mcp-servers/{mcpServerId}/connections": "no per-user OAuth connections: the gateway runs no OAuth flow",
-  "DELETE /mcp-servers/{mcpServerId}/connections": "no per-user OAuth connections: the gateway runs no OAuth flow"
+  "DELETE /mcp-servers/{mcpServerId}/connections":
+    "no per-user connection is held (no OAuth flow, no user tokens): nothing to disconnect; deny the user instead"
 }
 
 /**
@@ -518,6 +516,12 @@ describe.skipIf(document === undefined)("Portkey's OpenAPI document, for the ope
       await conforming("put", "/mcp-servers/{mcpServerId}", path, { name: "Walked server", description: null })
       await conforming("post", "/mcp-servers/{mcpServerId}/test", `${path}/test`)
       await conforming("get", "/mcp-servers/{mcpServerId}/capabilities", `${path}/capabilities`)
+      await conforming("get", "/mcp-servers/{mcpServerId}/user-access", `${path}/user-access?page=1&page_size=10`)
+      await conforming("put", "/mcp-servers/{mcpServerId}/user-access", `${path}/user-access`, {
+        user_access: [],
+        default_user_access: "allow"
+      })
+      await conforming("get", "/mcp-servers/{mcpServerId}/connections", `${path}/connections?current_page=0`)
       await conforming("delete", "/mcp-servers/{mcpServerId}", path)
       await conforming("delete", "/mcp-integrations/{mcpIntegrationId}", integration)
       for (const left of Object.keys(LEFT_OUT).filter((op) => op.includes("/mcp-servers/"))) {

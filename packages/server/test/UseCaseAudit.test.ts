@@ -22,6 +22,7 @@ import {
   recordedStatusOf,
   RequestContext,
   Scim,
+  ScimGroups,
   ScimTokens,
   SecretReferences,
   Sessions,
@@ -248,6 +249,21 @@ const scimUser = (world: World) =>
         (created) => ({ caller, id: String(created.id) })
       )
     ))
+
+/** A group made over SCIM with one member, and the SCIM token's principal that made it. */
+const scimGroup = (world: World) =>
+  Effect.flatMap(scimUser(world), ({ caller, id: userId }) =>
+    ScimGroups.use((g) =>
+      Effect.map(
+        g.createGroup(caller, { displayName: unique("Group"), members: [{ value: userId }] }),
+        (created) => ({ caller, id: String(created.id), userId })
+      )
+    ))
+
+const REMOVE_MEMBERS = {
+  schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+  Operations: [{ op: "remove", path: "members" }]
+}
 
 const DEACTIVATE = {
   schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
@@ -833,6 +849,35 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpRegistry.use((r) => r.deleteServer(w.admin, MISSING)) }
   ],
+  "mcpRegistry.updateServerUserAccess": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          server(w),
+          (s) => McpRegistry.use((r) => r.updateServerUserAccess(w.admin, s.id, { default_user_access: "deny" }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          server(w),
+          (s) => McpRegistry.use((r) => r.updateServerUserAccess(w.weak, s.id, { default_user_access: "deny" }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          server(w),
+          (s) =>
+            McpRegistry.use((r) =>
+              r.updateServerUserAccess(w.admin, s.id, { user_access: [{ user_id: MISSING, enabled: true }] })
+            )
+        )
+    }
+  ],
   "mcpConnectivity.testIntegration": [
     {
       outcome: "allowed",
@@ -1212,6 +1257,86 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Effect.flatMap(scimCaller(w), (c) => Scim.use((s) => s.deleteUser(c, MISSING)))
     }
   ],
+  "scim.createGroup": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(scimCaller(w), (c) => ScimGroups.use((g) => g.createGroup(c, { displayName: unique("G") })))
+    },
+    {
+      outcome: "denied",
+      program: (w) => ScimGroups.use((g) => g.createGroup(w.weak, { displayName: unique("G") }))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          scimCaller(w),
+          (c) => ScimGroups.use((g) => g.createGroup(c, { displayName: "G", members: [{ value: MISSING }] }))
+        )
+    }
+  ],
+  "scim.replaceGroup": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          scimGroup(w),
+          ({ caller, id }) =>
+            ScimGroups.use((g) => g.replaceGroup(caller, id, { displayName: unique("Renamed"), members: [] }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          scimGroup(w),
+          ({ id }) => ScimGroups.use((g) => g.replaceGroup(w.weak, id, { displayName: unique("Renamed") }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(scimCaller(w), (c) => ScimGroups.use((g) => g.replaceGroup(c, MISSING, { displayName: "G" })))
+    }
+  ],
+  "scim.patchGroup": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          scimGroup(w),
+          ({ caller, id }) => ScimGroups.use((g) => g.patchGroup(caller, id, REMOVE_MEMBERS))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(scimGroup(w), ({ id }) => ScimGroups.use((g) => g.patchGroup(w.weak, id, REMOVE_MEMBERS)))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          scimGroup(w),
+          ({ caller, id }) => ScimGroups.use((g) => g.patchGroup(caller, id, { Operations: 1 }))
+        )
+    }
+  ],
+  "scim.deleteGroup": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(scimGroup(w), ({ caller, id }) => ScimGroups.use((g) => g.deleteGroup(caller, id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(scimGroup(w), ({ id }) => ScimGroups.use((g) => g.deleteGroup(w.weak, id)))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Effect.flatMap(scimCaller(w), (c) => ScimGroups.use((g) => g.deleteGroup(c, MISSING)))
+    }
+  ],
   "identityProviders.create": [
     { outcome: "allowed", program: identityProvider },
     { outcome: "denied", program: (w) => identityProvider({ ...w, admin: w.weak }) },
@@ -1260,7 +1385,8 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
   "identityProviders.signIn": [
     {
       outcome: "failed",
-      program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x", { userAgent: null }))
+      program: () =>
+        OidcSignIn.use((s) => s.callback("?state=never-issued&code=x", { userAgent: null }, "never-issued"))
     }
   ],
   "integrations.create": [

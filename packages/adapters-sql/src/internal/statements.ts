@@ -39,6 +39,7 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
     message: "An organisation label with this name already exists.",
     param: "name"
   },
+  scim_groups_name_unique: { message: "A group with this displayName already exists.", param: "displayName" },
   prompt_partial_versions_number_unique: {
     message: "Another request created this version at the same time; retry.",
     param: null

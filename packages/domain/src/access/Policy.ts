@@ -182,6 +182,8 @@ export const Actions = {
   /** Renaming or deleting a server: as creating one (no scope of its own, so existing keys keep their reach). */
   "mcp_servers.update": { scope: "mcp_servers.create", reach: "any" },
   "mcp_servers.delete": { scope: "mcp_servers.create", reach: "any" },
+  /** Deciding which of a workspace's people may use a server (Portkey's user access): its managers'. */
+  "mcp_servers.user_access.update": { scope: "mcp_servers.create", reach: "any", manager: true },
   /** Connecting to a server to test it: initialize and ping. */
   "mcp_servers.test": { scope: "mcp_servers.test", reach: "any" },
   "completions.write": { scope: "completions.write", reach: "workspace" },
@@ -285,6 +287,35 @@ export const ensureOpenToWorkspace = (
     : Effect.fail(
       new Forbidden({
         message: `${what} of ${resource.type} '${resource.id}' is not open to its workspace '${record.workspace_id}'.`
+      })
+    )
+
+/**
+ * May the person a key acts as use an MCP server, by the server's user access (mcp/McpUserAccess.ts): their own
+ * override, else the server's default. It binds keys that act as a person in the workspace (`workspace-user`);
+ * service keys act as nobody, and admin keys manage access rather than being subject to it.
+ */
+export const personMayUse = (
+  principal: Principal,
+  access: { readonly defaultAllows: boolean; readonly overrideFor: (userId: string) => boolean | undefined }
+): boolean => !boundByUserAccess(principal) || (access.overrideFor(principal.userId!) ?? access.defaultAllows)
+
+/** Does the key act as a person in its workspace, and so is bound by servers' user access (`personMayUse`)? */
+export const boundByUserAccess = (principal: Principal): boolean =>
+  principal.keyType === "workspace-user" && principal.userId !== null
+
+/** `personMayUse` as an effect: `Forbidden`, naming the server, when the key's person may not use it. */
+export const ensurePersonMayUse = (
+  principal: Principal,
+  access: Parameters<typeof personMayUse>[1],
+  resource: ResourceRef
+): Effect.Effect<void, Forbidden> =>
+  personMayUse(principal, access)
+    ? Effect.void
+    : Effect.fail(
+      new Forbidden({
+        message: `This API key's user '${principal.userId}' may not use ${resource.type} '${resource.id}' ` +
+          "(the server's user access denies them; a workspace manager can change it)."
       })
     )
 

@@ -49,6 +49,7 @@ const USE_CASE_TABLE = {
   "mcpRegistry.createServer": { action: "create", resourceType: "mcp_server" },
   "mcpRegistry.updateServer": { action: "update", resourceType: "mcp_server" },
   "mcpRegistry.deleteServer": { action: "delete", resourceType: "mcp_server" },
+  "mcpRegistry.updateServerUserAccess": { action: "update", resourceType: "mcp_server_user_access" },
   "mcpConnectivity.testIntegration": { action: "test", resourceType: "mcp_integration" },
   "mcpConnectivity.testServer": { action: "test", resourceType: "mcp_server" },
   "mcpConnectivity.syncCapabilities": { action: "sync", resourceType: "mcp_integration" },
@@ -89,6 +90,10 @@ const USE_CASE_TABLE = {
   "scim.replaceUser": { action: "update", resourceType: "user" },
   "scim.patchUser": { action: "update", resourceType: "user" },
   "scim.deleteUser": { action: "delete", resourceType: "user" },
+  "scim.createGroup": { action: "create", resourceType: "group" },
+  "scim.replaceGroup": { action: "update", resourceType: "group" },
+  "scim.patchGroup": { action: "update", resourceType: "group" },
+  "scim.deleteGroup": { action: "delete", resourceType: "group" },
   // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
   "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" },
   // People signing in (sessions/Sessions.ts): failed sign-ins are recorded as this use case's refusals.

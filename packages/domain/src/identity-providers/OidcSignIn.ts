@@ -87,7 +87,16 @@ export class OidcSignIn extends Context.Service<
       inviteToken?: string | undefined
     ) => Effect.Effect<string, SignInRefused | NotFound | StoreError>
     /** Completes the sign-in from the callback's query string, and opens the person's session. */
-    readonly callback: (search: string, client: SignInClient) => Effect.Effect<SignedIn, SignInRefused | StoreError>
+    /**
+     * `keptState` is the `state` the browser making the callback kept when it was sent off (its flow cookie): a
+     * callback whose `state` is not the one its own browser holds is refused, so a callback link made by someone
+     * else (who signed in at the provider as themselves) cannot sign another person in as them (login CSRF).
+     */
+    readonly callback: (
+      search: string,
+      client: SignInClient,
+      keptState: string | null
+    ) => Effect.Effect<SignedIn, SignInRefused | StoreError>
   }
 >()("@gateway-control/OidcSignIn") {
   static readonly layer = Layer.effect(
@@ -334,11 +343,17 @@ export class OidcSignIn extends Context.Service<
         return signedIn
       })
 
-      const callback = Effect.fn("OidcSignIn.callback")(function*(search: string, client: SignInClient) {
+      const callback = Effect.fn("OidcSignIn.callback")(function*(
+        search: string,
+        client: SignInClient,
+        keptState: string | null
+      ) {
         const params = new URLSearchParams(search)
         const state = params.get("state")
+        // A callback another browser started is refused before its flow is taken: the flow stays that browser's.
+        const startedHere = state !== null && keptState !== null && keptState === state
         // Taken before anything else: a flow serves one callback, whatever its outcome.
-        const flow = state === null
+        const flow = state === null || !startedHere
           ? Option.none<SignInFlow>()
           : yield* flows.take(crypto.sha256Hex(state), yield* nowIso)
         const resolved = Option.isNone(flow)
@@ -363,7 +378,14 @@ export class OidcSignIn extends Context.Service<
             role_changes: signedIn.roleChanges
           })
         }
-        const verified = verify(params, search, state, flow, resolved)
+        const verified = state !== null && !startedHere
+          ? Effect.fail(
+            new SignInRefused({
+              message: "This sign-in was not started in this browser, or its cookie was lost: start again from the " +
+                "sign-in page."
+            })
+          )
+          : verify(params, search, state, flow, resolved)
         return yield* useCases.runSteps<Verified, SignedIn, SignInRefused, SignInRefused | StoreError, never, never>(
           spec,
           verified,

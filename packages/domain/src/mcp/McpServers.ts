@@ -26,6 +26,7 @@ import {
 } from "./Mcp.ts"
 import type { ServerInput, ServerUpdateInput } from "./McpInputs.ts"
 import { checkLength, readable } from "./McpIntegrations.ts"
+import { ensurePersonMayUseServer } from "./McpUserAccess.ts"
 
 export type { ServerInput, ServerUpdateInput } from "./McpInputs.ts"
 
@@ -164,10 +165,18 @@ export const makeServers = Effect.gen(function*() {
           }))
       return Effect.flatMap(resolved, ({ integration, server }) =>
         Effect.as(
-          ensureAllowed(principal, "mcp_servers.read", Target.workspace(server.organisation_id, server.workspace_id), {
-            type: "MCP server",
-            id: idOrSlug
-          }),
+          Effect.andThen(
+            ensureAllowed(
+              principal,
+              "mcp_servers.read",
+              Target.workspace(server.organisation_id, server.workspace_id),
+              {
+                type: "MCP server",
+                id: idOrSlug
+              }
+            ),
+            ensurePersonMayUseServer(servers, principal, server)
+          ),
           {
             server,
             integration,

@@ -6,9 +6,9 @@
  * of the browser routes answer a short readable page (the person is in a browser), never a token or a secret;
  * a store that cannot answer is the envelope's 503 like everywhere else.
  */
-import { IdentityProviders, OidcSignIn, type SignInRefused } from "@gateway-control/domain"
+import { IdentityProviders, OidcSignIn, SIGN_IN_FLOW_SECONDS, type SignInRefused } from "@gateway-control/domain"
 import { Effect, Schema } from "effect"
-import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { domainErrorResponse } from "../../ApiErrors.ts"
 import { makeSessionCookies, type SessionCookieOptions } from "../../internal/sessionCookie.ts"
 import { SignInOptions } from "./Api.ts"
@@ -63,25 +63,33 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
     yield* router.add(
       "GET",
       START_PATH,
-      (request: HttpServerRequest.HttpServerRequest) =>
-        Effect.flatMap(HttpRouter.params, (params) =>
-          // `?invite={token}`: the sign-in accepts that invitation (the link's page sends the browser here).
-          signIn.start(params.provider ?? "", new URLSearchParams(searchOf(request)).get("invite") ?? undefined).pipe(
-            Effect.map((url) => HttpServerResponse.redirect(url, { status: 302, headers: NO_STORE })),
-            Effect.catchTags({
-              SignInRefused: (error) => Effect.succeed(refusedPage(error)),
-              NotFound: () =>
-                Effect.succeed(signInPage(404, "There is no such identity provider, or it is turned off.")),
-              StoreError: (error) => Effect.succeed(domainErrorResponse(error))
-            })
-          ))
+      Effect.flatMap(Effect.all([HttpRouter.params, HttpServerRequest.HttpServerRequest]), ([params, request]) =>
+        // `?invite={token}`: the sign-in accepts that invitation (the link's page sends the browser here).
+        signIn.start(params.provider ?? "", new URLSearchParams(searchOf(request)).get("invite") ?? undefined).pipe(
+          Effect.map((url) => {
+            // The browser keeps the flow's state: the callback is taken from this browser only.
+            const flow = cookies.flowCookie(request, SIGN_IN_FLOW_SECONDS)
+            return HttpServerResponse.redirect(url, { status: 302, headers: NO_STORE }).pipe(
+              HttpServerResponse.setCookieUnsafe(flow.name, new URL(url).searchParams.get("state") ?? "", flow.options)
+            )
+          }),
+          Effect.catchTags({
+            SignInRefused: (error) => Effect.succeed(refusedPage(error)),
+            NotFound: () => Effect.succeed(signInPage(404, "There is no such identity provider, or it is turned off.")),
+            StoreError: (error) => Effect.succeed(domainErrorResponse(error))
+          })
+        ))
     )
 
     yield* router.add(
       "GET",
       CALLBACK_PATH,
       (request: HttpServerRequest.HttpServerRequest) =>
-        signIn.callback(searchOf(request), { userAgent: request.headers["user-agent"] ?? null }).pipe(
+        signIn.callback(
+          searchOf(request),
+          { userAgent: request.headers["user-agent"] ?? null },
+          cookies.flowStateOf(request)
+        ).pipe(
           Effect.map(({ session }) =>
             HttpServerResponse.redirect(CONSOLE_PATH, {
               status: 302,
@@ -91,6 +99,11 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
           Effect.catchTags({
             SignInRefused: (error) => Effect.succeed(refusedPage(error)),
             StoreError: (error) => Effect.succeed(domainErrorResponse(error))
+          }),
+          // The flow is spent whatever the outcome: its cookie goes too.
+          Effect.map((response) => {
+            const { name, options: { maxAge: _maxAge, ...options } } = cookies.flowCookie(request, 0)
+            return HttpServerResponse.expireCookieUnsafe(response, name, options)
           })
         )
     )

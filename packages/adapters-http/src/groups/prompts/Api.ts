@@ -22,9 +22,15 @@ const PromptRef = { promptId: Schema.String }
 const PartialRef = { partialId: Schema.String }
 const VersionOfPrompt = { ...PromptRef, versionId: Schema.String }
 
+/** A version as answers show it: `virtual_key` left out when it has none (Portkey declares a string). */
+const PromptVersionFields = {
+  ...Struct.omit(PromptVersion.fields, ["virtual_key"]),
+  virtual_key: Schema.optionalKey(Schema.String)
+}
+
 /** A prompt's version, with the names of the labels pointing at it. */
 export const PromptVersionDetails = Schema.Struct({
-  ...PromptVersion.fields,
+  ...PromptVersionFields,
   object: Schema.Literal("prompt-version"),
   labels: Schema.Array(Label.fields.name)
 })
@@ -54,7 +60,7 @@ export const PromptUpdated = Schema.Struct({
 export const PromptDetails = Schema.Struct({
   ...Prompt.fields,
   object: Schema.Literal("prompt"),
-  versions: Schema.Array(PromptVersion),
+  versions: Schema.Array(Schema.Struct(PromptVersionFields)),
   labels: Schema.Array(PromptLabel)
 })
 

@@ -599,6 +599,22 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { name: "Fuzz renamed server", description: "Renamed by the fuzz example." }
   }),
   "mcpRegistry.deleteServer": (f) => ({ params: { mcpServerId: f.doomedMcpServerId } }),
+  "mcpRegistry.listServerUserAccess": (f) => ({
+    params: { mcpServerId: f.mcpServerId },
+    query: { workspace_id: f.workspaceId, search: "a", page: "1", page_size: "10" }
+  }),
+  "mcpRegistry.updateServerUserAccess": (f) => ({
+    params: { mcpServerId: f.mcpServerId },
+    body: { user_access: [{ user_id: f.stayerId, enabled: false }], default_user_access: "allow" }
+  }),
+  "mcpRegistry.checkServerUserAccess": (f) => ({
+    params: { mcpServerId: f.mcpServerId },
+    query: { workspace_id: f.workspaceId }
+  }),
+  "mcpRegistry.listServerConnections": (f) => ({
+    params: { mcpServerId: f.mcpServerId },
+    query: { workspace_id: f.workspaceId, user_id: f.stayerId, ...PAGE }
+  }),
   "mcpRegistry.listIntegrationWorkspaces": (f) => ({ params: { id: f.integrationId }, query: { version: "1" } }),
   "mcpRegistry.setIntegrationWorkspaces": (f) => ({
     params: { id: f.integrationId },

@@ -1,0 +1,143 @@
+/**
+ * The list filters Portkey documents are acted on, not ignored: users (`role`, `email`), workspace users
+ * (`role`, `email`; Portkey's `admin` is our `manager`) and workspaces (`name`, `exact_name`, `status`), through
+ * Portkey's Node SDK at its defaults; a value outside the document's is refused by name. A walk of Portkey's
+ * document checks that every query parameter of these families' operations is declared by ours (so it is read),
+ * except those listed in `NOT_YET_READ`, which the README names as open.
+ */
+import { Portkey } from "portkey-ai"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { checkPortkeyAnswer, readPortkeyOpenApi } from "./support/PortkeyOpenApi.ts"
+import { availableStores, errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
+
+const ids = (list: { readonly data?: ReadonlyArray<unknown> }) =>
+  (list.data ?? []).map((item) => (item as { id: string }).id)
+
+describe.each(availableStores)("Portkey's list filters on %s", (store) => {
+  let server: TestServer
+  let admin: Portkey
+  let ada: string
+  let grace: string
+
+  beforeAll(async () => {
+    server = await startTestServer({ store })
+    admin = new Portkey({ apiKey: server.adminKey, baseURL: `${server.baseUrl}/v1` })
+    const user = async (email: string, role: string) =>
+      (await jsonOf(await server.send("POST", "/v1/users", { email, role }))).id as string
+    ada = await user("ada@filters.test", "admin")
+    grace = await user("grace@filters.test", "member")
+    await admin.admin.workspaces.users.create({
+      workspaceId: server.workspaceId,
+      users: [{ id: ada, role: "admin" }, { id: grace, role: "member" }]
+    })
+  })
+  afterAll(() => server.close())
+
+  it("users: role and email", async () => {
+    const admins = await admin.admin.users.list({ role: "admin" })
+    checkPortkeyAnswer("GET", "/admin/users", admins)
+    expect(ids(admins)).toEqual([ada])
+    expect(ids(await admin.admin.users.list({ email: "GRACE@filters.test" }))).toEqual([grace])
+    expect(ids(await admin.admin.users.list({ role: "owner", email: "grace@filters.test" }))).toEqual([])
+    const refused = await errorOf(await server.request("/v1/admin/users?role=superuser"))
+    expect(refused).toMatchObject({ status: 400, param: "role" })
+  })
+
+  it("workspace users: role (admin is manager) and email", async () => {
+    const managers = await admin.admin.workspaces.users.list({ workspaceId: server.workspaceId, role: "admin" })
+    checkPortkeyAnswer("GET", "/admin/workspaces/{workspaceId}/users", managers)
+    expect(ids(managers)).toContain(ada)
+    expect(ids(managers)).not.toContain(grace)
+    const members = await admin.admin.workspaces.users.list({
+      workspaceId: server.workspaceId,
+      role: "member",
+      email: "grace@filters.test"
+    })
+    expect(ids(members)).toEqual([grace])
+    expect((members as { total?: number }).total).toBe(1)
+  })
+
+  it("workspaces: name (with case), exact_name and status", async () => {
+    await jsonOf(await server.send("POST", "/v1/admin/workspaces", { name: "Filter Alpha" }))
+    await jsonOf(await server.send("POST", "/v1/admin/workspaces", { name: "Filter Alphabet" }))
+    const names = (list: { readonly data?: ReadonlyArray<unknown> }) =>
+      (list.data ?? []).map((w) => (w as { name: string }).name)
+    const byName = await admin.admin.workspaces.list({ name: "Alpha" })
+    checkPortkeyAnswer("GET", "/admin/workspaces", byName)
+    expect(names(byName)).toEqual(["Filter Alpha", "Filter Alphabet"])
+    expect(names(await admin.admin.workspaces.list({ name: "alpha" }))).toEqual([])
+    expect(names(await admin.admin.workspaces.list({ exact_name: "Filter Alpha" }))).toEqual(["Filter Alpha"])
+    expect(names(await admin.admin.workspaces.list({ name: "Alpha", status: "archived" }))).toEqual([])
+    expect(names(await admin.admin.workspaces.list({ name: "Alpha", status: "active,archived" }))).toHaveLength(2)
+    const refused = await errorOf(await server.request("/v1/admin/workspaces?status=paused"))
+    expect(refused).toMatchObject({ status: 400, param: "status" })
+  })
+})
+
+/** Documented query parameters ours does not read yet (listed in the README as open); each fails here once read. */
+const NOT_YET_READ: ReadonlySet<string> = new Set([
+  "GET /prompts search",
+  "GET /labels organisation_id",
+  "GET /labels search",
+  "GET /labels/{labelId} organisation_id",
+  "GET /labels/{labelId} workspace_id",
+  "GET /mcp-servers id",
+  "GET /mcp-integrations/{mcpIntegrationId}/capabilities page",
+  "GET /mcp-servers/{mcpServerId}/capabilities page"
+])
+
+const document = readPortkeyOpenApi()
+
+describe.skipIf(document === undefined)("Portkey's documented query parameters, against ours", () => {
+  it("every query parameter of these families is declared by our operation, or listed as not yet read", async () => {
+    const server = await startTestServer()
+    try {
+      const ours = (await jsonOf(await server.request("/v1/openapi.json", { key: null }))) as {
+        paths: Record<string, Record<string, { parameters?: Array<{ name: string; in: string }> }>>
+      }
+      const shape = (path: string) => path.replace(/\{[^}]+\}/g, "{}")
+      const ourParams = new Map<string, ReadonlySet<string>>()
+      for (const [path, methods] of Object.entries(ours.paths)) {
+        for (const [method, op] of Object.entries(methods)) {
+          const names = (op.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name)
+          ourParams.set(`${method.toUpperCase()} ${shape(path.replace(/^\/v1/, ""))}`, new Set(names))
+        }
+      }
+      const family =
+        /^\/(admin\/(workspaces|users)(?!\/users\/invites)|collections|configs|api-keys|prompts|labels|mcp-)/
+      const missing: Array<string> = []
+      const paths = (document!.paths as unknown) as Record<
+        string,
+        Record<string, { parameters?: Array<{ name: string; in: string }> } | Array<{ name: string; in: string }>>
+      >
+      for (const [path, methods] of Object.entries(paths)) {
+        if (!family.test(path) || path.startsWith("/admin/users/invites")) continue
+        const shared = ((methods.parameters ?? []) as Array<{ name: string; in: string }>).filter((p) =>
+          p.in === "query"
+        )
+        for (const [method, op] of Object.entries(methods)) {
+          if (!["get", "put", "post", "delete"].includes(method)) continue
+          const key = `${method.toUpperCase()} ${shape(path)}`
+          const served = ourParams.get(key)
+          if (served === undefined) continue // not served: the operation walk lists it (PortkeyOpenApi.test.ts)
+          const declared = [
+            ...shared,
+            ...((op as { parameters?: Array<{ name: string; in: string }> }).parameters ?? []).filter((p) =>
+              p.in === "query"
+            )
+          ]
+          for (const { name } of declared) {
+            const label = `${method.toUpperCase()} ${path} ${name}`
+            if (!served.has(name) && !NOT_YET_READ.has(label)) missing.push(label)
+            if (served.has(name) && NOT_YET_READ.has(label)) {
+              missing.push(`${label} (read now: drop it from NOT_YET_READ)`)
+            }
+          }
+        }
+      }
+      expect(missing).toEqual([])
+    } finally {
+      await server.close()
+    }
+  })
+})

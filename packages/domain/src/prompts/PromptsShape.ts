@@ -26,7 +26,9 @@ type ListInCollection<A> = (
   principal: Principal,
   workspaceId: string | undefined,
   page: PageRequest,
-  collectionId?: string
+  collectionId?: string,
+  /** Prompts only: part of the name or slug, any case. */
+  search?: string
 ) => Effect.Effect<Page<A>, Failure>
 
 /** A partial with the version a call made or read. */

@@ -172,7 +172,14 @@ export class PromptsGroup extends v1Group(
         "Points the label `label_id` names (one the prompt's workspace has) at this version. `versionId` is the version's id or its number."
       ),
       HttpApiEndpoint.get("get", "/prompts/:promptId", byRef(PromptRef, PromptDetails)),
-      collectionListEndpoint("list", "/prompts", Prompt),
+      HttpApiEndpoint.get("list", "/prompts", {
+        query: {
+          ...CollectionListQuery,
+          search: Schema.optionalKey(Schema.String.annotate({ description: "Part of the name or slug, any case." }))
+        },
+        success: listOf(Prompt),
+        error: CommonErrors
+      }),
       HttpApiEndpoint.delete("delete", "/prompts/:promptId", {
         params: PromptRef,
         success: deletedOf("prompt"),

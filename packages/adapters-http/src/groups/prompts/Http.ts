@@ -98,7 +98,8 @@ export const PromptsHandlers = HttpApiBuilder.group(
       list: ({ query }) =>
         pageAsCaller(
           query,
-          (principal, request) => prompts.list(principal, query.workspace_id, request, query.collection_id)
+          (principal, request) =>
+            prompts.list(principal, query.workspace_id, request, query.collection_id, query.search)
         ),
       delete: ({ params }) =>
         asCaller((principal) => prompts.remove(principal, params.promptId)).pipe(

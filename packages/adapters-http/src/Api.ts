@@ -11,7 +11,7 @@ import { ConfigsGroup } from "./groups/configs/Api.ts"
 import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
 import { IdentityProvidersGroup } from "./groups/identityProviders/Api.ts"
 import { IntegrationsGroup } from "./groups/integrations/Api.ts"
-import { InvitesGroup } from "./groups/invites/Api.ts"
+import { InviteLinksGroup, InvitesGroup } from "./groups/invites/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
@@ -80,6 +80,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(IdentityProvidersGroup)
   .add(ScimTokensGroup)
   .add(InvitesGroup)
+  .add(InviteLinksGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

@@ -16,7 +16,7 @@ import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
 import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
 import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
 import { IntegrationsHandlers } from "./groups/integrations/Http.ts"
-import { InvitesHandlers } from "./groups/invites/Http.ts"
+import { InvitesHandlers, layerInviteLinksHandlers } from "./groups/invites/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
@@ -77,7 +77,8 @@ export const layerRoutes = (options: EdgeOptions) =>
         ProvidersHandlers,
         IdentityProvidersHandlers,
         ScimTokensHandlers,
-        InvitesHandlers
+        InvitesHandlers,
+        layerInviteLinksHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl })
       ]),
       Layer.provide([
         layerApiKeyAuth({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),

@@ -718,6 +718,14 @@ export const migrationScripts = {
     );
     CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
   `,
+  // A sign-in by an identity provider can carry an invitation link (issue 26): the SHA-256 of its token.
+  "0066_sign_in_flow_invites": `
+    ALTER TABLE oidc_sign_in_flows ADD COLUMN invite_token_hash text
+  `,
+  // The first start's owner link (issue 26) is an invitation to an existing account: the user it sets up.
+  "0067_invite_accounts": `
+    ALTER TABLE invites ADD COLUMN user_id text REFERENCES users (id) ON DELETE CASCADE
+  `,
   // SCIM groups: a name unique in the organisation without case, the identity provider's id for it, and its
   // members, who leave it when removed.
   "0080_scim_groups": `

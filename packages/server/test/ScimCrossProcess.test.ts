@@ -4,27 +4,9 @@
  * process B within 1 s (the change feed for keys, the shared store for sessions), though B had the key cached;
  * reactivating the user revives nothing, and they cannot sign in again while inactive.
  */
-import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freshDatabase, postgresUrl } from "./support/Databases.ts"
-import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
-
-/** Calls `check` until it holds, for at most `withinMs`; the time it took. */
-const within = async (withinMs: number, check: () => Promise<boolean>) => {
-  const started = performance.now()
-  while (!(await check())) {
-    if (performance.now() - started > withinMs) throw new Error(`not within ${withinMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  return performance.now() - started
-}
-
-const call = (server: ServerProcess, key: string, method: string, path: string, body?: unknown) =>
-  fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { "x-service-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
+import type { ServerProcess } from "./support/ServerProcess.ts"
+import { call, json, postgresUrl, startTwoProcesses, type TwoProcesses, within } from "./support/TwoProcesses.ts"
 
 const scim = (server: ServerProcess, token: string, method: string, path: string, body?: unknown) =>
   fetch(`${server.baseUrl}/scim/v2${path}`, {
@@ -35,11 +17,6 @@ const scim = (server: ServerProcess, token: string, method: string, path: string
     },
     body: body === undefined ? undefined : JSON.stringify(body)
   })
-
-const json = async <A>(response: Response, status: number): Promise<A> => {
-  expect(response.status, await response.clone().text()).toBe(status)
-  return (await response.json()) as A
-}
 
 const activeTo = (active: boolean) => ({
   schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
@@ -64,32 +41,18 @@ const me = (server: ServerProcess, cookie: string) =>
   fetch(`${server.baseUrl}/v1/me`, { headers: { cookie } }).then((response) => response.status)
 
 describe.skipIf(postgresUrl === undefined)("SCIM deprovisioning across two processes on one PostgreSQL", () => {
+  let processes: TwoProcesses
   let a: ServerProcess
   let b: ServerProcess
   let admin: string
   let workspaceId: string
-  const cleanups: Array<() => Promise<unknown> | unknown> = []
 
   beforeAll(async () => {
-    const database = await freshDatabase(postgresUrl!)
-    cleanups.push(database.drop)
-    const env = {
-      GATEWAY_STORE: "postgres",
-      DATABASE_URL: database.url,
-      GATEWAY_MASTER_KEY: randomBytes(32).toString("base64")
-    }
-    a = await startServerProcess(env)
-    cleanups.push(() => a.child.kill("SIGKILL"))
-    b = await startServerProcess(env)
-    cleanups.push(() => b.child.kill("SIGKILL"))
-    admin = a.adminKey!
-    const workspaces = await json<{ data: Array<{ id: string }> }>(await call(a, admin, "GET", "/v1/workspaces"), 200)
-    workspaceId = workspaces.data[0]!.id
+    processes = await startTwoProcesses()
+    ;({ a, admin, b, workspaceId } = processes)
   }, 120_000)
 
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup()
-  })
+  afterAll(() => processes?.close())
 
   it("a user set inactive through A has their key refused by B within 1 s; reactivation revives nothing", async () => {
     const { token } = await json<{ token: string }>(

@@ -1092,7 +1092,27 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) =>
         Effect.flatMap(invite(w), ({ token }) => Invites.use((i) => i.accept({ token, name: "Ada Lovelace" })))
     },
-    { outcome: "failed", program: () => Invites.use((i) => i.accept({ token: "not-a-link" })) }
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          invite(w),
+          ({ token }) =>
+            Invites.use((i) => i.acceptWithPassword({ token, password: "a long enough password" }, { userAgent: null }))
+        )
+    },
+    { outcome: "failed", program: () => Invites.use((i) => i.accept({ token: "not-a-link" })) },
+    {
+      outcome: "failed",
+      program: () =>
+        Invites.use((i) =>
+          i.acceptWithPassword({ token: "not-a-link", password: "a long enough password" }, { userAgent: null })
+        )
+    }
+  ],
+  "invites.ownerLink": [
+    { outcome: "allowed", program: (w) => Invites.use((i) => i.ownerLink(w.admin.userId ?? MISSING)) },
+    { outcome: "failed", program: () => Invites.use((i) => i.ownerLink(MISSING)) }
   ],
   "trustPolicies.create": [
     { outcome: "allowed", program: trustPolicy },

@@ -106,7 +106,8 @@ const USE_CASE_TABLE = {
   "invites.create": { action: "create", resourceType: "invite" },
   "invites.resend": { action: "resend", resourceType: "invite" },
   "invites.revoke": { action: "revoke", resourceType: "invite" },
-  "invites.accept": { action: "accept", resourceType: "invite" }
+  "invites.accept": { action: "accept", resourceType: "invite" },
+  "invites.ownerLink": { action: "create", resourceType: "invite" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 
 /** The name of an audited use case. */

@@ -1,7 +1,7 @@
 /**
  * Signing in with an identity provider, on the router beside HttpApi (no API key: these are how a person gets
  * a session). `GET /v1/auth/providers` lists the enabled providers for the sign-in page; a browser follows
- * `GET /auth/oidc/{provider}/start` to the provider, which sends it back to `GET /auth/oidc/callback`, which
+ * `GET /auth/oidc/{provider}/start` (with `?invite={token}` to accept an invitation) to the provider, which sends it back to `GET /auth/oidc/callback`, which
  * hands it the new session's cookie and sends it to the console. Refusals
  * of the browser routes answer a short readable page (the person is in a browser), never a token or a secret;
  * a store that cannot answer is the envelope's 503 like everywhere else.
@@ -64,7 +64,8 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
       "GET",
       START_PATH,
       Effect.flatMap(Effect.all([HttpRouter.params, HttpServerRequest.HttpServerRequest]), ([params, request]) =>
-        signIn.start(params.provider ?? "").pipe(
+        // `?invite={token}`: the sign-in accepts that invitation (the link's page sends the browser here).
+        signIn.start(params.provider ?? "", new URLSearchParams(searchOf(request)).get("invite") ?? undefined).pipe(
           Effect.map((url) => {
             // The browser keeps the flow's state: the callback is taken from this browser only.
             const flow = cookies.flowCookie(request, SIGN_IN_FLOW_SECONDS)
@@ -73,8 +74,7 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
             )
           }),
           Effect.catchTags({
-            SignInRefused: (error) =>
-              Effect.succeed(refusedPage(error)),
+            SignInRefused: (error) => Effect.succeed(refusedPage(error)),
             NotFound: () => Effect.succeed(signInPage(404, "There is no such identity provider, or it is turned off.")),
             StoreError: (error) => Effect.succeed(domainErrorResponse(error))
           })
@@ -97,8 +97,7 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
             })
           ),
           Effect.catchTags({
-            SignInRefused: (error) =>
-              Effect.succeed(refusedPage(error)),
+            SignInRefused: (error) => Effect.succeed(refusedPage(error)),
             StoreError: (error) => Effect.succeed(domainErrorResponse(error))
           }),
           // The flow is spent whatever the outcome: its cookie goes too.

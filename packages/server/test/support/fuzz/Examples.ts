@@ -57,6 +57,9 @@ export interface Fixture extends HeaderContext {
   readonly doomedScimTokenId: string
   readonly inviteId: string
   readonly doomedInviteId: string
+  /** The link tokens of two more invitations: one to show, one to accept (each link is single use). */
+  readonly shownInviteToken: string
+  readonly acceptedInviteToken: string
   readonly collectionId: string
   readonly doomedCollectionId: string
   /** An organisation-level AI-provider integration shared with the workspace, with a custom model. */
@@ -230,6 +233,9 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
   const invitation = (who: string) => ({ email: `${who}-${tag}@fuzz.test`, role: "member", workspaces: [] })
   const invite = await create("/v1/admin/users/invites", invitation("invited"))
   const doomedInvite = await create("/v1/admin/users/invites", invitation("doomed"))
+  const linkToken = (created: { readonly invite_link?: unknown }) => new URL(String(created.invite_link)).hash.slice(1)
+  const shownInvite = await create("/v1/admin/users/invites", invitation("shown"))
+  const acceptedInvite = await create("/v1/admin/users/invites", invitation("accepted"))
   const aiIntegration = await create("/v1/integrations", { ...AI_INTEGRATION, name: `Fuzz AI ${tag}` })
   const doomedAiIntegration = await create("/v1/integrations", { ...AI_INTEGRATION, name: `Fuzz doomed AI ${tag}` })
   for (
@@ -298,6 +304,8 @@ export const makeFixture = async (server: TestServer, tag: string, mcpUrl: strin
     doomedScimTokenId: doomedScimToken.id,
     inviteId: invite.id,
     doomedInviteId: doomedInvite.id,
+    shownInviteToken: linkToken(shownInvite),
+    acceptedInviteToken: linkToken(acceptedInvite),
     collectionId: collection.id,
     doomedCollectionId: doomedCollection.id,
     aiIntegrationSlug: aiIntegration.slug,
@@ -550,6 +558,10 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   "invites.get": (f) => ({ params: { id: f.inviteId } }),
   "invites.resend": (f) => ({ params: { id: f.inviteId } }),
   "invites.revoke": (f) => ({ params: { id: f.doomedInviteId } }),
+  "inviteLinks.preview": (f) => ({ query: { token: f.shownInviteToken } }),
+  "inviteLinks.accept": (f) => ({
+    body: { token: f.acceptedInviteToken, password: "fuzz invited password", name: "Fuzz Invitee" }
+  }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),

@@ -85,11 +85,13 @@ export class McpRegistry extends Context.Service<
       idOrSlug: string,
       workspaceId: string | undefined
     ) => Effect.Effect<ServerView, Failure>
+    /** `ids`: only these servers (Portkey's comma-separated `id` filter). */
     readonly listServers: (
       principal: Principal,
       workspaceId: string | undefined,
       search: string | undefined,
-      page: PageRequest
+      page: PageRequest,
+      ids?: ReadonlyArray<string>
     ) => Effect.Effect<Page<McpServer>, Failure>
     /** Who may use the server (Portkey's user access): every member of its workspace, and the default. */
     readonly listServerUserAccess: (

@@ -235,6 +235,7 @@ export class McpRegistryGroup extends v1Group(
         query: {
           workspace_id: Schema.optionalKey(Schema.String),
           search: Schema.optionalKey(Schema.String),
+          id: Schema.optionalKey(Schema.String.annotate({ description: "Only these servers: ids, comma-separated." })),
           ...PagingQuery
         },
         success: pagedList(McpServerView),

@@ -154,7 +154,14 @@ export const McpRegistryHandlers = HttpApiBuilder.group(
       listServers: ({ query }) =>
         pageAsCaller(
           query,
-          (principal, request) => registry.listServers(principal, query.workspace_id, query.search, request)
+          (principal, request) =>
+            registry.listServers(
+              principal,
+              query.workspace_id,
+              query.search,
+              request,
+              query.id?.split(",").map((id) => id.trim()).filter((id) => id !== "")
+            )
         )
     })
   })

@@ -491,6 +491,11 @@ describe.skipIf(document === undefined)("Portkey's OpenAPI document, for the ope
       const synced = await jsonOf(await server.send("POST", `${integration}/sync`, {}))
       expect(synced).toMatchObject({ total: expect.any(Number) })
       await conforming("get", "/mcp-integrations/{mcpIntegrationId}/capabilities", `${integration}/capabilities`)
+      // Portkey's 1-based `page` is our `current_page` + 1.
+      const byPage = await jsonOf(await server.request(`${integration}/capabilities?page=2&page_size=1`))
+      const byCurrentPage = await jsonOf(await server.request(`${integration}/capabilities?current_page=1&page_size=1`))
+      expect(byPage.data).toHaveLength(1)
+      expect(byPage).toEqual(byCurrentPage)
       await conforming("put", "/mcp-integrations/{mcpIntegrationId}/capabilities", `${integration}/capabilities`, {
         capabilities: [{ name: "search", type: "tool", enabled: true }]
       })

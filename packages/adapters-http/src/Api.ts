@@ -10,13 +10,15 @@ import { CollectionsGroup } from "./groups/collections/Api.ts"
 import { ConfigsGroup } from "./groups/configs/Api.ts"
 import { FineTuningGroup } from "./groups/fineTuning/Api.ts"
 import { IdentityProvidersGroup } from "./groups/identityProviders/Api.ts"
-import { InvitesGroup } from "./groups/invites/Api.ts"
+import { IntegrationsGroup } from "./groups/integrations/Api.ts"
+import { InviteLinksGroup, InvitesGroup } from "./groups/invites/Api.ts"
 import { LabelsGroup } from "./groups/labels/Api.ts"
 import { SecondFactorGroup, SignInSettingsGroup } from "./groups/localAccounts/Api.ts"
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
 import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
+import { ProvidersGroup } from "./groups/providers/Api.ts"
 import { ScimTokensGroup } from "./groups/scimTokens/Api.ts"
 import { ScopesGroup } from "./groups/scopes/Api.ts"
 import { SecretReferencesGroup } from "./groups/secretReferences/Api.ts"
@@ -35,12 +37,14 @@ export * from "./groups/Common.ts"
 export * from "./groups/configs/Api.ts"
 export * from "./groups/fineTuning/Api.ts"
 export * from "./groups/identityProviders/Api.ts"
+export * from "./groups/integrations/Api.ts"
 export * from "./groups/invites/Api.ts"
 export * from "./groups/labels/Api.ts"
 export * from "./groups/mcpConnectivity/Api.ts"
 export * from "./groups/mcpDirectory/Api.ts"
 export * from "./groups/mcpRegistry/Api.ts"
 export * from "./groups/prompts/Api.ts"
+export * from "./groups/providers/Api.ts"
 export * from "./groups/scimTokens/Api.ts"
 export * from "./groups/scopes/Api.ts"
 export * from "./groups/secretReferences/Api.ts"
@@ -72,11 +76,14 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(SignInGroup)
   .add(SessionsGroup)
   .add(SecretReferencesGroup)
+  .add(IntegrationsGroup)
+  .add(ProvidersGroup)
   .add(IdentityProvidersGroup)
   .add(ScimTokensGroup)
   .add(InvitesGroup)
   .add(SignInSettingsGroup)
   .add(SecondFactorGroup)
+  .add(InviteLinksGroup)
 {}
 
 /** The whole contract: what the OpenAPI document and the reference page describe. */

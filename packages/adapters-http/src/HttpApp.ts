@@ -15,7 +15,8 @@ import { ConfigsHandlers } from "./groups/configs/Http.ts"
 import { FineTuningHandlers } from "./groups/fineTuning/Http.ts"
 import { IdentityProvidersHandlers } from "./groups/identityProviders/Http.ts"
 import { layerSignInRoutes } from "./groups/identityProviders/SignInRoutes.ts"
-import { InvitesHandlers } from "./groups/invites/Http.ts"
+import { IntegrationsHandlers } from "./groups/integrations/Http.ts"
+import { InvitesHandlers, layerInviteLinksHandlers } from "./groups/invites/Http.ts"
 import { LabelsHandlers } from "./groups/labels/Http.ts"
 import { SecondFactorHandlers, SignInSettingsHandlers } from "./groups/localAccounts/Http.ts"
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
@@ -23,6 +24,7 @@ import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
 import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
+import { ProvidersHandlers } from "./groups/providers/Http.ts"
 import { layerScimRoute } from "./groups/scim/ScimRoute.ts"
 import { ScimTokensHandlers } from "./groups/scimTokens/Http.ts"
 import { ScopesHandlers } from "./groups/scopes/Http.ts"
@@ -72,11 +74,14 @@ export const layerRoutes = (options: EdgeOptions) =>
         layerSignInHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
         layerSessionsHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),
         SecretReferencesHandlers,
+        IntegrationsHandlers,
+        ProvidersHandlers,
         IdentityProvidersHandlers,
         ScimTokensHandlers,
         InvitesHandlers,
         SignInSettingsHandlers,
-        SecondFactorHandlers
+        SecondFactorHandlers,
+        layerInviteLinksHandlers({ trustProxy: options.trustProxy, publicUrl: options.publicUrl })
       ]),
       Layer.provide([
         layerApiKeyAuth({ trustProxy: options.trustProxy, publicUrl: options.publicUrl }),

@@ -14,6 +14,7 @@ import {
   GENESIS_HASH,
   IdempotencyStore,
   IdentityProviderStore,
+  IntegrationStore,
   InviteStore,
   LabelStore,
   LeaseStore,
@@ -23,6 +24,8 @@ import {
   McpIntegrationStore,
   McpServer,
   McpServerStore,
+  McpUserAccess,
+  type McpUserAccessDefault,
   newestFirst,
   type Organisation,
   OrganisationStore,
@@ -33,6 +36,7 @@ import {
   PromptLabel,
   PromptStore,
   type PromptVersion,
+  ProviderStore,
   ScimStore,
   ScimTokenStore,
   SecretReferenceStore,
@@ -59,11 +63,13 @@ import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
 import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
+import { makeIntegrationStore } from "./internal/MemoryIntegrations.ts"
 import { makeInviteStore } from "./internal/MemoryInvites.ts"
 import { makeLabelStore } from "./internal/MemoryLabels.ts"
 import { makeLeaseStore } from "./internal/MemoryLeases.ts"
 import { makeLocalAccountStore } from "./internal/MemoryLocalAccounts.ts"
 import { directoryOf } from "./internal/MemoryMcpDirectory.ts"
+import { makeProviderStore } from "./internal/MemoryProviders.ts"
 import { makeScimStore } from "./internal/MemoryScim.ts"
 import { makeScimTokenStore } from "./internal/MemoryScimTokens.ts"
 import { makeSecretReferenceStore } from "./internal/MemorySecretReferences.ts"
@@ -270,6 +276,10 @@ const make = Effect.sync(() => {
 
   const integrations = new Table<McpIntegration>(state, (i) => [`${i.organisation_id}/${i.slug}`])
   const servers = new Table<McpServer>(state, (s) => [`${s.workspace_id}/${s.slug}`])
+  const accessDefaults = new Table<
+    { readonly server_id: string; readonly default_user_access: McpUserAccessDefault; readonly last_updated_at: string }
+  >(state)
+  const accessOverrides = new Table<McpUserAccess>(state)
   const matches = (search: string | null, ...fields: Array<string>) =>
     search === null || fields.some((f) => f.toLowerCase().includes(search.toLowerCase()))
 
@@ -341,7 +351,33 @@ const make = Effect.sync(() => {
           page
         )
       ),
-    directory: (query) => Effect.sync(() => directoryOf(servers, integrations, query))
+    directory: (query) => Effect.sync(() => directoryOf(servers, integrations, query)),
+    userAccess: (serverId) =>
+      Effect.sync(() => ({
+        default_user_access: Option.match(accessDefaults.get(serverId), {
+          onNone: () => "allow" as const,
+          onSome: (stored) => stored.default_user_access
+        }),
+        users: [...accessOverrides.rows.values()].filter((o) => o.server_id === serverId).sort((a, b) =>
+          a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0
+        )
+      })),
+    setUserAccess: (serverId, defaultAccess, overrides, at) =>
+      state.withTransaction(Effect.gen(function*() {
+        if (defaultAccess !== null) {
+          const stored = { server_id: serverId, default_user_access: defaultAccess, last_updated_at: at }
+          if (!(yield* accessDefaults.replace(serverId, () => stored))) yield* accessDefaults.insert(serverId, stored)
+        }
+        for (const override of overrides) {
+          const id = `${serverId}/${override.user_id}`
+          // An override keeps when it was first set, as the SQL store does.
+          const replaced = yield* accessOverrides.replace(
+            id,
+            (stored) => new McpUserAccess({ ...override, created_at: stored.created_at })
+          )
+          if (!replaced) yield* accessOverrides.insert(id, override)
+        }
+      }))
   })
 
   const virtualKeys = new Table<StoredSecret<VirtualKey>>(state, (k) => [`${k.record.workspace_id}/${k.record.slug}`])
@@ -496,13 +532,15 @@ const make = Effect.sync(() => {
     Context.add(IdentityProviderStore, makeIdentityProviderStore(state)),
     Context.add(SignInFlowStore, makeSignInFlowStore(state)),
     Context.add(ScimTokenStore, makeScimTokenStore(state)),
-    Context.add(ScimStore, makeScimStore(state)),
+    Context.add(ScimStore, makeScimStore(state, users)),
     // Nothing outside this process shares the store: nobody to tell.
     Context.add(ChangeFeed, ChangeFeed.inProcess)
   ).pipe(
     Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
     Context.add(InviteStore, makeInviteStore(state)),
-    Context.add(LocalAccountStore, makeLocalAccountStore(state, users))
+    Context.add(LocalAccountStore, makeLocalAccountStore(state, users)),
+    Context.add(IntegrationStore, makeIntegrationStore(state)),
+    Context.add(ProviderStore, makeProviderStore(state))
   )
 })
 

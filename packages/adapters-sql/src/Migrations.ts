@@ -718,11 +718,127 @@ export const migrationScripts = {
     );
     CREATE INDEX invites_organisation ON invites (organisation_id, created_at, id)
   `,
+  // A sign-in by an identity provider can carry an invitation link (issue 26): the SHA-256 of its token.
+  "0066_sign_in_flow_invites": `
+    ALTER TABLE oidc_sign_in_flows ADD COLUMN invite_token_hash text
+  `,
+  // The first start's owner link (issue 26) is an invitation to an existing account: the user it sets up.
+  "0067_invite_accounts": `
+    ALTER TABLE invites ADD COLUMN user_id text REFERENCES users (id) ON DELETE CASCADE
+  `,
+  // SCIM groups: a name unique in the organisation without case, the identity provider's id for it, and its
+  // members, who leave it when removed.
+  "0080_scim_groups": `
+    CREATE TABLE scim_groups (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      display_name text NOT NULL,
+      external_id text,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE UNIQUE INDEX scim_groups_name_unique ON scim_groups (organisation_id, lower(display_name));
+    CREATE INDEX scim_groups_organisation ON scim_groups (organisation_id, created_at, id);
+    CREATE TABLE scim_group_members (
+      group_id text NOT NULL REFERENCES scim_groups (id) ON DELETE CASCADE,
+      user_id text NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      PRIMARY KEY (group_id, user_id)
+    );
+    CREATE INDEX scim_group_members_user ON scim_group_members (user_id)
+  `,
+  // AI-provider integrations (issue 29): an organisation's (workspace_id null) or a workspace's credential for
+  // one provider. The record's secrets (key, secret configuration fields) are kept encrypted in
+  // encrypted_secrets; workspaces and models are the integration's own lists. Keys that manage virtual keys
+  // gain the workspace integration scopes of the same verbs, admin keys of owners and admins the organisation's.
+  "0085_integrations": `
+    CREATE TABLE integrations (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text REFERENCES workspaces (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      ai_provider_id text NOT NULL,
+      description text,
+      status text NOT NULL,
+      masked_key text,
+      configurations jsonb NOT NULL,
+      encrypted_secrets jsonb NOT NULL,
+      secret_mappings jsonb NOT NULL,
+      global_workspace_access_settings jsonb,
+      workspaces jsonb NOT NULL,
+      allow_all_models boolean NOT NULL,
+      models jsonb NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT integrations_slug_unique UNIQUE (organisation_id, slug)
+    );
+    CREATE INDEX integrations_organisation ON integrations (organisation_id, created_at, id);
+    UPDATE api_keys SET scopes = scopes || '["organisation_integrations.create", "organisation_integrations.read",
+      "organisation_integrations.list", "organisation_integrations.update", "organisation_integrations.delete",
+      "workspace_integrations.create", "workspace_integrations.read", "workspace_integrations.list",
+      "workspace_integrations.update", "workspace_integrations.delete"]'::jsonb
+    WHERE scopes ? 'organisation_service_api_keys.create' AND NOT scopes ? 'organisation_integrations.create';
+    UPDATE api_keys SET scopes = scopes || (
+      SELECT coalesce(jsonb_agg('workspace_integrations.' || substr(scope, length('virtual_keys.') + 1)), '[]'::jsonb)
+      FROM jsonb_array_elements_text(scopes) AS scope
+      WHERE scope IN ('virtual_keys.create', 'virtual_keys.read', 'virtual_keys.list', 'virtual_keys.update',
+        'virtual_keys.delete')
+        AND NOT scopes ? ('workspace_integrations.' || substr(scope, length('virtual_keys.') + 1))
+    )
+  `,
+  // Providers (issue 29): a workspace's handle on an integration it may use, addressed as @slug. A slug is unique
+  // in its workspace; an integration with providers is not deleted (the service refuses, the key here holds).
+  "0086_providers": `
+    CREATE TABLE providers (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      integration_id text NOT NULL REFERENCES integrations (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      note text,
+      status text NOT NULL,
+      usage_limits jsonb,
+      rate_limits jsonb,
+      expires_at timestamptz,
+      models jsonb,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT providers_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE INDEX providers_organisation ON providers (organisation_id, created_at, id);
+    CREATE INDEX providers_integration ON providers (integration_id, created_at, id)
+  `,
+  // Portkey's prompt fields (issue 28): a version's virtual_key (the slug of the virtual key its completions
+  // go through), stored and returned.
+  "0095_prompt_virtual_key": `
+    ALTER TABLE prompt_versions ADD COLUMN virtual_key text
+  `,
+  // Who may use an MCP server (issue 28, Portkey's user access): the server's default and each user's override.
+  "0096_mcp_server_user_access": `
+    CREATE TABLE mcp_server_access (
+      server_id text PRIMARY KEY REFERENCES mcp_servers (id) ON DELETE CASCADE,
+      default_user_access text NOT NULL CHECK (default_user_access IN ('allow', 'deny')),
+      last_updated_at timestamptz NOT NULL
+    );
+    CREATE TABLE mcp_server_user_access (
+      server_id text NOT NULL REFERENCES mcp_servers (id) ON DELETE CASCADE,
+      user_id text NOT NULL,
+      enabled boolean NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      PRIMARY KEY (server_id, user_id)
+    )
+  `,
+  // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
+  "0100_audit_trace_id": `
+    ALTER TABLE audit_logs ADD COLUMN trace_id text
+  `,
   // Local accounts hardened (issue 26): an organisation's sign-in settings (password sign-in on or off, a second
   // factor required), people's TOTP second factors (the secret encrypted with the master key; the time step of the
   // last code used, so no code is used twice) and the single-use challenges between a password sign-in's two steps
   // (only the token's hash is kept).
-  "0070_local_account_hardening": `
+  "0105_local_account_hardening": `
     CREATE TABLE sign_in_settings (
       organisation_id text PRIMARY KEY REFERENCES organisations(id),
       local_accounts_enabled boolean NOT NULL,
@@ -743,15 +859,6 @@ export const migrationScripts = {
       expires_at timestamptz NOT NULL
     );
     CREATE INDEX sign_in_challenges_expiry ON sign_in_challenges (expires_at)
-  `,
-  // Portkey's prompt fields (issue 28): a version's virtual_key (the slug of the virtual key its completions
-  // go through), stored and returned.
-  "0095_prompt_virtual_key": `
-    ALTER TABLE prompt_versions ADD COLUMN virtual_key text
-  `,
-  // The trace a record's call belongs to, when the process exports traces; null on every earlier record.
-  "0100_audit_trace_id": `
-    ALTER TABLE audit_logs ADD COLUMN trace_id text
   `
 }
 
@@ -791,6 +898,34 @@ const ensureWritable = Effect.gen(function*() {
   }
 })
 
+/**
+ * Fails when the store lacks a migration numbered below the latest it has applied. Effect's migrator runs only
+ * the migrations above the latest applied one, so such a migration would never run and the store would miss
+ * its tables for good. Releases add migrations in order; a store migrated by a build from between two changes
+ * that landed out of order is the way to get here, and it is refused, named, rather than run half-made.
+ */
+const ensureNoneSkipped = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const table = yield* sql<{ readonly present: boolean }>`
+    SELECT to_regclass('effect_sql_migrations') IS NOT NULL AS present`
+  if (table[0]?.present !== true) return
+  const rows = yield* sql<{ readonly migration_id: number }>`SELECT migration_id FROM effect_sql_migrations`
+  const applied = new Set(rows.map((row) => Number(row.migration_id)))
+  const latest = Math.max(0, ...applied)
+  const skipped = Object.keys(migrationScripts).filter((name) => {
+    const id = Number(name.slice(0, name.indexOf("_")))
+    return id < latest && !applied.has(id)
+  })
+  if (skipped.length > 0) {
+    return yield* new MigrationRefused({
+      message: `This store lacks migration${skipped.length === 1 ? "" : "s"} ${skipped.join(", ")}, numbered below ` +
+        `the latest it has applied (${latest}): it was migrated by a development build from between two changes, ` +
+        "and the migrator never runs a migration below the latest. Use a new store (or DATA_DIR), or apply the " +
+        "missing scripts by hand and record them in effect_sql_migrations."
+    })
+  }
+})
+
 /** Runs the pending migrations; returns the ones it ran as `[id, name]`. */
 export const migrate = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -798,7 +933,7 @@ export const migrate = Effect.gen(function*() {
   return yield* sql.withTransaction(
     Effect.andThen(
       sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`,
-      runMigrator({ loader: Migrator.fromRecord(migrations) })
+      Effect.andThen(ensureNoneSkipped, runMigrator({ loader: Migrator.fromRecord(migrations) }))
     )
   )
 }).pipe(Effect.withSpan("migrate"))

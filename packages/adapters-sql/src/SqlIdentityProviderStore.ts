@@ -88,9 +88,10 @@ export const makeSignInFlowStore = Effect.gen(function*() {
         Effect.andThen(
           sql`DELETE FROM oidc_sign_in_flows WHERE expires_at < ${now}`,
           sql`
-            INSERT INTO oidc_sign_in_flows (state_digest, provider_id, nonce, code_verifier, created_at, expires_at)
+            INSERT INTO oidc_sign_in_flows
+              (state_digest, provider_id, nonce, code_verifier, invite_token_hash, created_at, expires_at)
             VALUES (${flow.state_digest}, ${flow.provider_id}, ${flow.nonce}, ${flow.code_verifier},
-              ${flow.created_at}, ${flow.expires_at})`
+              ${flow.invite_token_hash}, ${flow.created_at}, ${flow.expires_at})`
         )
       ),
     take: (digest, now) =>

@@ -33,13 +33,15 @@ export const makeInviteStore = Effect.gen(function*() {
     Effect.map(read(statement), (rows) => rows.length > 0)
 
   return InviteStore.of({
-    insert: (i, tokenHash) =>
-      Effect.asVoid(read(sql`
-        INSERT INTO invites (id, organisation_id, email, role, workspaces, status, token_hash, created_at, expires_at,
-          accepted_at, accepted_user_id, invited_by, invited_by_api_key_id, last_updated_at)
-        VALUES (${i.id}, ${i.organisation_id}, ${i.email}, ${i.role}, ${toJson(i.workspaces)}::jsonb, ${i.status},
+    insert: (i, tokenHash) => {
+      const workspaces = toJson(i.workspaces)
+      return Effect.asVoid(read(sql`
+        INSERT INTO invites (id, organisation_id, email, role, user_id, workspaces, status, token_hash, created_at,
+          expires_at, accepted_at, accepted_user_id, invited_by, invited_by_api_key_id, last_updated_at)
+        VALUES (${i.id}, ${i.organisation_id}, ${i.email}, ${i.role}, ${i.user_id}, ${workspaces}::jsonb, ${i.status},
           ${tokenHash}, ${i.created_at}, ${i.expires_at}, ${i.accepted_at}, ${i.accepted_user_id}, ${i.invited_by},
-          ${i.invited_by_api_key_id}, ${i.last_updated_at})`)),
+          ${i.invited_by_api_key_id}, ${i.last_updated_at})`))
+    },
     get: byId("invites", InviteRow),
     list: (organisationId, filter, at, page) => {
       const conditions = [sql`organisation_id = ${organisationId}`]

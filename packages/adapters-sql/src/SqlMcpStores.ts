@@ -7,9 +7,11 @@ import {
   McpIntegration,
   McpIntegrationStore,
   McpServer,
-  McpServerStore
+  McpServerStore,
+  McpUserAccess,
+  McpUserAccessDefault
 } from "@gateway-control/domain"
-import { Context, Effect, Schema } from "effect"
+import { Context, Effect, Option, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
 import * as SqlSchema from "effect/sql/SqlSchema"
@@ -29,6 +31,9 @@ const IntegrationRow = McpIntegration.mapFields((f) => ({
 })).pipe(Schema.decodeTo(McpIntegration))
 
 const ServerRow = McpServer.mapFields((f) => ({ ...f, created_at: Timestamp })).pipe(Schema.decodeTo(McpServer))
+
+const UserAccessRow = McpUserAccess.mapFields((f) => ({ ...f, ...timestamps })).pipe(Schema.decodeTo(McpUserAccess))
+const AccessDefaultRow = Schema.Struct({ default_user_access: McpUserAccessDefault })
 
 /**
  * Integrations in use (`active`: every status but archived) or archived. The "in use" indexes are partial on
@@ -142,6 +147,17 @@ export const makeMcpStores = Effect.gen(function*() {
     }
   })
 
+  const accessDefault = SqlSchema.findOneOption({
+    Request: Schema.String,
+    Result: AccessDefaultRow,
+    execute: (serverId) => sql`SELECT default_user_access FROM mcp_server_access WHERE server_id = ${serverId}`
+  })
+  const accessOverrides = SqlSchema.findAll({
+    Request: Schema.String,
+    Result: UserAccessRow,
+    execute: (serverId) => sql`SELECT * FROM mcp_server_user_access WHERE server_id = ${serverId} ORDER BY user_id`
+  })
+
   const servers = McpServerStore.of({
     insert: (s) =>
       write(sql`INSERT INTO mcp_servers (id, organisation_id, workspace_id, slug, name, status, description,
@@ -166,7 +182,33 @@ export const makeMcpStores = Effect.gen(function*() {
       }
       return pagedList(ServerRow, "mcp_servers", sql.and(clauses), page.limit, page.offset)
     },
-    directory: directoryOn(sql, IntegrationRow, ServerRow)
+    directory: directoryOn(sql, IntegrationRow, ServerRow),
+    userAccess: (serverId) =>
+      read(Effect.gen(function*() {
+        const stored = yield* accessDefault(serverId)
+        return {
+          default_user_access: Option.match(stored, {
+            onNone: () => "allow" as const,
+            onSome: (row) => row.default_user_access
+          }),
+          users: yield* accessOverrides(serverId)
+        }
+      })),
+    setUserAccess: (serverId, defaultAccess, overrides, at) =>
+      read(sql.withTransaction(Effect.gen(function*() {
+        if (defaultAccess !== null) {
+          yield* sql`INSERT INTO mcp_server_access (server_id, default_user_access, last_updated_at)
+                     VALUES (${serverId}, ${defaultAccess}, ${at})
+                     ON CONFLICT (server_id) DO UPDATE SET default_user_access = EXCLUDED.default_user_access,
+                       last_updated_at = EXCLUDED.last_updated_at`
+        }
+        for (const o of overrides) {
+          yield* sql`INSERT INTO mcp_server_user_access (server_id, user_id, enabled, created_at, last_updated_at)
+                     VALUES (${serverId}, ${o.user_id}, ${o.enabled}, ${o.created_at}, ${o.last_updated_at})
+                     ON CONFLICT (server_id, user_id) DO UPDATE SET enabled = EXCLUDED.enabled,
+                       last_updated_at = EXCLUDED.last_updated_at`
+        }
+      })))
   })
 
   return Context.make(McpIntegrationStore, integrations).pipe(Context.add(McpServerStore, servers))

@@ -10,11 +10,13 @@ import {
   CollectionStore,
   IdempotencyStore,
   IdentityProviderStore,
+  IntegrationStore,
   InviteStore,
   LabelStore,
   LeaseStore,
   LocalAccountStore,
   McpCapabilityStore,
+  ProviderStore,
   ScimStore,
   ScimTokenStore,
   SecretReferenceStore,
@@ -38,12 +40,14 @@ import { makeCollectionStore } from "./SqlCollectionStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
 import { makeIdempotencyStore } from "./SqlIdempotencyStore.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
+import { makeIntegrationStore } from "./SqlIntegrationStore.ts"
 import { makeInviteStore } from "./SqlInviteStore.ts"
 import { makeLabelStore } from "./SqlLabelStore.ts"
 import { makeLeaseStore } from "./SqlLeaseStore.ts"
 import { makeLocalAccountStore } from "./SqlLocalAccountStore.ts"
 import { makeMcpStores } from "./SqlMcpStores.ts"
 import { makePromptStores } from "./SqlPromptStores.ts"
+import { makeProviderStore } from "./SqlProviderStore.ts"
 import { makeScimStore } from "./SqlScimStore.ts"
 import { makeScimTokenStore } from "./SqlScimTokenStore.ts"
 import { makeSecretReferenceStore } from "./SqlSecretReferenceStore.ts"
@@ -73,6 +77,9 @@ const makeAll = Effect.gen(function*() {
     Context.add(ScimTokenStore, yield* makeScimTokenStore),
     Context.add(ScimStore, yield* makeScimStore),
     Context.add(InviteStore, yield* makeInviteStore),
+    Context.add(IntegrationStore, yield* makeIntegrationStore)
+  ).pipe(
+    Context.add(ProviderStore, yield* makeProviderStore),
     Context.add(LocalAccountStore, yield* makeLocalAccountStore)
   )
 })

@@ -176,7 +176,8 @@ describe("the requests it sends", () => {
   const scopesAnswer = {
     object: "list",
     data: [],
-    key: { id: "k", type: "organisation-service", organisation_id: "o", workspace_id: null, user_id: null, scopes: [] }
+    key: { id: "k", type: "organisation-service", organisation_id: "o", workspace_id: null, user_id: null, scopes: [] },
+    actions: []
   }
 
   /** A client over an HttpClient that records each request and answers `body` with 200. */

@@ -4,6 +4,7 @@ import { html } from "./html.ts"
 import { ApiKeysPage } from "./pages/apiKeys.ts"
 import { AuditLogsPage } from "./pages/auditLogs.ts"
 import { CollectionsPage } from "./pages/collections.ts"
+import { IdentityProvidersPage } from "./pages/identityProviders.ts"
 import { McpRegistryPage } from "./pages/mcpRegistry.ts"
 import { NewPartialPage, PartialsPage } from "./pages/partials.ts"
 import { PartialPage } from "./pages/partialVersions.ts"
@@ -40,6 +41,7 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
   ["/audit", () => html`<${AuditLogsPage} />`],
   ["/trust-policies", () => html`<${TrustPoliciesPage} />`],
   ["/scim", () => html`<${ScimTokensPage} />`],
+  ["/identity-providers", () => html`<${IdentityProvidersPage} />`],
   ["/workspaces", () => html`<${WorkspacesPage} />`],
   ["/sessions", () => html`<${SessionsPage} />`]
 ]

@@ -15,6 +15,7 @@ import {
   me,
   passwordSignIn,
   scopes,
+  secondFactorSignIn,
   useKey,
   useSession,
   type Workspace
@@ -66,6 +67,11 @@ const forget = () => {
 /** Ends what is signed in: a person's session at the server (which clears its cookie), a key by forgetting it. */
 export const signOut = async (reason: string | null = null) => {
   if (session.value?.kind === "person") await endSession().catch(() => undefined)
+  signedOut(reason)
+}
+
+/** After the person's session was ended at the server (revoked, or everywhere): back to the sign-in page. */
+export const signedOut = (reason: string | null) => {
   forget()
   signedOutReason.value = reason
 }
@@ -128,10 +134,26 @@ const usePersonSession = async (csrfToken: string | null) => {
   session.value = loaded
 }
 
-/** Signs a person in with their email and password. */
-export const signInWithPassword = async (email: string, password: string) => {
-  useKey(null)
+/**
+ * Signs a person in with their email and password. A person with a second factor is not signed in yet: the
+ * answer is the challenge to send back with a code (`signInWithCode`).
+ */
+export const signInWithPassword = async (
+  email: string,
+  password: string
+): Promise<{ readonly challenge: string } | null> => {
+  // A refusal (401) is the form's error, not the end of a session.
+  useKey(null, () => {})
   const answer = await passwordSignIn({ email, password })
+  if (answer.object === "second-factor-required") return { challenge: answer.challenge }
+  await usePersonSession(answer.csrf_token)
+  return null
+}
+
+/** The second step: the challenge of `signInWithPassword` and the code the authenticator app shows. */
+export const signInWithCode = async (challenge: string, code: string) => {
+  useKey(null, () => {})
+  const answer = await secondFactorSignIn({ challenge, code })
   await usePersonSession(answer.csrf_token)
 }
 
@@ -173,6 +195,9 @@ export const refreshWorkspaces = async () => {
   const workspaces = (await listWorkspaces({ page_size: 1000, current_page: 0 })).data
   session.value = { ...current, workspaces }
 }
+
+/** A workspace's name, when the caller can see it; its id otherwise. */
+export const workspaceName = (id: string) => session.value?.workspaces.find((w) => w.id === id)?.name ?? id
 
 /** Where a new credential goes: an admin names the chosen workspace, a workspace key its own. */
 export const newCredentialPlacement = () =>

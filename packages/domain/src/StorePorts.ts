@@ -9,11 +9,13 @@ import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
 import type { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
 import type { IdentityProviderStore, SignInFlowStore } from "./identity-providers/IdentityProviderStore.ts"
+import type { IntegrationStore } from "./integrations/IntegrationStore.ts"
 import type { InviteStore } from "./invites/InviteStore.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
 import type { McpIntegrationStore, McpServerStore } from "./mcp/Mcp.ts"
 import type { LabelStore } from "./prompts/Label.ts"
 import type { PartialStore, PromptStore } from "./prompts/Prompt.ts"
+import type { ProviderStore } from "./providers/ProviderStore.ts"
 import type { ScimTokenStore } from "./scim-tokens/ScimTokenStore.ts"
 import type { ScimStore } from "./scim/ScimStore.ts"
 import type { SecretReferenceStore } from "./secret-references/SecretReferenceStore.ts"
@@ -48,6 +50,8 @@ export type StorePorts =
   | SessionStore
   | LocalAccountStore
   | SecretReferenceStore
+  | IntegrationStore
+  | ProviderStore
   | IdempotencyStore
   | IdentityProviderStore
   | SignInFlowStore

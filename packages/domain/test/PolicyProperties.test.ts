@@ -58,7 +58,9 @@ const operationOf = (action: Action): Operation => {
   }
   if (
     action.startsWith("api_keys.create.") || action.startsWith("api_keys.rotate.") || action === "api_keys.delete" ||
-    action === "api_keys.update"
+    action === "api_keys.update" ||
+    // Deciding who may use a workspace's MCP server: the same role row (owners and admins, managers, no members).
+    action === "mcp_servers.user_access.update"
   ) {
     return "create workspace key"
   }
@@ -104,6 +106,10 @@ const operationOf = (action: Action): Operation => {
     "sign_in_settings.update",
     "mcp_integrations.create.organisation",
     "mcp_integrations.update.organisation",
+    // An organisation-level AI-provider integration is the organisation's credential.
+    "integrations.create.organisation",
+    "integrations.update.organisation",
+    "integrations.delete.organisation",
     // Organisation labels are open to every workspace; changing them is the organisation's business.
     "labels.create.organisation",
     "labels.update.organisation",
@@ -115,9 +121,9 @@ const operationOf = (action: Action): Operation => {
 /** The scope names: the action's own name, but for these, named after what they act on (Scopes.ts). */
 const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): ReadonlyArray<Scope> => {
   if (action === "scopes.list") return []
-  const perKind = (verb: string): ReadonlyArray<Scope> => {
-    const organisation = `organisation_mcp_integrations.${verb}` as Scope
-    const workspace = `workspace_mcp_integrations.${verb}` as Scope
+  const perKind = (verb: string, kind = "mcp_integrations"): ReadonlyArray<Scope> => {
+    const organisation = `organisation_${kind}.${verb}` as Scope
+    const workspace = `workspace_${kind}.${verb}` as Scope
     return !admin ? [workspace] : workspaceReachable ? [organisation, workspace] : [organisation]
   }
   const renamed: Partial<Record<Action, ReadonlyArray<Scope>>> = {
@@ -168,9 +174,24 @@ const scopesOf = (action: Action, admin: boolean, workspaceReachable: boolean): 
     "mcp_integrations.update.workspace": perKind("create"),
     "mcp_integrations.read": perKind("read"),
     "mcp_integrations.list": perKind("list"),
+    "integrations.create.organisation": ["organisation_integrations.create"],
+    "integrations.update.organisation": ["organisation_integrations.update"],
+    "integrations.delete.organisation": ["organisation_integrations.delete"],
+    "integrations.create.workspace": perKind("create", "integrations"),
+    "integrations.update.workspace": perKind("update", "integrations"),
+    "integrations.delete.workspace": perKind("delete", "integrations"),
+    "integrations.read": perKind("read", "integrations"),
+    "integrations.list": perKind("list", "integrations"),
+    // Providers replace virtual keys: their scopes.
+    "providers.create": ["virtual_keys.create"],
+    "providers.read": ["virtual_keys.read"],
+    "providers.list": ["virtual_keys.list"],
+    "providers.update": ["virtual_keys.update"],
+    "providers.delete": ["virtual_keys.delete"],
     // Renaming or deleting a server: as creating one.
     "mcp_servers.update": ["mcp_servers.create"],
     "mcp_servers.delete": ["mcp_servers.create"],
+    "mcp_servers.user_access.update": ["mcp_servers.create"],
     // Labels belong to prompts: the prompts scope of the same verb.
     ...Object.fromEntries(
       ["create", "update", "delete"].flatMap((verb) =>

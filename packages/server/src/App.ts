@@ -3,7 +3,12 @@
  * routes and the Node server together.
  */
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { DEFAULT_PROVIDER_BASE_URLS, layerFineTuningUpstream, layerRoutes } from "@gateway-control/adapters-http"
+import {
+  DEFAULT_PROVIDER_BASE_URLS,
+  INVITE_PAGE,
+  layerFineTuningUpstream,
+  layerRoutes
+} from "@gateway-control/adapters-http"
 import { layerMcpConnections } from "@gateway-control/adapters-mcp"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerOpenIdClient } from "@gateway-control/adapters-oidc"
@@ -24,6 +29,7 @@ import {
   Idempotency,
   IdentityProviders,
   IdentityProviderSettings,
+  Integrations,
   Invites,
   layerTransitionSweep,
   LocalAccounts,
@@ -34,11 +40,13 @@ import {
   OidcSignIn,
   Prompts,
   ProviderRegistry,
+  Providers,
   Readiness,
   RenderLimits,
   type RenderLimitsShape,
   runHealthChecks,
   Scim,
+  ScimGroups,
   ScimTokens,
   SecretReferences,
   SecretReferenceSettings,
@@ -213,21 +221,27 @@ export const layerDomain = <ROut, E, E2 = never>(
     Readiness.layer,
     Idempotency.layer,
     TrustPolicies.layer,
-    Invites.layer,
     TokenExchange.layer,
     LocalAccounts.layer,
     OidcSignIn.layer,
     ScimTokens.layer,
     Scim.layer,
+    ScimGroups.layer,
     layerTransitionSweep
   ).pipe(
     Layer.provideMerge(
       Layer.merge(
-        Sessions.layer,
+        Invites.layer.pipe(Layer.provideMerge(Sessions.layer)),
         layerWorkloadTokens(providers.workloadTokens).pipe(Layer.provide(layerMcpFetch(providers.connector)))
       )
     ),
-    Layer.provideMerge(SecretReferences.layer),
+    // Integrations fetch keys kept in secret managers through secret references.
+    Layer.provideMerge(
+      Providers.layer.pipe(
+        Layer.provideMerge(Integrations.layer),
+        Layer.provideMerge(SecretReferences.layer)
+      )
+    ),
     Layer.provideMerge(layerMcp(mcp, providers.connector, providers.registry.timeoutMs)),
     Layer.provideMerge(IdentityProviders.layer),
     Layer.provideMerge(
@@ -303,13 +317,26 @@ export const bootstrapStore = (input: BootstrapInput) =>
     }))
   )
 
-/** On an empty store, bootstraps and prints the admin key once, clearly marked, to stderr. */
-const layerBootstrapIfEmpty = Layer.effectDiscard(
-  Effect.gen(function*() {
+/** Where the console's pages are, from outside: `PUBLIC_URL`, else the address `serve` listens on. */
+const consoleBaseOf = (config: Pick<AppConfig, "host" | "port" | "signIn">) => {
+  if (config.signIn.publicUrl !== null) return config.signIn.publicUrl
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`
+}
+
+/**
+ * On an empty store, bootstraps and prints the admin key once, clearly marked, to stderr, with the owner's
+ * single-use link to set their password (or sign in by SSO when a provider is configured), valid for an hour.
+ */
+const layerBootstrapIfEmpty = (config: Pick<AppConfig, "host" | "port" | "signIn">) =>
+  Layer.effectDiscard(Effect.gen(function*() {
     const bootstrap = yield* Bootstrap
+    const invites = yield* Invites
     const result = yield* bootstrap.ifEmpty(DEFAULT_ORGANISATION).pipe(Effect.orDie, asOperator("serve"))
     if (Option.isNone(result)) return
     const { api_key, ...ids } = result.value
+    const link = yield* invites.ownerLink(ids.user_id).pipe(Effect.orDie, asOperator("serve"))
+    const ownerUrl = `${consoleBaseOf(config)}${INVITE_PAGE}#${link.token}`
     yield* Console.error(
       [
         "",
@@ -320,12 +347,17 @@ const layerBootstrapIfEmpty = Layer.effectDiscard(
         "",
         `  x-service-api-key: ${Redacted.value(api_key)}`,
         "",
+        `The owner (${DEFAULT_ORGANISATION.ownerEmail}) signs in to the console through this single-use link, ` +
+        "valid for an hour" +
+        (config.signIn.operatorProvider === null ? ":" : " (it also offers the identity provider):"),
+        "",
+        `  set your password: ${ownerUrl}`,
+        "",
         "=============================================================",
         ""
       ].join("\n")
     )
-  })
-)
+  }))
 
 /**
  * Effect copies a context's whole service map once more than `maxDepth` (default 8) services were added to
@@ -456,7 +488,7 @@ export const layerServe = (config: AppConfig) => {
         gracefulShutdownTimeout: config.shutdownTimeoutMs
       })
     ),
-    Layer.provide(layerBootstrapIfEmpty),
+    Layer.provide(layerBootstrapIfEmpty(config)),
     Layer.provide(layerConfiguredDomain(config)),
     Layer.provide(layerLogging(config.logLevel)),
     // Outermost, so that every layer above is built with the tracer in its context.

@@ -29,17 +29,45 @@ const PatchOp = Schema.Struct({
 
 const decodePatch = Schema.decodeUnknownResult(PatchOp)
 
-/** RFC 7644 §3.5.2: "op" is case-insensitive (Microsoft Entra ID sends "Replace"). */
+/** A plain attribute path (`members`), which a value filter can be added to. */
+const PLAIN_PATH = /^[A-Za-z][A-Za-z0-9_$-]*$/
+
+/**
+ * A `remove` of a multi-valued attribute that names the values to remove in `value`, as Microsoft Entra ID
+ * sends it (`{op: "Remove", path: "members", value: [{value: "id"}]}`), as the removals by filter RFC 7644
+ * §3.5.2.2 describes (`members[value eq "id"]`), one a value: `scim-patch` removes only whole equal values.
+ */
+const removalsByValue = (operation: unknown): ReadonlyArray<unknown> => {
+  if (typeof operation !== "object" || operation === null) return [operation]
+  const op = Reflect.get(operation, "op")
+  const path = Reflect.get(operation, "path")
+  const value = Reflect.get(operation, "value")
+  if (op !== "remove" || typeof path !== "string" || !PLAIN_PATH.test(path) || !Array.isArray(value)) {
+    return [operation]
+  }
+  const ids = value.map((item: unknown) =>
+    typeof item === "object" && item !== null ? Reflect.get(item, "value") : undefined
+  )
+  if (ids.length === 0 || !ids.every((id) => typeof id === "string")) return [operation]
+  return ids.map((id) => ({ op: "remove", path: `${path}[value eq ${JSON.stringify(id)}]` }))
+}
+
+/**
+ * RFC 7644 §3.5.2: "op" is case-insensitive (Microsoft Entra ID sends "Replace"); removals by value become
+ * removals by filter (`removalsByValue`).
+ */
 const lowerOps = (body: unknown): unknown => {
   if (typeof body !== "object" || body === null || !("Operations" in body) || !Array.isArray(body.Operations)) {
     return body
   }
   return {
     ...body,
-    Operations: body.Operations.map((operation: unknown) =>
-      typeof operation === "object" && operation !== null && "op" in operation && typeof operation.op === "string"
-        ? { ...operation, op: operation.op.toLowerCase() }
-        : operation
+    Operations: body.Operations.flatMap((operation: unknown) =>
+      removalsByValue(
+        typeof operation === "object" && operation !== null && "op" in operation && typeof operation.op === "string"
+          ? { ...operation, op: operation.op.toLowerCase() }
+          : operation
+      )
     )
   }
 }

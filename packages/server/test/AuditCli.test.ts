@@ -47,10 +47,10 @@ const checkpointThenCut = async (env: Record<string, string>, deleteNewest: () =
   const taken = await cli(["audit", "checkpoint"], env)
   expect(taken.code).toBe(0)
   const checkpoint = JSON.parse(taken.stdout)
-  // The bootstrap at the server's first start, three creates and one refusal.
+  // The bootstrap and the owner's set-your-password link at the server's first start, three creates and one refusal.
   expect(checkpoint).toMatchObject({
-    count: 5,
-    heads: [{ chain: 0, count: 5, last_hash: expect.stringMatching(/^[0-9a-f]{64}$/) }]
+    count: 6,
+    heads: [{ chain: 0, count: 6, last_hash: expect.stringMatching(/^[0-9a-f]{64}$/) }]
   })
   const file = join(dir, "checkpoint.json")
   writeFileSync(file, taken.stdout)
@@ -58,7 +58,7 @@ const checkpointThenCut = async (env: Record<string, string>, deleteNewest: () =
   const reached = await cli(["audit", "verify", "--checkpoint", file], env)
   expect(reached).toMatchObject({ code: 0 })
   expect(reached.stdout).toMatch(
-    /^ok: 5 audit records in 1 chain, all intact; it reaches the checkpoint of .* \(5 audit records\)/
+    /^ok: 6 audit records in 1 chain, all intact; it reaches the checkpoint of .* \(6 audit records\)/
   )
 
   const unauthenticated = await cli(["audit", "unauthenticated"], env)
@@ -68,10 +68,10 @@ const checkpointThenCut = async (env: Record<string, string>, deleteNewest: () =
 
   await deleteNewest()
   // Without the checkpoint, a shorter chain is a valid chain.
-  expect((await cli(["audit", "verify"], env)).stdout).toMatch(/^ok: 4 audit records in 1 chain, all intact/)
+  expect((await cli(["audit", "verify"], env)).stdout).toMatch(/^ok: 5 audit records in 1 chain, all intact/)
   const cut = await cli(["audit", "verify", "--checkpoint", file], env)
   expect(cut.code).toBe(1)
-  expect(cut.stdout).toContain("broken: chain 0 ends at record 4, but the checkpoint")
+  expect(cut.stdout).toContain("broken: chain 0 ends at record 5, but the checkpoint")
   expect(cut.stdout).toContain("records were removed")
 
   const forgedFile = join(dir, "forged.json")
@@ -93,7 +93,7 @@ describe("audit checkpoints on the embedded PGlite store", () => {
     await writeRecords(env, 3)
     await checkpointThenCut(env, async () => {
       const db = await PGlite.create(join(env.DATA_DIR, "pglite"))
-      await db.query("DELETE FROM audit_logs WHERE seq = 5")
+      await db.query("DELETE FROM audit_logs WHERE seq = 6")
       await db.close()
     })
   }, 180_000)
@@ -111,7 +111,7 @@ describe.skipIf(postgresUrl === undefined)("audit checkpoints on PostgreSQL", ()
     await writeRecords(env, 3)
     await checkpointThenCut(
       env,
-      () => query(database.url, "DELETE FROM audit_logs WHERE seq = 5").then(() => undefined)
+      () => query(database.url, "DELETE FROM audit_logs WHERE seq = 6").then(() => undefined)
     )
   }, 180_000)
 })

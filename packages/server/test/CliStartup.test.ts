@@ -92,4 +92,38 @@ describe("the gateway-control CLI", () => {
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/^gateway-control needs Node ≥ 22\.19; .*\(this is Node \d+\.\d+\.\d+\)\.\n$/)
   })
+
+  it("prints, at the first start, the owner's single-use link to set their password, valid for an hour", async () => {
+    const server = await startServerProcess({ GATEWAY_STORE: "memory" })
+    cleanups.push(() => server.child.kill("SIGKILL"))
+    const line = server.stderr().split("\n").find((l) => l.includes("set your password:"))
+    const url = new URL(/set your password: (\S+)/.exec(line ?? "")![1]!)
+    expect(`${url.origin}${url.pathname}`).toBe(`${server.baseUrl}/console/invite`)
+    const token = url.hash.slice(1)
+    const preview = await fetch(`${server.baseUrl}/v1/auth/invite?token=${token}`)
+    expect(preview.status).toBe(200)
+    const shown = (await preview.json()) as { expires_at: string }
+    expect(shown).toMatchObject({ email: "owner@localhost", role: "owner", workspaces: [] })
+    expect(Date.parse(shown.expires_at) - Date.now()).toBeLessThanOrEqual(3_600_000)
+    expect(Date.parse(shown.expires_at) - Date.now()).toBeGreaterThan(3_000_000)
+    const accept = (password: string) =>
+      fetch(`${server.baseUrl}/v1/auth/invite`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token, password })
+      })
+    const accepted = await accept("the owner's first password")
+    expect(accepted.status).toBe(200)
+    const cookie = accepted.headers.get("set-cookie")!.split(";")[0]!
+    const me = await (await fetch(`${server.baseUrl}/v1/me`, { headers: { cookie } })).json()
+    expect(me).toMatchObject({ type: "user", user: { email: "owner@localhost", role: "owner" } })
+    // Single use: the link is spent.
+    expect((await accept("another password entirely")).status).toBe(404)
+    const signIn = await fetch(`${server.baseUrl}/v1/auth/password`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@localhost", password: "the owner's first password" })
+    })
+    expect(signIn.status).toBe(200)
+  }, 120_000)
 })

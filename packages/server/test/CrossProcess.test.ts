@@ -4,10 +4,9 @@
  * and is back within 1 s once it listens again. With Redis, the two enforce one shared rate limit.
  */
 import { KEY_CACHE_TTL_MS } from "@gateway-control/domain"
-import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { freshDatabase, postgresUrl, query } from "./support/Databases.ts"
-import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
+import { query } from "./support/Databases.ts"
+import { call, json, postgresUrl, startTwoProcesses, type TwoProcesses, within } from "./support/TwoProcesses.ts"
 
 const redisUrl = process.env.TEST_REDIS_URL
 if (redisUrl === undefined) {
@@ -16,59 +15,20 @@ if (redisUrl === undefined) {
   console.warn("\n*** shared rate limits across processes SKIPPED: TEST_REDIS_URL is not set ***\n")
 }
 
-/** Calls `check` until it holds, for at most `withinMs`; the time it took. */
-const within = async (withinMs: number, check: () => Promise<boolean>) => {
-  const started = performance.now()
-  while (!(await check())) {
-    if (performance.now() - started > withinMs) throw new Error(`not within ${withinMs} ms`)
-    await new Promise((resolve) => setTimeout(resolve, 25))
-  }
-  return performance.now() - started
-}
-
-const call = (server: ServerProcess, key: string, method: string, path: string, body?: unknown) =>
-  fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { "x-service-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-
-const json = async <A>(response: Response, status: number): Promise<A> => {
-  expect(response.status, await response.clone().text()).toBe(status)
-  return (await response.json()) as A
-}
-
 describe.skipIf(postgresUrl === undefined)("two processes on one PostgreSQL", () => {
-  let a: ServerProcess
-  let b: ServerProcess
+  let processes: TwoProcesses
+  let a: TwoProcesses["a"]
+  let b: TwoProcesses["b"]
   let admin: string
   let workspaceId: string
   let databaseName: string
-  const cleanups: Array<() => Promise<unknown> | unknown> = []
 
   beforeAll(async () => {
-    const database = await freshDatabase(postgresUrl!)
-    cleanups.push(database.drop)
-    databaseName = new URL(database.url).pathname.slice(1)
-    const env = {
-      GATEWAY_STORE: "postgres",
-      DATABASE_URL: database.url,
-      GATEWAY_MASTER_KEY: randomBytes(32).toString("base64"),
-      ...(redisUrl === undefined ? {} : { REDIS_URL: redisUrl })
-    }
-    // One after the other, so that the first bootstraps and prints the admin key.
-    a = await startServerProcess(env)
-    cleanups.push(() => a.child.kill("SIGKILL"))
-    b = await startServerProcess(env)
-    cleanups.push(() => b.child.kill("SIGKILL"))
-    admin = a.adminKey!
-    const workspaces = await json<{ data: Array<{ id: string }> }>(await call(a, admin, "GET", "/v1/workspaces"), 200)
-    workspaceId = workspaces.data[0]!.id
+    processes = await startTwoProcesses(redisUrl === undefined ? {} : { REDIS_URL: redisUrl })
+    ;({ a, admin, b, databaseName, workspaceId } = processes)
   }, 120_000)
 
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup()
-  })
+  afterAll(() => processes?.close())
 
   /** A new workspace key, made through A, that B has resolved (and so cached). */
   const keyKnownToB = async (extra: Record<string, unknown> = {}) => {

@@ -145,7 +145,9 @@ describe("choosing the provider", () => {
     expect(noKey).toMatchObject({ param: "authorization" })
     expect(noKey.message).toContain("'Authorization: Bearer <key>'")
     expect((await errorOf(await jobs({ "x-service-provider": "acme-ai" }))).param).toBe("x-service-provider")
-    expect((await errorOf(await jobs({ "x-service-provider": "@nope" }))).param).toBe("x-service-virtual-key")
+    // `@slug` in the provider header: the error names that header, as the client wrote it.
+    expect((await errorOf(await jobs({ "x-service-provider": "@nope" }))).param).toBe("x-service-provider")
+    expect((await errorOf(await jobs({ "x-service-virtual-key": "nope" }))).param).toBe("x-service-virtual-key")
     const inline = (config: unknown) => jobs({ "x-service-config": JSON.stringify(config) })
     expect((await errorOf(await inline({ provider: "openai", api_key: 7 }))).param).toBe("x-service-config.api_key")
     expect((await errorOf(await inline({ retries: 3 }))).param).toBe("x-service-config.retries")

@@ -3,11 +3,18 @@
  * workspace roles; the single-use link expires, can be resent (the old link stops) and revoked; accepting it
  * makes the user with those roles, once. On every store.
  */
-import { Invites } from "@gateway-control/domain"
-import { Clock, Effect, Exit } from "effect"
+import { Invites, UserStore } from "@gateway-control/domain"
+import { Clock, Effect, Exit, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeMovableClock } from "./support/MovableClock.ts"
-import { availableStores, errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
+import {
+  availableStores,
+  errorOf,
+  jsonOf,
+  openAiProviderAt,
+  startTestServer,
+  type TestServer
+} from "./support/TestServer.ts"
 
 const DAY_MS = 24 * 3_600_000
 
@@ -106,6 +113,105 @@ describe.each(availableStores)("invitations on the %s store", (store) => {
     expect(Exit.isSuccess(await accept(tokenOf(renewed.invite_link)))).toBe(true)
   })
 
+  /** The link's own endpoints: what a browser on the link's page calls, with no key. */
+  const preview = (token: string) => server.request(`/v1/auth/invite?token=${encodeURIComponent(token)}`, { key: null })
+  const acceptWithPassword = (body: Record<string, unknown>) =>
+    server.request("/v1/auth/invite", {
+      method: "POST",
+      key: null,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+  const PASSWORD = "a long enough password"
+  const usersNamed = async (email: string) =>
+    Option.toArray(
+      await server.runtime.runPromise(UserStore.use((users) => users.findByEmail(server.organisationId, email)))
+    ).length
+
+  it("shows a link's invitation without a key, and accepting it with a password signs the person in", async () => {
+    const made = await invite()
+    const token = tokenOf(made.invite_link)
+    const shown = await preview(token)
+    expect(shown.status).toBe(200)
+    const body = await jsonOf(shown)
+    expect(body).toEqual({
+      object: "invite",
+      id: made.id,
+      email: `person-${counter}@invited.test`,
+      role: "member",
+      expires_at: made.expires_at,
+      organisation: { id: server.organisationId, name: "Test Org" },
+      workspaces: [{ id: server.workspaceId, slug: "default", name: expect.any(String), role: "manager" }]
+    })
+    expect(JSON.stringify(body)).not.toContain(token)
+
+    // A password too short is refused in the envelope, and makes nobody; the link still works.
+    const short = await acceptWithPassword({ token, password: "short" })
+    expect(short.status).toBe(400)
+    expect((await errorOf(short)).param).toBe("password")
+    expect(await usersNamed(body.email)).toBe(0)
+
+    const accepted = await acceptWithPassword({ token, password: PASSWORD, name: "Grace Hopper" })
+    expect(accepted.status).toBe(200)
+    const signedIn = await jsonOf(accepted)
+    expect(signedIn).toMatchObject({
+      object: "session",
+      user: { email: body.email, name: "Grace Hopper", role: "member" },
+      session: { method: "invitation" }
+    })
+    const cookie = accepted.headers.get("set-cookie")!.split(";")[0]!
+    const me = await jsonOf(await server.request("/v1/me", { key: null, headers: { cookie } }))
+    expect(me).toMatchObject({
+      type: "user",
+      user: { email: body.email, role: "member" },
+      workspaces: [{ id: server.workspaceId, role: "manager" }]
+    })
+    // The password is the account's: it signs in again.
+    const again = await server.request("/v1/auth/password", {
+      method: "POST",
+      key: null,
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: body.email, password: PASSWORD })
+    })
+    expect(again.status).toBe(200)
+    const { records } = await jsonOf(
+      await server.request(`/v1/audit-logs?action=accept&user_email=${encodeURIComponent(body.email)}`)
+    )
+    expect(records).toHaveLength(1)
+    const [record] = records
+    expect(record).toMatchObject({
+      resource_type: "invite",
+      resource_id: made.id,
+      user_email: body.email,
+      session_id: signedIn.session.id
+    })
+    expect(JSON.stringify(record)).not.toContain(PASSWORD)
+    expect(JSON.stringify(record)).not.toContain(token)
+
+    // Single use: the link is spent; it shows nothing and accepts nothing.
+    expect((await preview(token)).status).toBe(404)
+    const twice = await acceptWithPassword({ token, password: PASSWORD })
+    expect(twice.status).toBe(404)
+    expect((await errorOf(twice)).message).toMatch(/unknown, used, revoked or expired/)
+    expect(await usersNamed(body.email)).toBe(1)
+  })
+
+  it("refuses a revoked, an expired and an unknown link alike, making nobody", async () => {
+    const revoked = await invite()
+    expect((await server.request(`/v1/admin/users/invites/${revoked.id}`, { method: "DELETE" })).status).toBe(200)
+    const expiring = await invite()
+    clock.advance(7 * DAY_MS + 1_000)
+    for (const token of [tokenOf(revoked.invite_link), tokenOf(expiring.invite_link), "not-a-link-at-all"]) {
+      expect((await preview(token)).status).toBe(404)
+      const refused = await acceptWithPassword({ token, password: PASSWORD })
+      expect(refused.status).toBe(404)
+      expect((await errorOf(refused)).message).toMatch(/unknown, used, revoked or expired/)
+      expect(refused.headers.get("set-cookie")).toBeNull()
+    }
+    expect(await usersNamed(`person-${counter - 1}@invited.test`)).toBe(0)
+    expect(await usersNamed(`person-${counter}@invited.test`)).toBe(0)
+  })
+
   it("refuses bad input, Portkey's key details, unknown workspaces and keys that may not create users", async () => {
     const bad = await server.send("POST", "/v1/admin/users/invites", { email: "nope", role: "member", workspaces: [] })
     expect(bad.status).toBe(400)
@@ -145,5 +251,23 @@ describe.each(availableStores)("invitations on the %s store", (store) => {
     expect([403, 404]).toContain(refused.status)
     const none = await jsonOf(await server.request("/v1/admin/users/invites?email=w@invited.test"))
     expect(none.total).toBe(0)
+  })
+})
+
+describe("invitation links with PUBLIC_URL", () => {
+  it("are made on the public URL, not on the Host the admin called", async () => {
+    const server = await startTestServer({
+      providers: { ...openAiProviderAt(), signIn: { publicUrl: "https://gateway.example.com", operatorProvider: null } }
+    })
+    try {
+      const made = await server.send("POST", "/v1/admin/users/invites", {
+        email: "public@invited.test",
+        role: "member",
+        workspaces: []
+      })
+      expect((await jsonOf(made)).invite_link).toMatch(/^https:\/\/gateway\.example\.com\/console\/invite#[\w-]{43}$/)
+    } finally {
+      await server.close()
+    }
   })
 })

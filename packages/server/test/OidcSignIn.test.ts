@@ -47,19 +47,41 @@ const signInRecords = (organisationId: string | null) =>
   ).then((page) => page.items)
 
 /** Starts a sign-in at the gateway and follows the provider to the callback's query. */
-const authorize = async (slug = "oidc", rewrite?: (url: URL) => void) => {
-  const start = await fetch(`${server.baseUrl}/auth/oidc/${slug}/start`, { redirect: "manual" })
+const authorize = async (slug = "oidc", rewrite?: (url: URL) => void, invite?: string) => {
+  const query = invite === undefined ? "" : `?invite=${encodeURIComponent(invite)}`
+  const start = await fetch(`${server.baseUrl}/auth/oidc/${slug}/start${query}`, { redirect: "manual" })
   expect(start.status).toBe(302)
   const url = new URL(start.headers.get("location")!)
+  // The browser keeps the flow's state in a cookie of its own, for the callback.
+  expect(start.headers.get("set-cookie")).toBe(
+    `gwc_oidc_flow=${url.searchParams.get("state")}; Max-Age=600; Path=/; HttpOnly; SameSite=Lax`
+  )
   rewrite?.(url)
   return { url, search: await followProvider(url.href, REDIRECT_URI) }
 }
 
-const callback = (search: string) => fetch(`${server.baseUrl}/auth/oidc/callback${search}`, { redirect: "manual" })
+/**
+ * The callback from a browser: by default the one that started the flow (its flow cookie holds the callback's
+ * `state`); `flowState` null sends no flow cookie, a string sends that one.
+ */
+const callback = (search: string, flowState?: string | null) => {
+  const kept = flowState === undefined ? new URLSearchParams(search).get("state") : flowState
+  return fetch(`${server.baseUrl}/auth/oidc/callback${search}`, {
+    redirect: "manual",
+    headers: kept === null ? {} : { cookie: `gwc_oidc_flow=${kept}` }
+  })
+}
+
+/** What clears the flow's cookie once the callback has used it. */
+const SPENT_FLOW_COOKIE =
+  "gwc_oidc_flow=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Lax"
 
 /** The session cookie a response sets, as a `cookie` request header (`name=value`). */
 const sessionCookieOf = (response: Response) => {
-  const set = response.headers.get("set-cookie")
+  const cookies = response.headers.getSetCookie()
+  // The spent flow's cookie is cleared beside it.
+  expect(cookies.filter((c) => c.startsWith("gwc_oidc_flow="))).toEqual([SPENT_FLOW_COOKIE])
+  const set = cookies.find((c) => c.startsWith("gwc_session="))
   expect(set).toMatch(/^gwc_session=[\w-]{20,}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/)
   return set!.split(";")[0]!
 }
@@ -74,7 +96,8 @@ const me = async (cookie: string) => {
 /** A refused callback: a readable page, no user created, one failed sign-in recorded. */
 const expectRefused = async (response: Response, words: RegExp) => {
   expect(response.status).toBe(401)
-  expect(response.headers.get("set-cookie")).toBeNull()
+  // No session; only the spent flow's cookie is cleared.
+  expect(response.headers.getSetCookie()).toEqual([SPENT_FLOW_COOKIE])
   expect(response.headers.get("content-type")).toMatch(/text\/html/)
   const page = await response.text()
   expect(page).toContain("Sign-in refused")
@@ -93,7 +116,9 @@ beforeAll(async () => {
     },
     bob: { email: "bob@allowed.test", email_verified: true, name: "Bob", groups: ["staff"] },
     eve: { email: "eve@allowed.test", email_verified: false, name: "Eve", groups: ["gateway-admins"] },
-    zed: { email: "zed@elsewhere.test", email_verified: true, name: "Zed", groups: [] }
+    zed: { email: "zed@elsewhere.test", email_verified: true, name: "Zed", groups: [] },
+    ivy: { email: "ivy@invited.test", email_verified: true, name: "Ivy", groups: ["team-leads"] },
+    max: { email: "max@invited.test", email_verified: true, name: "Max", groups: [] }
   })
   const operatorProvider: OperatorIdentityProvider = {
     issuer: provider.issuer,
@@ -226,6 +251,20 @@ describe("OpenID Connect sign-in", () => {
     expect(record).toMatchObject({ action: "sign_in", response_status_code: 401, user_type: "unauthenticated" })
   })
 
+  it("refuses a callback made in another browser than the one that started the flow (login CSRF), which keeps it", async () => {
+    provider.signInAs("bob")
+    const { search } = await authorize()
+    const before = (await usersOf()).total
+    const recorded = (await signInRecords(null)).length
+    // Someone hands their own callback link to another person: that browser holds no flow, or another one.
+    await expectRefused(await callback(search, null), /not started in this browser/)
+    await expectRefused(await callback(search, "a-state-of-another-flow"), /not started in this browser/)
+    expect((await usersOf()).total).toBe(before)
+    expect((await signInRecords(null)).length).toBe(recorded + 2)
+    // The flow was not spent: the browser that started it still completes it.
+    expect((await callback(search)).status).toBe(302)
+  })
+
   it("refuses a replayed callback (its state and code are spent)", async () => {
     provider.signInAs("bob")
     const { search } = await authorize()
@@ -294,6 +333,78 @@ describe("OpenID Connect sign-in", () => {
     const before = (await usersOf()).total
     expect((await callback((await authorize()).search)).status).toBe(302)
     expect((await usersOf()).total).toBe(before)
+  })
+})
+
+describe("accepting an invitation by single sign-on", () => {
+  /** An invitation's link token, for an email of a domain the provider creates nobody for (invitation only). */
+  const invite = async (email: string) => {
+    const made = await server.send("POST", "/v1/admin/users/invites", {
+      email,
+      role: "member",
+      workspaces: [{ id: "default", role: "admin" }]
+    })
+    expect(made.status).toBe(201)
+    const body = await jsonOf(made)
+    return { id: body.id as string, token: new URL(body.invite_link).hash.slice(1) }
+  }
+  /** A start refused: the page says why, and no flow is kept in the browser. */
+  const expectStartRefused = async (token: string) => {
+    const response = await fetch(`${server.baseUrl}/auth/oidc/oidc/start?invite=${token}`, { redirect: "manual" })
+    expect(response.status).toBe(401)
+    expect(response.headers.getSetCookie()).toEqual([])
+    expect(await response.text()).toMatch(/unknown, used, revoked or expired/)
+  }
+  const inviteStatus = async (id: string) =>
+    (await jsonOf(await server.request(`/v1/admin/users/invites/${id}`))).status
+
+  it("signs the invited person in through the provider, makes their user from the invitation, and spends it", async () => {
+    const { id, token } = await invite("ivy@invited.test")
+    provider.signInAs("ivy")
+    const response = await callback((await authorize("oidc", undefined, token)).search)
+    expect(response.status).toBe(302)
+    const whoAmI = await me(sessionCookieOf(response))
+    expect(whoAmI).toMatchObject({
+      type: "user",
+      user: { email: "ivy@invited.test", name: "Ivy", role: "member" },
+      workspaces: [{ id: server.workspaceId, role: "manager" }]
+    })
+    expect(await inviteStatus(id)).toBe("accepted")
+    const [record] = await signInRecords(server.organisationId)
+    expect(record).toMatchObject({
+      response_status_code: 200,
+      user_email: "ivy@invited.test",
+      session_id: whoAmI.session_id
+    })
+    expect(record!.request_body).toMatchObject({
+      identity_provider: "oidc",
+      subject: "ivy",
+      created: true,
+      invite_id: id
+    })
+
+    // Single use: the spent link starts no other sign-in.
+    await expectStartRefused(token)
+  })
+
+  it("refuses a person the provider vouches for under another email: nothing made, the invitation still pending", async () => {
+    const { id, token } = await invite("someone-else@invited.test")
+    provider.signInAs("max")
+    const before = (await usersOf()).total
+    await expectRefused(await callback((await authorize("oidc", undefined, token)).search), /invitation is for/)
+    expect((await usersOf()).total).toBe(before)
+    expect(await inviteStatus(id)).toBe("pending")
+  })
+
+  it("refuses a revoked invitation, at the start and at a callback already under way", async () => {
+    const { id, token } = await invite("max@invited.test")
+    provider.signInAs("max")
+    const underWay = await authorize("oidc", undefined, token)
+    expect((await server.request(`/v1/admin/users/invites/${id}`, { method: "DELETE" })).status).toBe(200)
+    const before = (await usersOf()).total
+    await expectRefused(await callback(underWay.search), /unknown, used, revoked or expired/)
+    expect((await usersOf()).total).toBe(before)
+    await expectStartRefused(token)
   })
 })
 

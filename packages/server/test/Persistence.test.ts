@@ -101,11 +101,11 @@ describe("the embedded PGlite store", () => {
     expect(again?.code).toBe(1)
     expect(again?.stderr).toContain("already has an organisation")
 
-    // The audit chain is intact (the first start's bootstrap, the create, the refused bootstrap), then an
+    // The audit chain is intact (the first start's bootstrap and owner link, the create, the refused bootstrap), then an
     // altered record breaks it where it was altered.
     const env = { ...process.env, DATA_DIR: dataDir }
     const verified = await exec(process.execPath, [...cli, "audit", "verify"], { env })
-    expect(verified.stdout).toMatch(/^ok: 3 audit records in 1 chain, all intact/)
+    expect(verified.stdout).toMatch(/^ok: 4 audit records in 1 chain, all intact/)
     const db = await PGlite.create(join(dataDir, "pglite"))
     await db.query("UPDATE audit_logs SET response_status_code = 200 WHERE seq = 1")
     await db.close()

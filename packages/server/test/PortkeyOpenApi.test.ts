@@ -10,6 +10,7 @@ import { ScopeNames } from "@gateway-control/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type McpGateway, startMcpGateway } from "./support/McpGateway.ts"
 import {
+  checkPortkeyIntegrationAnswer,
   makeResponseValidator,
   makeSchemaValidator,
   readPortkeyOpenApi,
@@ -57,10 +58,8 @@ const LEFT_OUT: Readonly<Record<string, string>> = {
   "DELETE /admin/users/invites/{inviteId}": "invites: see \"People sign in\"",
   "POST /admin/users/invites/{inviteId}/resend": "invites: see \"People sign in\"",
   "PUT /mcp-servers/{mcpServerId}/capabilities": "capabilities are switched on the integration, not per server",
-  "GET /mcp-servers/{mcpServerId}/user-access": "who may use a server is decided by its workspace, not per user",
-  "PUT /mcp-servers/{mcpServerId}/user-access": "who may use a server is decided by its workspace, not per user",
-  "GET /mcp-servers/{mcpServerId}/connections": "no per-user OAuth connections: the gateway runs no OAuth flow",
-  "DELETE /mcp-servers/{mcpServerId}/connections": "no per-user OAuth connections: the gateway runs no OAuth flow"
+  "DELETE /mcp-servers/{mcpServerId}/connections":
+    "no per-user connection is held (no OAuth flow, no user tokens): nothing to disconnect; deny the user instead"
 }
 
 /**
@@ -74,7 +73,8 @@ const OPEN_DIFFERENCES: Readonly<Record<string, string>> = {
 }
 
 /** The families of issue #28, by the document's paths. */
-const FAMILY = /^\/(admin\/(workspaces|users)|collections|configs|api-keys|virtual-keys|prompts|labels|mcp-)/
+const FAMILY =
+  /^\/(admin\/(workspaces|users)|collections|configs|api-keys|virtual-keys|prompts|labels|mcp-|integrations|providers)/
 
 /** Sends the request and answers its status and body, the body validated against the document's schema. */
 const conforming = async (
@@ -245,6 +245,100 @@ describe.skipIf(document === undefined)("Portkey's OpenAPI document, for the ope
     await conforming("delete", "/virtual-keys/{slug}", `/v1/virtual-keys/${created.slug}`, undefined, workspaceKey)
   })
 
+  it("integrations: create, list, get, update, delete; workspaces and models; requests valid by the document", async () => {
+    const request = makeSchemaValidator(document!, "CreateIntegrationRequest")
+    const body = { name: "Walk OpenAI", ai_provider_id: "openai", key: "sk-walk-integration", description: "walk" }
+    expect(request(body)).toEqual([])
+    const created = await conforming("post", "/integrations", "/v1/integrations", body)
+    const integration = `/v1/integrations/${created.slug}`
+    // The document's `oneOf` of configurations holds for no object: checked by the provider type's own schema.
+    const item = async (method: string, documentPath: string, path: string, payload?: unknown) => {
+      exercised.add(`${method.toUpperCase()} ${documentPath}`)
+      const response = await server.send(method.toUpperCase(), path, payload)
+      const answer = await jsonOf(response)
+      expect(response.status, JSON.stringify(answer)).toBe(200)
+      return answer
+    }
+    const listed = await item("get", "/integrations", "/v1/integrations?type=all&current_page=0&page_size=10")
+    expect(validate("/integrations", "get", { ...listed, data: [] })).toEqual([])
+    for (const each of listed.data) checkPortkeyIntegrationAnswer("get", "/integrations/{slug}", each)
+    checkPortkeyIntegrationAnswer("get", "/integrations/{slug}", await item("get", "/integrations/{slug}", integration))
+    const update = { name: "Walk OpenAI renamed", configurations: { openai_project: "walk" } }
+    expect(makeSchemaValidator(document!, "UpdateIntegrationRequest")({ name: update.name })).toEqual([])
+    checkPortkeyIntegrationAnswer(
+      "put",
+      "/integrations/{slug}",
+      await item("put", "/integrations/{slug}", integration, update)
+    )
+    const workspaces = {
+      workspaces: [{
+        id: server.workspaceId,
+        enabled: true,
+        usage_limits: [{ credit_limit: 10, periodic_reset: "monthly", alert_threshold: 8 }],
+        rate_limits: [{ type: "requests", unit: "rpm", value: 60 }]
+      }],
+      override_existing_workspace_access: false
+    }
+    expect(makeSchemaValidator(document!, "BulkUpdateWorkspacesRequest")(workspaces)).toEqual([])
+    await conforming("put", "/integrations/{slug}/workspaces", `${integration}/workspaces`, workspaces)
+    await conforming("get", "/integrations/{slug}/workspaces", `${integration}/workspaces`)
+    const models = {
+      models: [{ slug: "gpt-4o", enabled: true }, {
+        slug: "ft:walk",
+        enabled: true,
+        is_custom: true,
+        is_finetune: true
+      }],
+      allow_all_models: false
+    }
+    expect(makeSchemaValidator(document!, "BulkUpdateModelsRequest")(models)).toEqual([])
+    await conforming("put", "/integrations/{slug}/models", `${integration}/models`, models)
+    const listedModels = await conforming("get", "/integrations/{slug}/models", `${integration}/models`)
+    expect(listedModels.models.map((m: { slug: string }) => m.slug)).toEqual(["gpt-4o", "ft:walk"])
+    await conforming("delete", "/integrations/{slug}/models", `${integration}/models?slugs=ft:walk`)
+    await conforming("delete", "/integrations/{slug}", integration)
+  })
+
+  it("providers: create (the generic example), list, get, update, delete", async () => {
+    const integration = await conforming("post", "/integrations", "/v1/integrations", {
+      name: "Walk provider integration",
+      ai_provider_id: "openai",
+      key: "sk-walk-provider"
+    })
+    await conforming("put", "/integrations/{slug}/workspaces", `/v1/integrations/${integration.slug}/workspaces`, {
+      workspaces: [{ id: server.workspaceId, enabled: true }]
+    })
+    // The example's `workspace_id: ""` names no workspace (a workspace key makes it in its own), and its
+    // integration is the one made here.
+    const { workspace_id: _none, ...example } = requestExamples(document!, "/providers", "post").generic as {
+      workspace_id: string
+    }
+    const created = await conforming(
+      "post",
+      "/providers",
+      "/v1/providers",
+      { ...example, integration_id: integration.slug },
+      workspaceKey
+    )
+    await conforming("get", "/providers", "/v1/providers?current_page=0&page_size=10", undefined, workspaceKey)
+    const read = await conforming("get", "/providers/{slug}", `/v1/providers/${created.slug}`, undefined, workspaceKey)
+    expect(read).toMatchObject({
+      name: "My first provider",
+      note: "Provider description",
+      integration_id: integration.id,
+      usage_limits: { credit_limit: 10, periodic_reset: "monthly", alert_threshold: 9 },
+      status: "active"
+    })
+    await conforming(
+      "put",
+      "/providers/{slug}",
+      `/v1/providers/${created.slug}`,
+      { name: "Renamed", note: "changed", expires_at: "2999-01-01T00:00:00.000Z" },
+      workspaceKey
+    )
+    await conforming("delete", "/providers/{slug}", `/v1/providers/${created.slug}`, undefined, workspaceKey)
+  })
+
   it("collections: create, list, get, update, delete", async () => {
     const created = await conforming("post", "/collections", "/v1/collections", {
       name: "Walk collection",
@@ -397,6 +491,11 @@ describe.skipIf(document === undefined)("Portkey's OpenAPI document, for the ope
       const synced = await jsonOf(await server.send("POST", `${integration}/sync`, {}))
       expect(synced).toMatchObject({ total: expect.any(Number) })
       await conforming("get", "/mcp-integrations/{mcpIntegrationId}/capabilities", `${integration}/capabilities`)
+      // Portkey's 1-based `page` is our `current_page` + 1.
+      const byPage = await jsonOf(await server.request(`${integration}/capabilities?page=2&page_size=1`))
+      const byCurrentPage = await jsonOf(await server.request(`${integration}/capabilities?current_page=1&page_size=1`))
+      expect(byPage.data).toHaveLength(1)
+      expect(byPage).toEqual(byCurrentPage)
       await conforming("put", "/mcp-integrations/{mcpIntegrationId}/capabilities", `${integration}/capabilities`, {
         capabilities: [{ name: "search", type: "tool", enabled: true }]
       })
@@ -422,6 +521,12 @@ describe.skipIf(document === undefined)("Portkey's OpenAPI document, for the ope
       await conforming("put", "/mcp-servers/{mcpServerId}", path, { name: "Walked server", description: null })
       await conforming("post", "/mcp-servers/{mcpServerId}/test", `${path}/test`)
       await conforming("get", "/mcp-servers/{mcpServerId}/capabilities", `${path}/capabilities`)
+      await conforming("get", "/mcp-servers/{mcpServerId}/user-access", `${path}/user-access?page=1&page_size=10`)
+      await conforming("put", "/mcp-servers/{mcpServerId}/user-access", `${path}/user-access`, {
+        user_access: [],
+        default_user_access: "allow"
+      })
+      await conforming("get", "/mcp-servers/{mcpServerId}/connections", `${path}/connections?current_page=0`)
       await conforming("delete", "/mcp-servers/{mcpServerId}", path)
       await conforming("delete", "/mcp-integrations/{mcpIntegrationId}", integration)
       for (const left of Object.keys(LEFT_OUT).filter((op) => op.includes("/mcp-servers/"))) {

@@ -171,7 +171,7 @@ describe.each(availableStores)("Portkey's request fields on %s", (store) => {
       (await jsonOf(await server.request(`/v1/prompts/${id}`))).versions as Array<Record<string, unknown>>
     const promptCount = async () => (await jsonOf(await server.request("/v1/prompts?page_size=1"))).total as number
 
-    it("virtual_key: stored and returned with the version, kept by later versions, cleared by null", async () => {
+    it("virtual_key: stored and returned with the version, kept by later versions, cleared by null (then absent)", async () => {
       const { id } = await createPrompt({ name: "With a virtual key", virtual_key: "openai-main" })
       expect((await versionsOf(id))[0].virtual_key).toBe("openai-main")
       await server.send("PUT", `/v1/prompts/${id}`, { string: "Hello" })
@@ -181,7 +181,7 @@ describe.each(availableStores)("Portkey's request fields on %s", (store) => {
         "openai-main",
         "openai-main",
         "anthropic-team",
-        null
+        undefined
       ])
       const before = await promptCount()
       const refused = await server.send("POST", "/v1/prompts", {

@@ -3,8 +3,9 @@
  * admin key and with a workspace key, against a real MCP server: every method of `mcpIntegrations` and
  * `mcpServers` this gateway serves, each answer checked against the fields the SDK declares and, where
  * Portkey's OpenAPI document has the operation, against its response schema. The methods it does not serve
- * (per-user tokens, client info, user access, connections, pushed capabilities and metadata) are listed in the
- * README's compatibility table, and answer 404 or 400 here as it says.
+ * (per-user tokens, client info, disconnecting a connection, pushed capabilities and metadata) are listed in the
+ * README's compatibility table, and answer 404 or 400 here as it says. User access binds keys acting as a person
+ * (McpUserAccess.test.ts); the admin and service keys here act as nobody, so its check answers enabled.
  */
 import { ScopeNames } from "@gateway-control/domain"
 import { Portkey } from "portkey-ai"
@@ -226,6 +227,25 @@ describe.each(
       expect.arrayContaining([expect.objectContaining({ name: "search", type: "tool", enabled: true })])
     )
     checkPortkeyAnswer("GET", "/mcp-servers/{mcpServerId}/capabilities", capabilities)
+
+    const access = plain(await sdk().mcpServers.userAccess.list({ id }))
+    checkPortkeyAnswer("GET", "/mcp-servers/{mcpServerId}/user-access", access)
+    expect(access).toMatchObject({ default_user_access: "allow", total: expect.any(Number), has_more: false })
+    const changed = plain(await sdk().mcpServers.userAccess.update({ id, default_user_access: "deny" }))
+    checkPortkeyAnswer("PUT", "/mcp-servers/{mcpServerId}/user-access", changed)
+    expect(changed).toEqual({ success: true, id, default_user_access: "deny" })
+    expect(plain(await sdk().mcpServers.userAccess.check({ id }))).toEqual({
+      object: "mcp_server_user_access",
+      server_id: id,
+      ...(isAdmin ? { user_id: gateway.server.ownerId } : {}),
+      enabled: true,
+      has_override: false,
+      default_user_access: "deny"
+    })
+    const connections = plain(await sdk().mcpServers.connections.list({ id }))
+    checkPortkeyAnswer("GET", "/mcp-servers/{mcpServerId}/connections", connections)
+    expect(connections).toMatchObject({ object: "list", data: [], total: 0 })
+    expect(await failure(sdk().mcpServers.connections.delete({ id }))).toMatchObject({ status: 404 })
 
     const deleted = plain(await sdk().mcpServers.delete({ id }))
     expect(deleted).toEqual({ id, object: "mcp_server", deleted: true })

@@ -1,7 +1,8 @@
 /**
  * SCIM 2.0 conformance: the request sequences identity providers (Okta, Microsoft Entra ID) send to
  * `/scim/v2`, with a SCIM token an admin created at `/v1/admin/scim-tokens`. Malformed filters and patches answer
- * 400 in SCIM's error format and change nothing; deprovisioning revokes the user's workspace-user key at once.
+ * 400 in SCIM's error format and change nothing; deprovisioning revokes the user's workspace-user key and ends
+ * their sessions at once, and keeps them from signing in while inactive.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
@@ -240,6 +241,34 @@ describe("SCIM service provider", () => {
     await expectScimError(await scim("DELETE", `/Users/${server.ownerId}`), 403)
     expect(await jsonOf(await scim("GET", `/Users/${server.ownerId}`))).toEqual(owner)
     expect((await server.request("/v1/workspaces")).status).toBe(200)
+  })
+
+  it("deprovisioning ends the user's sessions; inactive, they cannot sign in; reactivation revives none", async () => {
+    const password = "a long enough password for sam"
+    const user = await jsonOf(await scim("POST", "/Users", newUser("signed-in-leaver@example.com")))
+    expect((await server.send("PUT", "/v1/auth/password", { user_id: user.id, password })).status).toBe(200)
+    const signIn = () =>
+      server.request("/v1/auth/password", {
+        method: "POST",
+        key: null,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "signed-in-leaver@example.com", password })
+      })
+    const signedIn = await signIn()
+    expect(signedIn.status).toBe(200)
+    const cookie = (signedIn.headers.get("set-cookie") ?? "").split(";")[0]!
+    const me = async () => (await server.request("/v1/me", { key: null, headers: { cookie } })).status
+    expect(await me()).toBe(200)
+    const active = (value: boolean) =>
+      scim("PATCH", `/Users/${user.id}`, { schemas: [PATCH], Operations: [{ op: "replace", path: "active", value }] })
+    expect((await active(false)).status).toBe(200)
+    expect(await me()).toBe(401)
+    const refused = await signIn()
+    expect(refused.status).toBe(401)
+    expect(refused.headers.get("set-cookie")).toBeNull()
+    expect((await active(true)).status).toBe(200)
+    expect(await me()).toBe(401)
+    expect((await signIn()).status).toBe(200)
   })
 
   it("deprovisioning revokes the user's workspace-user key at once; reactivation does not revive it", async () => {

@@ -11,6 +11,7 @@ import {
   Collections,
   Configs,
   IdentityProviders,
+  Integrations,
   Invites,
   LocalAccounts,
   McpConnectivity,
@@ -18,9 +19,11 @@ import {
   OidcSignIn,
   type Principal,
   Prompts,
+  Providers,
   recordedStatusOf,
   RequestContext,
   Scim,
+  ScimGroups,
   ScimTokens,
   SecretReferences,
   Sessions,
@@ -117,6 +120,31 @@ const virtualKey = (world: World) =>
       workspace_id: world.workspaceId
     })
   )
+/** An organisation-level OpenAI integration. */
+const aiIntegration = (world: World) =>
+  Integrations.use((integrations) =>
+    integrations.create(world.admin, { name: unique("Ai"), ai_provider_id: "openai", key: "sk-test-1234567890" })
+  )
+/** An integration of `world`, then `change` of it by `who` (the admin, or the key allowed almost nothing). */
+const onAiIntegration = <A, E>(
+  who: "admin" | "weak",
+  change: (integrations: Integrations["Service"], principal: Principal, id: string) => Effect.Effect<A, E>
+) =>
+(world: World) =>
+  Effect.flatMap(
+    aiIntegration(world),
+    (made) => Integrations.use((integrations) => change(integrations, world[who], made.id))
+  )
+/** A provider of the workspace on an organisation-level integration shared with it. */
+const provider = (world: World) =>
+  Effect.flatMap(aiIntegration(world), (made) =>
+    Effect.flatMap(
+      Integrations.use((i) => i.updateWorkspaces(world.admin, made.id, { global_workspace_access: { enabled: true } })),
+      () =>
+        Providers.use((p) =>
+          p.create(world.admin, { name: unique("P"), integration_id: made.id, workspace_id: world.workspaceId })
+        )
+    ))
 /** An issuer of workload tokens whose public key policies hold as a static JWK set. */
 const issuer = generateKeyPair("ES256").then(async ({ privateKey, publicKey }) => ({
   privateKey,
@@ -246,6 +274,21 @@ const scimUser = (world: World) =>
         (created) => ({ caller, id: String(created.id) })
       )
     ))
+
+/** A group made over SCIM with one member, and the SCIM token's principal that made it. */
+const scimGroup = (world: World) =>
+  Effect.flatMap(scimUser(world), ({ caller, id: userId }) =>
+    ScimGroups.use((g) =>
+      Effect.map(
+        g.createGroup(caller, { displayName: unique("Group"), members: [{ value: userId }] }),
+        (created) => ({ caller, id: String(created.id), userId })
+      )
+    ))
+
+const REMOVE_MEMBERS = {
+  schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
+  Operations: [{ op: "remove", path: "members" }]
+}
 
 const DEACTIVATE = {
   schemas: ["urn:ietf:params:scim:api:messages:2.0:PatchOp"],
@@ -831,6 +874,35 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => McpRegistry.use((r) => r.deleteServer(w.admin, MISSING)) }
   ],
+  "mcpRegistry.updateServerUserAccess": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          server(w),
+          (s) => McpRegistry.use((r) => r.updateServerUserAccess(w.admin, s.id, { default_user_access: "deny" }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          server(w),
+          (s) => McpRegistry.use((r) => r.updateServerUserAccess(w.weak, s.id, { default_user_access: "deny" }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          server(w),
+          (s) =>
+            McpRegistry.use((r) =>
+              r.updateServerUserAccess(w.admin, s.id, { user_access: [{ user_id: MISSING, enabled: true }] })
+            )
+        )
+    }
+  ],
   "mcpConnectivity.testIntegration": [
     {
       outcome: "allowed",
@@ -1045,7 +1117,27 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) =>
         Effect.flatMap(invite(w), ({ token }) => Invites.use((i) => i.accept({ token, name: "Ada Lovelace" })))
     },
-    { outcome: "failed", program: () => Invites.use((i) => i.accept({ token: "not-a-link" })) }
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          invite(w),
+          ({ token }) =>
+            Invites.use((i) => i.acceptWithPassword({ token, password: "a long enough password" }, { userAgent: null }))
+        )
+    },
+    { outcome: "failed", program: () => Invites.use((i) => i.accept({ token: "not-a-link" })) },
+    {
+      outcome: "failed",
+      program: () =>
+        Invites.use((i) =>
+          i.acceptWithPassword({ token: "not-a-link", password: "a long enough password" }, { userAgent: null })
+        )
+    }
+  ],
+  "invites.ownerLink": [
+    { outcome: "allowed", program: (w) => Invites.use((i) => i.ownerLink(w.admin.userId ?? MISSING)) },
+    { outcome: "failed", program: () => Invites.use((i) => i.ownerLink(MISSING)) }
   ],
   "trustPolicies.create": [
     { outcome: "allowed", program: trustPolicy },
@@ -1190,6 +1282,86 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Effect.flatMap(scimCaller(w), (c) => Scim.use((s) => s.deleteUser(c, MISSING)))
     }
   ],
+  "scim.createGroup": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(scimCaller(w), (c) => ScimGroups.use((g) => g.createGroup(c, { displayName: unique("G") })))
+    },
+    {
+      outcome: "denied",
+      program: (w) => ScimGroups.use((g) => g.createGroup(w.weak, { displayName: unique("G") }))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          scimCaller(w),
+          (c) => ScimGroups.use((g) => g.createGroup(c, { displayName: "G", members: [{ value: MISSING }] }))
+        )
+    }
+  ],
+  "scim.replaceGroup": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          scimGroup(w),
+          ({ caller, id }) =>
+            ScimGroups.use((g) => g.replaceGroup(caller, id, { displayName: unique("Renamed"), members: [] }))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          scimGroup(w),
+          ({ id }) => ScimGroups.use((g) => g.replaceGroup(w.weak, id, { displayName: unique("Renamed") }))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(scimCaller(w), (c) => ScimGroups.use((g) => g.replaceGroup(c, MISSING, { displayName: "G" })))
+    }
+  ],
+  "scim.patchGroup": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          scimGroup(w),
+          ({ caller, id }) => ScimGroups.use((g) => g.patchGroup(caller, id, REMOVE_MEMBERS))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(scimGroup(w), ({ id }) => ScimGroups.use((g) => g.patchGroup(w.weak, id, REMOVE_MEMBERS)))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          scimGroup(w),
+          ({ caller, id }) => ScimGroups.use((g) => g.patchGroup(caller, id, { Operations: 1 }))
+        )
+    }
+  ],
+  "scim.deleteGroup": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(scimGroup(w), ({ caller, id }) => ScimGroups.use((g) => g.deleteGroup(caller, id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(scimGroup(w), ({ id }) => ScimGroups.use((g) => g.deleteGroup(w.weak, id)))
+    },
+    {
+      outcome: "failed",
+      program: (w) => Effect.flatMap(scimCaller(w), (c) => ScimGroups.use((g) => g.deleteGroup(c, MISSING)))
+    }
+  ],
   "identityProviders.create": [
     { outcome: "allowed", program: identityProvider },
     { outcome: "denied", program: (w) => identityProvider({ ...w, admin: w.weak }) },
@@ -1238,8 +1410,140 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
   "identityProviders.signIn": [
     {
       outcome: "failed",
-      program: () => OidcSignIn.use((s) => s.callback("?state=never-issued&code=x", { userAgent: null }))
+      program: () =>
+        OidcSignIn.use((s) => s.callback("?state=never-issued&code=x", { userAgent: null }, "never-issued"))
     }
+  ],
+  "integrations.create": [
+    { outcome: "allowed", program: aiIntegration },
+    { outcome: "denied", program: (w) => aiIntegration({ ...w, admin: w.weak }) },
+    {
+      outcome: "failed",
+      program: (w) => Integrations.use((i) => i.create(w.admin, { name: unique("Ai"), ai_provider_id: "openai" }))
+    }
+  ],
+  "integrations.update": [
+    { outcome: "allowed", program: onAiIntegration("admin", (i, p, id) => i.update(p, id, { name: unique("Ai") })) },
+    { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.update(p, id, { name: unique("Ai") })) },
+    {
+      outcome: "failed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.update(p, id, { configurations: { custom_host: "https://x.test" } })
+      )
+    }
+  ],
+  "integrations.delete": [
+    { outcome: "allowed", program: onAiIntegration("admin", (i, p, id) => i.delete(p, id)) },
+    { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.delete(p, id)) },
+    { outcome: "failed", program: (w) => Integrations.use((i) => i.delete(w.admin, MISSING)) }
+  ],
+  "integrations.updateWorkspaces": [
+    {
+      outcome: "allowed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateWorkspaces(p, id, { global_workspace_access: { enabled: true } })
+      )
+    },
+    {
+      outcome: "denied",
+      program: onAiIntegration(
+        "weak",
+        (i, p, id) => i.updateWorkspaces(p, id, { global_workspace_access: { enabled: true } })
+      )
+    },
+    {
+      outcome: "failed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateWorkspaces(p, id, { workspaces: [{ id: MISSING, enabled: true }] })
+      )
+    }
+  ],
+  "integrations.updateModels": [
+    {
+      outcome: "allowed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateModels(p, id, { models: [{ slug: "gpt-4o", enabled: true }] })
+      )
+    },
+    {
+      outcome: "denied",
+      program: onAiIntegration(
+        "weak",
+        (i, p, id) => i.updateModels(p, id, { models: [{ slug: "gpt-4o", enabled: true }] })
+      )
+    },
+    {
+      outcome: "failed",
+      program: onAiIntegration(
+        "admin",
+        (i, p, id) => i.updateModels(p, id, { models: [{ slug: "a", enabled: true }, { slug: "a", enabled: false }] })
+      )
+    }
+  ],
+  "integrations.deleteModels": [
+    {
+      outcome: "allowed",
+      program: onAiIntegration("admin", (i, p, id) =>
+        Effect.flatMap(
+          i.updateModels(p, id, { models: [{ slug: "custom", enabled: true, is_custom: true }] }),
+          () => i.deleteModels(p, id, ["custom"])
+        ))
+    },
+    { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.deleteModels(p, id, ["custom"])) },
+    { outcome: "failed", program: onAiIntegration("admin", (i, p, id) => i.deleteModels(p, id, ["not-custom"])) }
+  ],
+  "providers.create": [
+    { outcome: "allowed", program: provider },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          aiIntegration(w),
+          (made) =>
+            Providers.use((p) =>
+              p.create(w.weak, { name: unique("P"), integration_id: made.id, workspace_id: w.workspaceId })
+            )
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Providers.use((p) =>
+          p.create(w.admin, { name: unique("P"), integration_id: MISSING, workspace_id: w.workspaceId })
+        )
+    }
+  ],
+  "providers.update": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.admin, made.id, { note: "n" })))
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.weak, made.id, { note: "n" })))
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.admin, made.id, { expires_at: "soon" })))
+    }
+  ],
+  "providers.delete": [
+    {
+      outcome: "allowed",
+      program: (w) => Effect.flatMap(provider(w), (made) => Providers.use((p) => p.delete(w.admin, made.id)))
+    },
+    {
+      outcome: "denied",
+      program: (w) => Effect.flatMap(provider(w), (made) => Providers.use((p) => p.delete(w.weak, made.id)))
+    },
+    { outcome: "failed", program: (w) => Providers.use((p) => p.delete(w.admin, MISSING)) }
   ],
   "secretReferences.create": [
     { outcome: "allowed", program: (w) => secretReference(w) },

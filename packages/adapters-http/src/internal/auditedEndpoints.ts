@@ -24,6 +24,8 @@ const PATH_ALIASES: Readonly<Record<string, UseCaseName>> = {
   // Password sign-in is the `signIn` group's, which takes no key; its use case is the sessions'.
   "signIn.password": "sessions.signIn",
   "signIn.secondFactor": "sessions.signIn",
+  // Accepting an invitation by its link is the `inviteLinks` group's, which takes no key.
+  "inviteLinks.accept": "invites.accept",
   "mcpRegistry.setIntegrationWorkspaces": "mcpRegistry.updateIntegration",
   "mcpConnectivity.syncIntegration": "mcpConnectivity.syncCapabilities"
 }

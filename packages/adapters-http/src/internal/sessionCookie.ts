@@ -14,6 +14,14 @@ import { makeForwardedHttps, type TrustProxy } from "../ClientAddress.ts"
 export const SESSION_COOKIE = "gwc_session"
 export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`
 export const CSRF_HEADER = "x-csrf-token"
+/**
+ * The sign-in flow's cookie: the `state` a browser was sent to its identity provider with, so that the callback
+ * is taken only from the browser that started the flow. Without it, someone could start a flow, sign in at the
+ * provider as themselves and hand the callback link to another person, who would then be signed in to the
+ * gateway as them (login CSRF); `state` alone, kept only on the server, does not tell the browsers apart.
+ */
+export const FLOW_COOKIE = "gwc_oidc_flow"
+export const SECURE_FLOW_COOKIE = `__Host-${FLOW_COOKIE}`
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"])
 
@@ -124,7 +132,30 @@ export const makeSessionCookies = (options: SessionCookieOptions) => {
       : undefined
   }
 
-  return { isHttps, newSessionCookie, clearCookie, tokenOf, crossSiteRefusal }
+  /** The cookie's name and options for a flow's `state`, living as long as the flow (`SameSite=Lax`: the provider's
+   * redirect back is a top-level GET, which carries it). */
+  const flowCookie = (request: HttpServerRequest.HttpServerRequest, maxAgeSeconds: number) => {
+    const secure = isHttps(request)
+    return {
+      name: secure ? SECURE_FLOW_COOKIE : FLOW_COOKIE,
+      options: {
+        path: "/",
+        httpOnly: true,
+        sameSite: "lax" as const,
+        secure,
+        maxAge: `${maxAgeSeconds} seconds` as const
+      }
+    }
+  }
+
+  /** The `state` this browser was sent to its identity provider with, from its flow cookie; null without one. */
+  const flowStateOf = (request: HttpServerRequest.HttpServerRequest): string | null => {
+    const header = request.headers.cookie
+    const kept = cookieValue(header, SECURE_FLOW_COOKIE) ?? cookieValue(header, FLOW_COOKIE)
+    return kept === undefined || kept.length === 0 ? null : kept
+  }
+
+  return { isHttps, newSessionCookie, clearCookie, tokenOf, crossSiteRefusal, flowCookie, flowStateOf }
 }
 
 export type SessionCookies = ReturnType<typeof makeSessionCookies>

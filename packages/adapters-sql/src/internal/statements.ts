@@ -16,6 +16,11 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
     message: "Another request created this version at the same time; retry.",
     param: null
   },
+  providers_slug_unique: { message: "A provider with this slug already exists in the workspace.", param: "slug" },
+  integrations_slug_unique: {
+    message: "An integration with this slug already exists in the organisation.",
+    param: "slug"
+  },
   mcp_integrations_slug_unique: {
     message: "An MCP integration with this slug already exists in the organisation.",
     param: "slug"
@@ -34,6 +39,7 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
     message: "An organisation label with this name already exists.",
     param: "name"
   },
+  scim_groups_name_unique: { message: "A group with this displayName already exists.", param: "displayName" },
   prompt_partial_versions_number_unique: {
     message: "Another request created this version at the same time; retry.",
     param: null

@@ -27,6 +27,16 @@ export const pgliteFromSnapshot = () => {
 export const postgresUrl: string | undefined = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL
 
 /**
+ * One statement on a client of its own, opened and closed around it. Not a client kept for the layer's life:
+ * a pool grows in a fiber forked into its own scope, and at the DROP that scope is already closing, so a pool
+ * whose connection had gone idle past its timeout (a suite longer than a minute) waited forever for a new one.
+ */
+const admin = (url: string, statement: string) =>
+  Effect.scoped(
+    Effect.flatMap(PgClient.make({ url: Redacted.make(url), maxConnections: 1 }), (client) => client.unsafe(statement))
+  )
+
+/**
  * PostgreSQL in a schema of its own, created now and dropped when the layer is released. The stores connect
  * to `connectTo` (a proxy in front of `url`, say); the schema is made and dropped over `url` directly, so
  * whatever happens on the stores' connections never stands in the way of the cleanup.
@@ -39,9 +49,8 @@ export const postgresInFreshSchema = (
   Layer.unwrap(
     Effect.gen(function*() {
       const schema = `test_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`
-      const admin = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
-      yield* admin.unsafe(`CREATE SCHEMA "${schema}"`)
-      yield* Effect.addFinalizer(() => Effect.orDie(admin.unsafe(`DROP SCHEMA "${schema}" CASCADE`)))
+      yield* admin(url, `CREATE SCHEMA "${schema}"`)
+      yield* Effect.addFinalizer(() => Effect.orDie(admin(url, `DROP SCHEMA "${schema}" CASCADE`)))
       return layerPostgres({
         url: Redacted.make(connectTo),
         poolSize: 4,

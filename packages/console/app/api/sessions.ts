@@ -16,9 +16,16 @@ export type SignInOption = Schema.Codec.Encoded<typeof SignInOptions>["data"][nu
 
 export const me = () => get<"sessions", "me">("/me")
 
-/** Signs in with a local account; the answer sets the session cookie and carries the CSRF token. */
+/**
+ * Signs in with a local account; the answer sets the session cookie and carries the CSRF token, or, for a person
+ * with a second factor, answers a challenge to send back with a code (`secondFactorSignIn`).
+ */
 export const passwordSignIn = (body: Body<"signIn", "password">) =>
   send<"signIn", "password">("POST", "/auth/password", body)
+
+/** The second step of a password sign-in: the challenge and the authenticator app's code. */
+export const secondFactorSignIn = (body: Body<"signIn", "secondFactor">) =>
+  send<"signIn", "secondFactor">("POST", "/auth/second-factor", body)
 
 /**
  * The enabled identity providers, each with the URL a browser starts at. Public, and served by a browser route

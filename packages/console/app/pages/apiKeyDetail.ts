@@ -6,6 +6,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { type ApiKey, rotateApiKey, type RotatedApiKey, updateApiKey } from "../api.ts"
 import { html } from "../html.ts"
+import { workspaceName } from "../session.ts"
 import {
   inTransition,
   mayLimit,
@@ -132,7 +133,7 @@ export const KeyDetail = (
       <dt>Id</dt><dd><code>${key.id}</code></dd>
       <dt>Key</dt><dd><code>${key.masked_key}</code> (${key.type}, ${key.status})</dd>
       <dt>Description</dt><dd>${key.description ?? "—"}</dd>
-      <dt>Workspace</dt><dd><code>${key.workspace_id ?? "—"}</code></dd>
+      <dt>Workspace</dt><dd>${key.workspace_id === undefined ? "—" : workspaceName(key.workspace_id)}</dd>
       <dt>User</dt><dd><${PersonName} id=${key.user_id} people=${people.data} /></dd>
       <dt>Scopes</dt><dd>${key.scopes.join(", ")}</dd>
       <dt>Rate limits</dt><dd>${rateLimitsText(key.rate_limits)}</dd>

@@ -6,7 +6,7 @@
 import { useState } from "preact/hooks"
 import { type ApiKey, listApiKeys, revokeApiKey, type RotatedApiKey } from "../api.ts"
 import { html } from "../html.ts"
-import { isAdminKey, may, session, workspaceId } from "../session.ts"
+import { isAdminKey, may, session, workspaceId, workspaceName } from "../session.ts"
 import { inTransition, NewSecret, rateLimitsText } from "../ui/apiKeyParts.ts"
 import { ConfirmButton, PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import { FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
@@ -115,7 +115,7 @@ export const ApiKeysPage = () => {
         <td>${key.name}${key.id === ownId ? html` <span class="badge">this session</span>` : null}</td>
         <td><code class="nowrap">${key.masked_key}</code></td>
         <td>${key.type}</td>
-        <td>${key.workspace_id === undefined ? "—" : html`<code>${key.workspace_id}</code>`}</td>
+        <td>${key.workspace_id === undefined ? "—" : workspaceName(key.workspace_id)}</td>
         <td><span title=${key.scopes.join(", ")}>${key.scopes.length}</span></td>
         <td>${rateLimitsText(key.rate_limits)}</td>
         <td>${key.last_used_at === null ? "never" : when(key.last_used_at)}</td>

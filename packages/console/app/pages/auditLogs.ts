@@ -5,7 +5,7 @@
 import { useEffect, useState } from "preact/hooks"
 import { type AuditRecord, listAuditLogs } from "../api.ts"
 import { html } from "../html.ts"
-import { session, workspaceId } from "../session.ts"
+import { session, workspaceId, workspaceName } from "../session.ts"
 import { Json, PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 import { type PersonChoice, PersonName, PersonPicker, usePeople } from "../ui/people.ts"
@@ -73,7 +73,7 @@ const Detail = (
       ? null
       : html`<dt>Workload</dt><dd><code>${record.workload_subject}</code> of <code>${record.workload_issuer}</code></dd>`
   }
-      <dt>Workspace</dt><dd><code>${record.workspace_id ?? "—"}</code></dd>
+      <dt>Workspace</dt><dd>${record.workspace_id === null ? "—" : workspaceName(record.workspace_id)}</dd>
       <dt>Client address</dt><dd>${record.client_ip ?? "—"}</dd>
       ${
     record.sanitized ? html`<dt>Sanitized</dt><dd>The body was changed to be storable (see the README).</dd>` : null

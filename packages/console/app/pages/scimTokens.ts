@@ -32,8 +32,10 @@ export const ScimTokensPage = () => {
   return html`<${PageHeader} title="SCIM" />
     <p class="muted">An identity provider creates, changes and removes users at <code>/scim/v2</code> with one of
       these tokens as <code>Authorization: Bearer</code>. Setting a user <code>active: false</code>, or deleting
-      them, revokes their workspace-user keys and any admin key bound to them, in every process at once;
-      reactivating them revives none. Service keys they created keep working: review them on the API keys page.</p>
+      them, ends their console sessions and revokes their workspace-user keys and any admin key bound to them, in
+      every process at once; while inactive they cannot sign in, and reactivating them revives none. Service keys
+      they created keep working: review them on the API keys page. Groups give roles through the identity
+      providers' role maps.</p>
     <${PagedTable} list=${list} caption="SCIM tokens"
       head=${["Name", "Token", "Status", "Created", ""]} row=${(t: ScimToken) =>
     html`<tr><td>${t.name}</td><td><code>${t.masked_token}</code></td><td>${t.status}</td>

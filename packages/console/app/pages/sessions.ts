@@ -4,7 +4,7 @@
  */
 import { listSessions, revokeSession, type SessionDetails, signOutEverywhere } from "../api.ts"
 import { html } from "../html.ts"
-import { session, signOut } from "../session.ts"
+import { session, signedOut } from "../session.ts"
 import { ConfirmButton, LoadState, PageHeader, Table, useLoad, when } from "../ui/common.ts"
 
 const how = (s: SessionDetails) =>
@@ -15,7 +15,7 @@ export const SessionsPage = () => {
   const current = session.value?.me.session_id
   const end = async (id: string) => {
     await revokeSession(id)
-    if (id === current) await signOut("You ended this session.")
+    if (id === current) signedOut("You ended this session.")
     else loaded.reload()
   }
   return html`<${PageHeader} title="My sessions">
@@ -23,7 +23,7 @@ export const SessionsPage = () => {
         question="End every session of yours, this one included?"
         onConfirm=${async () => {
     await signOutEverywhere()
-    await signOut("You signed out everywhere.")
+    signedOut("You signed out everywhere.")
   }} />
     <//>
     <${LoadState} loaded=${loaded}>${(list: { readonly data: ReadonlyArray<SessionDetails> }) =>

@@ -6,7 +6,7 @@
 import { useState } from "preact/hooks"
 import { signInOptions } from "../api.ts"
 import { html } from "../html.ts"
-import { signedOutReason, signIn, signInWithPassword } from "../session.ts"
+import { signedOutReason, signIn, signInWithCode, signInWithPassword } from "../session.ts"
 import { useLoad } from "../ui/common.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
@@ -23,15 +23,35 @@ const Providers = () => {
   </section>`
 }
 
+/** The second step of a password sign-in, for a person with a second factor. */
+const CodeForm = ({ challenge }: { readonly challenge: string }) => {
+  const form = useForm()
+  const [code, setCode] = useState("")
+  const submit = async () => {
+    if (code.trim() === "") return form.fail("code", "Enter the code your authenticator app shows.")
+    await signInWithCode(challenge, code.trim())
+  }
+  return html`<${FormFrame} form=${form} onSubmit=${submit} label="Second factor">
+    <p>Enter the six-digit code your authenticator app shows for gateway-control.</p>
+    <${FormAlert} form=${form} fields=${["code", "challenge"]} />
+    <${TextField} form=${form} name="code" label="Code" value=${code} onInput=${setCode}
+      autocomplete="one-time-code" inputmode="numeric" required=${true} />
+    <${SubmitButton} form=${form} label="Verify" />
+  <//>`
+}
+
 const PasswordForm = () => {
   const form = useForm()
   const [email, setEmail] = useState("")
   const [password, setPassword] = useState("")
+  const [challenge, setChallenge] = useState<string | null>(null)
   const submit = async () => {
     if (email.trim() === "") return form.fail("email", "Enter your email.")
     if (password === "") return form.fail("password", "Enter your password.")
-    await signInWithPassword(email.trim(), password)
+    const next = await signInWithPassword(email.trim(), password)
+    if (next !== null) setChallenge(next.challenge)
   }
+  if (challenge !== null) return html`<${CodeForm} challenge=${challenge} />`
   return html`<${FormFrame} form=${form} onSubmit=${submit} label="Password sign-in">
     <${FormAlert} form=${form} fields=${["email", "password"]} />
     <${TextField} form=${form} name="email" label="Email" type="email" value=${email} onInput=${setEmail}

@@ -98,9 +98,11 @@ const Members = ({ workspace }: { readonly workspace: string }) => {
   }
   return html`<section aria-labelledby="members-title">
     <h2 id="members-title">Members of ${name}</h2>
-    <${PagedTable} list=${list} caption="Members" head=${["Person", "Email", "Role", ""]} row=${(m: Member) => {
+    <${PagedTable} list=${list} caption="Members" head=${["Person", "Role", ""]} row=${(m: Member) => {
     const person = fromMember(m)
-    return html`<tr><td>${person.name ?? "—"}</td><td>${person.email}</td><td>${m.role}</td>
+    return html`<tr><td>${
+      person.name === null ? null : html`${person.name}<br />`
+    }${person.email}</td><td>${m.role}</td>
         <td>${
       may("members.delete")
         ? html`<${ConfirmButton} label="Remove" question=${`Remove ${

@@ -5,7 +5,7 @@
 import type { ComponentChildren } from "preact"
 import { html } from "../html.ts"
 import { href, route } from "../router.ts"
-import { chooseWorkspace, isAdminKey, isPerson, may, session, signOut, workspaceId } from "../session.ts"
+import { chooseWorkspace, isAdminKey, isPerson, may, session, signOut, workspaceId, workspaceName } from "../session.ts"
 
 export interface Section {
   readonly path: string
@@ -25,6 +25,7 @@ export const SECTIONS: ReadonlyArray<Section> = [
   { path: "/audit", label: "Audit log", actions: ["audit_logs.list"] },
   { path: "/trust-policies", label: "Trust policies", actions: ["trust_policies.list"] },
   { path: "/scim", label: "SCIM", actions: ["scim_tokens.list"] },
+  { path: "/identity-providers", label: "Identity providers", actions: ["identity_providers.list"] },
   { path: "/workspaces", label: "Workspaces & members", actions: ["workspaces.list", "users.list"] }
 ]
 
@@ -41,7 +42,8 @@ const WorkspacePicker = () => {
   if (current === null) return null
   // A workspace key has one workspace; an admin, or a member of several, chooses.
   if (current.kind === "key" && !isAdminKey()) {
-    return html`<span class="workspace">Workspace <code>${current.key.workspace_id}</code></span>`
+    const own = current.key.workspace_id
+    return html`<span class="workspace">Workspace ${own === null ? "—" : workspaceName(own)}</span>`
   }
   if (current.workspaces.length === 0) return null
   return html`<label class="workspace">Workspace

@@ -133,6 +133,39 @@ export const Actions = {
   "virtual_keys.list": { scope: "virtual_keys.list", reach: "any" },
   "virtual_keys.update": { scope: "virtual_keys.update", reach: "any" },
   "virtual_keys.delete": { scope: "virtual_keys.delete", reach: "any" },
+  /**
+   * AI-provider integrations (integrations/): an organisation-level one is owners' and admins' admin keys', a
+   * workspace's own also its keys' (a scope per key kind, as MCP integrations have).
+   */
+  "integrations.create.organisation": { scope: "organisation_integrations.create", reach: "admin" },
+  "integrations.create.workspace": {
+    scope: { admin: "organisation_integrations.create", workspace: "workspace_integrations.create" },
+    reach: "any"
+  },
+  "integrations.update.organisation": { scope: "organisation_integrations.update", reach: "admin" },
+  "integrations.update.workspace": {
+    scope: { admin: "organisation_integrations.update", workspace: "workspace_integrations.update" },
+    reach: "any"
+  },
+  "integrations.delete.organisation": { scope: "organisation_integrations.delete", reach: "admin" },
+  "integrations.delete.workspace": {
+    scope: { admin: "organisation_integrations.delete", workspace: "workspace_integrations.delete" },
+    reach: "any"
+  },
+  "integrations.read": {
+    scope: { admin: "organisation_integrations.read", workspace: "workspace_integrations.read" },
+    reach: "any"
+  },
+  "integrations.list": {
+    scope: { admin: "organisation_integrations.list", workspace: "workspace_integrations.list" },
+    reach: "any"
+  },
+  /** Providers replace virtual keys: a workspace's handles on integrations, under the virtual keys' scopes. */
+  "providers.create": { scope: "virtual_keys.create", reach: "any" },
+  "providers.read": { scope: "virtual_keys.read", reach: "any" },
+  "providers.list": { scope: "virtual_keys.list", reach: "any" },
+  "providers.update": { scope: "virtual_keys.update", reach: "any" },
+  "providers.delete": { scope: "virtual_keys.delete", reach: "any" },
   "mcp_integrations.create.organisation": { scope: "organisation_mcp_integrations.create", reach: "admin" },
   "mcp_integrations.create.workspace": { scope: "workspace_mcp_integrations.create", reach: "any" },
   /** Updating or archiving an organisation-level integration: as creating one, owners and admins only. */
@@ -155,6 +188,8 @@ export const Actions = {
   /** Renaming or deleting a server: as creating one (no scope of its own, so existing keys keep their reach). */
   "mcp_servers.update": { scope: "mcp_servers.create", reach: "any" },
   "mcp_servers.delete": { scope: "mcp_servers.create", reach: "any" },
+  /** Deciding which of a workspace's people may use a server (Portkey's user access): its managers'. */
+  "mcp_servers.user_access.update": { scope: "mcp_servers.create", reach: "any", manager: true },
   /** Connecting to a server to test it: initialize and ping. */
   "mcp_servers.test": { scope: "mcp_servers.test", reach: "any" },
   "completions.write": { scope: "completions.write", reach: "workspace" },
@@ -258,6 +293,35 @@ export const ensureOpenToWorkspace = (
     : Effect.fail(
       new Forbidden({
         message: `${what} of ${resource.type} '${resource.id}' is not open to its workspace '${record.workspace_id}'.`
+      })
+    )
+
+/**
+ * May the person a key acts as use an MCP server, by the server's user access (mcp/McpUserAccess.ts): their own
+ * override, else the server's default. It binds keys that act as a person in the workspace (`workspace-user`);
+ * service keys act as nobody, and admin keys manage access rather than being subject to it.
+ */
+export const personMayUse = (
+  principal: Principal,
+  access: { readonly defaultAllows: boolean; readonly overrideFor: (userId: string) => boolean | undefined }
+): boolean => !boundByUserAccess(principal) || (access.overrideFor(principal.userId!) ?? access.defaultAllows)
+
+/** Does the key act as a person in its workspace, and so is bound by servers' user access (`personMayUse`)? */
+export const boundByUserAccess = (principal: Principal): boolean =>
+  principal.keyType === "workspace-user" && principal.userId !== null
+
+/** `personMayUse` as an effect: `Forbidden`, naming the server, when the key's person may not use it. */
+export const ensurePersonMayUse = (
+  principal: Principal,
+  access: Parameters<typeof personMayUse>[1],
+  resource: ResourceRef
+): Effect.Effect<void, Forbidden> =>
+  personMayUse(principal, access)
+    ? Effect.void
+    : Effect.fail(
+      new Forbidden({
+        message: `This API key's user '${principal.userId}' may not use ${resource.type} '${resource.id}' ` +
+          "(the server's user access denies them; a workspace manager can change it)."
       })
     )
 

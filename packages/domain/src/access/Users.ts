@@ -64,6 +64,31 @@ export const CreateUser = Schema.Struct({
 })
 export type CreateUserInput = typeof CreateUser.Type
 
+/** Portkey's user list filters. */
+export interface UserFilter {
+  readonly role?: User["role"] | undefined
+  readonly email?: string | undefined
+}
+
+/** Portkey's member list filters. */
+export interface MemberFilter {
+  readonly role?: WorkspaceMember["role"] | undefined
+  readonly email?: string | undefined
+}
+
+/** At most this many rows are read to filter a list in the service (organisations' users and members). */
+const FILTERED_LIST_LIMIT = 100_000
+
+/** A page of the rows `matches` keeps, out of all of them. */
+const filteredPage = <A>(all: ReadonlyArray<A>, matches: (row: A) => boolean, page: PageRequest): Page<A> => {
+  const kept = all.filter(matches)
+  return { items: kept.slice(page.offset, page.offset + page.limit), total: kept.length }
+}
+
+/** Does the address match the filter's (compared without case or surrounding spaces)? */
+const emailMatches = (email: string, wanted: string | undefined) =>
+  wanted === undefined || email.toLowerCase() === wanted.trim().toLowerCase()
+
 export class Users extends Context.Service<
   Users,
   {
@@ -71,19 +96,23 @@ export class Users extends Context.Service<
       principal: Principal,
       input: CreateUserInput
     ) => Effect.Effect<User, InvalidRequest | Forbidden | NotFound | Conflict | StoreError>
+    /** The organisation's users; with a filter, only those of that `role` and/or that `email` (any case). */
     readonly list: (
       principal: Principal,
-      page: PageRequest
+      page: PageRequest,
+      filter?: UserFilter
     ) => Effect.Effect<Page<User>, Forbidden | NotFound | StoreError>
     readonly addMember: (
       principal: Principal,
       workspaceId: string,
       input: AddMemberInput
     ) => Effect.Effect<WorkspaceMember, Forbidden | NotFound | StoreError>
+    /** The workspace's members; with a filter, only those of that workspace `role` and/or `email` (any case). */
     readonly listMembers: (
       principal: Principal,
       workspaceId: string,
-      page: PageRequest
+      page: PageRequest,
+      filter?: MemberFilter
     ) => Effect.Effect<Page<MemberWithUser>, Forbidden | NotFound | StoreError>
     readonly get: (
       principal: Principal,
@@ -173,12 +202,20 @@ export class Users extends Context.Service<
         return user
       })
 
-      const list = Effect.fn("Users.list")(function*(principal: Principal, page: PageRequest) {
+      const list = Effect.fn("Users.list")(function*(principal: Principal, page: PageRequest, filter: UserFilter = {}) {
         yield* ensureAllowed(principal, "users.list", organisationTarget(principal), {
           type: "organisation",
           id: principal.organisationId
         })
-        return yield* users.list(principal.organisationId, page)
+        if (filter.role === undefined && filter.email === undefined) {
+          return yield* users.list(principal.organisationId, page)
+        }
+        const all = yield* users.list(principal.organisationId, { limit: FILTERED_LIST_LIMIT, offset: 0 })
+        return filteredPage(
+          all.items,
+          (user) => (filter.role === undefined || user.role === filter.role) && emailMatches(user.email, filter.email),
+          page
+        )
       })
 
       /** The workspace, if it exists, and the policy's grant of the action there. */
@@ -233,11 +270,21 @@ export class Users extends Context.Service<
       })
 
       const listMembers = Effect.fn("Users.listMembers")(
-        function*(principal: Principal, workspaceId: string, page: PageRequest) {
+        function*(principal: Principal, workspaceId: string, page: PageRequest, filter: MemberFilter = {}) {
           const { workspace } = yield* workspaceFor(principal, workspaceId, "members.list")
-          const listed = yield* members.list(workspace.id, page)
-          const items = yield* Effect.forEach(listed.items, withUser)
-          return { items: items.flatMap(Option.toArray), total: listed.total }
+          if (filter.role === undefined && filter.email === undefined) {
+            const listed = yield* members.list(workspace.id, page)
+            const items = yield* Effect.forEach(listed.items, withUser)
+            return { items: items.flatMap(Option.toArray), total: listed.total }
+          }
+          const all = yield* members.list(workspace.id, { limit: FILTERED_LIST_LIMIT, offset: 0 })
+          const items = (yield* Effect.forEach(all.items, withUser)).flatMap(Option.toArray)
+          return filteredPage(
+            items,
+            ({ member, user }) =>
+              (filter.role === undefined || member.role === filter.role) && emailMatches(user.email, filter.email),
+            page
+          )
         }
       )
 

@@ -4,7 +4,7 @@
 import { Context, Effect, Layer, Option, Schema, Struct } from "effect"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
-import { Conflict, type Forbidden, type InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import { Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -54,6 +54,15 @@ const HOLDING_NAMES: Record<keyof WorkspaceHoldings, string> = {
   mcp_servers: "MCP servers"
 }
 
+/** Portkey's workspace list filters. */
+export interface WorkspaceFilter {
+  readonly name?: string | undefined
+  readonly exact_name?: string | undefined
+  readonly status?: string | undefined
+}
+
+const WORKSPACE_STATUSES = ["active", "archived"]
+
 export class Workspaces extends Context.Service<
   Workspaces,
   {
@@ -62,11 +71,16 @@ export class Workspaces extends Context.Service<
       input: CreateWorkspaceInput
     ) => Effect.Effect<Workspace, InvalidRequest | Forbidden | NotFound | Conflict | StoreError>
     readonly get: (principal: Principal, id: string) => Effect.Effect<Workspace, NotFound | Forbidden | StoreError>
-    /** Admin keys see every workspace of their organisation; workspace keys see their own. */
+    /**
+     * Admin keys see every workspace of their organisation; workspace keys see their own. Portkey's filters:
+     * `name` (part of it, with case), `exact_name`, and `status` (`active`, `archived`, comma-separated; a deleted
+     * workspace is gone, so `archived` lists none).
+     */
     readonly list: (
       principal: Principal,
-      page: PageRequest
-    ) => Effect.Effect<Page<Workspace>, Forbidden | NotFound | StoreError>
+      page: PageRequest,
+      filter?: WorkspaceFilter
+    ) => Effect.Effect<Page<Workspace>, Forbidden | NotFound | InvalidRequest | StoreError>
     readonly update: (
       principal: Principal,
       id: string,
@@ -132,14 +146,29 @@ export class Workspaces extends Context.Service<
         return workspace
       })
 
-      const list = Effect.fn("Workspaces.list")(function*(principal: Principal, page: PageRequest) {
-        // An admin key lists the organisation's workspaces; a workspace key sees its own.
-        const scope = yield* ensureListScope(store, principal, undefined, "workspaces.list")
-        if (scope === null) return yield* store.list(principal.organisationId, page)
-        const own = yield* store.get(scope)
-        const items = Option.toArray(own).slice(page.offset, page.offset + page.limit)
-        return { items, total: Option.isSome(own) ? 1 : 0 }
-      })
+      const list = Effect.fn("Workspaces.list")(
+        function*(principal: Principal, page: PageRequest, filter: WorkspaceFilter = {}) {
+          // An admin key lists the organisation's workspaces; a workspace key sees its own.
+          const scope = yield* ensureListScope(store, principal, undefined, "workspaces.list")
+          const statuses = filter.status?.split(",").map((s) => s.trim()).filter((s) => s !== "")
+          const unknown = statuses?.find((s) => !WORKSPACE_STATUSES.includes(s))
+          if (unknown !== undefined) {
+            return yield* InvalidRequest.of(`status '${unknown}' is not one of active, archived.`, "status")
+          }
+          const filtered = filter.name !== undefined || filter.exact_name !== undefined || statuses !== undefined
+          if (scope === null && !filtered) return yield* store.list(principal.organisationId, page)
+          const all = scope === null
+            ? (yield* store.list(principal.organisationId, { limit: 100_000, offset: 0 })).items
+            : Option.toArray(yield* store.get(scope))
+          // Deleted workspaces are gone (404 everywhere): every one listed is active.
+          const kept = all.filter((w) =>
+            (filter.name === undefined || w.name.includes(filter.name)) &&
+            (filter.exact_name === undefined || w.name === filter.exact_name) &&
+            (statuses === undefined || statuses.includes("active"))
+          )
+          return { items: kept.slice(page.offset, page.offset + page.limit), total: kept.length }
+        }
+      )
 
       /** The workspace, if it exists, and the policy's grant of `action` on it. */
       const withGrant = Effect.fnUntraced(

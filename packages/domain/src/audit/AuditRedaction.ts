@@ -7,6 +7,7 @@
  */
 import { CONFIG_SECRET_FIELDS } from "../credentials/Config.ts"
 import { VIRTUAL_KEY_SECRET_FIELDS } from "../credentials/VirtualKey.ts"
+import { INTEGRATION_SECRET_FIELDS } from "../integrations/Integration.ts"
 import { MCP_INTEGRATION_SECRET_FIELDS } from "../mcp/Mcp.ts"
 import { SECRET_AUTH_FIELDS } from "../secret-references/SecretReferenceRules.ts"
 
@@ -20,6 +21,7 @@ export const SECRET_FIELDS: Readonly<Record<string, ReadonlyArray<FieldPath>>> =
   virtual_key: VIRTUAL_KEY_SECRET_FIELDS,
   config: CONFIG_SECRET_FIELDS,
   mcp_integration: MCP_INTEGRATION_SECRET_FIELDS,
+  integration: INTEGRATION_SECRET_FIELDS,
   secret_reference: [...SECRET_AUTH_FIELDS].map((field) => ["auth_config", field])
 }
 

@@ -49,6 +49,7 @@ const USE_CASE_TABLE = {
   "mcpRegistry.createServer": { action: "create", resourceType: "mcp_server" },
   "mcpRegistry.updateServer": { action: "update", resourceType: "mcp_server" },
   "mcpRegistry.deleteServer": { action: "delete", resourceType: "mcp_server" },
+  "mcpRegistry.updateServerUserAccess": { action: "update", resourceType: "mcp_server_user_access" },
   "mcpConnectivity.testIntegration": { action: "test", resourceType: "mcp_integration" },
   "mcpConnectivity.testServer": { action: "test", resourceType: "mcp_server" },
   "mcpConnectivity.syncCapabilities": { action: "sync", resourceType: "mcp_integration" },
@@ -62,6 +63,16 @@ const USE_CASE_TABLE = {
   "trustPolicies.create": { action: "create", resourceType: "trust_policy" },
   "trustPolicies.update": { action: "update", resourceType: "trust_policy" },
   "trustPolicies.delete": { action: "delete", resourceType: "trust_policy" },
+  "integrations.create": { action: "create", resourceType: "integration" },
+  "integrations.update": { action: "update", resourceType: "integration" },
+  "integrations.delete": { action: "delete", resourceType: "integration" },
+  // Sharing an integration with workspaces, and choosing its models: changes of their own kinds.
+  "integrations.updateWorkspaces": { action: "share", resourceType: "integration" },
+  "integrations.updateModels": { action: "update_models", resourceType: "integration" },
+  "integrations.deleteModels": { action: "delete_models", resourceType: "integration" },
+  "providers.create": { action: "create", resourceType: "provider" },
+  "providers.update": { action: "update", resourceType: "provider" },
+  "providers.delete": { action: "delete", resourceType: "provider" },
   "secretReferences.create": { action: "create", resourceType: "secret_reference" },
   "secretReferences.update": { action: "update", resourceType: "secret_reference" },
   "secretReferences.delete": { action: "delete", resourceType: "secret_reference" },
@@ -79,6 +90,10 @@ const USE_CASE_TABLE = {
   "scim.replaceUser": { action: "update", resourceType: "user" },
   "scim.patchUser": { action: "update", resourceType: "user" },
   "scim.deleteUser": { action: "delete", resourceType: "user" },
+  "scim.createGroup": { action: "create", resourceType: "group" },
+  "scim.replaceGroup": { action: "update", resourceType: "group" },
+  "scim.patchGroup": { action: "update", resourceType: "group" },
+  "scim.deleteGroup": { action: "delete", resourceType: "group" },
   // RFC 8693 token exchange: a workload's token for a short-lived credential (an API key), refusals included.
   "tokenExchange.exchange": { action: "exchange", resourceType: "api_key" },
   // People signing in (sessions/Sessions.ts): failed sign-ins are recorded as this use case's refusals.
@@ -96,7 +111,8 @@ const USE_CASE_TABLE = {
   "invites.create": { action: "create", resourceType: "invite" },
   "invites.resend": { action: "resend", resourceType: "invite" },
   "invites.revoke": { action: "revoke", resourceType: "invite" },
-  "invites.accept": { action: "accept", resourceType: "invite" }
+  "invites.accept": { action: "accept", resourceType: "invite" },
+  "invites.ownerLink": { action: "create", resourceType: "invite" }
 } as const satisfies Readonly<Record<string, UseCaseRecord>>
 
 /** The name of an audited use case. */

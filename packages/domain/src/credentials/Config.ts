@@ -87,6 +87,10 @@ export interface ResolvedConfig {
   readonly apiKey: Redacted.Redacted<string> | undefined
 }
 
+/** The slug `provider: "@slug"` names; undefined for a provider's name. Pure. */
+export const providerSlugOf = (provider: string | undefined): string | undefined =>
+  provider !== undefined && provider.startsWith("@") ? provider.slice(1) : undefined
+
 /** The one target a config routes to: its top level, with its single target's fields over it. */
 const soleTarget = (config: PortkeyConfig, param: string): ConfigTarget | InvalidRequest => {
   const { targets, ...top } = config
@@ -97,9 +101,15 @@ const soleTarget = (config: PortkeyConfig, param: string): ConfigTarget | Invali
   if (merged.targets !== undefined) {
     return InvalidRequest.of("Maximum one target is allowed for fine_tuning requests", `${param}.targets`)
   }
+  // `provider: "@slug"` names a provider (or a virtual key) of the workspace, as `virtual_key` does.
+  const named = providerSlugOf(merged.provider)
+  if (named !== undefined && merged.virtual_key !== undefined) {
+    return InvalidRequest.of("Maximum one target is allowed for fine_tuning requests", param)
+  }
+  const virtualKey = named ?? merged.virtual_key
   const target: ConfigTarget = {
-    ...(merged.provider === undefined ? {} : { provider: merged.provider }),
-    ...(merged.virtual_key === undefined ? {} : { virtual_key: merged.virtual_key }),
+    ...(merged.provider === undefined || named !== undefined ? {} : { provider: merged.provider }),
+    ...(virtualKey === undefined ? {} : { virtual_key: virtualKey }),
     ...(merged.custom_host === undefined ? {} : { custom_host: merged.custom_host }),
     ...(merged.request_timeout === undefined ? {} : { request_timeout: merged.request_timeout })
   }
@@ -115,13 +125,15 @@ const soleTarget = (config: PortkeyConfig, param: string): ConfigTarget | Invali
  */
 const pairedHost = (
   level: {
+    readonly provider?: string
     readonly virtual_key?: string
     readonly custom_host?: string
     readonly targets?: ReadonlyArray<ConfigTargetSpec>
   },
   at: string
 ): string | undefined => {
-  if (level.virtual_key !== undefined && level.custom_host !== undefined) return `${at}.custom_host`
+  const storedKey = level.virtual_key !== undefined || providerSlugOf(level.provider) !== undefined
+  if (storedKey && level.custom_host !== undefined) return `${at}.custom_host`
   for (const [i, target] of (level.targets ?? []).entries()) {
     const found = pairedHost(target, `${at}.targets[${i}]`)
     if (found !== undefined) return found
@@ -143,8 +155,8 @@ export const parseConfig = (
   const paired = pairedHost(checked.config, param)
   if (paired !== undefined) {
     return InvalidRequest.of(
-      "custom_host cannot be combined with virtual_key: a virtual key's provider key is only sent to the host " +
-        "stored with the virtual key. Set custom_host on the virtual key instead.",
+      "custom_host cannot be combined with virtual_key or provider \"@slug\": their provider key is only sent to " +
+        "the host stored with it. Set custom_host on the virtual key or the integration instead.",
       paired
     )
   }

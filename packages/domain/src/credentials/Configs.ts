@@ -22,6 +22,7 @@ import {
   ConfigVersion,
   GatewayConfig,
   parseConfig,
+  providerSlugOf,
   type ResolvedConfig
 } from "./Config.ts"
 import { makeProviderKeyRecords } from "./internal/providerKeyRecords.ts"
@@ -106,7 +107,9 @@ export class Configs extends Context.Service<
       /** Every provider a config names is known, and every custom host well formed, at any level. */
       const checkLevels = (level: ConfigTargetSpec, at: string): Effect.Effect<void, InvalidRequest> =>
         Effect.gen(function*() {
-          if (level.provider !== undefined) yield* knownProvider(registry, level.provider, `${at}.provider`)
+          if (level.provider !== undefined && providerSlugOf(level.provider) === undefined) {
+            yield* knownProvider(registry, level.provider, `${at}.provider`)
+          }
           if (level.custom_host !== undefined) yield* records.checkHost(level.custom_host, `${at}.custom_host`)
           for (const [i, target] of (level.targets ?? []).entries()) yield* checkLevels(target, `${at}.targets[${i}]`)
         })

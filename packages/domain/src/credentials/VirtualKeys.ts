@@ -6,7 +6,8 @@ import { grantedWrites } from "../access/GrantedWrites.ts"
 import type { Principal } from "../access/Principal.ts"
 import { AuditedUseCase, resourceChange } from "../audit/AuditedUseCase.ts"
 import { knownProvider, ProviderRegistry } from "../fine-tuning/Providers.ts"
-import { type Conflict, type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
+import { ProviderStore } from "../providers/ProviderStore.ts"
+import { Conflict, type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { checkName } from "../shared/Rules.ts"
@@ -63,6 +64,7 @@ export class VirtualKeys extends Context.Service<
     VirtualKeys,
     Effect.gen(function*() {
       const registry = yield* ProviderRegistry
+      const providerStore = yield* ProviderStore
       const records = yield* makeProviderKeyRecords
       const keys = secretBoundWrites(
         grantedWrites(yield* VirtualKeyStore, {
@@ -84,6 +86,12 @@ export class VirtualKeys extends Context.Service<
       const createVirtualKey = Effect.fn("VirtualKeys.create")(function*(principal: Principal, input: VirtualKeyInput) {
         const { allowed, fields } = yield* records.newRecordFields(principal, input, "virtual_keys.create")
         yield* knownProvider(registry, input.provider, "provider")
+        if (Option.isSome(yield* providerStore.findBySlug(fields.workspace_id, fields.slug))) {
+          return yield* new Conflict({
+            message: `A provider with slug '${fields.slug}' exists in this workspace: @${fields.slug} would name both.`,
+            param: "slug"
+          })
+        }
         if (input.key.length === 0) return yield* InvalidRequest.of("key must be the provider's API key.", "key")
         if (input.custom_host !== undefined) yield* records.checkHost(input.custom_host, "custom_host")
         const usageLimits = input.usage_limits == null ? null : yield* checkUsageLimits(input.usage_limits)
@@ -149,7 +157,7 @@ export class VirtualKeys extends Context.Service<
         function*(workspaceId: string, slug: string) {
           const found = yield* keys.findBySlug(workspaceId, slug)
           if (Option.isNone(found)) {
-            return yield* InvalidRequest.of(`Unknown virtual key '${slug}' in this workspace.`, "virtual_key")
+            return yield* InvalidRequest.of(`No provider or virtual key '${slug}' in this workspace.`, "virtual_key")
           }
           const apiKey = yield* records.decrypt(found.value.encryptedKey, `virtual key '${slug}'`)
           return {

@@ -7,10 +7,11 @@
  * supplies. Otherwise anyone allowed to make calls, or to create configs, could send a workspace's stored
  * key to a host of their choosing.
  */
-import { Effect, type Redacted } from "effect"
+import { Effect, Option, type Redacted } from "effect"
 import { type ResolvedConfig, resolveInlineConfig } from "../credentials/Config.ts"
 import { Configs } from "../credentials/Configs.ts"
 import { VirtualKeys } from "../credentials/VirtualKeys.ts"
+import { Providers } from "../providers/Providers.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import type { StoreError } from "../shared/StoreError.ts"
 import { knownProvider, ProviderRegistry } from "./Providers.ts"
@@ -68,15 +69,18 @@ export type ProviderChoiceError =
 export const makeProviderChoice = Effect.gen(function*() {
   const registry = yield* ProviderRegistry
   const virtualKeys = yield* VirtualKeys
+  const providers = yield* Providers
   const configs = yield* Configs
 
+  /** `@slug` or a virtual key's slug: the workspace's provider of that slug, else its virtual key. */
   const fromVirtualKey = Effect.fnUntraced(function*(workspaceId: string, slug: string) {
-    const key = yield* virtualKeys.resolveVirtualKey(workspaceId, slug)
+    const provider = yield* providers.resolveProvider(workspaceId, slug, "virtual_key")
+    const key = Option.isSome(provider) ? provider.value : yield* virtualKeys.resolveVirtualKey(workspaceId, slug)
     return {
       stored: true,
       provider: key.provider,
       apiKey: key.apiKey,
-      record: { kind: "virtual key", slug: key.slug },
+      record: { kind: Option.isSome(provider) ? "provider" : "virtual key", slug: key.slug },
       ownHost: key.customHost === null ? undefined : { url: key.customHost, param: "virtual_key" }
     } satisfies Credential
   })

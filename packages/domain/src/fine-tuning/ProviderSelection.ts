@@ -46,9 +46,9 @@ export class ProviderKeyMissing extends Schema.TaggedError<ProviderKeyMissing>()
   }
 }
 
-/** A stored record holding a provider key: a virtual key or a config, by slug. */
+/** A stored record holding a provider key: a provider (its integration's key), a virtual key or a config, by slug. */
 export const ProviderKeyRecord = Schema.Struct({
-  kind: Schema.Literals(["virtual key", "config"]),
+  kind: Schema.Literals(["provider", "virtual key", "config"]),
   slug: Schema.String
 })
 

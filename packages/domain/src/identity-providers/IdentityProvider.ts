@@ -76,6 +76,8 @@ export class SignInFlow extends Schema.Class<SignInFlow>("SignInFlow")({
   provider_id: Schema.String,
   nonce: Schema.String,
   code_verifier: Schema.String,
+  /** The SHA-256 of the invitation link this sign-in accepts, when it started from one; null otherwise. */
+  invite_token_hash: Schema.NullOr(Schema.String),
   created_at: Schema.String,
   expires_at: Schema.String
 }) {}

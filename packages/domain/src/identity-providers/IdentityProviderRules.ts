@@ -126,3 +126,25 @@ export const groupsOf = (claim: unknown): ReadonlyArray<string> =>
     : Array.isArray(claim)
     ? claim.filter((group): group is string => typeof group === "string")
     : []
+
+/**
+ * The roles a person's groups give under several maps (an organisation's providers, for SCIM groups): each
+ * map read as `mapRoles` reads it, and the highest role any of them gives kept; null where none manages it.
+ */
+export const mapRolesAll = (roleMaps: ReadonlyArray<RoleMap>, groups: ReadonlyArray<string>): MappedRoles => {
+  let organisationRole: OrganisationRole | null = null
+  const workspaces = new Map<string, WorkspaceRole | null>()
+  for (const mapped of roleMaps.map((roleMap) => mapRoles(roleMap, groups))) {
+    const role = mapped.organisationRole
+    if (role !== null && (organisationRole === null || ORGANISATION_RANK[role] > ORGANISATION_RANK[organisationRole])) {
+      organisationRole = role
+    }
+    for (const [slug, workspaceRole] of mapped.workspaces) {
+      const current = workspaces.get(slug) ?? null
+      if (workspaceRole !== null && (current === null || WORKSPACE_RANK[workspaceRole] > WORKSPACE_RANK[current])) {
+        workspaces.set(slug, workspaceRole)
+      } else if (!workspaces.has(slug)) workspaces.set(slug, null)
+    }
+  }
+  return { organisationRole, workspaces }
+}

@@ -21,6 +21,7 @@ import type { StoreError } from "../shared/StoreError.ts"
 import {
   type CreateIdentityProvider,
   IdentityProvider,
+  type RoleMap,
   type SignInOption,
   type UpdateIdentityProvider
 } from "./IdentityProvider.ts"
@@ -58,6 +59,11 @@ export class IdentityProviders extends Context.Service<
     readonly signInOptions: Effect.Effect<ReadonlyArray<SignInOption>, StoreError>
     /** The enabled provider named by its slug, with its secret; none when unknown or disabled. */
     readonly resolve: (slug: string) => Effect.Effect<Option.Option<ResolvedIdentityProvider>, StoreError>
+    /**
+     * The role maps of the organisation's enabled providers, the operator's first: what SCIM groups map to
+     * roles through (scim/ScimGroups.ts), as sign-in maps a provider's groups.
+     */
+    readonly roleMaps: (organisationId: string) => Effect.Effect<ReadonlyArray<RoleMap>, StoreError>
     /** Any provider by id, enabled or not (a sign-in under way names its provider by id). */
     readonly resolveId: (id: string) => Effect.Effect<Option.Option<ResolvedIdentityProvider>, StoreError>
   }
@@ -148,6 +154,12 @@ export class IdentityProviders extends Context.Service<
           name: provider.name,
           start_url: startUrl(provider.slug)
         }))
+      })
+
+      const roleMaps = Effect.fnUntraced(function*(organisationId: string) {
+        const operator = Option.filter(yield* operatorProvider, (o) => o.provider.organisation_id === organisationId)
+        const stored = (yield* rawStore.listEnabled).filter((provider) => provider.organisation_id === organisationId)
+        return [...Option.toArray(operator).map((o) => o.provider), ...stored].map((provider) => provider.role_map)
       })
 
       const reservedSlug = (slug: string) =>
@@ -284,6 +296,7 @@ export class IdentityProviders extends Context.Service<
       })
 
       return IdentityProviders.of({
+        roleMaps,
         create: (principal, input) =>
           useCases.run(
             {

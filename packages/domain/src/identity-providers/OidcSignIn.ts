@@ -16,6 +16,8 @@ import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/Acces
 import { AuditedUseCase, type UseCaseSpec } from "../audit/AuditedUseCase.ts"
 import type { AuditActor } from "../audit/AuditRecord.ts"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
+import type { Invite } from "../invites/Invite.ts"
+import { INVITE_LINK_UNUSABLE, Invites } from "../invites/Invites.ts"
 import { type NewSession, sessionActor, Sessions, type SignInClient } from "../sessions/Sessions.ts"
 import { type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
@@ -47,17 +49,20 @@ export interface SignedIn {
   readonly provider: IdentityProvider
   readonly subject: string
   readonly email: string
-  /** True when the user was created by this sign-in (just in time). */
+  /** True when the user was created by this sign-in (just in time, or by the invitation it accepted). */
   readonly created: boolean
+  /** The invitation this sign-in accepted, when it carried one. */
+  readonly inviteId: string | null
   readonly roleChanges: ReadonlyArray<MappedRoleChange>
   /** The person's new session, opened by this sign-in (a new id and token: no fixation). */
   readonly session: NewSession
 }
 
-/** The provider of a callback, and the person its answer vouched for. */
+/** The provider of a callback, the person its answer vouched for, and the invitation the sign-in carries. */
 interface Verified {
   readonly provider: IdentityProvider
   readonly person: VerifiedPerson
+  readonly inviteTokenHash: string | null
 }
 
 /** What the provider vouched for. */
@@ -73,10 +78,25 @@ const refused = (message: string) => Effect.fail(new SignInRefused({ message }))
 export class OidcSignIn extends Context.Service<
   OidcSignIn,
   {
-    /** The URL of the provider for a new sign-in; `NotFound` for a provider unknown or disabled. */
-    readonly start: (slug: string) => Effect.Effect<string, SignInRefused | NotFound | StoreError>
+    /**
+     * The URL of the provider for a new sign-in, carrying the invitation link's token when given (the callback
+     * then accepts it); `NotFound` for a provider unknown or disabled.
+     */
+    readonly start: (
+      slug: string,
+      inviteToken?: string | undefined
+    ) => Effect.Effect<string, SignInRefused | NotFound | StoreError>
     /** Completes the sign-in from the callback's query string, and opens the person's session. */
-    readonly callback: (search: string, client: SignInClient) => Effect.Effect<SignedIn, SignInRefused | StoreError>
+    /**
+     * `keptState` is the `state` the browser making the callback kept when it was sent off (its flow cookie): a
+     * callback whose `state` is not the one its own browser holds is refused, so a callback link made by someone
+     * else (who signed in at the provider as themselves) cannot sign another person in as them (login CSRF).
+     */
+    readonly callback: (
+      search: string,
+      client: SignInClient,
+      keptState: string | null
+    ) => Effect.Effect<SignedIn, SignInRefused | StoreError>
   }
 >()("@gateway-control/OidcSignIn") {
   static readonly layer = Layer.effect(
@@ -93,6 +113,7 @@ export class OidcSignIn extends Context.Service<
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
       const sessions = yield* Sessions
+      const invites = yield* Invites
 
       const connectionOf = (resolved: ResolvedIdentityProvider, publicUrl: string): OidcConnection => ({
         issuer: resolved.provider.issuer,
@@ -101,8 +122,18 @@ export class OidcSignIn extends Context.Service<
         redirectUri: callbackUrlOf(publicUrl)
       })
 
-      const start = Effect.fn("OidcSignIn.start")(function*(slug: string) {
+      const start = Effect.fn("OidcSignIn.start")(function*(slug: string, inviteToken?: string | undefined) {
         const found = yield* requireRow(yield* providers.resolve(slug), "identity provider", slug)
+        let inviteTokenHash: string | null = null
+        if (inviteToken !== undefined) {
+          const invite = yield* invites.lookup(inviteToken).pipe(
+            Effect.catchTag("NotFound", () => refused(INVITE_LINK_UNUSABLE))
+          )
+          if (invite.organisation_id !== found.provider.organisation_id) {
+            return yield* refused("This identity provider does not sign people in to the invitation's organisation.")
+          }
+          inviteTokenHash = crypto.sha256Hex(inviteToken)
+        }
         const publicUrl = settings.publicUrl
         if (publicUrl === null) {
           return yield* refused("Sign-in needs the gateway's public URL: the operator must set PUBLIC_URL.")
@@ -120,6 +151,7 @@ export class OidcSignIn extends Context.Service<
             provider_id: found.provider.id,
             nonce: redirect.nonce,
             code_verifier: redirect.codeVerifier,
+            invite_token_hash: inviteTokenHash,
             created_at: DateTime.formatIso(now),
             expires_at: DateTime.formatIso(DateTime.add(now, { seconds: SIGN_IN_FLOW_SECONDS }))
           }),
@@ -135,7 +167,7 @@ export class OidcSignIn extends Context.Service<
         state: string | null,
         flow: Option.Option<SignInFlow>,
         resolved: Option.Option<ResolvedIdentityProvider>
-      ): Effect.fn.Return<{ readonly provider: IdentityProvider; readonly person: VerifiedPerson }, SignInRefused> {
+      ): Effect.fn.Return<Verified, SignInRefused> {
         if (state === null || Option.isNone(flow)) {
           return yield* refused("This sign-in is unknown, already used or expired: start again.")
         }
@@ -183,19 +215,61 @@ export class OidcSignIn extends Context.Service<
           name: validName,
           groups: groupsOf(claims[provider.groups_claim])
         }
-        return { provider, person }
+        return { provider, person, inviteTokenHash: flow.value.invite_token_hash }
+      })
+
+      /** The invitation the sign-in carries, accepted for the person it invited: their user, made now. */
+      const acceptInvite = Effect.fnUntraced(function*(
+        provider: IdentityProvider,
+        person: VerifiedPerson,
+        tokenHash: string
+      ): Effect.fn.Return<{ readonly invite: Invite; readonly user: User }, SignInRefused | StoreError> {
+        const found = yield* invites.usableByHash(tokenHash)
+        if (Option.isNone(found) || found.value.organisation_id !== provider.organisation_id) {
+          return yield* refused(INVITE_LINK_UNUSABLE)
+        }
+        // An owner link (the first start's) binds its account to whomever the provider vouches for; an invitation
+        // is for its email only.
+        const ownerLink = found.value.user_id !== null
+        if (!ownerLink && found.value.email !== person.email) {
+          return yield* refused(
+            `This invitation is for ${found.value.email}, and the identity provider signed you in as ${person.email}: ` +
+              "sign in there with the invited address, or ask for an invitation for this one."
+          )
+        }
+        if (ownerLink && Option.isSome(yield* users.findByEmail(provider.organisation_id, person.email))) {
+          return yield* refused(`Another user of the organisation already has the email ${person.email}.`)
+        }
+        const accepted = yield* invites.redeem(found.value, tokenHash, person.name).pipe(
+          Effect.catchTags({
+            NotFound: () => refused(INVITE_LINK_UNUSABLE),
+            Conflict: (conflict) => refused(conflict.message),
+            InvalidRequest: (invalid) => refused(invalid.message)
+          })
+        )
+        if (!ownerLink || accepted.user.email === person.email) return accepted
+        const user = new User({ ...accepted.user, email: person.email, last_updated_at: yield* nowIso })
+        yield* users.update(user)
+        return { invite: accepted.invite, user }
       })
 
       /** The person matched (or created) and the map's roles applied; refusals roll everything back. */
       const admit = Effect.fnUntraced(function*(
         provider: IdentityProvider,
         person: VerifiedPerson,
+        inviteTokenHash: string | null,
         client: SignInClient
       ): Effect.fn.Return<SignedIn, SignInRefused | StoreError> {
         const mapped = mapRoles(provider.role_map, person.groups)
         const now = yield* nowIso
         const changes: Array<MappedRoleChange> = []
-        const existing = yield* users.findByEmail(provider.organisation_id, person.email)
+        // An invitation makes the person's user (with its roles) first; the map then applies as at any sign-in.
+        const invited = inviteTokenHash === null ? null : yield* acceptInvite(provider, person, inviteTokenHash)
+        const madeByInvite = invited !== null && invited.invite.user_id === null
+        if (madeByInvite) changes.push({ workspace: null, from: null, to: invited.user.role })
+        const existing = invited !== null
+          ? Option.some(invited.user)
+          : yield* users.findByEmail(provider.organisation_id, person.email)
         let user: User
         if (Option.isSome(existing)) {
           user = existing.value
@@ -255,24 +329,31 @@ export class OidcSignIn extends Context.Service<
           { user_id: user.id, method: "oidc", identity_provider: provider.slug, subject: person.subject },
           user,
           client
-        )
+        ).pipe(Effect.catchTag("Unauthenticated", (deprovisioned) => refused(deprovisioned.message)))
         const signedIn: SignedIn = {
           user,
           provider,
           subject: person.subject,
           email: person.email,
-          created: Option.isNone(existing),
+          created: invited === null ? Option.isNone(existing) : madeByInvite,
+          inviteId: invited?.invite.id ?? null,
           roleChanges: changes,
           session
         }
         return signedIn
       })
 
-      const callback = Effect.fn("OidcSignIn.callback")(function*(search: string, client: SignInClient) {
+      const callback = Effect.fn("OidcSignIn.callback")(function*(
+        search: string,
+        client: SignInClient,
+        keptState: string | null
+      ) {
         const params = new URLSearchParams(search)
         const state = params.get("state")
+        // A callback another browser started is refused before its flow is taken: the flow stays that browser's.
+        const startedHere = state !== null && keptState !== null && keptState === state
         // Taken before anything else: a flow serves one callback, whatever its outcome.
-        const flow = state === null
+        const flow = state === null || !startedHere
           ? Option.none<SignInFlow>()
           : yield* flows.take(crypto.sha256Hex(state), yield* nowIso)
         const resolved = Option.isNone(flow)
@@ -293,14 +374,22 @@ export class OidcSignIn extends Context.Service<
             email: signedIn.email,
             subject: signedIn.subject,
             created: signedIn.created,
+            ...(signedIn.inviteId === null ? {} : { invite_id: signedIn.inviteId }),
             role_changes: signedIn.roleChanges
           })
         }
-        const verified = verify(params, search, state, flow, resolved)
+        const verified = state !== null && !startedHere
+          ? Effect.fail(
+            new SignInRefused({
+              message: "This sign-in was not started in this browser, or its cookie was lost: start again from the " +
+                "sign-in page."
+            })
+          )
+          : verify(params, search, state, flow, resolved)
         return yield* useCases.runSteps<Verified, SignedIn, SignInRefused, SignInRefused | StoreError, never, never>(
           spec,
           verified,
-          (person) => admit(person.provider, person.person, client)
+          (verified) => admit(verified.provider, verified.person, verified.inviteTokenHash, client)
         )
       })
 

@@ -5,8 +5,9 @@
  * The link's token is never part of the entity: the store keeps only its SHA-256.
  */
 import { Schema, Struct } from "effect"
-import { WorkspaceRole } from "../access/AccessModel.ts"
+import { OrganisationRole, WorkspaceRole } from "../access/AccessModel.ts"
 import { MemberRole } from "../access/Users.ts"
+import { Password } from "../sessions/Session.ts"
 import { Email, Name } from "../shared/Rules.ts"
 import { unsupportedFields } from "../shared/Unsupported.ts"
 
@@ -30,7 +31,13 @@ export class Invite extends Schema.Class<Invite>("Invite")({
   organisation_id: Schema.String,
   /** Lower case, as users' emails are kept. */
   email: Email,
-  role: InviteRole,
+  /** `admin` or `member` for an invitation; `owner` only for the first start's owner link (`user_id` set). */
+  role: OrganisationRole,
+  /**
+   * The existing account the link sets up, when it is one (the first start's owner link: accepting it sets that
+   * account's password, or binds it to the person an identity provider vouches for); null: accepting makes a user.
+   */
+  user_id: Schema.NullOr(Schema.String),
   workspaces: Schema.Array(InviteWorkspace),
   status: StoredInviteStatus,
   created_at: Schema.String,
@@ -57,7 +64,8 @@ export const UNSUPPORTED_INVITE_FIELDS = ["workspace_api_key_details"] as const
  * (each by id or slug, Portkey's `id`) with a role (Portkey's workspace `admin` is our `manager`).
  */
 export const CreateInvite = Schema.Struct({
-  ...Struct.pick(Invite.fields, ["email", "role"]),
+  ...Struct.pick(Invite.fields, ["email"]),
+  role: InviteRole,
   workspaces: Schema.Array(Schema.Struct({ id: Schema.String, role: MemberRole })).check(Schema.isMaxLength(100)),
   ...unsupportedFields(UNSUPPORTED_INVITE_FIELDS)
 })
@@ -77,6 +85,10 @@ export const AcceptInvite = Schema.Struct({
   name: Schema.optionalKey(Name)
 })
 export type AcceptInvite = typeof AcceptInvite.Type
+
+/** Accepting an invitation by setting the new account's password (which signs the person in). */
+export const AcceptInviteWithPassword = Schema.Struct({ ...AcceptInvite.fields, password: Password })
+export type AcceptInviteWithPassword = typeof AcceptInviteWithPassword.Type
 
 /** An invitation and the token of its link (shown once: on create and on resend). */
 export interface IssuedInvite {

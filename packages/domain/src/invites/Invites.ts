@@ -7,16 +7,31 @@
  * no key asks, and the invitation, written under the policy by an owner or admin, is what allows the user and
  * memberships it names, as a trust policy allows the credentials token exchange issues. It is single use,
  * expires, and can be revoked until it is used.
+ *
+ * A person accepts it by setting a password (`acceptWithPassword`: the local account and a session, in the
+ * acceptance's unit of work) or by signing in with the organisation's identity provider (OidcSignIn.ts carries
+ * the link through the provider and calls `redeem` in its callback's unit of work).
  */
 import { Context, Effect, Layer, Option } from "effect"
-import { User, WorkspaceMember, type WorkspaceRole } from "../access/AccessModel.ts"
-import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
+import { type Organisation, User, type Workspace, WorkspaceMember, type WorkspaceRole } from "../access/AccessModel.ts"
+import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "../access/AccessStores.ts"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
+import type { AuditActor } from "../audit/AuditRecord.ts"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
-import { Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import { PasswordHasher } from "../sessions/PasswordHasher.ts"
+import { type NewSession, sessionActor, Sessions, type SignInClient } from "../sessions/Sessions.ts"
+import { SessionStore } from "../sessions/SessionStore.ts"
+import {
+  Conflict,
+  type Forbidden,
+  InvalidRequest,
+  type NotFound,
+  requireRow,
+  type Unauthenticated
+} from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -25,6 +40,7 @@ import type { StoreError } from "../shared/StoreError.ts"
 import { refuseUnsupported } from "../shared/Unsupported.ts"
 import {
   type AcceptInvite,
+  type AcceptInviteWithPassword,
   type CreateInvite,
   Invite,
   type InviteFilter,
@@ -42,6 +58,9 @@ export interface InviteSettingsShape {
 
 export const DEFAULT_INVITE_SETTINGS: InviteSettingsShape = { ttlMs: 7 * 24 * 3_600_000 }
 
+/** How long the first start's owner link works: an hour. */
+export const OWNER_LINK_TTL_MS = 3_600_000
+
 export const InviteSettings = Context.Reference<InviteSettingsShape>("@gateway-control/domain/InviteSettings", {
   defaultValue: () => DEFAULT_INVITE_SETTINGS
 })
@@ -54,6 +73,14 @@ export const INVITE_LINK_UNUSABLE = "This invitation link cannot be used: it is 
 export interface AcceptedInvite {
   readonly invite: Invite
   readonly user: User
+}
+
+/** What the page of a link shows the person before they accept: who invited them where, with which roles. */
+export interface InvitePreview {
+  readonly invite: Invite
+  readonly organisation: Organisation
+  /** The workspaces the person joins (those still there), with their role in each. */
+  readonly workspaces: ReadonlyArray<{ readonly workspace: Workspace; readonly role: WorkspaceRole }>
 }
 
 type AccessError = Forbidden | NotFound | StoreError
@@ -75,16 +102,46 @@ export class Invites extends Context.Service<
     readonly resend: (principal: Principal, id: string) => Effect.Effect<IssuedInvite, Conflict | AccessError>
     /** Revokes a pending invitation: its link stops working. */
     readonly revoke: (principal: Principal, id: string) => Effect.Effect<Invite, Conflict | AccessError>
+    /**
+     * The first start's link for the organisation's owner, whom bootstrap made with no way to sign in: an
+     * invitation to their existing account, valid for `OWNER_LINK_TTL_MS`. Only for an owner with no password
+     * yet (`Conflict` otherwise); the operator's, at the first start (no principal asks).
+     */
+    readonly ownerLink: (userId: string) => Effect.Effect<IssuedInvite, Conflict | NotFound | StoreError>
     /** The pending invitation a link's token stands for; `NotFound` for any link that cannot be used. */
     readonly lookup: (token: string) => Effect.Effect<Invite, NotFound | StoreError>
+    /** What the link's page shows: the invitation, its organisation and workspaces; `NotFound` as `lookup`. */
+    readonly preview: (token: string) => Effect.Effect<InvitePreview, NotFound | StoreError>
     /**
-     * Accepts the invitation: makes its user with its organisation role and workspace roles, once. `also` runs in
-     * the same unit of work with the new user (a sign-in method's own writes, such as a password).
+     * Accepts the invitation by setting the new account's password, and signs the person in: the user, the
+     * password and a new session in one audited unit of work.
      */
-    readonly accept: <E = never>(
-      input: AcceptInvite,
-      also?: (user: User) => Effect.Effect<void, E>
-    ) => Effect.Effect<AcceptedInvite, E | InvalidRequest | Conflict | NotFound | StoreError>
+    readonly acceptWithPassword: (
+      input: AcceptInviteWithPassword,
+      client: SignInClient
+    ) => Effect.Effect<
+      AcceptedInvite & { readonly session: NewSession },
+      InvalidRequest | Conflict | NotFound | Unauthenticated | StoreError
+    >
+    /**
+     * The pending, unexpired invitation whose link's token hashes to `tokenHash` (a sign-in carrying the link
+     * keeps only the hash).
+     */
+    readonly usableByHash: (tokenHash: string) => Effect.Effect<Option.Option<Invite>, StoreError>
+    /**
+     * Accepts the invitation inside the caller's own audited use case (a sign-in by an identity provider that
+     * carried the link): makes its user and memberships, once; `NotFound` when the link was used, revoked or
+     * expired meanwhile, `Conflict` when the organisation already has a user with its email.
+     */
+    readonly redeem: (
+      invite: Invite,
+      tokenHash: string,
+      name: string | null
+    ) => Effect.Effect<AcceptedInvite, InvalidRequest | Conflict | NotFound | StoreError>
+    /** Accepts the invitation: makes its user with its organisation role and workspace roles, once. */
+    readonly accept: (
+      input: AcceptInvite
+    ) => Effect.Effect<AcceptedInvite, InvalidRequest | Conflict | NotFound | StoreError>
   }
 >()("@gateway-control/Invites") {
   static readonly layer = Layer.effect(
@@ -100,7 +157,11 @@ export class Invites extends Context.Service<
       // Accepting writes on the invitation's authority (see the module's comment), through the stores themselves.
       const users = yield* UserStore
       const members = yield* WorkspaceMemberStore
+      const organisations = yield* OrganisationStore
       const apiKeys = yield* ApiKeys
+      const sessions = yield* Sessions
+      const sessionStore = yield* SessionStore
+      const hasher = yield* PasswordHasher
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
 
@@ -149,6 +210,7 @@ export class Invites extends Context.Service<
           organisation_id: principal.organisationId,
           email: input.email.trim().toLowerCase(),
           role: input.role,
+          user_id: null,
           workspaces: [...chosen].map(([workspace_id, role]): InviteWorkspace => ({ workspace_id, role })),
           status: "pending",
           created_at: now,
@@ -213,21 +275,56 @@ export class Invites extends Context.Service<
       const LINK = "(link)"
 
       /** The pending, unexpired invitation the token stands for; any other link answers not found, alike. */
-      const usable = Effect.fnUntraced(function*(token: string) {
+      const usableByHash = Effect.fnUntraced(function*(tokenHash: string) {
         const now = yield* nowIso
+        const found = yield* rawStore.findByTokenHash(tokenHash)
+        return Option.filter(found, (invite) => statusAt(invite, now) === "pending")
+      })
+
+      const usable = Effect.fnUntraced(function*(token: string) {
         const found = token.length === 0 || token.length > 256
           ? Option.none<Invite>()
-          : yield* rawStore.findByTokenHash(crypto.sha256Hex(token))
-        return yield* requireRow(Option.filter(found, (invite) => statusAt(invite, now) === "pending"), "invite", LINK)
+          : yield* usableByHash(crypto.sha256Hex(token))
+        return yield* requireRow(found, "invite", LINK)
       })
 
       const lookup = Effect.fn("Invites.lookup")(function*(token: string) {
         return yield* usable(token)
       })
 
-      const acceptChange = <E>(invite: Invite, input: AcceptInvite, also: (user: User) => Effect.Effect<void, E>) =>
-        Effect.gen(function*() {
-          const name = input.name?.trim() || null
+      const preview = Effect.fn("Invites.preview")(function*(token: string) {
+        const invite = yield* usable(token)
+        const organisation = yield* requireRow(yield* organisations.get(invite.organisation_id), "invite", LINK)
+        const joined = yield* Effect.forEach(
+          invite.workspaces,
+          ({ role, workspace_id }) =>
+            Effect.map(workspaces.get(workspace_id), Option.map((workspace) => ({ workspace, role })))
+        )
+        return { invite, organisation, workspaces: joined.flatMap(Option.toArray) }
+      })
+
+      /** The account an owner link sets up, marked accepted: no user is made. */
+      const acceptAccount = Effect.fnUntraced(function*(invite: Invite, userId: string, tokenHash: string) {
+        const user = yield* requireRow(yield* users.get(userId), "invite", LINK)
+        const now = yield* nowIso
+        const accepted = yield* rawStore.accept(invite.id, tokenHash, user.id, now)
+        yield* requireRow(accepted ? Option.some(invite) : Option.none(), "invite", LINK)
+        const acceptedInvite: AcceptedInvite = {
+          invite: new Invite({
+            ...invite,
+            status: "accepted",
+            accepted_at: now,
+            accepted_user_id: user.id,
+            last_updated_at: now
+          }),
+          user
+        }
+        return acceptedInvite
+      })
+
+      const acceptChange = (invite: Invite, tokenHash: string, givenName: string | null) =>
+        invite.user_id !== null ? acceptAccount(invite, invite.user_id, tokenHash) : Effect.gen(function*() {
+          const name = givenName?.trim() || null
           if (name !== null) yield* checkName(name)
           const now = yield* nowIso
           const user = new User({
@@ -242,7 +339,7 @@ export class Invites extends Context.Service<
           yield* users.insert(user)
           // Another acceptance, a revocation or the expiry may have come first: then the user made above is rolled
           // back with the refusal.
-          const accepted = yield* rawStore.accept(invite.id, crypto.sha256Hex(input.token), user.id, now)
+          const accepted = yield* rawStore.accept(invite.id, tokenHash, user.id, now)
           yield* requireRow(accepted ? Option.some(invite) : Option.none(), "invite", LINK)
           for (const { workspace_id, role } of invite.workspaces) {
             // A workspace deleted since the invitation was sent is skipped: it answers as if it never existed.
@@ -252,8 +349,7 @@ export class Invites extends Context.Service<
             )
           }
           yield* apiKeys.forgetUser(user.id)
-          yield* also(user)
-          return {
+          const acceptedInvite: AcceptedInvite = {
             invite: new Invite({
               ...invite,
               status: "accepted",
@@ -263,11 +359,29 @@ export class Invites extends Context.Service<
             }),
             user
           }
-        })
+          return acceptedInvite
+        }).pipe(
+          Effect.catchTag("Conflict", () =>
+            Effect.fail(
+              new Conflict({
+                message: `A user with the email '${invite.email}' is already in the organisation.`,
+                param: null
+              })
+            ))
+        )
 
-      const accept = <E = never>(input: AcceptInvite, also?: (user: User) => Effect.Effect<void, E>) =>
+      /**
+       * Accepts the link's invitation as one audited use case: `then` runs in the same unit of work with the
+       * accepted invitation (a sign-in method's own writes); the record names `actorOf` its result on success.
+       */
+      const acceptAs = <A extends AcceptedInvite, E>(
+        token: string,
+        name: string | null,
+        then: (accepted: AcceptedInvite) => Effect.Effect<A, E>,
+        actorOf: (result: A) => AuditActor
+      ) =>
         Effect.gen(function*() {
-          const found = yield* Effect.catchTag(usable(input.token), "NotFound", (notFound) =>
+          const found = yield* Effect.catchTag(usable(token), "NotFound", (notFound) =>
             Effect.andThen(
               // A link nobody can use names no organisation: the attempt is the operator's to see, token left out.
               useCases.refused({
@@ -279,27 +393,93 @@ export class Invites extends Context.Service<
               }),
               Effect.fail(notFound)
             ))
-          return yield* useCases.run(
+          return yield* useCases.run<A, E | InvalidRequest | Conflict | NotFound | StoreError, never>(
             {
               useCase: "invites.accept",
               actor: { organisationId: found.organisation_id, keyId: null, userId: null },
-              successActor: ({ user }) => ({ organisationId: user.organisation_id, keyId: null, userId: user.id }),
+              successActor: actorOf,
               resourceId: found.id,
               workspaceId: null,
-              // The token is never recorded: the body names the invitation and the person.
-              body: { invite_id: found.id, email: found.email, name: input.name ?? null }
+              // The token and any password are never recorded: the body names the invitation and the person.
+              body: { invite_id: found.id, email: found.email, name }
             },
-            acceptChange(found, input, also ?? (() => Effect.void)).pipe(
-              Effect.catchTag("Conflict", () =>
-                Effect.fail(
-                  new Conflict({
-                    message: `A user with the email '${found.email}' is already in the organisation.`,
-                    param: null
-                  })
-                ))
-            )
+            Effect.flatMap(acceptChange(found, crypto.sha256Hex(token), name), then)
           )
         })
+
+      const userActor = ({ user }: AcceptedInvite): AuditActor => ({
+        organisationId: user.organisation_id,
+        keyId: null,
+        userId: user.id
+      })
+
+      const accept = (input: AcceptInvite) =>
+        acceptAs(input.token, input.name ?? null, Effect.succeed, userActor).pipe(Effect.withSpan("Invites.accept"))
+
+      const acceptWithPassword = (input: AcceptInviteWithPassword, client: SignInClient) =>
+        acceptAs(
+          input.token,
+          input.name ?? null,
+          (accepted) =>
+            Effect.gen(function*() {
+              yield* sessionStore.setPassword(accepted.user.id, yield* hasher.hash(input.password), yield* nowIso)
+              const session = yield* sessions.open(
+                { user_id: accepted.user.id, method: "invitation" },
+                accepted.user,
+                client
+              )
+              return { ...accepted, session }
+            }),
+          ({ session }) => sessionActor(session)
+        ).pipe(Effect.withSpan("Invites.acceptWithPassword"))
+
+      const redeem = (invite: Invite, tokenHash: string, name: string | null) => acceptChange(invite, tokenHash, name)
+
+      const ownerLink = (userId: string) =>
+        useCases.run(
+          {
+            useCase: "invites.ownerLink",
+            actor: { organisationId: null, keyId: null, userId: null },
+            successActor: ({ invite }: IssuedInvite) => ({
+              organisationId: invite.organisation_id,
+              keyId: null,
+              userId: null
+            }),
+            resourceId: ({ invite }: IssuedInvite) => invite.id,
+            workspaceId: null,
+            body: { user_id: userId }
+          },
+          Effect.gen(function*() {
+            const user = yield* requireRow(yield* users.get(userId), "user", userId)
+            if (user.role !== "owner" || Option.isSome(yield* sessionStore.passwordOf(user.id))) {
+              return yield* new Conflict({
+                message: "An owner link is for an organisation owner who has no password yet.",
+                param: null
+              })
+            }
+            const now = yield* nowIso
+            const token = crypto.randomToken(32)
+            const invite = new Invite({
+              id: crypto.uuid(),
+              organisation_id: user.organisation_id,
+              email: user.email,
+              role: user.role,
+              user_id: user.id,
+              workspaces: [],
+              status: "pending",
+              created_at: now,
+              expires_at: new Date(Date.parse(now) + OWNER_LINK_TTL_MS).toISOString(),
+              accepted_at: null,
+              accepted_user_id: null,
+              invited_by: null,
+              invited_by_api_key_id: null,
+              last_updated_at: now
+            })
+            yield* rawStore.insert(invite, crypto.sha256Hex(token))
+            const issued: IssuedInvite = { invite, token }
+            return issued
+          })
+        ).pipe(Effect.withSpan("Invites.ownerLink"))
 
       const issued = (spec: { readonly useCase: "invites.create" | "invites.resend" }, principal: Principal) => ({
         useCase: spec.useCase,
@@ -323,8 +503,13 @@ export class Invites extends Context.Service<
             { useCase: "invites.revoke", actor: principal, resourceId: id, workspaceId: null, body: null },
             revoke(principal, id)
           ),
+        ownerLink,
         lookup,
-        accept
+        preview,
+        accept,
+        acceptWithPassword,
+        usableByHash,
+        redeem
       })
     })
   )

@@ -217,6 +217,25 @@ export class McpServer extends Schema.Class<McpServer>("McpServer")({
   created_at: Schema.String
 }) {}
 
+/** Whether a server's users may use it when they have no override of their own (Portkey's `default_user_access`). */
+export const McpUserAccessDefault = Schema.Literals(["allow", "deny"])
+export type McpUserAccessDefault = typeof McpUserAccessDefault.Type
+
+/** One user's override of a server's default: whether that person may use the server. */
+export class McpUserAccess extends Schema.Class<McpUserAccess>("McpUserAccess")({
+  server_id: Schema.String,
+  user_id: Schema.String,
+  enabled: Schema.Boolean,
+  created_at: Schema.String,
+  last_updated_at: Schema.String
+}) {}
+
+/** Who may use a server: its default (`allow` until set) and the users' overrides. */
+export interface ServerUserAccess {
+  readonly default_user_access: McpUserAccessDefault
+  readonly users: ReadonlyArray<McpUserAccess>
+}
+
 /** Which integrations a list asks for. */
 export interface IntegrationQuery {
   readonly organisationId: string
@@ -328,6 +347,18 @@ export class McpServerStore extends Context.Service<
      * order: a server that exists throughout a walk of the pages is listed once, whatever is inserted meanwhile.
      */
     readonly directory: (query: DirectoryQuery) => Effect.Effect<ReadonlyArray<DirectoryEntry>, StoreError>
+    /** Who may use the server: `allow` and no overrides until set. */
+    readonly userAccess: (serverId: string) => Effect.Effect<ServerUserAccess, StoreError>
+    /**
+     * Sets the server's default (unless null) and the overrides given (each replacing that user's), in one
+     * change; the other users' overrides stay.
+     */
+    readonly setUserAccess: (
+      serverId: string,
+      defaultAccess: McpUserAccessDefault | null,
+      overrides: ReadonlyArray<McpUserAccess>,
+      at: string
+    ) => Effect.Effect<void, StoreError>
   }
 >()("@gateway-control/McpServerStore") {}
 

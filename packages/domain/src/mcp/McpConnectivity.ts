@@ -36,6 +36,7 @@ import { type CapabilityType, type McpCallError, upstreamConnections } from "./M
 import { makeEndpointOf } from "./McpEndpoints.ts"
 import { PUSHED_SYNC_FIELDS, type SyncInput } from "./McpInputs.ts"
 import { findIntegrationIn, managedIn } from "./McpIntegrations.ts"
+import { ensurePersonMayUseServer } from "./McpUserAccess.ts"
 
 /** The answer of a server test: whether `initialize` and `ping` succeeded, and how long they took. */
 export const ServerTestResult = Schema.Struct({
@@ -196,6 +197,7 @@ export class McpConnectivity extends Context.Service<
         const found = Option.isSome(byId) || slugScope === null ? byId : yield* servers.findBySlug(slugScope, idOrSlug)
         const server = yield* requireRow(found, "MCP server", idOrSlug)
         yield* ensureAllowed(principal, "mcp_servers.test", Target.of(server), { type: "MCP server", id: idOrSlug })
+        yield* ensurePersonMayUseServer(servers, principal, server)
         const integration = yield* requireRow(
           yield* integrations.get(server.mcp_integration_id),
           "MCP integration",
@@ -240,6 +242,7 @@ export class McpConnectivity extends Context.Service<
           type: "MCP server",
           id: serverIdOrSlug
         })
+        yield* ensurePersonMayUseServer(servers, principal, server)
         const integration = yield* requireRow(
           yield* integrations.get(server.mcp_integration_id),
           "MCP integration",

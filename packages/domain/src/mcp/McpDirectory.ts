@@ -11,6 +11,7 @@ import type { Principal } from "../access/Principal.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import type { StoreError } from "../shared/StoreError.ts"
 import { McpIntegrationStore, McpServerStore, usableBy } from "./Mcp.ts"
+import { ensurePersonMayUseServer, serversUsableByPerson } from "./McpUserAccess.ts"
 import { parseServerName, type ServerList, type ServerResponse, serverResponseOf } from "./ServerJson.ts"
 
 export interface DirectoryRequest {
@@ -82,11 +83,13 @@ export class McpDirectory extends Context.Service<
           })
           const page = entries.slice(0, request.limit)
           const last = page[page.length - 1]
+          // A person a server's user access denies does not see it; the cursor still moves past it.
+          const usable = yield* serversUsableByPerson(servers, principal, page, (entry) => entry.server)
           return {
-            servers: page.map(serverResponseOf),
+            servers: usable.map(serverResponseOf),
             metadata: entries.length > request.limit && last !== undefined
-              ? { nextCursor: cursorOf(last.server.workspace_id, last.server.slug), count: page.length }
-              : { count: page.length }
+              ? { nextCursor: cursorOf(last.server.workspace_id, last.server.slug), count: usable.length }
+              : { count: usable.length }
           } satisfies ServerList
         }
       )
@@ -99,6 +102,7 @@ export class McpDirectory extends Context.Service<
             : yield* servers.findBySlug(parsed.workspaceId, parsed.slug)
           const server = yield* requireRow(found, "MCP server", name)
           yield* ensureAllowed(principal, "mcp_servers.list", Target.of(server), { type: "MCP server", id: name })
+          yield* ensurePersonMayUseServer(servers, principal, server)
           const integration = yield* requireRow(
             Option.filter(
               yield* integrations.get(server.mcp_integration_id),

@@ -7,7 +7,7 @@ import type { Principal } from "../access/Principal.ts"
 import { AuditedUseCase, resourceChange } from "../audit/AuditedUseCase.ts"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
-import type { McpIntegration, McpServer } from "./Mcp.ts"
+import type { McpIntegration, McpServer, McpUserAccessDefault } from "./Mcp.ts"
 import {
   type Failure,
   type IntegrationInput,
@@ -18,6 +18,12 @@ import {
   makeIntegrations
 } from "./McpIntegrations.ts"
 import { makeServers, type ServerInput, type ServerUpdateInput, type ServerView } from "./McpServers.ts"
+import {
+  makeUserAccess,
+  type UpdateMcpServerUserAccessInput,
+  type UserAccessEntry,
+  type UserAccessListRequest
+} from "./McpUserAccess.ts"
 
 export type {
   IntegrationInput,
@@ -27,6 +33,12 @@ export type {
   IntegrationWorkspacesInput
 } from "./McpIntegrations.ts"
 export { SERVER_CACHE_TTL_MS, type ServerInput, type ServerUpdateInput, type ServerView } from "./McpServers.ts"
+export {
+  UpdateMcpServerUserAccess,
+  type UpdateMcpServerUserAccessInput,
+  type UserAccessEntry,
+  type UserAccessListRequest
+} from "./McpUserAccess.ts"
 
 export class McpRegistry extends Context.Service<
   McpRegistry,
@@ -73,12 +85,52 @@ export class McpRegistry extends Context.Service<
       idOrSlug: string,
       workspaceId: string | undefined
     ) => Effect.Effect<ServerView, Failure>
+    /** `ids`: only these servers (Portkey's comma-separated `id` filter). */
     readonly listServers: (
       principal: Principal,
       workspaceId: string | undefined,
       search: string | undefined,
-      page: PageRequest
+      page: PageRequest,
+      ids?: ReadonlyArray<string>
     ) => Effect.Effect<Page<McpServer>, Failure>
+    /** Who may use the server (Portkey's user access): every member of its workspace, and the default. */
+    readonly listServerUserAccess: (
+      principal: Principal,
+      idOrSlug: string,
+      request: UserAccessListRequest,
+      page: PageRequest
+    ) => Effect.Effect<
+      { readonly default_user_access: McpUserAccessDefault; readonly page: Page<UserAccessEntry> },
+      Failure
+    >
+    /** Sets users' overrides (all or none) and the server's default: a manager's change, audited. */
+    readonly updateServerUserAccess: (
+      principal: Principal,
+      idOrSlug: string,
+      input: UpdateMcpServerUserAccessInput
+    ) => Effect.Effect<McpServer, Failure>
+    /** Whether the calling key's person may use the server. */
+    readonly checkServerUserAccess: (
+      principal: Principal,
+      idOrSlug: string,
+      workspaceId?: string
+    ) => Effect.Effect<
+      {
+        readonly server: McpServer
+        readonly user_id: string | null
+        readonly enabled: boolean
+        readonly has_override: boolean
+        readonly default_user_access: McpUserAccessDefault
+      },
+      Failure
+    >
+    /** The people connected to the server (derived: see McpUserAccess.ts). */
+    readonly listServerConnections: (
+      principal: Principal,
+      idOrSlug: string,
+      request: UserAccessListRequest,
+      page: PageRequest
+    ) => Effect.Effect<Page<UserAccessEntry>, Failure>
   }
 >()("@gateway-control/McpRegistry") {
   static readonly layer = Layer.effect(
@@ -86,10 +138,17 @@ export class McpRegistry extends Context.Service<
     Effect.gen(function*() {
       const { integrationChanged, ...servers } = yield* makeServers
       const integrations = yield* makeIntegrations(integrationChanged)
+      const userAccess = yield* makeUserAccess
       const useCases = yield* AuditedUseCase
       return McpRegistry.of({
         ...integrations,
         ...servers,
+        ...userAccess,
+        updateServerUserAccess: (principal, idOrSlug, input) =>
+          useCases.run(
+            resourceChange("mcpRegistry.updateServerUserAccess", principal, input, idOrSlug),
+            userAccess.updateServerUserAccess(principal, idOrSlug, input)
+          ),
         createIntegration: (principal, input) =>
           useCases.run(
             resourceChange("mcpRegistry.createIntegration", principal, input),

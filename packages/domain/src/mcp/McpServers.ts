@@ -26,6 +26,7 @@ import {
 } from "./Mcp.ts"
 import type { ServerInput, ServerUpdateInput } from "./McpInputs.ts"
 import { checkLength, readable } from "./McpIntegrations.ts"
+import { ensurePersonMayUseServer } from "./McpUserAccess.ts"
 
 export type { ServerInput, ServerUpdateInput } from "./McpInputs.ts"
 
@@ -164,10 +165,18 @@ export const makeServers = Effect.gen(function*() {
           }))
       return Effect.flatMap(resolved, ({ integration, server }) =>
         Effect.as(
-          ensureAllowed(principal, "mcp_servers.read", Target.workspace(server.organisation_id, server.workspace_id), {
-            type: "MCP server",
-            id: idOrSlug
-          }),
+          Effect.andThen(
+            ensureAllowed(
+              principal,
+              "mcp_servers.read",
+              Target.workspace(server.organisation_id, server.workspace_id),
+              {
+                type: "MCP server",
+                id: idOrSlug
+              }
+            ),
+            ensurePersonMayUseServer(servers, principal, server)
+          ),
           {
             server,
             integration,
@@ -178,10 +187,28 @@ export const makeServers = Effect.gen(function*() {
     }))
 
   const listServers = Effect.fn("McpRegistry.listServers")(
-    function*(principal: Principal, workspaceId: string | undefined, search: string | undefined, page: PageRequest) {
+    function*(
+      principal: Principal,
+      workspaceId: string | undefined,
+      search: string | undefined,
+      page: PageRequest,
+      ids?: ReadonlyArray<string>
+    ) {
       const scope = yield* ensureListScope(workspaces, principal, workspaceId, "mcp_servers.list")
-      const listed = yield* servers.list(principal.organisationId, scope, search?.trim() || null, page)
-      return { items: yield* withStatuses(listed.items), total: listed.total }
+      if (ids === undefined) {
+        const listed = yield* servers.list(principal.organisationId, scope, search?.trim() || null, page)
+        return { items: yield* withStatuses(listed.items), total: listed.total }
+      }
+      // Portkey's `id` filter: only these servers, of those the list covers.
+      const all = yield* servers.list(principal.organisationId, scope, search?.trim() || null, {
+        limit: 100_000,
+        offset: 0
+      })
+      const kept = all.items.filter((server) => ids.includes(server.id))
+      return {
+        items: yield* withStatuses(kept.slice(page.offset, page.offset + page.limit)),
+        total: kept.length
+      }
     }
   )
 

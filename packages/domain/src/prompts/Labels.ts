@@ -171,9 +171,16 @@ export const makeLabels = ({ labelChanged }: RenderCache) =>
 
     /** Built-in labels first, then the stored ones, paged as one list. */
     const listLabels = Effect.fn("Prompts.listLabels")(
-      function*(principal: Principal, workspaceId: string | undefined, page: PageRequest) {
+      function*(principal: Principal, workspaceId: string | undefined, page: PageRequest, search?: string) {
         const scope = yield* ensureListScope(workspaces, principal, workspaceId, "labels.list")
         const builtIns = yield* Effect.forEach(BUILT_IN_LABELS, (name) => builtIn(principal.organisationId, name))
+        const term = search?.trim().toLowerCase()
+        if (term !== undefined && term !== "") {
+          const stored = yield* labels.list(principal.organisationId, scope, { limit: 100_000, offset: 0 })
+          const kept = [...builtIns, ...stored.items].filter((label) => label.name.toLowerCase().includes(term))
+          const searched: Page<Label> = { items: kept.slice(page.offset, page.offset + page.limit), total: kept.length }
+          return searched
+        }
         const first = builtIns.slice(page.offset, page.offset + page.limit)
         const rest = page.limit - first.length
         const stored = yield* labels.list(principal.organisationId, scope, {

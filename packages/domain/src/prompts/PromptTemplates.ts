@@ -312,10 +312,28 @@ export const makePromptTemplates = (
       return details
     })
 
+    /** A page of the prompts where the list looks; with `search`, those whose name or slug holds it (any case). */
     const list = Effect.fn("Prompts.list")(
-      function*(principal: Principal, workspaceId: string | undefined, page: PageRequest, collectionId?: string) {
+      function*(
+        principal: Principal,
+        workspaceId: string | undefined,
+        page: PageRequest,
+        collectionId?: string,
+        search?: string
+      ) {
         const place = yield* listPlace(principal, workspaceId, collectionId, "prompts.list")
-        return yield* prompts.list(principal.organisationId, place.scope, page, place.collectionId)
+        const term = search?.trim().toLowerCase()
+        if (term === undefined || term === "") {
+          return yield* prompts.list(principal.organisationId, place.scope, page, place.collectionId)
+        }
+        const all = yield* prompts.list(
+          principal.organisationId,
+          place.scope,
+          { limit: 100_000, offset: 0 },
+          place.collectionId
+        )
+        const kept = all.items.filter((p) => p.name.toLowerCase().includes(term) || p.slug.includes(term))
+        return { items: kept.slice(page.offset, page.offset + page.limit), total: kept.length }
       }
     )
 

@@ -18,7 +18,9 @@ import type { Failure } from "./TemplateResources.ts"
 type ListInWorkspace<A> = (
   principal: Principal,
   workspaceId: string | undefined,
-  page: PageRequest
+  page: PageRequest,
+  /** Part of the name, any case. */
+  search?: string
 ) => Effect.Effect<Page<A>, Failure>
 
 /** Those of a workspace (or organisation, as `ListInWorkspace`), or of the one collection `collectionId` names. */
@@ -26,7 +28,9 @@ type ListInCollection<A> = (
   principal: Principal,
   workspaceId: string | undefined,
   page: PageRequest,
-  collectionId?: string
+  collectionId?: string,
+  /** Prompts only: part of the name or slug, any case. */
+  search?: string
 ) => Effect.Effect<Page<A>, Failure>
 
 /** A partial with the version a call made or read. */

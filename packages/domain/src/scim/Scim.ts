@@ -16,6 +16,7 @@ import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { ApiKeys } from "../credentials/ApiKeys.ts"
+import { SessionStore } from "../sessions/SessionStore.ts"
 import { type Conflict, type Forbidden, type InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -32,6 +33,12 @@ import {
   type ScimResource,
   ScimUserInput
 } from "./ScimUser.ts"
+
+/** What deprovisioning a user ended: the keys revoked and the sessions ended, by id. */
+interface Deprovisioned {
+  readonly api_keys_revoked: ReadonlyArray<string>
+  readonly sessions_ended: ReadonlyArray<string>
+}
 
 type ScimFailure = ScimInvalid | InvalidRequest | Forbidden | NotFound | Conflict | StoreError
 
@@ -108,6 +115,7 @@ export class Scim extends Context.Service<
       })
       const protocol = yield* ScimProtocol
       const apiKeys = yield* ApiKeys
+      const sessions = yield* SessionStore
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
 
@@ -208,11 +216,17 @@ export class Scim extends Context.Service<
         return scimUserOf(user, identity)
       })
 
-      /** Revokes every key acting as the user, and tells every process. */
+      /**
+       * Ends every session of the user and revokes every key acting as them, and tells every process (sessions
+       * are read from the store at each request, keys through the change feed). Answers what it ended, for the
+       * record.
+       */
       const deprovision = Effect.fnUntraced(function*(principal: Principal, userId: string) {
-        yield* apiKeys.revokeAll(principal, { userId, type: "workspace-user" })
-        yield* apiKeys.revokeAll(principal, { userId, type: "organisation-service" })
+        const userKeys = yield* apiKeys.revokeAll(principal, { userId, type: "workspace-user" })
+        const boundKeys = yield* apiKeys.revokeAll(principal, { userId, type: "organisation-service" })
+        const ended = yield* sessions.revokeAll(userId, yield* nowIso, null)
         yield* apiKeys.forgetUser(userId)
+        return { api_keys_revoked: [...userKeys, ...boundKeys], sessions_ended: ended }
       })
 
       const replace = Effect.fnUntraced(function*(principal: Principal, id: string, body: unknown) {
@@ -239,8 +253,8 @@ export class Scim extends Context.Service<
           last_updated_at: now
         })
         yield* identities.putIdentity(grant, next)
-        if (wasActive && !active) yield* deprovision(principal, user.id)
-        return scimUserOf(changed, next)
+        const deprovisioned = wasActive && !active ? yield* deprovision(principal, user.id) : null
+        return { resource: scimUserOf(changed, next), deprovisioned }
       })
 
       const replaceUser = Effect.fn("Scim.replaceUser")(replace)
@@ -253,11 +267,16 @@ export class Scim extends Context.Service<
 
       const deleteUser = Effect.fn("Scim.deleteUser")(function*(principal: Principal, id: string) {
         const { grant } = yield* userFor(principal, id, "users.delete")
-        yield* deprovision(principal, id)
+        const deprovisioned = yield* deprovision(principal, id)
         yield* identities.removeIdentity(grant, id)
         yield* users.remove(grant, id)
         yield* apiKeys.forgetUser(id)
+        return { deprovisioned }
       })
+
+      /** The record of a change: the request, and what deprovisioning ended (sessions and keys), if it ran. */
+      const recorded = (body: unknown) => (result: { readonly deprovisioned: Deprovisioned | null }) =>
+        result.deprovisioned === null ? body : { request: body, deprovisioned: result.deprovisioned }
 
       const change = (
         useCase: "scim.replaceUser" | "scim.patchUser",
@@ -269,7 +288,8 @@ export class Scim extends Context.Service<
         actor: principal,
         resourceId: id,
         workspaceId: null,
-        body
+        body,
+        successBody: recorded(body)
       })
 
       return Scim.of({
@@ -287,14 +307,27 @@ export class Scim extends Context.Service<
             createUser(principal, body)
           ),
         replaceUser: (principal, id, body) =>
-          useCases.run(change("scim.replaceUser", principal, id, body), replaceUser(principal, id, body)),
+          Effect.map(
+            useCases.run(change("scim.replaceUser", principal, id, body), replaceUser(principal, id, body)),
+            (changed) => changed.resource
+          ),
         patchUser: (principal, id, body) =>
-          useCases.run(change("scim.patchUser", principal, id, body), patchUser(principal, id, body)),
+          Effect.map(
+            useCases.run(change("scim.patchUser", principal, id, body), patchUser(principal, id, body)),
+            (changed) => changed.resource
+          ),
         deleteUser: (principal, id) =>
-          useCases.run(
-            { useCase: "scim.deleteUser", actor: principal, resourceId: id, workspaceId: null, body: null },
+          Effect.asVoid(useCases.run(
+            {
+              useCase: "scim.deleteUser",
+              actor: principal,
+              resourceId: id,
+              workspaceId: null,
+              body: null,
+              successBody: recorded(null)
+            },
             deleteUser(principal, id)
-          )
+          ))
       })
     })
   )

@@ -20,6 +20,7 @@ import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import type { AuditActor } from "../audit/AuditRecord.ts"
 import { RequestContext } from "../audit/RequestContext.ts"
 import { SecretCipher } from "../fine-tuning/Providers.ts"
+import { ScimStore } from "../scim/ScimStore.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow, Unauthenticated } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -98,6 +99,8 @@ export const LOCAL_ACCOUNTS_OFF = "Password sign-in is turned off for this organ
 export const SECOND_FACTOR_REFUSED = "The code is not right, or the sign-in took too long: sign in again with " +
   "your password, then enter the code the authenticator app shows."
 
+const DEPROVISIONED = "This account was deactivated by the organisation's identity provider: it cannot sign in."
+
 const SESSION_ENDED = "The session has ended (signed out, revoked or expired): sign in again."
 
 /** A principal's session actor in the audit log's terms. */
@@ -128,12 +131,21 @@ export class Sessions extends Context.Service<
   Sessions,
   {
     /** A new session for the user (who exists): what every sign-in method calls once the person is known. */
-    readonly signIn: (input: SignIn, client: SignInClient) => Effect.Effect<NewSession, NotFound | StoreError>
+    /** `Unauthenticated` for a user deprovisioned over SCIM. */
+    readonly signIn: (
+      input: SignIn,
+      client: SignInClient
+    ) => Effect.Effect<NewSession, Unauthenticated | NotFound | StoreError>
     /**
      * A new session for the user, written inside the caller's own audited use case: a sign-in that is part of
      * another change (by an identity provider, by accepting an invitation), whose record names the session.
+     * `Unauthenticated` for a user deprovisioned over SCIM.
      */
-    readonly open: (input: SignIn, user: User, client: SignInClient) => Effect.Effect<NewSession, StoreError>
+    readonly open: (
+      input: SignIn,
+      user: User,
+      client: SignInClient
+    ) => Effect.Effect<NewSession, Unauthenticated | StoreError>
     /**
      * Signs in with a local account's email and password; any failure answers `WRONG_CREDENTIALS`, and too many
      * failures for the email or from the client's address `TooManyAttempts` (SignInAttempts.ts).
@@ -190,6 +202,7 @@ export class Sessions extends Context.Service<
       const members = yield* WorkspaceMemberStore
       const workspaces = yield* WorkspaceStore
       const hasher = yield* PasswordHasher
+      const scim = yield* ScimStore
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
       const attempts = yield* makeSignInAttempts
@@ -215,6 +228,10 @@ export class Sessions extends Context.Service<
           status,
           body
         })
+
+      /** False for a user their identity provider deprovisioned over SCIM (`active: false`): they sign in nowhere. */
+      const isActive = (userId: string) =>
+        Effect.map(scim.getIdentity(userId), Option.match({ onNone: () => true, onSome: (i) => i.active }))
 
       const csrfTokenOf = (token: string) => crypto.sha256Hex(`csrf:${token}`)
       const after = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString()
@@ -245,7 +262,8 @@ export class Sessions extends Context.Service<
         input: SignIn,
         user: User,
         client: SignInClient
-      ): Effect.fn.Return<NewSession, StoreError> {
+      ): Effect.fn.Return<NewSession, Unauthenticated | StoreError> {
+        if (!(yield* isActive(user.id))) return yield* new Unauthenticated({ message: DEPROVISIONED })
         const { session, token } = yield* newSession(input, user, client)
         yield* store.insert(session, crypto.sha256Hex(token))
         return { session, user, token, csrfToken: csrfTokenOf(token) }
@@ -314,7 +332,11 @@ export class Sessions extends Context.Service<
           }
           // The user was just read: a NotFound here is a removal racing the sign-in, answered as a failed one.
           const signedIn = yield* signIn({ user_id: person.id, method: "password" }, client).pipe(
-            Effect.catchTag("NotFound", () => Effect.fail(new Unauthenticated({ message: WRONG_CREDENTIALS })))
+            // A deprovisioned account answers as a wrong password would: the answer tells nothing of the password.
+            Effect.catchTags({
+              NotFound: () => Effect.fail(new Unauthenticated({ message: WRONG_CREDENTIALS })),
+              Unauthenticated: () => Effect.fail(new Unauthenticated({ message: WRONG_CREDENTIALS }))
+            })
           )
           return { _tag: "SignedIn", signedIn } as const
         }
@@ -409,7 +431,8 @@ export class Sessions extends Context.Service<
           now - lastSeen >= settings.idleTimeoutMs
         ) return yield* ended
         const user = yield* users.get(session.user_id)
-        if (Option.isNone(user)) return yield* ended
+        // Deprovisioning ends a user's sessions; one a sign-in made as it ran ends here.
+        if (Option.isNone(user) || !(yield* isActive(user.value.id))) return yield* ended
         // Idle expiry counts from the last request, kept to within a minute (or a tenth of the idle timeout).
         const slack = Math.min(60_000, settings.idleTimeoutMs / 10)
         if (now - lastSeen >= slack) yield* store.touch(session.id, new Date(now).toISOString())

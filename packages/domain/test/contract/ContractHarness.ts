@@ -16,6 +16,7 @@ import {
   ApiKey,
   type ConfigStore,
   type IdempotencyStore,
+  type IntegrationStore,
   type LabelStore,
   type LeaseStore,
   type McpCapabilityStore,
@@ -64,6 +65,7 @@ export type Stores =
   | SignInFlowStore
   | ScimTokenStore
   | InviteStore
+  | IntegrationStore
 
 let counter = 0
 export const uid = () =>

@@ -83,12 +83,13 @@ export const identityProviderContract = ({ exit, freshOrganisation, run }: Harne
   it("hands a sign-in flow out once, and never after it expired", async () => {
     const now = new Date()
     const iso = (offsetSeconds: number) => new Date(now.getTime() + offsetSeconds * 1000).toISOString()
-    const flow = (digest: string, expiresIn: number) =>
+    const flow = (digest: string, expiresIn: number, invite: string | null = null) =>
       new SignInFlow({
         state_digest: digest,
         provider_id: "p",
         nonce: "n",
         code_verifier: "v",
+        invite_token_hash: invite,
         created_at: iso(0),
         expires_at: iso(expiresIn)
       })
@@ -98,6 +99,10 @@ export const identityProviderContract = ({ exit, freshOrganisation, run }: Harne
     expect(Option.getOrThrow(taken)).toEqual(flow(live, 600))
     expect(Option.isNone(await run(flows((s) => s.take(live, iso(0)))))).toBe(true)
     expect(Option.isNone(await run(flows((s) => s.take(stale, iso(5)))))).toBe(true)
+    // The invitation a sign-in carries comes back with it.
+    const invited = uid()
+    await run(flows((s) => s.insert(flow(invited, 600, "invite-digest"), iso(0))))
+    expect(Option.getOrThrow(await run(flows((s) => s.take(invited, iso(0))))).invite_token_hash).toBe("invite-digest")
   })
 
   it("finds a user by email in their organisation only", async () => {

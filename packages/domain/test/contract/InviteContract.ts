@@ -15,6 +15,7 @@ export const inviteContract = ({ freshOrganisation, run }: Harness) => {
       organisation_id: organisationId,
       email,
       role,
+      user_id: null,
       workspaces: [{ workspace_id: uid(), role: "manager" }],
       status: "pending",
       created_at: now,

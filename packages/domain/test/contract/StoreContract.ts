@@ -11,6 +11,7 @@ import { type Stores, useStore } from "./ContractHarness.ts"
 import { credentialContract } from "./CredentialContract.ts"
 import { idempotencyContract } from "./IdempotencyContract.ts"
 import { identityProviderContract } from "./IdentityProviderContract.ts"
+import { integrationContract } from "./IntegrationContract.ts"
 import { inviteContract } from "./InviteContract.ts"
 import { labelContract } from "./LabelContract.ts"
 import { localAccountContract } from "./LocalAccountContract.ts"
@@ -39,6 +40,7 @@ export const storeContract = <E>(name: string, makeLayer: () => Layer.Layer<Stor
     sessionContract(harness)
     localAccountContract(harness)
     secretReferenceContract(harness)
+    integrationContract(harness)
     scimTokenContract(harness)
     inviteContract(harness)
     credentialContract(harness)

@@ -48,7 +48,7 @@ export interface BrowserSession {
   readonly page: Page
   /** Every URL the page asked for, in order. */
   readonly requests: Array<string>
-  /** Requests for anywhere but the server under test: aborted, and listed here. */
+  /** Requests for anywhere but the server under test (and the origins it was told to allow): aborted, and listed here. */
   readonly outside: Array<string>
   /** Errors the page logged or threw, but the browser's own notes of API answers >= 400 (those are expected). */
   readonly errors: Array<string>
@@ -61,7 +61,11 @@ export interface BrowserSession {
   readonly close: () => Promise<void>
 }
 
-export const openBrowser = async (baseUrl: string): Promise<BrowserSession> => {
+/**
+ * `also`: other origins the page may reach besides the server's (an identity provider on 127.0.0.1 that the
+ * browser is sent to while signing in); any other request is aborted and listed in `outside`.
+ */
+export const openBrowser = async (baseUrl: string, also: ReadonlyArray<string> = []): Promise<BrowserSession> => {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
   const context = await browser.newContext({ viewport: { width: WIDTHS[0], height: 900 } })
   // A step waits at most this long for the page; a missing element fails it well before the test's own limit.
@@ -71,10 +75,11 @@ export const openBrowser = async (baseUrl: string): Promise<BrowserSession> => {
   const outside: Array<string> = []
   const errors: Array<string> = []
   const origin = new URL(baseUrl).origin
+  const allowed = new Set([origin, ...also.map((url) => new URL(url).origin)])
   await context.route("**/*", (route) => {
     const url = route.request().url()
     requests.push(url)
-    if (new URL(url).origin === origin) return route.continue()
+    if (allowed.has(new URL(url).origin)) return route.continue()
     outside.push(url)
     return route.abort("blockedbyclient")
   })

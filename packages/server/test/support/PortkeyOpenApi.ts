@@ -101,3 +101,29 @@ export const checkPortkeyAnswer = (method: string, path: string, body: unknown):
   const errors = validateAnswer?.(path, method.toLowerCase(), body) ?? []
   if (errors.length > 0) throw new Error(`${method} ${path}: ${errors.join("; ")}\n${JSON.stringify(body)}`)
 }
+
+/** The document's configuration schema of each provider type of an integration. */
+const CONFIGURATION_SCHEMAS: Readonly<Record<string, string>> = {
+  openai: "OpenAIConfiguration",
+  "azure-openai": "AzureOpenAIConfiguration",
+  bedrock: "BedrockConfiguration",
+  "vertex-ai": "VertexAIConfiguration",
+  "together-ai": "CustomHostConfiguration",
+  "fireworks-ai": "CustomHostConfiguration"
+}
+
+/**
+ * `checkPortkeyAnswer` for an integration: its `configurations` checked against its provider type's schema. The
+ * document's `oneOf` of every type's schema holds for no object at all (`OpenAIConfiguration` and
+ * `CustomHostConfiguration` require nothing, so any object matches both), so the rest of the answer is checked
+ * without it.
+ */
+export const checkPortkeyIntegrationAnswer = (method: string, path: string, body: unknown): void => {
+  if (portkeyDocument === undefined) return
+  const { configurations, ...rest } = body as { readonly configurations?: unknown; readonly ai_provider_id: string }
+  checkPortkeyAnswer(method, path, rest)
+  const schema = CONFIGURATION_SCHEMAS[rest.ai_provider_id]
+  if (schema === undefined) throw new Error(`no configuration schema for ${rest.ai_provider_id}`)
+  const errors = makeSchemaValidator(portkeyDocument, schema)(configurations)
+  if (errors.length > 0) throw new Error(`${method} ${path} configurations: ${errors.join("; ")}`)
+}

@@ -29,9 +29,12 @@ export interface ServerProcess {
   readonly exited: Promise<number | null>
 }
 
-/** Starts `serve` with the given environment; the in-memory store unless `env` says otherwise. */
+/**
+ * Starts `serve` with the given environment; the in-memory store unless `env` says otherwise, on a free port
+ * unless `env.PORT` names one (a test that must know the address first, e.g. for `PUBLIC_URL`).
+ */
 export const startServerProcess = async (env: Record<string, string> = {}): Promise<ServerProcess> => {
-  const port = await freePort()
+  const port = env.PORT === undefined ? await freePort() : Number(env.PORT)
   const child = spawn(process.execPath, [...cli, "serve"], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", GATEWAY_STORE: "memory", ...env },
     stdio: ["ignore", "pipe", "pipe"]

@@ -40,9 +40,10 @@ const header = (headers: Headers, name: AliasedHeader | "authorization") => {
   return value === undefined || value === "" ? undefined : value
 }
 
-/** The name the client gave the header carrying `field`. */
+/** The name the client gave the header carrying `field` (`@slug` in the provider header carries `virtual_key`). */
 const headerOf = (headers: Headers, field: string): string | undefined => {
-  const name = HEADER_OF_FIELD[field]
+  const byProvider = field === "virtual_key" && header(headers, "x-service-provider")?.startsWith("@") === true
+  const name = byProvider ? "x-service-provider" : HEADER_OF_FIELD[field]
   return name === undefined || name === "authorization" ? name : spellingOf(headers, name)
 }
 

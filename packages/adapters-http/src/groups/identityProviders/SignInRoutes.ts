@@ -1,18 +1,21 @@
 /**
  * Signing in with an identity provider, on the router beside HttpApi (no API key: these are how a person gets
  * a session). `GET /v1/auth/providers` lists the enabled providers for the sign-in page; a browser follows
- * `GET /auth/oidc/{provider}/start` to the provider, which sends it back to `GET /auth/oidc/callback`, which
+ * `GET /auth/oidc/{provider}/start` (with `?invite={token}` to accept an invitation) to the provider, which sends it back to `GET /auth/oidc/callback`, which
  * hands it the new session's cookie and sends it to the console. Refusals
  * of the browser routes answer a short readable page (the person is in a browser), never a token or a secret;
  * a store that cannot answer is the envelope's 503 like everywhere else.
  */
-import { IdentityProviders, OidcSignIn, type SignInRefused } from "@gateway-control/domain"
-import { Effect } from "effect"
-import { HttpRouter, type HttpServerRequest, HttpServerResponse } from "effect/http"
+import { IdentityProviders, OidcSignIn, SIGN_IN_FLOW_SECONDS, type SignInRefused } from "@gateway-control/domain"
+import { Effect, Schema } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { domainErrorResponse } from "../../ApiErrors.ts"
 import { makeSessionCookies, type SessionCookieOptions } from "../../internal/sessionCookie.ts"
+import { SignInOptions } from "./Api.ts"
 
 export const PROVIDERS_PATH = "/v1/auth/providers"
+
+const encodeSignInOptions = Schema.encodeSync(SignInOptions)
 export const START_PATH = "/auth/oidc/:provider/start"
 export const CALLBACK_PATH = "/auth/oidc/callback"
 
@@ -50,7 +53,9 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
       "GET",
       PROVIDERS_PATH,
       providers.signInOptions.pipe(
-        Effect.map((data) => HttpServerResponse.jsonUnsafe({ object: "list", data }, { headers: NO_STORE })),
+        Effect.map((data) =>
+          HttpServerResponse.jsonUnsafe(encodeSignInOptions({ object: "list", data }), { headers: NO_STORE })
+        ),
         Effect.catch((error) => Effect.succeed(domainErrorResponse(error)))
       )
     )
@@ -58,9 +63,16 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
     yield* router.add(
       "GET",
       START_PATH,
-      Effect.flatMap(HttpRouter.params, (params) =>
-        signIn.start(params.provider ?? "").pipe(
-          Effect.map((url) => HttpServerResponse.redirect(url, { status: 302, headers: NO_STORE })),
+      Effect.flatMap(Effect.all([HttpRouter.params, HttpServerRequest.HttpServerRequest]), ([params, request]) =>
+        // `?invite={token}`: the sign-in accepts that invitation (the link's page sends the browser here).
+        signIn.start(params.provider ?? "", new URLSearchParams(searchOf(request)).get("invite") ?? undefined).pipe(
+          Effect.map((url) => {
+            // The browser keeps the flow's state: the callback is taken from this browser only.
+            const flow = cookies.flowCookie(request, SIGN_IN_FLOW_SECONDS)
+            return HttpServerResponse.redirect(url, { status: 302, headers: NO_STORE }).pipe(
+              HttpServerResponse.setCookieUnsafe(flow.name, new URL(url).searchParams.get("state") ?? "", flow.options)
+            )
+          }),
           Effect.catchTags({
             SignInRefused: (error) => Effect.succeed(refusedPage(error)),
             NotFound: () => Effect.succeed(signInPage(404, "There is no such identity provider, or it is turned off.")),
@@ -73,7 +85,11 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
       "GET",
       CALLBACK_PATH,
       (request: HttpServerRequest.HttpServerRequest) =>
-        signIn.callback(searchOf(request), { userAgent: request.headers["user-agent"] ?? null }).pipe(
+        signIn.callback(
+          searchOf(request),
+          { userAgent: request.headers["user-agent"] ?? null },
+          cookies.flowStateOf(request)
+        ).pipe(
           Effect.map(({ session }) =>
             HttpServerResponse.redirect(CONSOLE_PATH, {
               status: 302,
@@ -83,6 +99,11 @@ export const layerSignInRoutes = (options: SessionCookieOptions) =>
           Effect.catchTags({
             SignInRefused: (error) => Effect.succeed(refusedPage(error)),
             StoreError: (error) => Effect.succeed(domainErrorResponse(error))
+          }),
+          // The flow is spent whatever the outcome: its cookie goes too.
+          Effect.map((response) => {
+            const { name, options: { maxAge: _maxAge, ...options } } = cookies.flowCookie(request, 0)
+            return HttpServerResponse.expireCookieUnsafe(response, name, options)
           })
         )
     )

@@ -33,7 +33,11 @@ export class LabelsGroup extends v1Group(
         "Creates a label of a workspace (workspace_id, by default the key's), or with organisation_id one every workspace has (admin keys)."
       ),
       HttpApiEndpoint.get("list", "/labels", {
-        query: { workspace_id: Schema.optionalKey(Schema.String), ...PagingQuery },
+        query: {
+          workspace_id: Schema.optionalKey(Schema.String),
+          search: Schema.optionalKey(Schema.String.annotate({ description: "Part of the name, any case." })),
+          ...PagingQuery
+        },
         success: Schema.Struct({
           object: Schema.Literal("list"),
           data: Schema.Array(LabelDetails),

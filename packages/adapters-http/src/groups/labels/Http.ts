@@ -25,7 +25,10 @@ export const LabelsHandlers = HttpApiBuilder.group(
       create: ({ payload }) =>
         asCaller((principal) => prompts.createLabel(principal, payload)).pipe(Effect.map(details)),
       list: ({ query }) =>
-        pageAsCaller(query, (principal, request) => prompts.listLabels(principal, query.workspace_id, request)).pipe(
+        pageAsCaller(
+          query,
+          (principal, request) => prompts.listLabels(principal, query.workspace_id, request, query.search)
+        ).pipe(
           Effect.map((list) => ({ ...list, data: list.data.map(details) }))
         ),
       get: ({ params }) => asCaller((principal) => prompts.getLabel(principal, params.id)).pipe(Effect.map(details)),

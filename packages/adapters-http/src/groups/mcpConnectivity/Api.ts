@@ -70,7 +70,12 @@ export class McpConnectivityGroup extends v1Group(
         query: {
           type: Schema.optionalKey(CapabilityType),
           search: Schema.optionalKey(Schema.String),
-          ...PagingQuery
+          ...PagingQuery,
+          page: Schema.optionalKey(
+            Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
+              description: "Portkey's page, from 1 (current_page, from 0, is used when both are given)."
+            })
+          )
         },
         success: pagedList(McpCapabilityView),
         error: CommonErrors
@@ -89,7 +94,12 @@ export class McpConnectivityGroup extends v1Group(
         query: {
           type: Schema.optionalKey(CapabilityType),
           search: Schema.optionalKey(Schema.String),
-          ...PagingQuery
+          ...PagingQuery,
+          page: Schema.optionalKey(
+            Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({
+              description: "Portkey's page, from 1 (current_page, from 0, is used when both are given)."
+            })
+          )
         },
         success: pagedList(McpCapabilityView),
         error: CommonErrors

@@ -3,6 +3,16 @@ import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { asCaller, asCallerOrUpstream, pageAsCaller } from "../../internal/caller.ts"
+
+/** Portkey's 1-based `page` as our `current_page` (which wins when both are given). */
+const portkeyPage = (
+  query: { readonly page_size?: number; readonly current_page?: number; readonly page?: number }
+) => ({
+  ...(query.page_size === undefined ? {} : { page_size: query.page_size }),
+  ...(query.current_page === undefined && query.page === undefined
+    ? {}
+    : { current_page: query.current_page ?? query.page! - 1 })
+})
 import { withService } from "../../internal/groupHandlers.ts"
 
 /** A capability as `McpCapabilityView` encodes it. */
@@ -26,7 +36,7 @@ export const McpConnectivityHandlers = HttpApiBuilder.group(
         ),
       integrationMetadata: ({ params }) => asCaller((principal) => live.integrationMetadata(principal, params.id)),
       listServerCapabilities: ({ params, query }) =>
-        pageAsCaller(query, (principal, request) =>
+        pageAsCaller(portkeyPage(query), (principal, request) =>
           live.serverCapabilities(
             principal,
             params.mcpServerId,
@@ -40,7 +50,7 @@ export const McpConnectivityHandlers = HttpApiBuilder.group(
           Effect.map(({ result }) => result)
         ),
       listCapabilities: ({ params, query }) =>
-        pageAsCaller(query, (principal, request) =>
+        pageAsCaller(portkeyPage(query), (principal, request) =>
           live.listCapabilities(principal, params.id, { type: query.type, search: query.search }, request)).pipe(
             Effect.map((page) => ({ data: page.data.map(capabilityView), total: page.total, has_more: page.has_more }))
           ),

@@ -4,9 +4,11 @@ import {
   McpIntegration,
   McpIntegrationListStatus,
   McpServer,
+  McpUserAccessDefault,
   SetMcpIntegrationWorkspaces,
   UpdateMcpIntegration,
-  UpdateMcpServer
+  UpdateMcpServer,
+  UpdateMcpServerUserAccess
 } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
@@ -17,6 +19,7 @@ import {
   deleteByIdEndpoint,
   deletedOf,
   getByIdEndpoint,
+  listOf,
   pagedList,
   PagingQuery,
   updateEndpoint,
@@ -33,6 +36,29 @@ export const McpIntegrationView = Schema.Struct({
   owner_id: Schema.optionalKey(Schema.String),
   workspaces_count: Schema.Int
 })
+
+/** One member of a server's workspace and whether they may use it (Portkey's `McpServerUserAccessItem`). */
+export const McpServerUserAccessItem = Schema.Struct({
+  user_id: Schema.String,
+  email: Schema.String,
+  first_name: Schema.optionalKey(Schema.String),
+  last_name: Schema.optionalKey(Schema.String),
+  enabled: Schema.Boolean,
+  has_override: Schema.Boolean,
+  connection_status: Schema.Literals(["connected", "not_connected"])
+})
+
+/** A person connected to a server (Portkey's `McpServerConnectionItem`; derived, see the README). */
+export const McpServerConnectionItem = Schema.Struct({
+  user_id: Schema.String,
+  connected: Schema.Boolean,
+  /** When the person's access override was set, if they have one. */
+  created_at: Schema.optionalKey(Schema.String),
+  last_updated_at: Schema.optionalKey(Schema.String)
+})
+
+const ServerRef = { mcpServerId: Schema.String }
+const ServerWorkspaceQuery = { workspace_id: Schema.optionalKey(Schema.String) }
 
 /** A server as reads show it, with its integration's connection details for service keys. */
 export const McpServerView = Schema.Struct({
@@ -140,10 +166,76 @@ export class McpRegistryGroup extends v1Group(
         OpenApi.Description,
         "One MCP server by UUID or slug (a slug is looked up in the caller's workspace, or workspace_id with an admin key)."
       ),
+      HttpApiEndpoint.get("listServerUserAccess", "/mcp-servers/:mcpServerId/user-access", {
+        params: ServerRef,
+        query: {
+          ...ServerWorkspaceQuery,
+          search: Schema.optionalKey(Schema.String.annotate({ description: "Part of a name or email, any case." })),
+          page: Schema.optionalKey(
+            Schema.Int.check(Schema.isGreaterThanOrEqualTo(1)).annotate({ description: "Page from 1; default 1." })
+          ),
+          page_size: Schema.optionalKey(
+            Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 500 })).annotate({
+              description: "Items per page, 1 to 500; default 100."
+            })
+          )
+        },
+        success: Schema.Struct({
+          ...listOf(McpServerUserAccessItem).fields,
+          default_user_access: McpUserAccessDefault
+        }),
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "Who may use the server: every member of its workspace, with their override if any, and the server's default."
+      ),
+      HttpApiEndpoint.put("updateServerUserAccess", "/mcp-servers/:mcpServerId/user-access", {
+        params: ServerRef,
+        payload: UpdateMcpServerUserAccess,
+        success: Schema.Struct({
+          success: Schema.Literal(true),
+          id: Schema.String,
+          default_user_access: McpUserAccessDefault
+        }),
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "Sets members' overrides (all or none; each a member of the server's workspace) and the default: a manager's change."
+      ),
+      HttpApiEndpoint.get("checkServerUserAccess", "/mcp-servers/:mcpServerId/user-access/check", {
+        params: ServerRef,
+        query: ServerWorkspaceQuery,
+        success: Schema.Struct({
+          object: Schema.Literal("mcp_server_user_access"),
+          server_id: Schema.String,
+          user_id: Schema.optionalKey(Schema.String),
+          enabled: Schema.Boolean,
+          has_override: Schema.Boolean,
+          default_user_access: McpUserAccessDefault
+        }),
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "Whether the calling key's user may use the server (keys acting as no user are not bound by user access)."
+      ),
+      HttpApiEndpoint.get("listServerConnections", "/mcp-servers/:mcpServerId/connections", {
+        params: ServerRef,
+        query: {
+          ...ServerWorkspaceQuery,
+          user_id: Schema.optionalKey(Schema.String),
+          ...PagingQuery
+        },
+        success: listOf(McpServerConnectionItem),
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "The members who may use the server; each connected when its integration needs no per-user authorisation."
+      ),
       HttpApiEndpoint.get("listServers", "/mcp-servers", {
         query: {
           workspace_id: Schema.optionalKey(Schema.String),
           search: Schema.optionalKey(Schema.String),
+          id: Schema.optionalKey(Schema.String.annotate({ description: "Only these servers: ids, comma-separated." })),
           ...PagingQuery
         },
         success: pagedList(McpServerView),

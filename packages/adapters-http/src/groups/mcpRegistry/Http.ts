@@ -1,15 +1,41 @@
-import { type IntegrationView, McpRegistry, type ServerView } from "@gateway-control/domain"
+import {
+  type IntegrationView,
+  McpRegistry,
+  pageRequest,
+  type ServerView,
+  type UserAccessEntry
+} from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { asCaller, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
+import { listBody } from "../../internal/listing.ts"
 
 /** The view as `McpIntegrationView` encodes it. */
 const integrationView = ({ integration, workspacesCount }: IntegrationView) => {
   const { owner_id, ...rest } = integration
   return { ...rest, ...(owner_id === null ? {} : { owner_id }), workspaces_count: workspacesCount }
 }
+
+/** A member's access as Portkey's `McpServerUserAccessItem`. */
+const userAccessItem = (entry: UserAccessEntry) => ({
+  user_id: entry.user_id,
+  email: entry.email,
+  ...(entry.first_name === undefined ? {} : { first_name: entry.first_name }),
+  ...(entry.last_name === undefined ? {} : { last_name: entry.last_name }),
+  enabled: entry.enabled,
+  has_override: entry.has_override,
+  connection_status: entry.connected ? "connected" as const : "not_connected" as const
+})
+
+/** A person's connection as Portkey's `McpServerConnectionItem`. */
+const connectionItem = (entry: UserAccessEntry) => ({
+  user_id: entry.user_id,
+  connected: entry.connected,
+  ...(entry.created_at === undefined ? {} : { created_at: entry.created_at }),
+  ...(entry.last_updated_at === undefined ? {} : { last_updated_at: entry.last_updated_at })
+})
 
 /** The view as `McpServerView` encodes it: the integration's details for service keys only. */
 const serverView = ({ integration, server, showIntegrationDetails }: ServerView) =>
@@ -75,10 +101,67 @@ export const McpRegistryHandlers = HttpApiBuilder.group(
         asCaller((principal) => registry.getServer(principal, params.mcpServerId, query.workspace_id)).pipe(
           Effect.map(serverView)
         ),
+      listServerUserAccess: ({ params, query }) =>
+        asCaller((principal) => {
+          const request = pageRequest(query.page_size ?? 100, (query.page ?? 1) - 1)
+          return Effect.map(
+            registry.listServerUserAccess(
+              principal,
+              params.mcpServerId,
+              { search: query.search, workspaceId: query.workspace_id },
+              request
+            ),
+            ({ default_user_access, page }) => ({
+              ...listBody({ items: page.items.map(userAccessItem), total: page.total }, request),
+              default_user_access
+            })
+          )
+        }),
+      updateServerUserAccess: ({ params, payload }) =>
+        asCaller((principal) =>
+          Effect.flatMap(
+            registry.updateServerUserAccess(principal, params.mcpServerId, payload),
+            (server) =>
+              Effect.map(registry.checkServerUserAccess(principal, server.id), (access) => ({
+                success: true as const,
+                id: server.id,
+                default_user_access: access.default_user_access
+              }))
+          )
+        ),
+      checkServerUserAccess: ({ params, query }) =>
+        asCaller((principal) => registry.checkServerUserAccess(principal, params.mcpServerId, query.workspace_id)).pipe(
+          Effect.map(({ default_user_access, enabled, has_override, server, user_id }) => ({
+            object: "mcp_server_user_access" as const,
+            server_id: server.id,
+            ...(user_id === null ? {} : { user_id }),
+            enabled,
+            has_override,
+            default_user_access
+          }))
+        ),
+      listServerConnections: ({ params, query }) =>
+        pageAsCaller(query, (principal, request) =>
+          Effect.map(
+            registry.listServerConnections(
+              principal,
+              params.mcpServerId,
+              { userId: query.user_id, workspaceId: query.workspace_id },
+              request
+            ),
+            (page) => ({ items: page.items.map(connectionItem), total: page.total })
+          )),
       listServers: ({ query }) =>
         pageAsCaller(
           query,
-          (principal, request) => registry.listServers(principal, query.workspace_id, query.search, request)
+          (principal, request) =>
+            registry.listServers(
+              principal,
+              query.workspace_id,
+              query.search,
+              request,
+              query.id?.split(",").map((id) => id.trim()).filter((id) => id !== "")
+            )
         )
     })
   })

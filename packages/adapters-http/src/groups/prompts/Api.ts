@@ -22,9 +22,15 @@ const PromptRef = { promptId: Schema.String }
 const PartialRef = { partialId: Schema.String }
 const VersionOfPrompt = { ...PromptRef, versionId: Schema.String }
 
+/** A version as answers show it: `virtual_key` left out when it has none (Portkey declares a string). */
+const PromptVersionFields = {
+  ...Struct.omit(PromptVersion.fields, ["virtual_key"]),
+  virtual_key: Schema.optionalKey(Schema.String)
+}
+
 /** A prompt's version, with the names of the labels pointing at it. */
 export const PromptVersionDetails = Schema.Struct({
-  ...PromptVersion.fields,
+  ...PromptVersionFields,
   object: Schema.Literal("prompt-version"),
   labels: Schema.Array(Label.fields.name)
 })
@@ -54,7 +60,7 @@ export const PromptUpdated = Schema.Struct({
 export const PromptDetails = Schema.Struct({
   ...Prompt.fields,
   object: Schema.Literal("prompt"),
-  versions: Schema.Array(PromptVersion),
+  versions: Schema.Array(Schema.Struct(PromptVersionFields)),
   labels: Schema.Array(PromptLabel)
 })
 
@@ -166,7 +172,14 @@ export class PromptsGroup extends v1Group(
         "Points the label `label_id` names (one the prompt's workspace has) at this version. `versionId` is the version's id or its number."
       ),
       HttpApiEndpoint.get("get", "/prompts/:promptId", byRef(PromptRef, PromptDetails)),
-      collectionListEndpoint("list", "/prompts", Prompt),
+      HttpApiEndpoint.get("list", "/prompts", {
+        query: {
+          ...CollectionListQuery,
+          search: Schema.optionalKey(Schema.String.annotate({ description: "Part of the name or slug, any case." }))
+        },
+        success: listOf(Prompt),
+        error: CommonErrors
+      }),
       HttpApiEndpoint.delete("delete", "/prompts/:promptId", {
         params: PromptRef,
         success: deletedOf("prompt"),

@@ -1,4 +1,10 @@
-import { type Partial, type PartialVersion, Prompts, type PromptVersionView } from "@gateway-control/domain"
+import {
+  type Partial,
+  type PartialVersion,
+  Prompts,
+  type PromptVersion,
+  type PromptVersionView
+} from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
@@ -30,9 +36,13 @@ const partialChanged = ({ partial, version }: PartialAndVersion) => ({
   version: version.version
 })
 
+/** A version as answers show it: without `virtual_key` when it has none (Portkey declares a string). */
+const versionAnswer = ({ virtual_key, ...version }: PromptVersion) =>
+  virtual_key === null ? version : { ...version, virtual_key }
+
 /** A prompt's version with its labels, as an answer. */
 const versionDetails = ({ labels, version }: PromptVersionView) => ({
-  ...version,
+  ...versionAnswer(version),
   object: "prompt-version" as const,
   labels
 })
@@ -78,12 +88,18 @@ export const PromptsHandlers = HttpApiBuilder.group(
         asCaller((principal) => prompts.setLabel(principal, params.promptId, params.label, payload.version)),
       get: ({ params, query }) =>
         asCaller((principal) => prompts.get(principal, params.promptId, query.workspace_id)).pipe(
-          Effect.map(({ labels, prompt, versions }) => ({ ...prompt, object: "prompt" as const, versions, labels }))
+          Effect.map(({ labels, prompt, versions }) => ({
+            ...prompt,
+            object: "prompt" as const,
+            versions: versions.map(versionAnswer),
+            labels
+          }))
         ),
       list: ({ query }) =>
         pageAsCaller(
           query,
-          (principal, request) => prompts.list(principal, query.workspace_id, request, query.collection_id)
+          (principal, request) =>
+            prompts.list(principal, query.workspace_id, request, query.collection_id, query.search)
         ),
       delete: ({ params }) =>
         asCaller((principal) => prompts.remove(principal, params.promptId)).pipe(

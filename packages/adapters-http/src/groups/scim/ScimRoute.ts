@@ -10,6 +10,7 @@ import {
   Scim,
   SCIM_ERROR_SCHEMA,
   SCIM_LIST_SCHEMA,
+  ScimGroups,
   type ScimPage,
   type ScimResource,
   ScimTokens,
@@ -79,9 +80,38 @@ const intParam = (params: URLSearchParams, name: string, fallback: number) => {
 
 const MAX_COUNT = 1000
 
+const searchOf = (request: HttpServerRequest.HttpServerRequest) =>
+  new URL(request.url, "http://scim.local").searchParams
+
+/** A list request's filter and page (RFC 7644 §3.4.2). */
+const queryOf = (params: URLSearchParams) => {
+  const filter = params.get("filter") ?? undefined
+  return {
+    filter: filter === undefined || filter.trim() === "" ? undefined : filter,
+    startIndex: intParam(params, "startIndex", 1),
+    count: Math.min(MAX_COUNT, intParam(params, "count", 100))
+  }
+}
+
+/**
+ * The resource without the attributes `excludedAttributes` names (RFC 7644 §3.9): identity providers ask for
+ * groups without their members. `id` and `schemas` are always returned.
+ */
+const shown = (resource: ScimResource, params: URLSearchParams): ScimResource => {
+  const excluded = new Set(
+    (params.get("excludedAttributes") ?? "").split(",").map((name) => name.trim().toLowerCase())
+  )
+  return Object.fromEntries(
+    Object.entries(resource).filter(([name]) =>
+      name === "id" || name === "schemas" || !excluded.has(name.toLowerCase())
+    )
+  )
+}
+
 export const layerScimRoute = (options: { readonly maxBodyBytes: number }) =>
   HttpRouter.use(Effect.fnUntraced(function*(router) {
     const scim = yield* Scim
+    const groups = yield* ScimGroups
     const tokens = yield* ScimTokens
 
     /** Runs `body` as the SCIM token's principal, answering its result or its failure in SCIM's terms. */
@@ -147,16 +177,8 @@ export const layerScimRoute = (options: { readonly maxBodyBytes: number }) =>
       "GET",
       `${SCIM_PATH}/Users`,
       handle((principal, request) => {
-        const params = new URL(request.url, "http://scim.local").searchParams
-        const filter = params.get("filter") ?? undefined
-        return Effect.map(
-          scim.listUsers(principal, {
-            filter: filter === undefined || filter.trim() === "" ? undefined : filter,
-            startIndex: intParam(params, "startIndex", 1),
-            count: Math.min(MAX_COUNT, intParam(params, "count", 100))
-          }),
-          (page) => scimJson(listResponse(page))
-        )
+        const params = searchOf(request)
+        return Effect.map(scim.listUsers(principal, queryOf(params)), (page) => scimJson(listResponse(page)))
       })
     )
     yield* router.add(
@@ -180,6 +202,58 @@ export const layerScimRoute = (options: { readonly maxBodyBytes: number }) =>
       "PATCH",
       `${SCIM_PATH}/Users/:id`,
       withBody((principal, body, id) => Effect.map(scim.patchUser(principal, id, body), (changed) => user(changed)))
+    )
+    yield* router.add(
+      "GET",
+      `${SCIM_PATH}/Groups`,
+      handle((principal, request) => {
+        const params = searchOf(request)
+        return Effect.map(
+          groups.listGroups(principal, queryOf(params)),
+          (page) => scimJson(listResponse({ ...page, resources: page.resources.map((group) => shown(group, params)) }))
+        )
+      })
+    )
+    yield* router.add(
+      "POST",
+      `${SCIM_PATH}/Groups`,
+      withBody((principal, body) =>
+        Effect.map(groups.createGroup(principal, body), (created) => scimJson(created, 201))
+      )
+    )
+    yield* router.add(
+      "GET",
+      `${SCIM_PATH}/Groups/:id`,
+      handle((principal, request) =>
+        Effect.flatMap(
+          idOf,
+          (id) => Effect.map(groups.getGroup(principal, id), (found) => scimJson(shown(found, searchOf(request))))
+        )
+      )
+    )
+    yield* router.add(
+      "PUT",
+      `${SCIM_PATH}/Groups/:id`,
+      withBody((principal, body, id) =>
+        Effect.map(groups.replaceGroup(principal, id, body), (changed) => scimJson(changed))
+      )
+    )
+    yield* router.add(
+      "PATCH",
+      `${SCIM_PATH}/Groups/:id`,
+      withBody((principal, body, id) =>
+        Effect.map(groups.patchGroup(principal, id, body), (changed) => scimJson(changed))
+      )
+    )
+    yield* router.add(
+      "DELETE",
+      `${SCIM_PATH}/Groups/:id`,
+      handle((principal) =>
+        Effect.flatMap(
+          idOf,
+          (id) => Effect.as(groups.deleteGroup(principal, id), HttpServerResponse.empty({ status: 204 }))
+        )
+      )
     )
     yield* router.add(
       "DELETE",

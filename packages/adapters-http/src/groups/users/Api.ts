@@ -85,7 +85,13 @@ export class UsersGroup extends v1Group(
       }),
       // Portkey's paths: organisation users under /admin/users, workspace members under /admin/workspaces/{id}/users.
       HttpApiEndpoint.get("adminList", "/admin/users", {
-        query: UserPagingQuery,
+        query: {
+          ...UserPagingQuery,
+          role: Schema.optionalKey(User.fields.role.annotate({ description: "Only users of this organisation role." })),
+          email: Schema.optionalKey(
+            Schema.String.annotate({ description: "Only the user with this email (any case)." })
+          )
+        },
         success: listOf(UserAnswer),
         error: CommonErrors
       }),
@@ -108,7 +114,17 @@ export class UsersGroup extends v1Group(
       }),
       HttpApiEndpoint.get("listWorkspaceUsers", "/admin/workspaces/:workspaceId/users", {
         params: MemberPath,
-        query: PagingQuery,
+        query: {
+          ...PagingQuery,
+          role: Schema.optionalKey(
+            Schema.Literals(["admin", "manager", "member"]).annotate({
+              description: "Only members of this workspace role (Portkey's `admin` is `manager`)."
+            })
+          ),
+          email: Schema.optionalKey(
+            Schema.String.annotate({ description: "Only the member with this email (any case)." })
+          )
+        },
         success: listOf(WorkspaceUser),
         error: CommonErrors
       }),

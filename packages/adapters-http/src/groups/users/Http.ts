@@ -1,4 +1,11 @@
-import { type MemberWithUser, nameParts, type User, Users } from "@gateway-control/domain"
+import {
+  type MemberFilter,
+  type MemberWithUser,
+  nameParts,
+  type User,
+  type UserFilter,
+  Users
+} from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
@@ -22,16 +29,23 @@ export const UsersHandlers = HttpApiBuilder.group(
   GatewayApi,
   "users",
   withService(Users, (handlers, users) => {
-    const listUsers = (query: { readonly page_size?: number; readonly current_page?: number }) =>
+    const listUsers = (
+      query: { readonly page_size?: number | undefined; readonly current_page?: number | undefined },
+      filter: UserFilter = {}
+    ) =>
       pageAsCaller(
         query,
         (principal, request) =>
-          Effect.map(users.list(principal, request), (page) => ({ ...page, items: page.items.map(userAnswer) }))
+          Effect.map(users.list(principal, request, filter), (page) => ({ ...page, items: page.items.map(userAnswer) }))
       )
-    const listMembers = (workspaceId: string, query: { readonly page_size?: number; readonly current_page?: number }) =>
+    const listMembers = (
+      workspaceId: string,
+      query: { readonly page_size?: number; readonly current_page?: number },
+      filter: MemberFilter = {}
+    ) =>
       pageAsCaller(query, (principal, request) =>
         Effect.map(
-          users.listMembers(principal, workspaceId, request),
+          users.listMembers(principal, workspaceId, request, filter),
           (page) => ({ ...page, items: page.items.map(workspaceUser) })
         ))
     const removeMember = (workspaceId: string, userId: string) =>
@@ -59,7 +73,7 @@ export const UsersHandlers = HttpApiBuilder.group(
         listUsers({
           page_size: query.page_size ?? query.pageSize,
           current_page: query.current_page ?? query.currentPage
-        }),
+        }, { role: query.role, email: query.email }),
       get: ({ params }) =>
         asCaller((principal) => users.get(principal, params.userId)).pipe(
           Effect.map(({ user, workspace_ids }) => ({ ...userAnswer(user), workspace_ids }))
@@ -76,7 +90,12 @@ export const UsersHandlers = HttpApiBuilder.group(
             listBody({ items: added.map(workspaceUser), total: added.length }, { offset: 0, limit: added.length })
           )
         ),
-      listWorkspaceUsers: ({ params, query }) => listMembers(params.workspaceId, query),
+      listWorkspaceUsers: ({ params, query }) =>
+        listMembers(params.workspaceId, query, {
+          // Portkey's workspace role `admin` is our `manager`.
+          role: query.role === "admin" ? "manager" : query.role,
+          email: query.email
+        }),
       getMember: ({ params }) =>
         asCaller((principal) => users.getMember(principal, params.workspaceId, params.userId)).pipe(
           Effect.map(workspaceUser)

@@ -31,7 +31,16 @@ export class WorkspacesGroup extends v1Group(
       // Portkey's paths (`/v1/admin/workspaces…`), which its SDKs call: the same use cases as the paths above.
       createEndpoint("adminCreate", "/admin/workspaces", CreateWorkspace, WorkspaceAnswer),
       HttpApiEndpoint.get("adminList", "/admin/workspaces", {
-        query: PagingQuery,
+        query: {
+          ...PagingQuery,
+          name: Schema.optionalKey(Schema.String.annotate({ description: "Only names containing this (with case)." })),
+          exact_name: Schema.optionalKey(Schema.String.annotate({ description: "Only this name, exactly." })),
+          status: Schema.optionalKey(
+            Schema.String.annotate({
+              description: "active, archived, comma-separated; deleted workspaces are gone, so archived lists none."
+            })
+          )
+        },
         success: listOf(WorkspaceAnswer),
         error: CommonErrors
       }),

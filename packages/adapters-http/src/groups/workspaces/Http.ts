@@ -1,4 +1,4 @@
-import { type Workspace, Workspaces } from "@gateway-control/domain"
+import { type Workspace, type WorkspaceFilter, Workspaces } from "@gateway-control/domain"
 import { Effect } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
@@ -13,11 +13,17 @@ export const WorkspacesHandlers = HttpApiBuilder.group(
   withService(Workspaces, (handlers, workspaces) => {
     const create = (payload: Parameters<typeof workspaces.create>[1]) =>
       asCaller((principal) => workspaces.create(principal, payload)).pipe(Effect.map(answer))
-    const list = (query: { readonly page_size?: number; readonly current_page?: number }) =>
+    const list = (
+      query: { readonly page_size?: number; readonly current_page?: number },
+      filter: WorkspaceFilter = {}
+    ) =>
       pageAsCaller(
         query,
         (principal, request) =>
-          Effect.map(workspaces.list(principal, request), (page) => ({ ...page, items: page.items.map(answer) }))
+          Effect.map(
+            workspaces.list(principal, request, filter),
+            (page) => ({ ...page, items: page.items.map(answer) })
+          )
       )
     const get = (id: string) => asCaller((principal) => workspaces.get(principal, id)).pipe(Effect.map(answer))
     return handlers.handleAll({
@@ -25,7 +31,7 @@ export const WorkspacesHandlers = HttpApiBuilder.group(
       list: ({ query }) => list(query),
       get: ({ params }) => get(params.workspaceId),
       adminCreate: ({ payload }) => create(payload),
-      adminList: ({ query }) => list(query),
+      adminList: ({ query }) => list(query, { name: query.name, exact_name: query.exact_name, status: query.status }),
       adminGet: ({ params }) => get(params.workspaceId),
       update: ({ params, payload }) =>
         asCaller((principal) => workspaces.update(principal, params.workspaceId, payload)).pipe(Effect.map(answer)),

@@ -58,8 +58,17 @@ export interface Fixture extends HeaderContext {
   readonly doomedScimTokenId: string
   readonly inviteId: string
   readonly doomedInviteId: string
+  /** The link tokens of two more invitations: one to show, one to accept (each link is single use). */
+  readonly shownInviteToken: string
+  readonly acceptedInviteToken: string
   readonly collectionId: string
   readonly doomedCollectionId: string
+  /** An organisation-level AI-provider integration shared with the workspace, with a custom model. */
+  readonly aiIntegrationSlug: string
+  readonly doomedAiIntegrationSlug: string
+  /** Providers of the workspace on that integration. */
+  readonly providerSlug: string
+  readonly doomedProviderId: string
   /** The member's TOTP second factor, enrolled and pending (their session confirms it with a code of it). */
   readonly memberTotpSecret: string
   /**
@@ -140,6 +149,9 @@ const SECRET_REFERENCE = {
   auth_config: { vault_auth_type: "token", vault_addr: "https://vault.example.com", vault_token: "hvs.fuzz-token" },
   secret_path: "secret/openai"
 }
+
+/** An organisation-level OpenAI integration but its name; its provider is never called. */
+const AI_INTEGRATION = { ai_provider_id: "openai", key: "sk-fuzz-integration", configurations: { openai_project: "p" } }
 
 const TRUST_POLICY = {
   issuer: "https://token.actions.githubusercontent.com",
@@ -292,6 +304,27 @@ export const makeFixture = async (
   const invitation = (who: string) => ({ email: `${who}-${tag}@fuzz.test`, role: "member", workspaces: [] })
   const invite = await create("/v1/admin/users/invites", invitation("invited"))
   const doomedInvite = await create("/v1/admin/users/invites", invitation("doomed"))
+  const linkToken = (created: { readonly invite_link?: unknown }) => new URL(String(created.invite_link)).hash.slice(1)
+  const shownInvite = await create("/v1/admin/users/invites", invitation("shown"))
+  const acceptedInvite = await create("/v1/admin/users/invites", invitation("accepted"))
+  const aiIntegration = await create("/v1/integrations", { ...AI_INTEGRATION, name: `Fuzz AI ${tag}` })
+  const doomedAiIntegration = await create("/v1/integrations", { ...AI_INTEGRATION, name: `Fuzz doomed AI ${tag}` })
+  for (
+    const [path, body] of [
+      [`/v1/integrations/${aiIntegration.slug}/workspaces`, { workspaces: [{ id: workspace_id, enabled: true }] }],
+      [`/v1/integrations/${aiIntegration.slug}/models`, {
+        models: [{ slug: "fuzz-custom", enabled: true, is_custom: true }]
+      }]
+    ] as const
+  ) {
+    const response = await server.send("PUT", path, body)
+    if (response.status !== 200) {
+      throw new Error(`fixture: PUT ${path} answered ${response.status} ${await response.text()}`)
+    }
+  }
+  const provider = (name: string) => ({ name, integration_id: aiIntegration.slug, workspace_id })
+  const aiProvider = await create("/v1/providers", provider(`Fuzz provider ${tag}`))
+  const doomedProvider = await create("/v1/providers", provider(`Fuzz doomed provider ${tag}`))
   return {
     memberTotpSecret,
     secondFactorChallenge: twoStep.challenge,
@@ -345,8 +378,14 @@ export const makeFixture = async (
     doomedScimTokenId: doomedScimToken.id,
     inviteId: invite.id,
     doomedInviteId: doomedInvite.id,
+    shownInviteToken: linkToken(shownInvite),
+    acceptedInviteToken: linkToken(acceptedInvite),
     collectionId: collection.id,
-    doomedCollectionId: doomedCollection.id
+    doomedCollectionId: doomedCollection.id,
+    aiIntegrationSlug: aiIntegration.slug,
+    doomedAiIntegrationSlug: doomedAiIntegration.slug,
+    providerSlug: aiProvider.slug,
+    doomedProviderId: doomedProvider.id
   }
 }
 
@@ -537,6 +576,64 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { description: "updated", secret_path: "secret/other", auth_config: { vault_namespace: "team" } }
   }),
   "secretReferences.delete": (f) => ({ params: { id: f.doomedSecretReferenceId } }),
+  "integrations.create": () => ({
+    body: {
+      name: "Fuzz example integration",
+      ai_provider_id: "bedrock",
+      description: "d",
+      configurations: {
+        aws_auth_type: "assumedRole",
+        aws_region: "us-east-1",
+        aws_role_arn: "arn:aws:iam::123456789012:role/fuzz",
+        aws_external_id: "fuzz"
+      }
+    }
+  }),
+  "integrations.list": (f) => ({ query: { workspace_id: f.workspaceId, type: "all", ...PAGE } }),
+  "integrations.get": (f) => ({ params: { slug: f.aiIntegrationSlug } }),
+  "integrations.update": (f) => ({
+    params: { slug: f.aiIntegrationSlug },
+    body: { name: "Fuzz AI renamed", description: "updated", configurations: { openai_organization: "org-fuzz" } }
+  }),
+  "integrations.delete": (f) => ({ params: { slug: f.doomedAiIntegrationSlug } }),
+  "integrations.getWorkspaces": (f) => ({ params: { slug: f.aiIntegrationSlug } }),
+  "integrations.updateWorkspaces": (f) => ({
+    params: { slug: f.aiIntegrationSlug },
+    body: {
+      workspaces: [{
+        id: f.workspaceId,
+        enabled: true,
+        usage_limits: [{ credit_limit: 10, periodic_reset: "monthly" }],
+        rate_limits: [{ type: "requests", unit: "rpm", value: 60 }]
+      }],
+      override_existing_workspace_access: false
+    }
+  }),
+  "integrations.getModels": (f) => ({ params: { slug: f.aiIntegrationSlug } }),
+  "integrations.updateModels": (f) => ({
+    params: { slug: f.aiIntegrationSlug },
+    body: { models: [{ slug: "gpt-4o", enabled: true }], allow_all_models: false }
+  }),
+  "integrations.deleteModels": (f) => ({ params: { slug: f.aiIntegrationSlug }, query: { slugs: "fuzz-custom" } }),
+  "providers.create": (f) => ({
+    body: {
+      name: "Fuzz example provider",
+      integration_id: f.aiIntegrationSlug,
+      workspace_id: f.workspaceId,
+      note: "n",
+      usage_limits: { credit_limit: 10, periodic_reset: "monthly", alert_threshold: 9 },
+      rate_limits: [{ type: "requests", unit: "rpm", value: 60 }],
+      expires_at: "2999-01-01T00:00:00Z"
+    }
+  }),
+  "providers.list": (f) => ({ query: { workspace_id: f.workspaceId, ...PAGE } }),
+  "providers.get": (f) => ({ params: { id: f.providerSlug }, query: { workspace_id: f.workspaceId } }),
+  "providers.update": (f) => ({
+    params: { id: f.providerSlug },
+    query: { workspace_id: f.workspaceId },
+    body: { name: "Fuzz provider renamed", note: null, expires_at: null }
+  }),
+  "providers.delete": (f) => ({ params: { id: f.doomedProviderId } }),
   "identityProviders.create": () => ({ body: { ...IDENTITY_PROVIDER, name: "Fuzz example SSO" } }),
   "identityProviders.list": () => ({ query: PAGE }),
   "identityProviders.get": (f) => ({ params: { id: f.identityProviderId } }),
@@ -556,6 +653,10 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   "invites.get": (f) => ({ params: { id: f.inviteId } }),
   "invites.resend": (f) => ({ params: { id: f.inviteId } }),
   "invites.revoke": (f) => ({ params: { id: f.doomedInviteId } }),
+  "inviteLinks.preview": (f) => ({ query: { token: f.shownInviteToken } }),
+  "inviteLinks.accept": (f) => ({
+    body: { token: f.acceptedInviteToken, password: "fuzz invited password", name: "Fuzz Invitee" }
+  }),
   "prompts.delete": (f) => ({ params: { promptId: f.doomedPromptId } }),
   "prompts.makeDefault": (f) => ({ params: { promptId: f.promptId }, body: { version: 1 } }),
   "prompts.setLabel": (f) => ({ params: { promptId: f.promptId, label: "canary" }, body: { version: 1 } }),
@@ -593,6 +694,22 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { name: "Fuzz renamed server", description: "Renamed by the fuzz example." }
   }),
   "mcpRegistry.deleteServer": (f) => ({ params: { mcpServerId: f.doomedMcpServerId } }),
+  "mcpRegistry.listServerUserAccess": (f) => ({
+    params: { mcpServerId: f.mcpServerId },
+    query: { workspace_id: f.workspaceId, search: "a", page: "1", page_size: "10" }
+  }),
+  "mcpRegistry.updateServerUserAccess": (f) => ({
+    params: { mcpServerId: f.mcpServerId },
+    body: { user_access: [{ user_id: f.stayerId, enabled: false }], default_user_access: "allow" }
+  }),
+  "mcpRegistry.checkServerUserAccess": (f) => ({
+    params: { mcpServerId: f.mcpServerId },
+    query: { workspace_id: f.workspaceId }
+  }),
+  "mcpRegistry.listServerConnections": (f) => ({
+    params: { mcpServerId: f.mcpServerId },
+    query: { workspace_id: f.workspaceId, user_id: f.stayerId, ...PAGE }
+  }),
   "mcpRegistry.listIntegrationWorkspaces": (f) => ({ params: { id: f.integrationId }, query: { version: "1" } }),
   "mcpRegistry.setIntegrationWorkspaces": (f) => ({
     params: { id: f.integrationId },

@@ -1,0 +1,34 @@
+import { CreateProvider, Provider, UpdateProvider, UsageLimits } from "@gateway-control/domain"
+import { Schema, Struct } from "effect"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
+import { ById, byRef, createEndpoint, deletedOf, listEndpoint, v1Group } from "../Common.ts"
+
+/** A provider as Portkey's `Providers` schema describes it: `usage_limits` and `expires_at` absent when none. */
+export const ProviderAnswer = Schema.Struct({
+  ...Struct.omit(Provider.fields, ["usage_limits", "expires_at"]),
+  usage_limits: Schema.optionalKey(UsageLimits),
+  expires_at: Schema.optionalKey(Schema.String),
+  object: Schema.Literal("provider")
+})
+
+export class ProvidersGroup extends v1Group(
+  HttpApiGroup.make("providers")
+    .add(
+      createEndpoint(
+        "create",
+        "/providers",
+        CreateProvider,
+        Schema.Struct({ ...Struct.pick(Provider.fields, ["id", "slug"]), object: Schema.Literal("provider") })
+      ).annotate(
+        OpenApi.Description,
+        "A workspace's handle on an integration shared with it (integration_id: its slug or id), addressed as " +
+          "@slug (x-portkey-provider, a config's provider) wherever a virtual key is; with optional limits (kept " +
+          "and returned) and a restriction to some of the integration's models."
+      ),
+      listEndpoint("list", "/providers", ProviderAnswer),
+      HttpApiEndpoint.get("get", "/providers/:id", byRef(ById, ProviderAnswer)),
+      HttpApiEndpoint.put("update", "/providers/:id", { ...byRef(ById, ProviderAnswer), payload: UpdateProvider })
+        .annotate(OpenApi.Description, "Changes the fields given; null clears one."),
+      HttpApiEndpoint.delete("delete", "/providers/:id", byRef(ById, deletedOf("provider")))
+    )
+) {}

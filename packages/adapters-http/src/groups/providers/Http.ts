@@ -1,0 +1,48 @@
+import { type Provider, Providers } from "@gateway-control/domain"
+import { Effect } from "effect"
+import { HttpApiBuilder } from "effect/http-api"
+import { GatewayApi } from "../../Api.ts"
+import { asCaller, pageAsCaller } from "../../internal/caller.ts"
+import { withService } from "../../internal/groupHandlers.ts"
+
+/** A provider in Portkey's shape: usage limits and expiry left out when none. */
+const answer = (provider: Provider) => {
+  const { expires_at, usage_limits, ...rest } = provider
+  return {
+    ...rest,
+    ...(usage_limits === null ? {} : { usage_limits }),
+    ...(expires_at === null ? {} : { expires_at }),
+    object: "provider" as const
+  }
+}
+
+export const ProvidersHandlers = HttpApiBuilder.group(
+  GatewayApi,
+  "providers",
+  withService(Providers, (handlers, providers) =>
+    handlers.handleAll({
+      create: ({ payload }) =>
+        asCaller((principal) => providers.create(principal, payload)).pipe(
+          Effect.map((p) => ({ id: p.id, slug: p.slug, object: "provider" as const }))
+        ),
+      list: ({ query }) =>
+        pageAsCaller(
+          query,
+          (principal, request) =>
+            Effect.map(
+              providers.list(principal, query.workspace_id, request),
+              (page) => ({ ...page, items: page.items.map(answer) })
+            )
+        ),
+      get: ({ params, query }) =>
+        asCaller((principal) => providers.get(principal, params.id, query.workspace_id)).pipe(Effect.map(answer)),
+      update: ({ params, payload, query }) =>
+        asCaller((principal) => providers.update(principal, params.id, payload, query.workspace_id)).pipe(
+          Effect.map(answer)
+        ),
+      delete: ({ params, query }) =>
+        asCaller((principal) => providers.delete(principal, params.id, query.workspace_id)).pipe(
+          Effect.map((p) => ({ id: p.id, object: "provider" as const, deleted: true as const }))
+        )
+    }))
+)

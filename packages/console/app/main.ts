@@ -5,6 +5,7 @@ import { ApiKeysPage } from "./pages/apiKeys.ts"
 import { AuditLogsPage } from "./pages/auditLogs.ts"
 import { CollectionsPage } from "./pages/collections.ts"
 import { IdentityProvidersPage } from "./pages/identityProviders.ts"
+import { InviteLinkPage } from "./pages/inviteLinks.ts"
 import { McpRegistryPage } from "./pages/mcpRegistry.ts"
 import { NewPartialPage, PartialsPage } from "./pages/partials.ts"
 import { PartialPage } from "./pages/partialVersions.ts"
@@ -49,6 +50,8 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
 const NotFound = () => html`<h1>Not found</h1><p>No page at this address.</p>`
 
 const App = () => {
+  // An invitation's link is for someone not signed in yet (or signing in as someone new).
+  if (route.value === "/invite") return html`<${InviteLinkPage} />`
   if (session.value === null) return html`<${SignInPage} />`
   const path = route.value
   if (path === "/" || path === "") {

@@ -20,6 +20,7 @@ import {
   useSession,
   type Workspace
 } from "./api.ts"
+import { acceptInvite } from "./api/inviteLinks.ts"
 
 const KEY_ITEM = "gateway-control.api-key"
 const WORKSPACE_ITEM = "gateway-control.workspace"
@@ -148,6 +149,13 @@ export const signInWithPassword = async (
   if (answer.object === "second-factor-required") return { challenge: answer.challenge }
   await usePersonSession(answer.csrf_token)
   return null
+}
+
+/** Accepts an invitation link by setting a password: the answer is a signed-in session, as a password sign-in's. */
+export const acceptInviteWithPassword = async (token: string, password: string, name: string) => {
+  useKey(null, () => {})
+  const answer = await acceptInvite(token, password, name)
+  await usePersonSession(answer.csrf_token)
 }
 
 /** The second step: the challenge of `signInWithPassword` and the code the authenticator app shows. */

@@ -1,5 +1,5 @@
 /**
- * Prompt completions (Portkey's `POST /prompts/{promptId}/completions`): a saved prompt rendered as `render` does,
+ * Prompt completions (Portkey's prompt completions): a saved prompt rendered as `render` does,
  * and the rendered request sent to the model through the provider the call chooses, under the stored-secret rule
  * of every provider call (ProviderChoice.ts: a stored provider key only goes to the host stored with it). The
  * provider's answer passes through as it comes, a stream of server-sent events included, so a console can show it
@@ -44,7 +44,7 @@ export interface CompletionsUpstreamAnswer {
 }
 
 /**
- * `POST {base}/{endpoint}` at a provider with the body as JSON and the provider key as a bearer token. The
+ * The rendered request sent to a provider's endpoint, with the provider key as its credential. The
  * connection belongs to the scope: closing it aborts the request. The timeout bounds the wait for the answer's
  * head, not a stream that is still arriving.
  */

@@ -6,6 +6,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import {
   DEFAULT_PROVIDER_BASE_URLS,
   INVITE_PAGE,
+  layerCompletionsUpstream,
   layerFineTuningUpstream,
   layerRoutes
 } from "@gateway-control/adapters-http"
@@ -38,6 +39,7 @@ import {
   McpRegistry,
   McpSettings,
   OidcSignIn,
+  PromptCompletions,
   Prompts,
   ProviderRegistry,
   Providers,
@@ -212,7 +214,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Bootstrap.layer,
     Workspaces.layer,
     Users.layer,
-    Prompts.layer,
+    PromptCompletions.layer.pipe(Layer.provideMerge(Prompts.layer)),
     McpRegistry.layer,
     McpConnectivity.layer,
     McpDirectory.layer,
@@ -267,7 +269,11 @@ export const layerDomain = <ROut, E, E2 = never>(
     ),
     Layer.provideMerge(layerAddressRanges),
     Layer.provideMerge(Layer.succeed(ProviderRegistry)(providers.registry)),
-    Layer.provideMerge(layerFineTuningUpstream.pipe(Layer.provide(layerProviderHttpClients(providers.connector))))
+    Layer.provideMerge(
+      Layer.merge(layerFineTuningUpstream, layerCompletionsUpstream).pipe(
+        Layer.provide(layerProviderHttpClients(providers.connector))
+      )
+    )
   )
 
 /** The domain over the configured store and providers. */

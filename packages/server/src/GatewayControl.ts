@@ -90,6 +90,7 @@ const serviceTags = [
   Domain.Collections,
   Domain.Configs,
   Domain.FineTuning,
+  Domain.PromptCompletions,
   Domain.IdentityProviders,
   Domain.Integrations,
   Domain.Invites,

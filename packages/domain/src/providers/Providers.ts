@@ -273,7 +273,7 @@ export class Providers extends Context.Service<
           const type = credential.integration.ai_provider_id
           if (!OPENAI_COMPATIBLE.has(type)) {
             return yield* InvalidRequest.of(
-              `Provider '@${slug}' is on a ${type} integration; fine-tuning jobs are listed through OpenAI-compatible ` +
+              `Provider '@${slug}' is on a ${type} integration; the gateway calls models and lists fine-tuning jobs through OpenAI-compatible ` +
                 "providers (openai, together-ai, fireworks-ai).",
               param
             )

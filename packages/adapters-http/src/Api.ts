@@ -17,6 +17,7 @@ import { SecondFactorGroup, SignInSettingsGroup } from "./groups/localAccounts/A
 import { McpConnectivityGroup } from "./groups/mcpConnectivity/Api.ts"
 import { McpDirectoryGroup } from "./groups/mcpDirectory/Api.ts"
 import { McpRegistryGroup } from "./groups/mcpRegistry/Api.ts"
+import { PromptCompletionsGroup } from "./groups/promptCompletions/Api.ts"
 import { PromptRenderGroup, PromptsGroup } from "./groups/prompts/Api.ts"
 import { ProvidersGroup } from "./groups/providers/Api.ts"
 import { ScimTokensGroup } from "./groups/scimTokens/Api.ts"
@@ -43,6 +44,7 @@ export * from "./groups/labels/Api.ts"
 export * from "./groups/mcpConnectivity/Api.ts"
 export * from "./groups/mcpDirectory/Api.ts"
 export * from "./groups/mcpRegistry/Api.ts"
+export * from "./groups/promptCompletions/Api.ts"
 export * from "./groups/prompts/Api.ts"
 export * from "./groups/providers/Api.ts"
 export * from "./groups/scimTokens/Api.ts"
@@ -70,6 +72,7 @@ export class ServedApi extends HttpApi.make("gateway-control")
   .add(McpConnectivityGroup)
   .add(McpDirectoryGroup)
   .add(FineTuningGroup)
+  .add(PromptCompletionsGroup)
   .add(VirtualKeysGroup)
   .add(ConfigsGroup)
   .add(TrustPoliciesGroup)

@@ -22,6 +22,7 @@ import { SecondFactorHandlers, SignInSettingsHandlers } from "./groups/localAcco
 import { McpConnectivityHandlers } from "./groups/mcpConnectivity/Http.ts"
 import { McpDirectoryHandlers } from "./groups/mcpDirectory/Http.ts"
 import { McpRegistryHandlers } from "./groups/mcpRegistry/Http.ts"
+import { PromptCompletionsHandlers } from "./groups/promptCompletions/Http.ts"
 import { PromptsHandlers } from "./groups/prompts/Http.ts"
 import { layerRenderRoute } from "./groups/prompts/RenderRoute.ts"
 import { ProvidersHandlers } from "./groups/providers/Http.ts"
@@ -68,6 +69,7 @@ export const layerRoutes = (options: EdgeOptions) =>
         McpConnectivityHandlers,
         McpDirectoryHandlers,
         FineTuningHandlers,
+        PromptCompletionsHandlers,
         VirtualKeysHandlers,
         ConfigsHandlers,
         TrustPoliciesHandlers,

@@ -1,6 +1,7 @@
 export * from "./Api.ts"
 export * from "./ApiErrors.ts"
 export * from "./ClientAddress.ts"
+export * from "./CompletionsUpstreamHttp.ts"
 export * from "./Edge.ts"
 export * from "./FineTuningUpstreamHttp.ts"
 export { INVITE_PAGE } from "./groups/invites/Http.ts"

@@ -10,6 +10,7 @@ import {
   ChangeFeed,
   CollectionStore,
   ConfigStore,
+  Conflict,
   GatewayConfig,
   GENESIS_HASH,
   IdempotencyStore,
@@ -49,8 +50,6 @@ import {
   usableBy,
   User,
   UserStore,
-  type VirtualKey,
-  VirtualKeyStore,
   Workspace,
   type WorkspaceHoldings,
   WorkspaceMember,
@@ -141,6 +140,26 @@ const make = Effect.sync(() => {
       users.replace(
         user.id,
         (u) => new User({ ...u, name: user.name, role: user.role, last_updated_at: user.last_updated_at })
+      ),
+    changeEmail: (id, email, at) =>
+      Effect.flatMap(
+        Effect.sync(() => users.get(id)),
+        Option.match({
+          onNone: () => Effect.succeed(false),
+          onSome: (u) =>
+            Effect.flatMap(
+              users.rekey(id, new User({ ...u, email: email.toLowerCase(), last_updated_at: at })),
+              (result) =>
+                typeof result === "string"
+                  ? Effect.fail(
+                    new Conflict({
+                      message: "A user with this email already exists in the organisation.",
+                      param: "email"
+                    })
+                  )
+                  : Effect.succeed(result)
+            )
+        })
       ),
     // Memberships go with the user, as the SQL store's cascade does.
     remove: (id) =>
@@ -380,7 +399,8 @@ const make = Effect.sync(() => {
       }))
   })
 
-  const virtualKeys = new Table<StoredSecret<VirtualKey>>(state, (k) => [`${k.record.workspace_id}/${k.record.slug}`])
+  const aiIntegrations = makeIntegrationStore(state)
+  const aiProviders = makeProviderStore(state)
   const configs = new Table<StoredSecret<GatewayConfig>>(state, (c) => [`${c.record.workspace_id}/${c.record.slug}`])
   /** What the workspace holds, by kind, counted over every table that names it. */
   const holdingsOf = (id: string): WorkspaceHoldings => {
@@ -389,7 +409,8 @@ const make = Effect.sync(() => {
       api_keys: apiKeyStore.activeIn(id),
       prompts: count(prompts.resources.rows, (p) => p.workspace_id === id),
       prompt_partials: count(partials.resources.rows, (p) => p.workspace_id === id),
-      virtual_keys: count(virtualKeys.rows, (k) => k.record.workspace_id === id),
+      providers: aiProviders.inWorkspace(id),
+      integrations: aiIntegrations.inWorkspace(id),
       configs: count(configs.rows, (c) => c.record.workspace_id === id),
       mcp_integrations: count(integrations.rows, (i) => i.workspace_id === id && i.status !== "archived"),
       mcp_servers: count(servers.rows, (server) => server.workspace_id === id)
@@ -431,7 +452,6 @@ const make = Effect.sync(() => {
       }),
     delete: (id: string) => table.delete(id)
   })
-  const virtualKeyStore = VirtualKeyStore.of(secretsIn(virtualKeys, "virtual key"))
   const configVersions = new Table<ConfigVersion>(state, (v) => [`${v.config_id}@${v.version}`])
   const configStore = ConfigStore.of({
     ...secretsIn(configs, "config"),
@@ -515,7 +535,6 @@ const make = Effect.sync(() => {
     Context.add(ApiKeyStore, apiKeyStore),
     Context.add(AuditLogStore, auditLogStore),
     Context.add(PromptStore, promptStore),
-    Context.add(VirtualKeyStore, virtualKeyStore),
     Context.add(ConfigStore, configStore),
     Context.add(McpIntegrationStore, integrationStore),
     Context.add(McpServerStore, serverStore),
@@ -539,8 +558,8 @@ const make = Effect.sync(() => {
     Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
     Context.add(InviteStore, makeInviteStore(state)),
     Context.add(LocalAccountStore, makeLocalAccountStore(state, users)),
-    Context.add(IntegrationStore, makeIntegrationStore(state)),
-    Context.add(ProviderStore, makeProviderStore(state))
+    Context.add(IntegrationStore, aiIntegrations.store),
+    Context.add(ProviderStore, aiProviders.store)
   )
 })
 

@@ -66,7 +66,8 @@ export const makeAccessStores = Effect.gen(function*() {
     api_keys: Int,
     prompts: Int,
     prompt_partials: Int,
-    virtual_keys: Int,
+    providers: Int,
+    integrations: Int,
     configs: Int,
     mcp_integrations: Int,
     mcp_servers: Int
@@ -77,7 +78,8 @@ export const makeAccessStores = Effect.gen(function*() {
             (SELECT count(*) FROM api_keys WHERE workspace_id = ${id} AND status = 'active') AS api_keys,
             (SELECT count(*) FROM prompts WHERE workspace_id = ${id}) AS prompts,
             (SELECT count(*) FROM prompt_partials WHERE workspace_id = ${id}) AS prompt_partials,
-            (SELECT count(*) FROM virtual_keys WHERE workspace_id = ${id}) AS virtual_keys,
+            (SELECT count(*) FROM providers WHERE workspace_id = ${id}) AS providers,
+            (SELECT count(*) FROM integrations WHERE workspace_id = ${id}) AS integrations,
             (SELECT count(*) FROM configs WHERE workspace_id = ${id}) AS configs,
             (SELECT count(*) FROM mcp_integrations WHERE workspace_id = ${id} AND status <> 'archived')
               AS mcp_integrations,
@@ -120,6 +122,13 @@ export const makeAccessStores = Effect.gen(function*() {
       changed(
         sql`UPDATE users SET name = ${u.name}, role = ${u.role}, last_updated_at = ${u.last_updated_at}
             WHERE id = ${u.id} RETURNING id`
+      ),
+    changeEmail: (id, email, at) =>
+      write(
+        Effect.map(
+          sql`UPDATE users SET email = ${email.toLowerCase()}, last_updated_at = ${at} WHERE id = ${id} RETURNING id`,
+          (rows) => rows.length > 0
+        )
       ),
     // Memberships go by the foreign key's cascade; keys that acted as the user keep naming the id.
     remove: (id) => changed(sql`DELETE FROM users WHERE id = ${id} RETURNING id`)

@@ -12,6 +12,7 @@ export * from "./api/client.ts"
 export type * from "./api/contract.ts"
 export * from "./api/identityProviders.ts"
 export * from "./api/scimTokens.ts"
+export * from "./api/secondFactor.ts"
 export * from "./api/sessions.ts"
 export * from "./api/trustPolicies.ts"
 

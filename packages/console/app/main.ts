@@ -15,13 +15,14 @@ import { PromptsPage } from "./pages/prompts.ts"
 import { PromptPage } from "./pages/promptVersions.ts"
 import { ProvidersPage } from "./pages/providers.ts"
 import { ScimTokensPage } from "./pages/scimTokens.ts"
+import { SecondFactorPage } from "./pages/secondFactor.ts"
 import { SessionsPage } from "./pages/sessions.ts"
 import { SignInPage } from "./pages/signIn.ts"
 import { TrustPoliciesPage } from "./pages/trustPolicies.ts"
 import { WorkspacesPage } from "./pages/workspaces.ts"
 import { match, navigate, route } from "./router.ts"
-import { restoreSession, session } from "./session.ts"
-import { allowedSections, Shell } from "./ui/layout.ts"
+import { enrolmentOnly, restoreSession, session } from "./session.ts"
+import { allowedSections, SECOND_FACTOR_SECTION, Shell } from "./ui/layout.ts"
 
 type Page = (params: Record<string, string>) => unknown
 
@@ -44,7 +45,8 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
   ["/scim", () => html`<${ScimTokensPage} />`],
   ["/identity-providers", () => html`<${IdentityProvidersPage} />`],
   ["/workspaces", () => html`<${WorkspacesPage} />`],
-  ["/sessions", () => html`<${SessionsPage} />`]
+  ["/sessions", () => html`<${SessionsPage} />`],
+  [SECOND_FACTOR_SECTION.path, () => html`<${SecondFactorPage} />`]
 ]
 
 const NotFound = () => html`<h1>Not found</h1><p>No page at this address.</p>`
@@ -54,6 +56,13 @@ const App = () => {
   if (route.value === "/invite") return html`<${InviteLinkPage} />`
   if (session.value === null) return html`<${SignInPage} />`
   const path = route.value
+  // A session that may only enrol a second factor lands on that page, wherever it was going.
+  if (enrolmentOnly.value) {
+    if (path !== SECOND_FACTOR_SECTION.path) {
+      queueMicrotask(() => navigate(SECOND_FACTOR_SECTION.path, { replace: true }))
+    }
+    return html`<${Shell} key=${SECOND_FACTOR_SECTION.path}><${SecondFactorPage} /><//>`
+  }
   if (path === "/" || path === "") {
     const first = allowedSections()[0]
     if (first !== undefined) queueMicrotask(() => navigate(first.path, { replace: true }))

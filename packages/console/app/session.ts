@@ -56,6 +56,12 @@ export const may = (action: string) => actionSet.value.has(action)
 /** An admin: an organisation key, or an organisation owner or admin signed in. */
 export const isAdminKey = () => session.value?.key.type === "organisation-service"
 export const isPerson = () => session.value?.kind === "person"
+/**
+ * A person signed in with a password whose organisation requires a second factor they have not set up: the API
+ * lets the session do nothing but enrol one (`GET /v1/me`'s `second_factor.enrolment_only`), so the console
+ * offers only that page until the factor is confirmed.
+ */
+export const enrolmentOnly = computed(() => session.value?.me.second_factor?.enrolment_only === true)
 
 const forget = () => {
   sessionStorage.removeItem(KEY_ITEM)
@@ -134,6 +140,12 @@ const usePersonSession = async (csrfToken: string | null) => {
   workspaceId.value = chosen
   session.value = loaded
 }
+
+/**
+ * Reads again who the person signed in is and what they may do: after their second factor changed, which can
+ * turn an enrolment-only session into a full one (or back).
+ */
+export const reloadPersonSession = () => usePersonSession(session.value?.me.csrf_token ?? null)
 
 /**
  * Signs a person in with their email and password. A person with a second factor is not signed in yet: the

@@ -1,6 +1,6 @@
 /**
  * The console's static files, built once at start: its TypeScript type-stripped by Node, the vendor modules
- * (Preact, htm, signals) read from wherever Node resolves them, and the page with its import map. Each file
+ * (Preact, htm, signals, uqr) read from wherever Node resolves them, and the page with its import map. Each file
  * is compressed (brotli and gzip) and hashed for its ETag here, so that serving one is a table lookup.
  */
 import { createHash } from "node:crypto"
@@ -14,7 +14,15 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib"
 export const CONSOLE_PATH = "/console"
 
 /** The modules the console imports by bare name, mapped by the page's import map to files the process serves. */
-export const VENDOR_MODULES = ["preact", "preact/hooks", "@preact/signals", "@preact/signals-core", "htm"] as const
+export const VENDOR_MODULES = [
+  "preact",
+  "preact/hooks",
+  "@preact/signals",
+  "@preact/signals-core",
+  "htm",
+  // QR codes, drawn in the browser (the second factor's enrolment): nothing leaves the page to make one.
+  "uqr"
+] as const
 
 export interface Asset {
   readonly contentType: string

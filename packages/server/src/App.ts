@@ -6,12 +6,14 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import {
   DEFAULT_PROVIDER_BASE_URLS,
   INVITE_PAGE,
+  layerCompletionsUpstream,
   layerFineTuningUpstream,
   layerRoutes
 } from "@gateway-control/adapters-http"
 import { layerMcpConnections } from "@gateway-control/adapters-mcp"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerOpenIdClient } from "@gateway-control/adapters-oidc"
+import type { DatabaseRefused } from "@gateway-control/adapters-sql"
 import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
@@ -38,6 +40,7 @@ import {
   McpRegistry,
   McpSettings,
   OidcSignIn,
+  PromptCompletions,
   Prompts,
   ProviderRegistry,
   Providers,
@@ -90,7 +93,7 @@ import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import { layerScimProtocol } from "./ScimProtocol.ts"
 import { layerSecretManagers } from "./SecretManagers.ts"
-import type { InvalidConfiguration } from "./Settings.ts"
+import { InvalidConfiguration } from "./Settings.ts"
 import { layerTotp } from "./Totp.ts"
 import { layerTracing, tracingConfigOf } from "./Tracing.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
@@ -105,10 +108,22 @@ type SqlStoreConfig = Exclude<StoreConfig, { readonly kind: "memory" }>
 
 const postgresOptions = (store: Extract<StoreConfig, { readonly kind: "postgres" }>) => ({
   url: store.url,
+  listenUrl: store.listenUrl,
   poolSize: store.poolSize,
   statementTimeoutMs: store.statementTimeoutMs,
   connectTimeoutMs: store.connectTimeoutMs
 })
+
+/** A database URL the gateway cannot use, or a pooler mode it cannot work with: the operator's to fix, one line. */
+const refusedAsConfiguration = <A, R>(layer: Layer.Layer<A, SqlError | DatabaseRefused, R>) =>
+  Layer.catchTag(
+    layer,
+    "DatabaseRefused",
+    (refused: DatabaseRefused) =>
+      Layer.effectContext<A, InvalidConfiguration, never>(
+        Effect.fail(new InvalidConfiguration({ message: refused.message, setting: refused.setting }))
+      )
+  )
 
 /** The SQL client of a SQL store. */
 export const layerSqlClient = (store: SqlStoreConfig) =>
@@ -122,7 +137,7 @@ export const layerSqlClient = (store: SqlStoreConfig) =>
         return PgliteClient.layer({ dataDir: join(dataDir, "pglite") })
       }
       case "postgres":
-        return layerPostgresClient(postgresOptions(store))
+        return refusedAsConfiguration(layerPostgresClient(postgresOptions(store)))
     }
   }))
 
@@ -138,7 +153,7 @@ export const layerStore = (store: StoreConfig): Layer.Layer<StorePorts, SqlError
       return Layer.unwrap(Effect.map(loadSqlAdapters, (sql) => sql.layerFromClient(layerSqlClient(store))))
     case "postgres":
       return Layer.unwrap(
-        Effect.map(loadSqlAdapters, (sql) => sql.layerPostgres(postgresOptions(store)))
+        Effect.map(loadSqlAdapters, (sql) => refusedAsConfiguration(sql.layerPostgres(postgresOptions(store))))
       )
   }
 }
@@ -214,7 +229,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     Bootstrap.layer,
     Workspaces.layer,
     Users.layer,
-    Prompts.layer,
+    PromptCompletions.layer.pipe(Layer.provideMerge(Prompts.layer)),
     McpRegistry.layer,
     McpConnectivity.layer,
     McpDirectory.layer,
@@ -270,7 +285,11 @@ export const layerDomain = <ROut, E, E2 = never>(
     ),
     Layer.provideMerge(layerAddressRanges),
     Layer.provideMerge(Layer.succeed(ProviderRegistry)(providers.registry)),
-    Layer.provideMerge(layerFineTuningUpstream.pipe(Layer.provide(layerProviderHttpClients(providers.connector))))
+    Layer.provideMerge(
+      Layer.merge(layerFineTuningUpstream, layerCompletionsUpstream).pipe(
+        Layer.provide(layerProviderHttpClients(providers.connector))
+      )
+    )
   )
 
 /** The domain over the configured store and providers. */

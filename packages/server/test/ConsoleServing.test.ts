@@ -55,7 +55,8 @@ describe("the console as served", () => {
       "@preact/signals-core",
       "htm",
       "preact",
-      "preact/hooks"
+      "preact/hooks",
+      "uqr"
     ])
     const paths = [...responses.keys()].map((href) => new URL(href).pathname)
     expect(paths).toEqual(expect.arrayContaining([

@@ -182,7 +182,13 @@ describe("local accounts: second factor, required second factor, password sign-i
       totp: "none",
       required: true
     })
-    expect((await withSession(restricted, "/v1/me")).status).toBe(200)
+    // `GET /v1/me` tells the console (and any client) that the session may only enrol.
+    const restrictedMe = await json(await withSession(restricted, "/v1/me"))
+    expect(restrictedMe).toMatchObject({
+      type: "user",
+      user: { email: "required@example.com" },
+      second_factor: { totp: "none", required: true, enrolment_only: true }
+    })
     expect((await withSession(restricted, "/v1/workspaces")).status).toBe(403)
     expect(
       (await withSession(restricted, "/v1/workspaces", { method: "POST", body: JSON.stringify({ name: "Nope" }) }))
@@ -197,6 +203,30 @@ describe("local accounts: second factor, required second factor, password sign-i
     expect(confirmed.status).toBe(200)
     // Enrolled: the same session now acts with the person's role.
     expect((await withSession(restricted, "/v1/workspaces")).status).toBe(200)
+    expect((await json(await withSession(restricted, "/v1/me"))).second_factor).toEqual({
+      totp: "active",
+      required: true,
+      enrolment_only: false
+    })
+    // A person without a factor who accepts an invitation with a password gets an enrolment-only session too.
+    const inviting = await server.send("POST", "/v1/admin/users/invites", {
+      email: "invited-2fa@example.com",
+      role: "member",
+      workspaces: [{ id: "default", role: "member" }]
+    })
+    const invited = await json(inviting)
+    expect(inviting.status, JSON.stringify(invited)).toBe(201)
+    const accepted = await sessionOf(
+      await post("/v1/auth/invite", { token: new URL(invited.invite_link).hash.slice(1), password: PASSWORD })
+    )
+    expect((await json(await withSession(accepted, "/v1/me"))).second_factor).toEqual({
+      totp: "none",
+      required: true,
+      enrolment_only: true
+    })
+    expect((await withSession(accepted, "/v1/workspaces")).status).toBe(403)
+    // A key stands for its user, if any: never enrolment-only; a service key has no person and no factor.
+    expect((await json(await server.request("/v1/me"))).second_factor).toMatchObject({ enrolment_only: false })
     expect(member).toBeTruthy()
     expect((await server.send("PATCH", "/v1/admin/sign-in-settings", { require_second_factor: false })).status)
       .toBe(200)

@@ -51,7 +51,8 @@ const exercised = new Set<string>()
  * for any other operation no test here exercised.
  */
 const LEFT_OUT: Readonly<Record<string, string>> = {
-  "POST /prompts/{promptId}/completions": "data plane: model calls go through the gateway, not its control plane",
+  "POST /prompts/{promptId}/completions":
+    "served, but it calls a model: PromptCompletions.test.ts exercises it against fake providers on 127.0.0.1",
   "POST /admin/users/invites": "invites: see \"People sign in\"",
   "GET /admin/users/invites": "invites: see \"People sign in\"",
   "GET /admin/users/invites/{inviteId}": "invites: see \"People sign in\"",

@@ -10,20 +10,20 @@
  *   come from the store again.
  *
  * Without Debian's PostgreSQL binaries the suite is skipped with one loud line, or fails when
- * `REQUIRE_POSTGRES_BINARIES=1` (set by `.ci/run`).
+ * `REQUIRE_PG_CLUSTER=1` (set by `.ci/run`).
  */
 import { STORE_RETRY_AFTER_SECONDS } from "@gateway-control/adapters-http"
 import { randomBytes } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  announcePrivatePostgres,
-  type PrivatePostgres,
-  privatePostgresAvailable,
-  startPrivatePostgres
-} from "./support/PrivatePostgres.ts"
+import { availableOrSkip } from "./support/PgCluster.ts"
+import { PRIVATE_POSTGRES_BINARIES, type PrivatePostgres, startPrivatePostgres } from "./support/PrivatePostgres.ts"
 import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
-announcePrivatePostgres("The store outage test against a stopped PostgreSQL server")
+const available = availableOrSkip(
+  "The store outage test against a stopped PostgreSQL server",
+  PRIVATE_POSTGRES_BINARIES,
+  "REQUIRE_PG_CLUSTER"
+)
 
 const OUTAGE_MS = 30_000
 const SNAPSHOT_AGE = "x-service-snapshot-age"
@@ -40,7 +40,7 @@ interface Sample {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-describe.runIf(privatePostgresAvailable)("a PostgreSQL server stopped for 30 s under load", () => {
+describe.runIf(available)("a PostgreSQL server stopped for 30 s under load", () => {
   let database: PrivatePostgres
   let server: ServerProcess
 

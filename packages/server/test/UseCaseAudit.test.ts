@@ -67,8 +67,8 @@ interface Call {
   readonly program: (world: World) => Effect.Effect<unknown, unknown, Services>
 }
 
-/** Render is not an administrative use case: only a known key's refusals of it are recorded, over HTTP. */
-type Administrative = Exclude<UseCaseName, "promptRendering.render">
+/** Render and completions are not administrative use cases: only refusals of them are recorded, over HTTP. */
+type Administrative = Exclude<UseCaseName, "promptRendering.render" | "promptCompletions.complete">
 
 let counter = 0
 const unique = (prefix: string) => `${prefix}-${++counter}`

@@ -16,7 +16,10 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
     message: "Another request created this version at the same time; retry.",
     param: null
   },
-  providers_slug_unique: { message: "A provider with this slug already exists in the workspace.", param: "slug" },
+  providers_slug_unique: {
+    message: "A provider (or virtual key) with this slug already exists in the workspace.",
+    param: "slug"
+  },
   integrations_slug_unique: {
     message: "An integration with this slug already exists in the organisation.",
     param: "slug"
@@ -25,7 +28,6 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
     message: "An MCP integration with this slug already exists in the organisation.",
     param: "slug"
   },
-  virtual_keys_slug_unique: { message: "A virtual key with this slug already exists in the workspace.", param: "slug" },
   collections_slug_unique: { message: "A collection with this slug already exists in the workspace.", param: "slug" },
   collections_one_default: { message: "Another request made this workspace's default collection; retry.", param: null },
   config_versions_number_unique: {

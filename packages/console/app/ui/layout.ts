@@ -5,7 +5,17 @@
 import type { ComponentChildren } from "preact"
 import { html } from "../html.ts"
 import { href, route } from "../router.ts"
-import { chooseWorkspace, isAdminKey, isPerson, may, session, signOut, workspaceId, workspaceName } from "../session.ts"
+import {
+  chooseWorkspace,
+  enrolmentOnly,
+  isAdminKey,
+  isPerson,
+  may,
+  session,
+  signOut,
+  workspaceId,
+  workspaceName
+} from "../session.ts"
 
 export interface Section {
   readonly path: string
@@ -29,17 +39,20 @@ export const SECTIONS: ReadonlyArray<Section> = [
   { path: "/workspaces", label: "Workspaces & members", actions: ["workspaces.list", "users.list"] }
 ]
 
-/** A person's own page: their sessions. */
+/** A person's own pages: their sessions, and their second factor. */
 const SESSIONS_SECTION: Section = { path: "/sessions", label: "My sessions", actions: [] }
+export const SECOND_FACTOR_SECTION: Section = { path: "/second-factor", label: "Second factor", actions: [] }
 
-export const allowedSections = () => [
-  ...SECTIONS.filter((s) => s.actions.some(may)),
-  ...(isPerson() ? [SESSIONS_SECTION] : [])
-]
+/** What the navigation offers; a session that may only enrol a second factor is offered that page alone. */
+export const allowedSections = () =>
+  enrolmentOnly.value ? [SECOND_FACTOR_SECTION] : [
+    ...SECTIONS.filter((s) => s.actions.some(may)),
+    ...(isPerson() ? [SESSIONS_SECTION, SECOND_FACTOR_SECTION] : [])
+  ]
 
 const WorkspacePicker = () => {
   const current = session.value
-  if (current === null) return null
+  if (current === null || enrolmentOnly.value) return null
   // A workspace key has one workspace; an admin, or a member of several, chooses.
   if (current.kind === "key" && !isAdminKey()) {
     const own = current.key.workspace_id

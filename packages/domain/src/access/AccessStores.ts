@@ -46,7 +46,10 @@ export interface WorkspaceHoldings {
   readonly api_keys: number
   readonly prompts: number
   readonly prompt_partials: number
-  readonly virtual_keys: number
+  /** Providers, virtual keys among them (credentials/VirtualKeys.ts). */
+  readonly providers: number
+  /** Workspace-level integrations. */
+  readonly integrations: number
   readonly configs: number
   readonly mcp_integrations: number
   readonly mcp_servers: number
@@ -63,6 +66,12 @@ export class UserStore extends Context.Service<
     readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<User>, StoreError>
     /** Writes the user's name, role and last_updated_at; false when there was none. */
     readonly update: (user: User) => Effect.Effect<boolean, StoreError>
+    /**
+     * Gives the user another email (stored lower case) at `at`; false when there was no user, `Conflict` when
+     * another user of the organisation has it. Only the first start's owner link, accepted by single sign-on,
+     * changes an email (the owner account takes the one the provider vouches for); SCIM and the API refuse to.
+     */
+    readonly changeEmail: (id: string, email: string, at: string) => Effect.Effect<boolean, Conflict | StoreError>
     /** Deletes the user and their memberships; false when there was none. */
     readonly remove: (id: string) => Effect.Effect<boolean, StoreError>
   }

@@ -37,6 +37,8 @@ const USE_CASE_TABLE = {
   "prompts.delete": { action: "delete", resourceType: "prompt" },
   // Not a change: only its refusals of a known key (revoked, expired) are recorded (adapters-http Admission.ts).
   "promptRendering.render": { action: "render", resourceType: "prompt" },
+  // Not a change either (a model call): only refusals before it ran are recorded.
+  "promptCompletions.complete": { action: "complete", resourceType: "prompt" },
   "collections.create": { action: "create", resourceType: "collection" },
   "collections.update": { action: "update", resourceType: "collection" },
   "collections.delete": { action: "delete", resourceType: "collection" },

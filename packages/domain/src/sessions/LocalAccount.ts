@@ -58,6 +58,21 @@ export class SecondFactorStatus extends Schema.Class<SecondFactorStatus>("Second
   required: Schema.Boolean
 }) {}
 
+/**
+ * A caller's second factor as `GET /v1/me` tells it: the factor's state and whether the organisation requires one
+ * (as `SecondFactorStatus` says them), and whether the session may do nothing but enrol one.
+ */
+export const SecondFactorState = Schema.Struct({
+  ...Struct.pick(SecondFactorStatus.fields, ["totp", "required"]),
+  /**
+   * True for a session a password opened (a sign-in, or accepting an invitation with one) in an organisation that
+   * requires a second factor, of a person with none active: it may only enrol one (and see itself and sign out).
+   * Once the factor is confirmed, the same session acts with the person's roles.
+   */
+  enrolment_only: Schema.Boolean
+})
+export type SecondFactorState = typeof SecondFactorState.Type
+
 /** An enrolment's answer, given once: the otpauth:// URI for the authenticator app (it holds the secret). */
 export interface TotpEnrolment {
   readonly user_id: string

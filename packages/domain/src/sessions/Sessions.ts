@@ -29,7 +29,8 @@ import {
   defaultSignInSettings,
   SECOND_FACTOR_CHALLENGE_MS,
   type SecondFactorChallenge,
-  type SecondFactorSignIn
+  type SecondFactorSignIn,
+  type SecondFactorState
 } from "./LocalAccount.ts"
 import { LocalAccountStore } from "./LocalAccountStore.ts"
 import { PasswordHasher } from "./PasswordHasher.ts"
@@ -69,8 +70,8 @@ export interface AdmittedSession {
   readonly user: User
   readonly csrfToken: string
   /**
-   * True for a password session of a person whose organisation requires a second factor they have not set up:
-   * it acts with no scope, so it may only enrol one (LocalAccounts.ts), see itself and sign out.
+   * True for a session a password opened, of a person whose organisation requires a second factor they have not
+   * set up: it acts with no scope, so it may only enrol one (LocalAccounts.ts), see itself and sign out.
    */
   readonly secondFactorEnrolmentRequired: boolean
 }
@@ -121,10 +122,14 @@ export const sessionActor = ({ session, user }: { readonly session: Session; rea
 
 type AccessError = Forbidden | NotFound | StoreError
 
-/** Who a caller is: their person (none for a service key) and the workspaces they act in, with their role. */
+/**
+ * Who a caller is: their person (none for a service key), the workspaces they act in, with their role, and their
+ * second factor (null without a person), which says whether a session may only enrol one.
+ */
 export interface WhoAmI {
   readonly user: User | null
   readonly workspaces: ReadonlyArray<{ readonly workspace: Workspace; readonly role: WorkspaceRole }>
+  readonly secondFactor: SecondFactorState | null
 }
 
 export class Sessions extends Context.Service<
@@ -375,12 +380,22 @@ export class Sessions extends Context.Service<
         }
       )
 
-      /** Must this password session enrol a second factor before it may do anything else? */
-      const mustEnrol = Effect.fnUntraced(function*(session: Session, user: User) {
-        if (session.method !== "password") return false
-        if (!(yield* signInSettingsOf(user.organisation_id)).require_second_factor) return false
+      /**
+       * The person's second factor, and whether `session` may only enrol one: a session a password opened (a
+       * sign-in, or an invitation accepted with one) needs an active factor where the organisation requires one.
+       */
+      const secondFactorOf = Effect.fnUntraced(function*(user: User, session: Option.Option<Session>) {
         const factor = yield* localAccounts.totpOf(user.id)
-        return !(Option.isSome(factor) && factor.value.active)
+        const required = (yield* signInSettingsOf(user.organisation_id)).require_second_factor
+        const active = Option.isSome(factor) && factor.value.active
+        const byPassword = Option.isSome(session) &&
+          (session.value.method === "password" || session.value.method === "invitation")
+        const state: SecondFactorState = {
+          totp: Option.match(factor, { onNone: () => "none", onSome: (f) => f.active ? "active" : "pending" }),
+          required,
+          enrolment_only: byPassword && required && !active
+        }
+        return state
       })
 
       /** The principal a session of `user` acts as, in the workspace `wanted` when they are a member there. */
@@ -436,7 +451,10 @@ export class Sessions extends Context.Service<
         // Idle expiry counts from the last request, kept to within a minute (or a tenth of the idle timeout).
         const slack = Math.min(60_000, settings.idleTimeoutMs / 10)
         if (now - lastSeen >= slack) yield* store.touch(session.id, new Date(now).toISOString())
-        const secondFactorEnrolmentRequired = yield* mustEnrol(session, user.value)
+        const { enrolment_only: secondFactorEnrolmentRequired } = yield* secondFactorOf(
+          user.value,
+          Option.some(session)
+        )
         const principal = yield* principalOf(session, user.value, wanted, secondFactorEnrolmentRequired)
         return { principal, session, user: user.value, csrfToken: csrfTokenOf(token), secondFactorEnrolmentRequired }
       })
@@ -542,14 +560,18 @@ export class Sessions extends Context.Service<
             workspaces: Option.toArray(own).map((workspace) => ({
               workspace,
               role: "member" as const
-            }))
+            })),
+            secondFactor: null
           }
         }
+        const session = principal.session === undefined ? Option.none() : yield* store.get(principal.session.id)
+        const secondFactor = yield* secondFactorOf(user.value, session)
         if (user.value.role === "owner" || user.value.role === "admin") {
           const all = yield* workspaces.list(user.value.organisation_id, { limit: 1000, offset: 0 })
           return {
             user: user.value,
-            workspaces: all.items.map((workspace) => ({ workspace, role: "manager" as const }))
+            workspaces: all.items.map((workspace) => ({ workspace, role: "manager" as const })),
+            secondFactor
           }
         }
         const ids = yield* members.workspacesOf(user.value.id)
@@ -563,7 +585,8 @@ export class Sessions extends Context.Service<
             Option.isSome(workspace) && Option.isSome(member)
               ? [{ workspace: workspace.value, role: member.value.role }]
               : []
-          )
+          ),
+          secondFactor
         }
       })
 

@@ -1,9 +1,11 @@
 /**
  * A tiny OpenAI-compatible provider on 127.0.0.1 for tests: `GET /v1/fine_tuning/jobs` over a fixed list
- * of jobs, with behaviours chosen by the bearer key. It counts the connections it accepts, so a test can
- * show that nothing reached it.
+ * of jobs, with behaviours chosen by the bearer key, and `POST /v1/chat/completions` / `/v1/completions`, which
+ * echo the last message (or the prompt) word by word, as server-sent events when `stream` is asked. It counts
+ * the connections it accepts, so a test can show that nothing reached it, and logs each completion asked, with
+ * whether the caller went away before it ended.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 
 export interface FakeProvider {
   readonly baseUrl: string
@@ -13,6 +15,13 @@ export interface FakeProvider {
     readonly url: string
     readonly host: string | undefined
     readonly authorization: string | undefined
+  }>
+  /** Completions asked for: the body, the key, and whether the caller closed the connection before the end. */
+  readonly completions: Array<{
+    readonly body: Record<string, unknown>
+    readonly authorization: string | undefined
+    aborted: boolean
+    finished: boolean
   }>
   /** TCP connections accepted so far. */
   readonly connections: () => number
@@ -25,6 +34,100 @@ export interface FakeProviderOptions {
   readonly redirectTo?: string
   /** The loopback address to listen on; 127.0.0.1 unless given. */
   readonly address?: string
+}
+
+/** The model whose stream is slow: 60 words, 250 ms apart (a test stops it). */
+export const SLOW_MODEL = "slow-model"
+
+/** The words a completion answers: an echo of the last message's text (or the prompt). */
+const answerWords = (body: Record<string, unknown>): Array<string> => {
+  if (body.model === SLOW_MODEL) return Array.from({ length: 60 }, (_, i) => `word${i}`)
+  const messages = Array.isArray(body.messages) ? body.messages as Array<{ content?: unknown }> : []
+  const last = messages.at(-1)?.content ?? body.prompt
+  const text = typeof last === "string" ? last : JSON.stringify(last)
+  return `Echo: ${text}`.split(/(?<= )/)
+}
+
+/** Answers a completion: JSON, or server-sent events with a usage chunk when `stream_options.include_usage`. */
+const complete = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  chat: boolean,
+  log: FakeProvider["completions"]
+) => {
+  let text = ""
+  req.setEncoding("utf8")
+  req.on("data", (chunk: string) => text += chunk)
+  req.on("end", () => {
+    const body = JSON.parse(text) as Record<string, unknown>
+    const entry = { body, authorization: req.headers.authorization, aborted: false, finished: false }
+    log.push(entry)
+    if (req.headers.authorization?.startsWith("Bearer sk-") !== true) {
+      res.writeHead(401, { "content-type": "application/json" })
+      return res.end(JSON.stringify({ error: { message: "Incorrect API key provided" } }))
+    }
+    const words = answerWords(body)
+    const usage = { prompt_tokens: text.length % 50 + 5, completion_tokens: words.length, total_tokens: 0 }
+    usage.total_tokens = usage.prompt_tokens + usage.completion_tokens
+    const id = `chatcmpl-${log.length}`
+    const model = String(body.model)
+    if (body.stream !== true) {
+      res.writeHead(200, { "content-type": "application/json" })
+      entry.finished = true
+      const content = words.join("")
+      return res.end(JSON.stringify({
+        id,
+        object: chat ? "chat.completion" : "text_completion",
+        created: 1_700_000_000,
+        model,
+        choices: [
+          chat ? { index: 0, message: { role: "assistant", content }, finish_reason: "stop" } : {
+            index: 0,
+            text: content,
+            finish_reason: "stop"
+          }
+        ],
+        usage
+      }))
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" })
+    res.on("close", () => {
+      if (!entry.finished) entry.aborted = true
+    })
+    const event = (data: unknown) => res.write(`data: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`)
+    const delay = model === SLOW_MODEL ? 250 : 20
+    let i = 0
+    const next = () => {
+      if (res.destroyed) return
+      if (i < words.length) {
+        event({
+          id,
+          object: chat ? "chat.completion.chunk" : "text_completion",
+          created: 1_700_000_000,
+          model,
+          choices: [
+            chat ? { index: 0, delta: { content: words[i] }, finish_reason: null } : {
+              index: 0,
+              text: words[i],
+              finish_reason: null
+            }
+          ],
+          usage: null
+        })
+        i++
+        setTimeout(next, delay)
+        return
+      }
+      const options = body.stream_options as { include_usage?: boolean } | undefined
+      if (options?.include_usage === true) {
+        event({ id, object: "chat.completion.chunk", created: 1_700_000_000, model, choices: [], usage })
+      }
+      event("[DONE]")
+      entry.finished = true
+      res.end()
+    }
+    next()
+  })
 }
 
 const job = (name: string, i: number) => ({
@@ -51,6 +154,7 @@ export const startFakeProvider = (name: string, options: FakeProviderOptions = {
   const jobs = Array.from({ length: options.jobCount ?? 7 }, (_, i) => job(name, i))
   let connections = 0
   const requests: FakeProvider["requests"] = []
+  const completions: FakeProvider["completions"] = []
   const server: Server = createServer((req: IncomingMessage, res) => {
     const url = new URL(req.url ?? "/", "http://fake")
     requests.push({ url: req.url ?? "", host: req.headers.host, authorization: req.headers.authorization })
@@ -58,6 +162,8 @@ export const startFakeProvider = (name: string, options: FakeProviderOptions = {
       res.writeHead(status, { "content-type": "application/json", ...headers })
       res.end(typeof body === "string" ? body : JSON.stringify(body))
     }
+    if (req.method === "POST" && url.pathname === "/v1/chat/completions") return complete(req, res, true, completions)
+    if (req.method === "POST" && url.pathname === "/v1/completions") return complete(req, res, false, completions)
     if (url.pathname !== "/v1/fine_tuning/jobs") return send(404, { error: { message: "not found" } })
     switch (req.headers.authorization) {
       case "Bearer sk-good":
@@ -91,6 +197,7 @@ export const startFakeProvider = (name: string, options: FakeProviderOptions = {
         host: `${address}:${port}`,
         port,
         requests,
+        completions,
         connections: () => connections,
         close: () => new Promise((done) => server.close(() => done()))
       })

@@ -7,6 +7,7 @@ import {
   OrganisationRole,
   PasswordSignIn,
   SecondFactorSignIn,
+  SecondFactorState,
   Session,
   SetPassword,
   User,
@@ -57,7 +58,12 @@ export const MeBody = Schema.Struct({
   api_key_id: Schema.NullOr(Schema.String),
   session_id: Schema.optionalKey(Schema.String),
   /** For a session: the token its changes must carry in `x-csrf-token`. */
-  csrf_token: Schema.optionalKey(Schema.String)
+  csrf_token: Schema.optionalKey(Schema.String),
+  /**
+   * The person's second factor (`totp`: none, pending or active), whether their organisation requires one, and
+   * whether this session may only enrol one (`enrolment_only`); null for a key that stands for no person.
+   */
+  second_factor: Schema.NullOr(SecondFactorState)
 })
 
 export const SessionList = Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(SessionDetails) })
@@ -95,7 +101,9 @@ export class SessionsGroup extends v1Group(
     .add(
       HttpApiEndpoint.get("me", "/me", { success: MeBody, error: CommonErrors }).annotate(
         OpenApi.Description,
-        "Who is calling: a person signed in (with their workspaces and the session's CSRF token) or a key."
+        "Who is calling: a person signed in (with their workspaces and the session's CSRF token) or a key, and " +
+          "the person's second factor: second_factor.enrolment_only true means the session may only enrol one " +
+          "(/v1/me/second-factor) until it is confirmed."
       ),
       HttpApiEndpoint.get("list", "/sessions", { success: SessionList, error: CommonErrors }).annotate(
         OpenApi.Description,

@@ -92,6 +92,7 @@ export const layerSessionsHandlers = (options: SessionCookieOptions) => {
           role
         })),
         api_key_id: principal.keyId,
+        second_factor: who.secondFactor,
         ...(principal.session === undefined || token === undefined
           ? {}
           : { session_id: principal.session.id, csrf_token: sessions.csrfTokenOf(token) })

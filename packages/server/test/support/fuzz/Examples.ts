@@ -232,7 +232,12 @@ export const makeFixture = async (
     content: "{{q}}"
   }])
   const prompt = await create("/v1/prompts", { name: `Fuzz prompt ${tag}`, workspace_id, string: chat, model: "m" })
-  const doomedPrompt = await create("/v1/prompts", { name: `Fuzz doomed prompt ${tag}`, workspace_id, string: "x" })
+  const doomedPrompt = await create("/v1/prompts", {
+    name: `Fuzz doomed prompt ${tag}`,
+    workspace_id,
+    string: "x",
+    model: "m"
+  })
   const integration = (name: string) => ({
     name,
     url: "https://mcp.example.com/sse",
@@ -744,6 +749,13 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
   "mcpDirectory.latestVersion": (f) => ({
     params: { serverName: f.liveServerName },
     query: { include_deleted: "false" }
+  }),
+  // The local provider answers every call with a JSON 200, which passes through.
+  "promptCompletions.complete": (f) => ({
+    key: f.workspaceKey,
+    headers: { "x-service-virtual-key": f.virtualKeySlug },
+    params: { promptId: f.promptId },
+    body: { variables: { tone: "kind", q: "hi" }, temperature: 0.2, max_tokens: 10 }
   }),
   "fineTuning.listJobs": (f) => ({
     key: f.workspaceKey,

@@ -10,6 +10,7 @@ import {
   ChangeFeed,
   CollectionStore,
   ConfigStore,
+  Conflict,
   GatewayConfig,
   GENESIS_HASH,
   IdempotencyStore,
@@ -141,6 +142,26 @@ const make = Effect.sync(() => {
       users.replace(
         user.id,
         (u) => new User({ ...u, name: user.name, role: user.role, last_updated_at: user.last_updated_at })
+      ),
+    changeEmail: (id, email, at) =>
+      Effect.flatMap(
+        Effect.sync(() => users.get(id)),
+        Option.match({
+          onNone: () => Effect.succeed(false),
+          onSome: (u) =>
+            Effect.flatMap(
+              users.rekey(id, new User({ ...u, email: email.toLowerCase(), last_updated_at: at })),
+              (result) =>
+                typeof result === "string"
+                  ? Effect.fail(
+                    new Conflict({
+                      message: "A user with this email already exists in the organisation.",
+                      param: "email"
+                    })
+                  )
+                  : Effect.succeed(result)
+            )
+        })
       ),
     // Memberships go with the user, as the SQL store's cascade does.
     remove: (id) =>

@@ -886,7 +886,8 @@ const ensureWritable = Effect.gen(function*() {
   const state = rows[0]
   if (state?.recovery === true) {
     return yield* new MigrationRefused({
-      message: "The database is a replica (in recovery) and takes no writes: migrations need the primary. " +
+      message: "The database is a replica (in recovery), where every transaction is read-only: migrations need the " +
+        "primary. " +
         "Point DATABASE_URL at the primary (or add target_session_attrs=read-write to a multi-host URL)."
     })
   }

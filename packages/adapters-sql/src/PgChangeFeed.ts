@@ -39,6 +39,8 @@ const LAST_RETRY_MS = 2_000
 export interface ListenerOptions {
   readonly url: PgConnection.Config["url"]
   readonly startupParameters?: Readonly<Record<string, string>> | undefined
+  /** How the listening connection opens its socket: the host locator's, for a URL with several hosts (PgHosts.ts). */
+  readonly stream?: PgConnection.Config["stream"]
 }
 
 export const makePgChangeFeed = (options: ListenerOptions) =>
@@ -57,7 +59,8 @@ export const makePgChangeFeed = (options: ListenerOptions) =>
       const connection = yield* PgConnection.make({
         url: options.url,
         applicationName: "gateway-control change feed",
-        startupParameters: options.startupParameters
+        startupParameters: options.startupParameters,
+        stream: options.stream
       })
       const queue = yield* connection.listen(CHANGE_CHANNEL)
       yield* markListening

@@ -121,6 +121,13 @@ export const makeAccessStores = Effect.gen(function*() {
         sql`UPDATE users SET name = ${u.name}, role = ${u.role}, last_updated_at = ${u.last_updated_at}
             WHERE id = ${u.id} RETURNING id`
       ),
+    changeEmail: (id, email, at) =>
+      write(
+        Effect.map(
+          sql`UPDATE users SET email = ${email.toLowerCase()}, last_updated_at = ${at} WHERE id = ${id} RETURNING id`,
+          (rows) => rows.length > 0
+        )
+      ),
     // Memberships go by the foreign key's cascade; keys that acted as the user keep naming the id.
     remove: (id) => changed(sql`DELETE FROM users WHERE id = ${id} RETURNING id`)
   })

@@ -26,12 +26,14 @@ import {
   StoreTransaction,
   TrustPolicyStore
 } from "@gateway-control/domain"
-import { Context, Duration, Effect, Layer, Redacted } from "effect"
+import { Context, Data, Duration, Effect, Layer, Redacted, Result } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 import { openDeadlineSocket, tcpAddressOf } from "./internal/deadlineSocket.ts"
 import { migrate } from "./Migrations.ts"
 import { layerPgChangeFeed } from "./PgChangeFeed.ts"
+import { type HostLocator, makeHostLocator, needsLocator, parseDatabaseUrl } from "./PgHosts.ts"
 import * as PgliteClient from "./PgliteClient.ts"
+import { type ConnectionFacts, inspectConnections } from "./PgPoolers.ts"
 import { makeAccessStores } from "./SqlAccessStores.ts"
 import { makeApiKeyStore } from "./SqlApiKeyStore.ts"
 import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
@@ -111,7 +113,13 @@ export const layerFromClient = <E, R>(
 export const layerPglite = (options: PgliteClient.PgliteClientOptions) => layerFromClient(PgliteClient.layer(options))
 
 export interface PostgresOptions {
+  /** One host or several, as libpq reads them (`postgres://h1:5432,h2:5432/db?target_session_attrs=read-write`). */
   readonly url: Redacted.Redacted<string>
+  /**
+   * Where the change feed listens (`DATABASE_LISTEN_URL`): a direct connection to PostgreSQL when `url` leads to
+   * a pooler in transaction mode, where `LISTEN` hears nothing. Default: `url`.
+   */
+  readonly listenUrl?: Redacted.Redacted<string> | undefined
   readonly poolSize: number
   /**
    * How long one statement may take, in ms (PostgreSQL's `statement_timeout`, lock waits included); a server
@@ -130,33 +138,118 @@ export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
 /** How much longer than its own `statement_timeout` a server gets to answer before it is taken for hung. */
 export const DEADLINE_GRACE_MS = 1_000
 
-export const layerPostgresClient = (options: PostgresOptions) => {
-  const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
-  const address = statementTimeoutMs > 0 ? tcpAddressOf(Redacted.value(options.url)) : undefined
-  return PgClient.layer({
-    url: options.url,
-    maxConnections: options.poolSize,
-    applicationName: "gateway-control",
-    connectTimeout: Duration.millis(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS),
-    startupParameters: { statement_timeout: String(statementTimeoutMs), ...options.startupParameters },
-    stream: address === undefined
-      ? undefined
-      : () => openDeadlineSocket({ ...address, deadlineMs: statementTimeoutMs + DEADLINE_GRACE_MS })
-  })
+/** Where one URL's connections go: its driver URL, the locator of a multi-host URL, what sits behind it. */
+interface Route {
+  readonly url: Redacted.Redacted<string>
+  readonly locator: HostLocator | undefined
+  readonly facts: ConnectionFacts
 }
 
+/** A URL the gateway cannot use, or a pooler mode it cannot work with: refused at start, with the reason. */
+export class DatabaseRefused extends Data.TaggedError("DatabaseRefused")<{
+  readonly message: string
+  /** `DATABASE_URL` or `DATABASE_LISTEN_URL`. */
+  readonly setting: string
+}> {}
+
+/** The socket factory of connections with this statement timeout: the locator's, or the hung-server deadline's. */
+const streamOf = (route: Route, statementTimeoutMs: number) => {
+  const deadlineMs = statementTimeoutMs > 0 ? statementTimeoutMs + DEADLINE_GRACE_MS : undefined
+  if (route.locator !== undefined) return route.locator.socketFactory(deadlineMs)
+  const address = deadlineMs === undefined ? undefined : tcpAddressOf(Redacted.value(route.url))
+  return address === undefined ? undefined : () => openDeadlineSocket({ ...address, deadlineMs: deadlineMs! })
+}
+
+/** The startup parameters a connection sends: the statement timeout, unless the pooler refuses it. */
+const startupOf = (route: Route, options: PostgresOptions, statementTimeoutMs: number) =>
+  route.facts.startupRefused
+    ? {}
+    : { statement_timeout: String(statementTimeoutMs), ...options.startupParameters }
+
 /**
- * Migrations on a connection of their own, with no statement limit: a migration may rightly take longer than
- * any request's statement (an index on a large table), and may wait for another process's migration.
+ * Reads one URL, follows its hosts (PgHosts.ts) and inspects what it leads to (PgPoolers.ts); lives as long as
+ * the scope (the locator's monitor).
  */
-const layerMigratedOnPostgres = (options: PostgresOptions) =>
-  Layer.effectDiscard(
-    Effect.orDie(Effect.provide(migrate, layerPostgresClient({ ...options, poolSize: 1, statementTimeoutMs: 0 })))
+const routeOf = (options: PostgresOptions, url: Redacted.Redacted<string>, setting: string, forListen: boolean) =>
+  Effect.gen(function*() {
+    const target = parseDatabaseUrl(Redacted.value(url))
+    if (Result.isFailure(target)) {
+      return yield* new DatabaseRefused({ message: `${setting}: ${target.failure}.`, setting })
+    }
+    const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+    const locator = needsLocator(target.success)
+      ? yield* makeHostLocator({ target: target.success, connectTimeoutMs })
+      : undefined
+    const driverUrl = Redacted.make(target.success.driverUrl)
+    const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
+    const facts = yield* inspectConnections(
+      {
+        url: driverUrl,
+        applicationName: "gateway-control",
+        connectTimeout: Duration.millis(connectTimeoutMs),
+        startupParameters: { statement_timeout: String(statementTimeoutMs), ...options.startupParameters },
+        stream: locator?.socketFactory(undefined)
+      },
+      setting,
+      forListen
+    ).pipe(Effect.catchTag("PoolerRefused", (e) => Effect.fail(new DatabaseRefused({ message: e.message, setting }))))
+    if (facts.pooler && facts.startupRefused && facts.serverStatementTimeoutMs !== statementTimeoutMs) {
+      yield* Effect.logWarning(
+        `database: ${setting} leads to a pooler that refuses the statement timeout as a startup parameter; ` +
+          `the server's own is ${facts.serverStatementTimeoutMs} ms: set it on the role ` +
+          `(ALTER ROLE … SET statement_timeout = '${statementTimeoutMs}ms') or the pooler's query_timeout`
+      )
+    }
+    if (facts.pooler) {
+      yield* Effect.logInfo(`database: ${setting} leads to a connection pooler; statements run unprepared`)
+    }
+    return { url: driverUrl, locator, facts } satisfies Route
+  })
+
+const clientOf = (options: PostgresOptions, route: Route, poolSize: number, statementTimeoutMs: number) =>
+  PgClient.layer({
+    url: route.url,
+    maxConnections: poolSize,
+    applicationName: "gateway-control",
+    connectTimeout: Duration.millis(options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS),
+    startupParameters: startupOf(route, options, statementTimeoutMs),
+    // A pooler in transaction mode hands the next transaction to any server, where a named statement
+    // prepared on another does not exist.
+    prepare: !route.facts.pooler,
+    stream: streamOf(route, statementTimeoutMs)
+  })
+
+const statementTimeoutOf = (options: PostgresOptions) => options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
+
+/** The SQL client on PostgreSQL (one host, or the writable one of several), without the change feed. */
+export const layerPostgresClient = (options: PostgresOptions) =>
+  Layer.unwrap(
+    Effect.map(
+      routeOf(options, options.url, "DATABASE_URL", false),
+      (route) => clientOf(options, route, options.poolSize, statementTimeoutOf(options))
+    )
   )
 
-/** Every port on PostgreSQL, with the change feed that tells the other processes on it (PgChangeFeed.ts). */
+/**
+ * Every port on PostgreSQL, with the change feed that tells the other processes on it (PgChangeFeed.ts).
+ * Migrations run first on a connection of their own, with no statement limit: a migration may rightly take
+ * longer than any request's statement (an index on a large table), and may wait for another process's
+ * migration.
+ */
 export const layerPostgres = (options: PostgresOptions) =>
-  layerSqlWith(layerPgChangeFeed(options)).pipe(
-    Layer.provide(layerMigratedOnPostgres(options)),
-    Layer.provideMerge(layerPostgresClient(options))
-  )
+  Layer.unwrap(Effect.gen(function*() {
+    const listenUrl = options.listenUrl
+    const separate = listenUrl !== undefined && Redacted.value(listenUrl) !== Redacted.value(options.url)
+    const route = yield* routeOf(options, options.url, "DATABASE_URL", !separate)
+    const listenRoute = separate ? yield* routeOf(options, listenUrl, "DATABASE_LISTEN_URL", true) : route
+    const feed = layerPgChangeFeed({
+      url: listenRoute.url,
+      startupParameters: listenRoute.facts.startupRefused ? {} : options.startupParameters,
+      stream: streamOf(listenRoute, 0)
+    })
+    const migrated = Layer.effectDiscard(Effect.orDie(Effect.provide(migrate, clientOf(options, route, 1, 0))))
+    return layerSqlWith(feed).pipe(
+      Layer.provide(migrated),
+      Layer.provideMerge(clientOf(options, route, options.poolSize, statementTimeoutOf(options)))
+    )
+  }))

@@ -13,6 +13,7 @@ import {
 import { layerMcpConnections } from "@gateway-control/adapters-mcp"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { layerOpenIdClient } from "@gateway-control/adapters-oidc"
+import type { DatabaseRefused } from "@gateway-control/adapters-sql"
 import { layerConsole } from "@gateway-control/console"
 import {
   ApiKeys,
@@ -90,7 +91,7 @@ import { type ConnectorFactory, layerMcpFetch, layerProviderHttpClients } from "
 import { layerRateLimiter, layerRateLimiterInMemory } from "./RateLimits.ts"
 import { layerScimProtocol } from "./ScimProtocol.ts"
 import { layerSecretManagers } from "./SecretManagers.ts"
-import type { InvalidConfiguration } from "./Settings.ts"
+import { InvalidConfiguration } from "./Settings.ts"
 import { layerTotp } from "./Totp.ts"
 import { layerTracing, tracingConfigOf } from "./Tracing.ts"
 import { layerWorkloadTokens, type WorkloadTokenOptions } from "./WorkloadTokens.ts"
@@ -105,10 +106,22 @@ type SqlStoreConfig = Exclude<StoreConfig, { readonly kind: "memory" }>
 
 const postgresOptions = (store: Extract<StoreConfig, { readonly kind: "postgres" }>) => ({
   url: store.url,
+  listenUrl: store.listenUrl,
   poolSize: store.poolSize,
   statementTimeoutMs: store.statementTimeoutMs,
   connectTimeoutMs: store.connectTimeoutMs
 })
+
+/** A database URL the gateway cannot use, or a pooler mode it cannot work with: the operator's to fix, one line. */
+const refusedAsConfiguration = <A, R>(layer: Layer.Layer<A, SqlError | DatabaseRefused, R>) =>
+  Layer.catchTag(
+    layer,
+    "DatabaseRefused",
+    (refused: DatabaseRefused) =>
+      Layer.effectContext<A, InvalidConfiguration, never>(
+        Effect.fail(new InvalidConfiguration({ message: refused.message, setting: refused.setting }))
+      )
+  )
 
 /** The SQL client of a SQL store. */
 export const layerSqlClient = (store: SqlStoreConfig) =>
@@ -122,7 +135,7 @@ export const layerSqlClient = (store: SqlStoreConfig) =>
         return PgliteClient.layer({ dataDir: join(dataDir, "pglite") })
       }
       case "postgres":
-        return layerPostgresClient(postgresOptions(store))
+        return refusedAsConfiguration(layerPostgresClient(postgresOptions(store)))
     }
   }))
 
@@ -138,7 +151,7 @@ export const layerStore = (store: StoreConfig): Layer.Layer<StorePorts, SqlError
       return Layer.unwrap(Effect.map(loadSqlAdapters, (sql) => sql.layerFromClient(layerSqlClient(store))))
     case "postgres":
       return Layer.unwrap(
-        Effect.map(loadSqlAdapters, (sql) => sql.layerPostgres(postgresOptions(store)))
+        Effect.map(loadSqlAdapters, (sql) => refusedAsConfiguration(sql.layerPostgres(postgresOptions(store))))
       )
   }
 }

@@ -23,14 +23,19 @@ export type StoreConfig =
   | {
     readonly kind: "postgres"
     readonly url: Redacted.Redacted<string>
+    /** Where the change feed listens (`DATABASE_LISTEN_URL`); `url` when absent. */
+    readonly listenUrl?: Redacted.Redacted<string> | undefined
     readonly poolSize: number
     readonly statementTimeoutMs: number
     readonly connectTimeoutMs: number
   }
 
 /** Every setting as decoded, with the store settings resolved into one store. */
-export interface AppConfig
-  extends Omit<SettingValues, "store" | "url" | "poolSize" | "statementTimeoutMs" | "connectTimeoutMs">
+export interface AppConfig extends
+  Omit<
+    SettingValues,
+    "store" | "url" | "listenUrl" | "poolSize" | "statementTimeoutMs" | "connectTimeoutMs"
+  >
 {
   readonly store: StoreConfig
   /** Sign-in: the public URL and the operator's identity provider (`OIDC_*`), checked together. */
@@ -99,6 +104,7 @@ const resolveStore = (
         ? Result.succeed({
           kind,
           url: values.url.value,
+          listenUrl: Option.getOrUndefined(values.listenUrl),
           poolSize: values.poolSize,
           statementTimeoutMs: values.statementTimeoutMs,
           connectTimeoutMs: values.connectTimeoutMs
@@ -141,6 +147,7 @@ const decodeConfig = (source: ConfigSource): Result.Result<AppConfig, InvalidCon
           statementTimeoutMs: _statement,
           store: _kind,
           url: _url,
+          listenUrl: _listenUrl,
           ...rest
         } = values
         return { ...rest, store, signIn }

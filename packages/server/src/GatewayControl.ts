@@ -24,6 +24,11 @@ export type StoreOptions =
     readonly store?: "postgres" | undefined
     /** `postgres://user:password@host:5432/db` (`DATABASE_URL`). */
     readonly url: string | Redacted.Redacted<string>
+    /**
+     * Where the change feed listens (`DATABASE_LISTEN_URL`): PostgreSQL itself when `url` leads to a pooler in
+     * transaction mode. Default: `url`.
+     */
+    readonly listenUrl?: string | Redacted.Redacted<string> | undefined
     /** Connections this engine opens at most (`DATABASE_POOL_SIZE`, default 10, at least 1). */
     readonly poolSize?: number | undefined
     /**

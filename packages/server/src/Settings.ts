@@ -280,6 +280,13 @@ export const settings = {
     fromText: asIs,
     decode: secretUrl((url) => url.length > 0, "a PostgreSQL connection URL (postgres://user@host:5432/db)")
   }),
+  /** Where the change feed listens: PostgreSQL itself when `DATABASE_URL` leads to a transaction-mode pooler. */
+  listenUrl: setting<Option.Option<Redacted.Redacted<string>>>({
+    env: "DATABASE_LISTEN_URL",
+    defaultValue: Option.none(),
+    fromText: asIs,
+    decode: secretUrl((url) => url.length > 0, "a PostgreSQL connection URL (postgres://user@host:5432/db)")
+  }),
   poolSize: setting({ env: "DATABASE_POOL_SIZE", defaultValue: 10, fromText: numberText, decode: wholeNumber(1) }),
   /** PostgreSQL's `statement_timeout` for requests' statements, and the hung-server deadline (SqlStoreLayer.ts). */
   statementTimeoutMs: setting({

@@ -81,7 +81,10 @@ const PERIOD_MS = 30_000
  */
 class Authenticator {
   private last = Number.NEGATIVE_INFINITY
-  constructor(readonly totp: OTPAuth.TOTP) {}
+  readonly totp: OTPAuth.TOTP
+  constructor(totp: OTPAuth.TOTP) {
+    this.totp = totp
+  }
   async nextCode(): Promise<string> {
     for (;;) {
       const now = Date.now()

@@ -63,6 +63,12 @@ export class UserStore extends Context.Service<
     readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<User>, StoreError>
     /** Writes the user's name, role and last_updated_at; false when there was none. */
     readonly update: (user: User) => Effect.Effect<boolean, StoreError>
+    /**
+     * Gives the user another email (stored lower case) at `at`; false when there was no user, `Conflict` when
+     * another user of the organisation has it. Only the first start's owner link, accepted by single sign-on,
+     * changes an email (the owner account takes the one the provider vouches for); SCIM and the API refuse to.
+     */
+    readonly changeEmail: (id: string, email: string, at: string) => Effect.Effect<boolean, Conflict | StoreError>
     /** Deletes the user and their memberships; false when there was none. */
     readonly remove: (id: string) => Effect.Effect<boolean, StoreError>
   }

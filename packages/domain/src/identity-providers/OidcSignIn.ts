@@ -248,8 +248,15 @@ export class OidcSignIn extends Context.Service<
           })
         )
         if (!ownerLink || accepted.user.email === person.email) return accepted
-        const user = new User({ ...accepted.user, email: person.email, last_updated_at: yield* nowIso })
-        yield* users.update(user)
+        const now = yield* nowIso
+        // Checked above; another sign-in taking the email meanwhile is refused the same way.
+        yield* users.changeEmail(accepted.user.id, person.email, now).pipe(
+          Effect.catchTag(
+            "Conflict",
+            () => refused(`Another user of the organisation already has the email ${person.email}.`)
+          )
+        )
+        const user = new User({ ...accepted.user, email: person.email, last_updated_at: now })
         return { invite: accepted.invite, user }
       })
 

@@ -304,11 +304,21 @@ export class Invites extends Context.Service<
       })
 
       /** The account an owner link sets up, marked accepted: no user is made. */
-      const acceptAccount = Effect.fnUntraced(function*(invite: Invite, userId: string, tokenHash: string) {
-        const user = yield* requireRow(yield* users.get(userId), "invite", LINK)
+      const acceptAccount = Effect.fnUntraced(function*(
+        invite: Invite,
+        userId: string,
+        tokenHash: string,
+        givenName: string | null
+      ) {
+        const found = yield* requireRow(yield* users.get(userId), "invite", LINK)
         const now = yield* nowIso
-        const accepted = yield* rawStore.accept(invite.id, tokenHash, user.id, now)
+        const accepted = yield* rawStore.accept(invite.id, tokenHash, found.id, now)
         yield* requireRow(accepted ? Option.some(invite) : Option.none(), "invite", LINK)
+        // The account takes the name its person gives (on the invitation page, or from their identity provider).
+        const name = givenName?.trim() || null
+        if (name !== null) yield* checkName(name)
+        const user = name === null || name === found.name ? found : new User({ ...found, name, last_updated_at: now })
+        if (user !== found) yield* users.update(user)
         const acceptedInvite: AcceptedInvite = {
           invite: new Invite({
             ...invite,
@@ -323,7 +333,7 @@ export class Invites extends Context.Service<
       })
 
       const acceptChange = (invite: Invite, tokenHash: string, givenName: string | null) =>
-        invite.user_id !== null ? acceptAccount(invite, invite.user_id, tokenHash) : Effect.gen(function*() {
+        invite.user_id !== null ? acceptAccount(invite, invite.user_id, tokenHash, givenName) : Effect.gen(function*() {
           const name = givenName?.trim() || null
           if (name !== null) yield* checkName(name)
           const now = yield* nowIso

@@ -137,7 +137,7 @@ export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
     ])
   })
 
-  it("changes a user's role and removes a user with their memberships", async () => {
+  it("changes a user's role and email, and removes a user with their memberships", async () => {
     const org = await freshOrganisation()
     const w = workspace(org.id)
     const u = user(org.id)
@@ -158,6 +158,27 @@ export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
     expect(Option.getOrThrow(await run(Effect.flatMap(Effect.service(UserStore), (s) => s.get(u.id)))).role).toBe(
       "admin"
     )
+    // Another email: found by it (lower case), no longer by the old one; one another user has is a Conflict.
+    const other = user(org.id)
+    const moved = await run(Effect.gen(function*() {
+      const users = yield* UserStore
+      yield* users.insert(other)
+      const changed = yield* users.changeEmail(u.id, `Moved-${u.email}`, at())
+      const missing = yield* users.changeEmail(uid(), "nobody@example.test", at())
+      const taken = yield* Effect.flip(users.changeEmail(u.id, other.email, at()))
+      return {
+        changed,
+        missing,
+        taken: taken._tag,
+        byNew: yield* users.findByEmail(org.id, `moved-${u.email}`),
+        byOld: yield* users.findByEmail(org.id, u.email),
+        byOther: yield* users.findByEmail(org.id, other.email)
+      }
+    }))
+    expect([moved.changed, moved.missing, moved.taken]).toEqual([true, false, "Conflict"])
+    expect(Option.getOrThrow(moved.byNew)).toMatchObject({ id: u.id, email: `moved-${u.email}`, role: "admin" })
+    expect(Option.isNone(moved.byOld)).toBe(true)
+    expect(Option.getOrThrow(moved.byOther).id).toBe(other.id)
     const removed = await run(Effect.flatMap(Effect.service(UserStore), (s) => s.remove(u.id)))
     const again = await run(Effect.flatMap(Effect.service(UserStore), (s) => s.remove(u.id)))
     expect([removed, again]).toEqual([true, false])

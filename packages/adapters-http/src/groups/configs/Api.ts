@@ -14,6 +14,15 @@ export const ConfigVersionDetails = Schema.Struct({
   object: Schema.Literal("config")
 })
 
+/**
+ * A config as reads show it: ours, with the organisation also under the name Portkey's Node SDK declares for
+ * configs (`organization_id`; ours and the rest of Portkey's API spell it `organisation_id`).
+ */
+export const ConfigDetails = Schema.Struct({
+  ...GatewayConfig.fields,
+  organization_id: GatewayConfig.fields.organisation_id
+})
+
 export class ConfigsGroup extends v1Group(
   HttpApiGroup.make("configs")
     .add(
@@ -26,10 +35,10 @@ export class ConfigsGroup extends v1Group(
           object: Schema.Literal("config")
         })
       ),
-      listEndpoint("list", "/configs", GatewayConfig),
-      HttpApiEndpoint.get("get", "/configs/:id", byRef(ById, GatewayConfig)),
+      listEndpoint("list", "/configs", ConfigDetails),
+      HttpApiEndpoint.get("get", "/configs/:id", byRef(ById, ConfigDetails)),
       HttpApiEndpoint.put("update", "/configs/:id", {
-        ...byRef(ById, Schema.Struct({ ...GatewayConfig.fields, object: Schema.Literal("config") })),
+        ...byRef(ById, Schema.Struct({ ...ConfigDetails.fields, object: Schema.Literal("config") })),
         payload: UpdateConfig
       }),
       HttpApiEndpoint.delete("delete", "/configs/:id", byRef(ById, deletedOf("config"))),

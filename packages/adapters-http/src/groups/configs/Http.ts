@@ -5,6 +5,9 @@ import { GatewayApi } from "../../Api.ts"
 import { asCaller, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
+/** A config as reads show it (`ConfigDetails`). */
+const details = (config: GatewayConfig) => ({ ...config, organization_id: config.organisation_id })
+
 /** A version in Portkey's list item shape: the config's fields, the version's name and body. */
 const versionItem = (config: GatewayConfig, version: ConfigVersion) => ({
   id: config.id,
@@ -34,11 +37,15 @@ export const ConfigsHandlers = HttpApiBuilder.group(
           Effect.map((c) => ({ id: c.id, slug: c.slug, version_id: c.version_id, object: "config" as const }))
         ),
       list: ({ query }) =>
-        pageAsCaller(query, (principal, request) => configs.listConfigs(principal, query.workspace_id, request)),
-      get: ({ params, query }) => asCaller((principal) => configs.getConfig(principal, params.id, query.workspace_id)),
+        pageAsCaller(query, (principal, request) =>
+          configs.listConfigs(principal, query.workspace_id, request).pipe(
+            Effect.map((page) => ({ ...page, items: page.items.map(details) }))
+          )),
+      get: ({ params, query }) =>
+        asCaller((principal) => configs.getConfig(principal, params.id, query.workspace_id)).pipe(Effect.map(details)),
       update: ({ params, payload, query }) =>
         asCaller((principal) => configs.updateConfig(principal, params.id, payload, query.workspace_id)).pipe(
-          Effect.map((c) => ({ ...c, object: "config" as const }))
+          Effect.map((c) => ({ ...details(c), object: "config" as const }))
         ),
       delete: ({ params, query }) =>
         asCaller((principal) => configs.deleteConfig(principal, params.id, query.workspace_id)).pipe(

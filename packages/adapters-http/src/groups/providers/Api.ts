@@ -1,12 +1,17 @@
-import { CreateProvider, Provider, UpdateProvider, UsageLimits } from "@gateway-control/domain"
+import { CreateProvider, Description, Provider, RateLimit, UpdateProvider, UsageLimits } from "@gateway-control/domain"
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ById, byRef, createEndpoint, deletedOf, listEndpoint, v1Group } from "../Common.ts"
 
-/** A provider as Portkey's `Providers` schema describes it: `usage_limits` and `expires_at` absent when none. */
+/**
+ * A provider as Portkey's `Providers` schema and its Node SDK describe it: `usage_limits`, `rate_limits`, `note`
+ * and `expires_at` absent when none.
+ */
 export const ProviderAnswer = Schema.Struct({
-  ...Struct.omit(Provider.fields, ["usage_limits", "expires_at"]),
+  ...Struct.omit(Provider.fields, ["usage_limits", "rate_limits", "note", "expires_at"]),
   usage_limits: Schema.optionalKey(UsageLimits),
+  rate_limits: Schema.optionalKey(Schema.Array(RateLimit)),
+  note: Schema.optionalKey(Description),
   expires_at: Schema.optionalKey(Schema.String),
   object: Schema.Literal("provider")
 })

@@ -5,12 +5,17 @@ import { GatewayApi } from "../../Api.ts"
 import { asCaller, pageAsCaller } from "../../internal/caller.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 
-/** A provider in Portkey's shape: usage limits and expiry left out when none. */
+/**
+ * A provider in Portkey's shape: usage limits, rate limits, note and expiry left out when none (Portkey's Node SDK
+ * declares them optional and not null; its document allows both).
+ */
 const answer = (provider: Provider) => {
-  const { expires_at, usage_limits, ...rest } = provider
+  const { expires_at, note, rate_limits, usage_limits, ...rest } = provider
   return {
     ...rest,
     ...(usage_limits === null ? {} : { usage_limits }),
+    ...(rate_limits === null ? {} : { rate_limits }),
+    ...(note === null ? {} : { note }),
     ...(expires_at === null ? {} : { expires_at }),
     object: "provider" as const
   }

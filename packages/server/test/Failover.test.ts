@@ -1,0 +1,170 @@
+/**
+ * A primary that fails, behind a multi-host `DATABASE_URL`: two PostgreSQL 15 servers on loopback (Debian's
+ * binaries), the standby streaming synchronously from the primary, and two `serve` processes on
+ * `postgres://…@127.0.0.1:<primary>,127.0.0.1:<standby>/gateway?target_session_attrs=read-write` under a bounded
+ * mixed load. The primary is killed (`pg_ctl stop -m immediate`) and the standby promoted (`pg_ctl promote`);
+ * with no restart of the gateway:
+ * - writes succeed again within 15 s of the kill;
+ * - every answer in the gap (and any other non-2xx) is 503 `store_unavailable` in the envelope with retry-after;
+ * - every write answered 2xx is in the new primary (synchronous replication loses none);
+ * - both processes' change feeds listen on the new primary: a key revoked through one is refused by the other
+ *   within 1 s;
+ * - `audit verify` passes on the new primary.
+ * Before the failover, migrating against the standby alone stops with the read-only cause.
+ *
+ * Without the binaries the suite is skipped with one loud line, or fails when `REQUIRE_PG_CLUSTER=1`
+ * (`.ci/run`, where they are part of the machine).
+ */
+import { execFile } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { promisify } from "node:util"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Answer, startLoad, workspaceNames } from "./support/MixedLoad.ts"
+import { availableOrSkip, PG_BIN, type ReplicatedPair, startReplicatedPair } from "./support/PgCluster.ts"
+import { cli as cliArgs, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
+import { call, json, within } from "./support/TwoProcesses.ts"
+
+const exec = promisify(execFile)
+
+const available = availableOrSkip(
+  "failover tests (two PostgreSQL 15 servers)",
+  [`${PG_BIN}/initdb`, `${PG_BIN}/pg_ctl`, `${PG_BIN}/pg_basebackup`],
+  "REQUIRE_PG_CLUSTER"
+)
+
+/** Runs the CLI; a non-zero exit is returned, not thrown. */
+const cli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  exec(process.execPath, [...cliArgs, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error
+  )
+
+describe.runIf(available)("failover behind a multi-host DATABASE_URL", () => {
+  let pair: ReplicatedPair
+  let a: ServerProcess
+  let b: ServerProcess
+  let env: Record<string, string>
+  let admin: string
+  let workspaceId: string
+
+  beforeAll(async () => {
+    pair = await startReplicatedPair("gateway")
+    env = {
+      GATEWAY_STORE: "postgres",
+      DATABASE_URL: pair.multiHostUrl("gateway"),
+      GATEWAY_MASTER_KEY: randomBytes(32).toString("base64"),
+      DATABASE_STATEMENT_TIMEOUT_MS: "3000",
+      DATABASE_CONNECT_TIMEOUT_MS: "2000",
+      LOG_LEVEL: "info"
+    }
+    a = await startServerProcess(env)
+    b = await startServerProcess(env)
+    admin = a.adminKey!
+    const listed = await json<{ data: Array<{ id: string }> }>(await call(a, admin, "GET", "/v1/workspaces"), 200)
+    workspaceId = listed.data[0]!.id
+  }, 120_000)
+
+  afterAll(async () => {
+    a?.child.kill("SIGKILL")
+    b?.child.kill("SIGKILL")
+    await pair?.close()
+  })
+
+  it("migrating against the standby alone stops naming the read-only cause", async () => {
+    const migrated = await cli(["migrate"], { ...env, DATABASE_URL: pair.standby.url("gateway") })
+    expect(migrated.code).not.toBe(0)
+    const said = `${migrated.stdout}${migrated.stderr}`
+    expect(said).toMatch(/replica \(in recovery\), where every transaction is read-only/)
+    expect(said).not.toMatch(/current transaction is aborted/)
+  }, 60_000)
+
+  it(
+    "rides out the primary's death: 503 in the gap, writes back within 15 s, none lost, feed and audit intact",
+    async () => {
+      const prompt = await json<{ id: string }>(
+        await call(a, admin, "POST", "/v1/prompts", {
+          name: "failover",
+          workspace_id: workspaceId,
+          string: "Hello {{who}}",
+          model: "m"
+        }),
+        201
+      )
+      // When the primary was killed, and when the first create after it answered 201.
+      const times: { killed?: number; recovered?: number } = {}
+      const load = startLoad({
+        processes: [a, b],
+        key: admin,
+        promptId: prompt.id,
+        operations: ["create", "read", "create", "render"],
+        workers: 4,
+        maxRequests: 4_000,
+        // Bounded: a few seconds once writes are back, and 40 s at most after the kill.
+        stop: () =>
+          (times.recovered !== undefined && Date.now() - times.recovered > 2_000) ||
+          (times.killed !== undefined && Date.now() - times.killed > 40_000)
+      })
+      const createdOk = (answer: Answer) => answer.operation === "create" && answer.status === 201
+      await within(20_000, async () => load.answers.filter(createdOk).length >= 20)
+
+      const feedsBefore = [a.stderr(), b.stderr()].map((s) => s.split("change feed: listening again").length)
+      await pair.primary.kill()
+      const killedAt = Date.now()
+      times.killed = killedAt
+      // The standby is promoted a moment later, as an operator's or Patroni's failover would.
+      await new Promise((resolve) => setTimeout(resolve, 1_000))
+      await pair.standby.promote()
+      await within(30_000, async () => {
+        const back = load.answers.find((answer) => createdOk(answer) && answer.at > killedAt + 1_000)
+        if (back !== undefined) times.recovered = back.at
+        return back !== undefined
+      })
+      await load.done
+
+      const recoveredAt = times.recovered!
+      const tookMs = recoveredAt - killedAt
+      console.info(`failover: writes back ${tookMs} ms after the kill, ${load.answers.length} requests`)
+      expect(tookMs).toBeLessThan(15_000)
+      const failed = load.answers.filter((answer) => answer.status < 200 || answer.status >= 300)
+      const gap = failed.filter((answer) => answer.at >= killedAt && answer.at <= recoveredAt)
+      expect(gap.length).toBeGreaterThan(0)
+      for (const answer of failed) {
+        expect({ status: answer.status, code: answer.code, retryAfter: answer.retryAfter !== null }).toEqual({
+          status: 503,
+          code: "store_unavailable",
+          retryAfter: true
+        })
+      }
+
+      const present = await workspaceNames(a, admin)
+      const acknowledged = load.answers.flatMap((answer) => (answer.created === undefined ? [] : [answer.created]))
+      expect(acknowledged.filter((name) => !present.has(name))).toEqual([])
+
+      // Both feeds listen on the new primary again (each logs it), then a revocation crosses within 1 s.
+      await within(
+        15_000,
+        async () =>
+          [a.stderr(), b.stderr()].every((s, i) => s.split("change feed: listening again").length > feedsBefore[i]!)
+      )
+      const created = await json<{ id: string; key: string }>(
+        await call(a, admin, "POST", "/v1/api-keys/workspace/service", {
+          name: "after failover",
+          scopes: ["workspaces.list"],
+          workspace_id: workspaceId
+        }),
+        201
+      )
+      expect((await call(b, created.key, "GET", "/v1/workspaces")).status).toBe(200)
+      expect((await call(a, admin, "DELETE", `/v1/api-keys/${created.id}`)).status).toBe(200)
+      const revokedMs = await within(
+        1_000,
+        async () => (await call(b, created.key, "GET", "/v1/workspaces")).status === 401
+      )
+      console.info(`failover: revocation crossed processes in ${Math.round(revokedMs)} ms on the new primary`)
+
+      const verified = await cli(["audit", "verify"], env)
+      expect(verified.stdout, verified.stderr).toMatch(/^ok: \d+ audit records in \d+ chains?, all intact/)
+    },
+    120_000
+  )
+})

@@ -47,6 +47,9 @@ export const useSession = (
   if (unauthenticated !== undefined) onUnauthenticated = unauthenticated
 }
 
+/** The code of the error a call fails with when the server cannot be reached (no answer at all). */
+export const NETWORK_ERROR = "network_error"
+
 const SAFE_METHODS = new Set(["GET", "HEAD"])
 
 export type Query = Readonly<Record<string, string | number | boolean | null | undefined>>
@@ -110,6 +113,9 @@ const call = async (method: string, path: string, body: unknown, query: Query | 
     body: body === undefined ? undefined : JSON.stringify(body),
     credentials,
     cache: "no-store"
+  }).catch(() => {
+    // fetch fails only when no answer came (offline, server down, connection cut): said plainly, to retry.
+    throw new ApiError(0, NETWORK_ERROR, "The server could not be reached. Check the connection and retry.", null)
   })
   const text = await response.text()
   if (!response.ok) throw refusalOf(response.status, text)

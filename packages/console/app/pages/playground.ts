@@ -231,7 +231,8 @@ const Snippets = (
     `  -H ${shellQuoted(`x-portkey-provider: ${provider}`)} \\`,
     `  -d ${shellQuoted(JSON.stringify({ ...props.body, stream: true }))}`
   ].join("\n")
-  const portkey = `import Portkey from "portkey-ai"
+  // The packages' names are quoted in the text only, so no tool takes these for the page's own imports.
+  const portkey = `import Portkey from ${JSON.stringify("portkey-ai")}
 
 const portkey = new Portkey({
   apiKey: process.env.GATEWAY_API_KEY,
@@ -243,7 +244,7 @@ const completion = await portkey.prompts.completions.create(${
     JSON.stringify({ promptId: props.ref, ...props.body }, null, 2)
   })
 console.log(completion)`
-  const openai = `import OpenAI from "openai"
+  const openai = `import OpenAI from ${JSON.stringify("openai")}
 
 // Render the prompt with the gateway, then send the rendered request with OpenAI's SDK.
 const rendered = await fetch(${JSON.stringify(`${base}/prompts/${props.ref}/render`)}, {

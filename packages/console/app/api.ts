@@ -11,6 +11,7 @@ export * from "./api/apiKeys.ts"
 export * from "./api/client.ts"
 export type * from "./api/contract.ts"
 export * from "./api/identityProviders.ts"
+export * from "./api/promptCompletions.ts"
 export * from "./api/scimTokens.ts"
 export * from "./api/secondFactor.ts"
 export * from "./api/sessions.ts"
@@ -151,6 +152,25 @@ export const partialVersions = async (id: string) => {
   ])
   return { partial, versions: newestFirst(versions.data) }
 }
+
+/** A partial by slug as a prompt of `workspaceId` renders it: its published template, or version `version`'s. */
+export const partialTemplate = async (slug: string, workspaceId: string, version: number | undefined) => {
+  const partial = await get<"prompts", "getPartial">(`/prompts/partials/${segment(slug)}`, {
+    workspace_id: workspaceId
+  })
+  // An archived partial renders as a missing one.
+  if (partial.status === "archived") return undefined
+  if (version === undefined) return partial.string
+  const versions = await get<"prompts", "listPartialVersions">(`/prompts/partials/${segment(partial.id)}/versions`)
+  return versions.data.find((v) => v.version === version)?.string
+}
+
+// ---- providers (a workspace's handles on integrations) ----
+
+export type WorkspaceProvider = Item<Answer<"providers", "list">>
+
+export const listWorkspaceProviders = (workspaceId: string | undefined, paging: Paging) =>
+  get<"providers", "list">("/providers", { workspace_id: workspaceId, ...paging })
 
 // ---- MCP registry ----
 

@@ -169,7 +169,7 @@ export const checkList = (
 }
 
 /**
- * The body of `POST /fine_tuning/jobs`: OpenAI's `CreateFineTuningJobRequest`, with the provider options of
+ * The body of a fine-tuning job's creation: OpenAI's `CreateFineTuningJobRequest`, with the provider options of
  * Portkey's `BedrockFinetuneJob` (`job_name`, `role_arn`, `output_file`, `provider_options`). Other fields are
  * refused by name, so that a misspelt hyperparameter is not silently dropped by the provider.
  */
@@ -212,7 +212,7 @@ export const checkCreateJob = (body: unknown): CreateFineTuningJob | InvalidRequ
   if (!isObject(body)) return InvalidRequest.of("The body must be a JSON object.")
   if ((body as Record<string, unknown>).portkey_options !== undefined) {
     return InvalidRequest.of(
-      "portkey_options is not taken: choose the provider with the x-service-… headers (or x-portkey-…).",
+      "portkey_options is not taken: the provider is chosen by the request's provider selection, as for every provider call.",
       "portkey_options"
     )
   }

@@ -59,7 +59,7 @@ export class SecondFactorStatus extends Schema.Class<SecondFactorStatus>("Second
 }) {}
 
 /**
- * A caller's second factor as `GET /v1/me` tells it: the factor's state and whether the organisation requires one
+ * A caller's second factor as their own profile tells it: the factor's state and whether the organisation requires one
  * (as `SecondFactorStatus` says them), and whether the session may do nothing but enrol one.
  */
 export const SecondFactorState = Schema.Struct({

@@ -10,6 +10,7 @@ import { html } from "../html.ts"
 import { navigate } from "../router.ts"
 import { acceptInviteWithPassword } from "../session.ts"
 import { useLoad } from "../ui/common.ts"
+import { enterMovesOn, fixing } from "../ui/formKeys.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
 const tokenOfLink = () => decodeURIComponent(location.hash.replace(/^#/, ""))
@@ -25,10 +26,13 @@ const PasswordForm = ({ token }: { readonly token: string }) => {
   }
   return html`<${FormFrame} form=${form} onSubmit=${submit} label="Accept with a password">
     <${FormAlert} form=${form} fields=${["name", "password", "token"]} />
-    <${TextField} form=${form} name="name" label="Your name (optional)" value=${name} onInput=${setName}
-      autocomplete="name" />
-    <${TextField} form=${form} name="password" label="Choose a password" type="password" value=${password}
-      onInput=${setPassword} autocomplete="new-password" required=${true} />
+    <div onKeyDown=${enterMovesOn}>
+      <${TextField} form=${form} name="name" label="Your name (optional)" value=${name}
+        onInput=${fixing(form, "name", setName)} autocomplete="name" />
+      <${TextField} form=${form} name="password" label="Choose a password" type="password" value=${password}
+        onInput=${fixing(form, "password", setPassword)} autocomplete="new-password" required=${true}
+        hint="12 characters or more." />
+    </div>
     <${SubmitButton} form=${form} label="Accept and sign in" />
   <//>`
 }

@@ -19,6 +19,7 @@ import { html } from "../html.ts"
 import { navigate } from "../router.ts"
 import { enrolmentOnly, reloadPersonSession } from "../session.ts"
 import { CopyButton, LoadState, PageHeader, useLoad } from "../ui/common.ts"
+import { fixing } from "../ui/formKeys.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
 const STATES: Readonly<Record<SecondFactorDetails["totp"], string>> = {
@@ -62,12 +63,9 @@ const CodeField = (
     readonly setCode: (code: string) => void
   }
 ) =>
-  html`<${TextField} form=${form} name="code" label="Code from the app" value=${code} onInput=${(value: string) => {
-    setCode(value)
-    // A fixed code clears its error at once.
-    if (codeError(digitsOf(value)) === undefined && form.errors.value.code !== undefined) form.report(undefined)
-  }}
-    autocomplete="one-time-code" inputmode="numeric" required=${true} hint="6 digits; a new one every 30 seconds." />`
+  html`<${TextField} form=${form} name="code" label="Code from the app" value=${code}
+    onInput=${fixing(form, "code", setCode)} autocomplete="one-time-code" inputmode="numeric" required=${true}
+    hint="6 digits; a new one every 30 seconds." />`
 
 /** Setting up: the secret shown this once, and the code that confirms it. */
 const Enrol = (

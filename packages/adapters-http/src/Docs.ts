@@ -36,7 +36,7 @@ const prepare = (response: HttpServerResponse.HttpServerResponse): Prepared | un
 /** The page as Scalar makes it for the contract: its router, built for this one request and dropped. */
 const makePage = Effect.scoped(
   Effect.flatMap(
-    HttpRouter.toHttpEffect(HttpApiScalar.layer(GatewayApi, { path: "/docs" })),
+    HttpRouter.toHttpEffect(HttpApiScalar.layer(GatewayApi, { path: "/docs", scalar: { withDefaultFonts: false } })),
     (scalar) => Effect.orDie(scalar)
   )
 )

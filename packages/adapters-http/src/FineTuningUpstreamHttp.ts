@@ -1,6 +1,7 @@
 /**
- * `FineTuningUpstream` over Effect's `HttpClient`: `GET {base}/fine_tuning/jobs` with the provider key as
- * a bearer token, under a timeout, without following redirects. The key never appears in errors.
+ * `FineTuningUpstream` over Effect's `HttpClient`: a call of the provider's API (`{base}/fine_tuning/jobs…`) with
+ * the provider key as a bearer token, under a timeout, without following redirects. The key never appears in
+ * errors.
  */
 import { FineTuningUpstream, UpstreamTimedOut, UpstreamUnreachable } from "@gateway-control/domain"
 import { Context, Effect, Layer, Redacted, type Scope } from "effect"
@@ -37,13 +38,14 @@ export const layerFineTuningUpstream: Layer.Layer<FineTuningUpstream, never, Pro
   Effect.gen(function*() {
     const clients = yield* ProviderHttpClients
     return FineTuningUpstream.of({
-      listJobs: (target, query) => {
-        const url = new URL(`${target.baseUrl.replace(/\/+$/, "")}/fine_tuning/jobs`)
-        url.searchParams.set("limit", String(query.limit))
-        if (query.after !== undefined) url.searchParams.set("after", query.after)
-        const request = HttpClientRequest.get(url).pipe(
+      send: (target, call) => {
+        const url = new URL(`${target.baseUrl.replace(/\/+$/, "")}${call.path}`)
+        for (const [name, value] of call.query) url.searchParams.set(name, value)
+        const base = call.method === "GET" ? HttpClientRequest.get(url) : HttpClientRequest.post(url)
+        const request = base.pipe(
           HttpClientRequest.bearerToken(Redacted.value(target.apiKey)),
-          HttpClientRequest.acceptJson
+          HttpClientRequest.acceptJson,
+          call.body === undefined ? (r) => r : HttpClientRequest.bodyText(JSON.stringify(call.body), "application/json")
         )
         return clients.clientFor(target.pinnedAddresses).pipe(
           Effect.flatMap((client) => client.execute(request)),
@@ -64,7 +66,9 @@ export const layerFineTuningUpstream: Layer.Layer<FineTuningUpstream, never, Pro
             duration: target.timeoutMs,
             orElse: () => Effect.fail(new UpstreamTimedOut({ timeoutMs: target.timeoutMs }))
           }),
-          Effect.withSpan("FineTuningUpstream.listJobs", { attributes: { "server.address": url.host } })
+          Effect.withSpan("FineTuningUpstream.send", {
+            attributes: { "server.address": url.host, "http.request.method": call.method }
+          })
         )
       }
     })

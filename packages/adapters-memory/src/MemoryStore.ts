@@ -50,8 +50,6 @@ import {
   usableBy,
   User,
   UserStore,
-  type VirtualKey,
-  VirtualKeyStore,
   Workspace,
   type WorkspaceHoldings,
   WorkspaceMember,
@@ -401,7 +399,8 @@ const make = Effect.sync(() => {
       }))
   })
 
-  const virtualKeys = new Table<StoredSecret<VirtualKey>>(state, (k) => [`${k.record.workspace_id}/${k.record.slug}`])
+  const aiIntegrations = makeIntegrationStore(state)
+  const aiProviders = makeProviderStore(state)
   const configs = new Table<StoredSecret<GatewayConfig>>(state, (c) => [`${c.record.workspace_id}/${c.record.slug}`])
   /** What the workspace holds, by kind, counted over every table that names it. */
   const holdingsOf = (id: string): WorkspaceHoldings => {
@@ -410,7 +409,8 @@ const make = Effect.sync(() => {
       api_keys: apiKeyStore.activeIn(id),
       prompts: count(prompts.resources.rows, (p) => p.workspace_id === id),
       prompt_partials: count(partials.resources.rows, (p) => p.workspace_id === id),
-      virtual_keys: count(virtualKeys.rows, (k) => k.record.workspace_id === id),
+      providers: aiProviders.inWorkspace(id),
+      integrations: aiIntegrations.inWorkspace(id),
       configs: count(configs.rows, (c) => c.record.workspace_id === id),
       mcp_integrations: count(integrations.rows, (i) => i.workspace_id === id && i.status !== "archived"),
       mcp_servers: count(servers.rows, (server) => server.workspace_id === id)
@@ -452,7 +452,6 @@ const make = Effect.sync(() => {
       }),
     delete: (id: string) => table.delete(id)
   })
-  const virtualKeyStore = VirtualKeyStore.of(secretsIn(virtualKeys, "virtual key"))
   const configVersions = new Table<ConfigVersion>(state, (v) => [`${v.config_id}@${v.version}`])
   const configStore = ConfigStore.of({
     ...secretsIn(configs, "config"),
@@ -536,7 +535,6 @@ const make = Effect.sync(() => {
     Context.add(ApiKeyStore, apiKeyStore),
     Context.add(AuditLogStore, auditLogStore),
     Context.add(PromptStore, promptStore),
-    Context.add(VirtualKeyStore, virtualKeyStore),
     Context.add(ConfigStore, configStore),
     Context.add(McpIntegrationStore, integrationStore),
     Context.add(McpServerStore, serverStore),
@@ -560,8 +558,8 @@ const make = Effect.sync(() => {
     Context.add(SecretReferenceStore, makeSecretReferenceStore(state)),
     Context.add(InviteStore, makeInviteStore(state)),
     Context.add(LocalAccountStore, makeLocalAccountStore(state, users)),
-    Context.add(IntegrationStore, makeIntegrationStore(state)),
-    Context.add(ProviderStore, makeProviderStore(state))
+    Context.add(IntegrationStore, aiIntegrations.store),
+    Context.add(ProviderStore, aiProviders.store)
   )
 })
 

@@ -859,6 +859,40 @@ export const migrationScripts = {
       expires_at timestamptz NOT NULL
     );
     CREATE INDEX sign_in_challenges_expiry ON sign_in_challenges (expires_at)
+  `,
+  // Virtual keys become a view (issue 29): each becomes a workspace-level integration holding its provider key
+  // (the same ciphertext) and custom host, and the workspace's provider on it, both with the key's id; the
+  // provider keeps the slug, name, note and usage limits. The integration takes the slug too where it is free in
+  // the organisation, else the slug and the id's first 8 characters. A key whose provider no integration takes
+  // stops the migration, named, rather than be lost. Workspaces' holdings count providers and integrations.
+  "0120_virtual_keys_as_providers": `
+    DO $$ DECLARE unknown text; BEGIN
+      SELECT string_agg(DISTINCT provider, ', ') INTO unknown FROM virtual_keys
+        WHERE provider NOT IN ('openai', 'together-ai', 'fireworks-ai'); IF unknown IS NOT NULL THEN
+        RAISE EXCEPTION 'Virtual keys of providers no integration takes (%) cannot become integrations: '
+          'delete or change them with the previous release first.', unknown; END IF; END $$;
+    INSERT INTO integrations (id, organisation_id, workspace_id, name, slug, ai_provider_id, description, status,
+      masked_key, configurations, encrypted_secrets, secret_mappings, global_workspace_access_settings, workspaces,
+      allow_all_models, models, created_at, last_updated_at)
+    SELECT v.id, v.organisation_id, v.workspace_id, v.name,
+      CASE WHEN v.rank = 1 AND NOT EXISTS (
+        SELECT 1 FROM integrations i WHERE i.organisation_id = v.organisation_id AND i.slug = v.slug
+      ) THEN v.slug ELSE left(v.slug, 55) || '-' || left(v.id, 8) END,
+      v.provider, NULL, 'active', v.masked_key,
+      CASE WHEN v.custom_host IS NULL THEN '{}'::jsonb ELSE jsonb_build_object('custom_host', v.custom_host) END,
+      jsonb_build_object('key', v.encrypted_key), '[]'::jsonb, NULL, '[]'::jsonb, true, '[]'::jsonb, v.created_at,
+      v.last_updated_at
+    FROM (
+      SELECT *, row_number() OVER (PARTITION BY organisation_id, slug ORDER BY created_at, id) AS rank
+      FROM virtual_keys
+    ) v;
+    INSERT INTO providers (id, organisation_id, workspace_id, integration_id, name, slug, note, status, usage_limits,
+      rate_limits, expires_at, models, created_at, last_updated_at)
+    SELECT id, organisation_id, workspace_id, id, name, slug, note, 'active',
+      CASE WHEN jsonb_typeof(usage_limits) = 'object' THEN usage_limits END, NULL, NULL, NULL, created_at,
+      last_updated_at
+    FROM virtual_keys;
+    DROP TABLE virtual_keys
   `
 }
 

@@ -66,7 +66,8 @@ export const makeAccessStores = Effect.gen(function*() {
     api_keys: Int,
     prompts: Int,
     prompt_partials: Int,
-    virtual_keys: Int,
+    providers: Int,
+    integrations: Int,
     configs: Int,
     mcp_integrations: Int,
     mcp_servers: Int
@@ -77,7 +78,8 @@ export const makeAccessStores = Effect.gen(function*() {
             (SELECT count(*) FROM api_keys WHERE workspace_id = ${id} AND status = 'active') AS api_keys,
             (SELECT count(*) FROM prompts WHERE workspace_id = ${id}) AS prompts,
             (SELECT count(*) FROM prompt_partials WHERE workspace_id = ${id}) AS prompt_partials,
-            (SELECT count(*) FROM virtual_keys WHERE workspace_id = ${id}) AS virtual_keys,
+            (SELECT count(*) FROM providers WHERE workspace_id = ${id}) AS providers,
+            (SELECT count(*) FROM integrations WHERE workspace_id = ${id}) AS integrations,
             (SELECT count(*) FROM configs WHERE workspace_id = ${id}) AS configs,
             (SELECT count(*) FROM mcp_integrations WHERE workspace_id = ${id} AND status <> 'archived')
               AS mcp_integrations,

@@ -1,16 +1,8 @@
 /**
- * Virtual keys and configs on `effect/sql`. Provider keys arrive encrypted and leave encrypted: the store
- * never sees a plaintext key.
+ * Configs on `effect/sql`. Provider keys arrive encrypted and leave encrypted: the store never sees a plaintext
+ * key.
  */
-import {
-  ConfigStore,
-  ConfigVersion,
-  GatewayConfig,
-  type PageRequest,
-  type StoredSecret,
-  VirtualKey,
-  VirtualKeyStore
-} from "@gateway-control/domain"
+import { ConfigStore, ConfigVersion, GatewayConfig, type PageRequest, type StoredSecret } from "@gateway-control/domain"
 import { Context, Effect, Schema, SchemaGetter } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { SqlError } from "effect/sql/SqlError"
@@ -23,21 +15,7 @@ const EncryptedKey = Schema.NullOr(Schema.String)
 /** 0 or 1, whatever integer form the driver hands it in. */
 const IsDefault = Int.pipe(Schema.decodeTo(GatewayConfig.fields.is_default))
 
-/** Usage limits as a jsonb parameter: SQL NULL for none. */
-const usageLimitsOf = (limits: object | null) => (limits === null ? null : toJson(limits))
-
-/** A virtual key's row, as the port's `StoredSecret`: the record, and its key as stored (encrypted). */
-const VirtualKeyRow = Schema.Struct({
-  ...VirtualKey.mapFields((f) => ({ ...f, ...timestamps, usage_limits: Jsonb(f.usage_limits) })).fields,
-  encrypted_key: EncryptedKey
-}).pipe(
-  Schema.decodeTo(Schema.Struct({ record: VirtualKey, encryptedKey: EncryptedKey }), {
-    decode: SchemaGetter.transform(({ encrypted_key, ...record }) => ({ record, encryptedKey: encrypted_key })),
-    encode: SchemaGetter.transform(({ encryptedKey, record }) => ({ ...record, encrypted_key: encryptedKey }))
-  })
-)
-
-/** A config's row, likewise: its API key, when it has one, as stored (encrypted). */
+/** A config's row, as the port's `StoredSecret`: the record, and its API key, when it has one, as stored (encrypted). */
 const ConfigRow = Schema.Struct({
   ...GatewayConfig.mapFields((f) => ({ ...f, ...timestamps, config: Jsonb(f.config), is_default: IsDefault })).fields,
   encrypted_api_key: EncryptedKey
@@ -77,23 +55,6 @@ export const makeCredentialStores = Effect.gen(function*() {
     }
   }
 
-  const virtualKeys = VirtualKeyStore.of({
-    ...queriesOf("virtual_keys", VirtualKeyRow),
-    insert: ({ encryptedKey, record: k }) =>
-      write(sql`INSERT INTO virtual_keys (id, organisation_id, workspace_id, name, slug, provider, masked_key,
-                  encrypted_key, custom_host, note, usage_limits, created_at, last_updated_at)
-                VALUES (${k.id}, ${k.organisation_id}, ${k.workspace_id}, ${k.name}, ${k.slug}, ${k.provider},
-                  ${k.masked_key}, ${encryptedKey}, ${k.custom_host}, ${k.note}, ${
-        usageLimitsOf(k.usage_limits)
-      }::jsonb,
-                  ${k.created_at}, ${k.last_updated_at})`),
-    update: ({ encryptedKey, record: k }) =>
-      updated(sql`UPDATE virtual_keys SET name = ${k.name}, masked_key = ${k.masked_key},
-                    encrypted_key = ${encryptedKey}, custom_host = ${k.custom_host}, note = ${k.note},
-                    usage_limits = ${usageLimitsOf(k.usage_limits)}::jsonb, last_updated_at = ${k.last_updated_at}
-                  WHERE id = ${k.id} RETURNING id`)
-  })
-
   const configVersions = SqlSchema.findAll({
     Request: Schema.String,
     Result: ConfigVersionRow,
@@ -122,5 +83,5 @@ export const makeCredentialStores = Effect.gen(function*() {
       read(Effect.asVoid(sql`UPDATE configs SET is_default = 0 WHERE workspace_id = ${workspaceId} AND is_default = 1`))
   })
 
-  return Context.make(VirtualKeyStore, virtualKeys).pipe(Context.add(ConfigStore, configs))
+  return Context.make(ConfigStore, configs)
 })

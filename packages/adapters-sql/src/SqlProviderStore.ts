@@ -37,6 +37,8 @@ export const makeProviderStore = Effect.gen(function*() {
     findAllBySlug: allBySlug("providers", ProviderRow),
     list: (organisationId, workspaceId, page) =>
       listing(ProviderRow, "providers", inScope(organisationId, workspaceId), page),
+    listVirtualKeys: (organisationId, workspaceId, page) =>
+      listing(ProviderRow, "providers", sql`${inScope(organisationId, workspaceId)} AND integration_id = id`, page),
     usingIntegration: (integrationId, limit) =>
       read(Effect.map(
         sql<{ readonly slug: string }>`

@@ -6,7 +6,7 @@ import type { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore
 import type { AuditLogStore } from "./audit/AuditLogStore.ts"
 import type { CollectionStore } from "./collections/Collection.ts"
 import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
-import type { ConfigStore, VirtualKeyStore } from "./credentials/ProviderKeyStores.ts"
+import type { ConfigStore } from "./credentials/ProviderKeyStores.ts"
 import type { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
 import type { IdentityProviderStore, SignInFlowStore } from "./identity-providers/IdentityProviderStore.ts"
 import type { IntegrationStore } from "./integrations/IntegrationStore.ts"
@@ -41,7 +41,6 @@ export type StorePorts =
   | McpIntegrationStore
   | McpServerStore
   | McpCapabilityStore
-  | VirtualKeyStore
   | ConfigStore
   | StoreTransaction
   | ChangeFeed

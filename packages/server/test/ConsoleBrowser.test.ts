@@ -177,12 +177,30 @@ describe.skipIf(!available)("the console in a browser", () => {
     expect(await diff.locator("td.added").allInnerTexts()).toEqual(["Question: {{question}}"])
     await browser.screenshot("prompt-versions")
 
+    // Publishing asks first, naming the callers whose answer changes, and says when it is done.
     await page.getByRole("button", { name: "Publish v2" }).click()
+    expect(await page.getByRole("group", { name: /^Publish v2\?/ }).innerText()).toContain(
+      "Calls naming support-bot alone render v2 instead of v1"
+    )
+    await page.getByRole("button", { name: "Yes, publish v2" }).click()
     await expect.poll(() => page.getByText(/published: version 2/).count()).toBe(1)
+    await expect.poll(() => page.getByRole("status").allInnerTexts()).toContainEqual(
+      expect.stringContaining("Version 2 published")
+    )
+    expect(await page.getByRole("region", { name: "Which version callers get" }).innerText()).toContain(
+      "Published version (v2)"
+    )
     await page.getByLabel("Label", { exact: true }).selectOption("staging")
     await page.getByLabel("Version", { exact: true }).selectOption("2")
     await page.getByRole("button", { name: "Move label" }).click()
+    expect(await page.getByRole("group", { name: "Confirm the label move" }).innerText()).toContain(
+      "Calls naming support-bot@staging render version 2"
+    )
+    await page.getByRole("button", { name: "Yes, move staging" }).click()
     await expect.poll(() => page.locator(".labels li").allInnerTexts()).toContain("staging → version 2")
+    await expect.poll(() => page.getByRole("status").allInnerTexts()).toContainEqual(
+      expect.stringContaining("staging now points at version 2")
+    )
     // The versions and the label picker come from their own routes.
     const paths = browser.requests.map((url) => new URL(url).pathname)
     expect(paths).toContain(`/v1/prompts/${promptId}/versions`)
@@ -370,9 +388,11 @@ describe.skipIf(!available)("the console in a browser", () => {
 
     // Either version can be made the default again.
     await page.getByRole("button", { name: "Publish v1" }).click()
+    await page.getByRole("button", { name: "Yes, publish v1" }).click()
     await expect.poll(() => page.getByText("published: version 1").count()).toBe(1)
     expect((await savedPartial(partialId)).published_version).toBe(1)
     await page.getByRole("button", { name: "Publish v2" }).click()
+    await page.getByRole("button", { name: "Yes, publish v2" }).click()
     await expect.poll(() => page.getByText("published: version 2").count()).toBe(1)
     expect((await savedPartial(partialId)).published_version).toBe(2)
 
@@ -483,6 +503,7 @@ describe.skipIf(!available)("the console in a browser", () => {
       expect(browser.errors).toEqual([])
       expect(browser.overflows).toEqual([])
       expect(browser.unlabelled).toEqual([])
+      expect(browser.violations).toEqual([])
     }
   )
 })

@@ -249,5 +249,6 @@ describe.skipIf(!available)("people signing in to the console", () => {
     expect(browser.requests.every((url) => new URL(url).hostname === "127.0.0.1")).toBe(true)
     expect(browser.errors).toEqual([])
     expect(browser.unlabelled).toEqual([])
+    expect(browser.violations).toEqual([])
   })
 })

@@ -18,9 +18,11 @@ const listJobs = (target: Omit<UpstreamTarget, "apiKey" | "timeoutMs">) =>
     Effect.gen(function*() {
       const upstream = yield* FineTuningUpstream
       return yield* Effect.result(
-        upstream.listJobs({ ...target, apiKey: Redacted.make("sk-good"), timeoutMs: 5_000 }, {
-          limit: 1,
-          after: undefined
+        upstream.send({ ...target, apiKey: Redacted.make("sk-good"), timeoutMs: 5_000 }, {
+          method: "GET",
+          path: "/fine_tuning/jobs",
+          query: [["limit", "1"]],
+          body: undefined
         })
       )
     }).pipe(Effect.provide(layerFineTuningUpstream.pipe(Layer.provide(layerProviderHttpClients()))))

@@ -10,6 +10,7 @@ import {
   Bootstrap,
   Collections,
   Configs,
+  FineTuning,
   IdentityProviders,
   Integrations,
   Invites,
@@ -27,6 +28,7 @@ import {
   ScimTokens,
   SecretReferences,
   Sessions,
+  successStatusOf,
   TOKEN_EXCHANGE_GRANT,
   TokenExchange,
   TrustPolicies,
@@ -36,7 +38,7 @@ import {
   VirtualKeys,
   Workspaces
 } from "@gateway-control/domain"
-import { Effect, Exit, ManagedRuntime } from "effect"
+import { Effect, Exit, ManagedRuntime, Redacted } from "effect"
 import { exportJWK, generateKeyPair, SignJWT } from "jose"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -46,6 +48,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { layerDomain } from "../src/App.ts"
 import { createGatewayControl, GatewayControl, type GatewayControlEngine } from "../src/index.ts"
 import { memoryWithAuditSwitch } from "./support/AuditStores.ts"
+import { startFakeProvider } from "./support/FakeProvider.ts"
 import { startSdkMcpServer } from "./support/SdkMcpServer.ts"
 
 type Services = GatewayControl.Services
@@ -59,6 +62,8 @@ interface World {
   readonly weak: Principal
   readonly workspaceId: string
   readonly mcpUrl: string
+  /** A fake OpenAI-compatible provider on 127.0.0.1 (a trusted custom host here). */
+  readonly providerUrl: string
 }
 
 /** One call of a use case, and whether it should succeed. */
@@ -185,6 +190,28 @@ const identityProvider = (world: World) =>
       client_secret: "a-client-secret"
     })
   )
+
+/** A workspace key allowed provider calls, and the selection of the fake provider with the call's own key. */
+const fineTuningCaller = (world: World) =>
+  Effect.map(
+    ApiKeys.use((k) =>
+      Effect.flatMap(
+        k.create(world.admin, {
+          type: "workspace-service",
+          name: unique("Fine-tuning"),
+          scopes: ["completions.write"],
+          workspace_id: world.workspaceId
+        }),
+        (made) => k.authenticate(made.plaintext)
+      )
+    ),
+    (caller) => ({
+      caller,
+      selection: { provider: "openai", api_key: Redacted.make("sk-good"), custom_host: world.providerUrl }
+    })
+  )
+
+const JOB = { model: "gpt-4o-mini-2024-07-18", training_file: "file-abc" }
 
 const exchange = (world: World) =>
   Effect.flatMap(trustPolicy(world), () =>
@@ -1496,6 +1523,60 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.deleteModels(p, id, ["custom"])) },
     { outcome: "failed", program: onAiIntegration("admin", (i, p, id) => i.deleteModels(p, id, ["not-custom"])) }
   ],
+  "fineTuning.createJob": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          fineTuningCaller(w),
+          ({ caller, selection }) => FineTuning.use((f) => f.createJob(caller, selection, JOB))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          fineTuningCaller(w),
+          ({ selection }) => FineTuning.use((f) => f.createJob(w.weak, selection, JOB))
+        )
+    },
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          fineTuningCaller(w),
+          ({ caller, selection }) =>
+            FineTuning.use((f) => f.createJob(caller, selection, { training_file: "file-abc" }))
+        )
+    }
+  ],
+  "fineTuning.cancelJob": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          fineTuningCaller(w),
+          ({ caller, selection }) => FineTuning.use((f) => f.cancelJob(caller, selection, "ftjob-primary-000"))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(
+          fineTuningCaller(w),
+          ({ selection }) => FineTuning.use((f) => f.cancelJob(w.weak, selection, "ftjob-primary-000"))
+        )
+    },
+    // The provider has no such job: its 404 is the call's outcome, and the record's.
+    {
+      outcome: "failed",
+      program: (w) =>
+        Effect.flatMap(
+          fineTuningCaller(w),
+          ({ caller, selection }) => FineTuning.use((f) => f.cancelJob(caller, selection, "ftjob-missing"))
+        )
+    }
+  ],
   "providers.create": [
     { outcome: "allowed", program: provider },
     {
@@ -1746,10 +1827,13 @@ const everyUseCase = (name: string, open: () => Promise<{ run: Runner; close: ()
     let close: () => Promise<void>
     let world: World
     let mcpClose: () => Promise<void>
+    let providerClose: () => Promise<void>
 
     beforeAll(async () => {
       const mcp = await startSdkMcpServer()
       mcpClose = () => mcp.close()
+      const provider = await startFakeProvider("primary")
+      providerClose = () => provider.close()
       ;({ close, run } = await open())
       const boot = await must(
         await run(Bootstrap.use((b) => b.run({ organisationName: "Audited", ownerEmail: "owner@audit.test" })))
@@ -1768,12 +1852,13 @@ const everyUseCase = (name: string, open: () => Promise<{ run: Runner; close: ()
         )
       )
       const weak = await must(await run(ApiKeys.use((k) => k.authenticate(weakKey.plaintext))))
-      world = { admin, weak, workspaceId: boot.workspace_id, mcpUrl: mcp.httpUrl }
+      world = { admin, weak, workspaceId: boot.workspace_id, mcpUrl: mcp.httpUrl, providerUrl: provider.baseUrl }
     }, 60_000)
 
     afterAll(async () => {
       await close?.()
       await mcpClose?.()
+      await providerClose?.()
     })
 
     for (const [useCase, calls] of Object.entries(SCENARIOS) as Array<[Administrative, ReadonlyArray<Call>]>) {
@@ -1793,7 +1878,7 @@ const everyUseCase = (name: string, open: () => Promise<{ run: Runner; close: ()
           expect(record.method).toBe("EMBEDDED")
           expect(record.uri).toBe(`embedded:${useCase}`)
           const status = Exit.isSuccess(exit)
-            ? (action === "create" ? 201 : 200)
+            ? successStatusOf(USE_CASES[useCase])
             : recordedStatusOf(
               Exit.isFailure(exit) ? exit.cause.reasons.find((r) => r._tag === "Fail")?.error : undefined
             )

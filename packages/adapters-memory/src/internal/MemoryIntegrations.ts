@@ -27,7 +27,7 @@ export const makeIntegrationStore = (state: MemoryState) => {
     state,
     (stored) => [`${stored.record.organisation_id}/${stored.record.slug}`]
   )
-  return IntegrationStore.of({
+  const store = IntegrationStore.of({
     insert: (stored) =>
       Effect.flatMap(integrations.insert(stored.record.id, stored), (key) => conflictOn(key, taken(stored), "slug")),
     get: (id) => Effect.sync(() => integrations.get(id)),
@@ -58,4 +58,8 @@ export const makeIntegrationStore = (state: MemoryState) => {
       ),
     delete: (id) => integrations.delete(id)
   })
+  /** How many workspace-level integrations the workspace holds. */
+  const inWorkspace = (workspaceId: string) =>
+    [...integrations.rows.values()].filter((stored) => stored.record.workspace_id === workspaceId).length
+  return { store, inWorkspace }
 }

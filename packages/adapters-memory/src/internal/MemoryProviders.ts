@@ -7,7 +7,7 @@ import { byCreation, inScope, Table } from "./Table.ts"
 export const makeProviderStore = (state: MemoryState) => {
   const providers = new Table<Provider>(state, (provider) => [`${provider.workspace_id}/${provider.slug}`])
   const all = () => [...providers.rows.values()]
-  return ProviderStore.of({
+  const store = ProviderStore.of({
     insert: (provider) =>
       Effect.flatMap(
         providers.insert(provider.id, provider),
@@ -16,7 +16,7 @@ export const makeProviderStore = (state: MemoryState) => {
             ? Effect.void
             : Effect.fail(
               new Conflict({
-                message: `A provider with slug '${provider.slug}' already exists in this workspace.`,
+                message: `A provider (or virtual key) with slug '${provider.slug}' already exists in this workspace.`,
                 param: "slug"
               })
             )
@@ -28,6 +28,14 @@ export const makeProviderStore = (state: MemoryState) => {
       Effect.sync(() => all().filter((p) => p.organisation_id === organisationId && p.slug === slug)),
     list: (organisationId, workspaceId, page) =>
       Effect.sync(() => providers.page((p) => inScope(p, organisationId, workspaceId), page, byCreation)),
+    listVirtualKeys: (organisationId, workspaceId, page) =>
+      Effect.sync(() =>
+        providers.page(
+          (p) => p.integration_id === p.id && inScope(p, organisationId, workspaceId),
+          page,
+          byCreation
+        )
+      ),
     usingIntegration: (integrationId, limit) =>
       Effect.sync(() =>
         all().filter((p) => p.integration_id === integrationId).sort(byCreation).slice(0, limit).map((p) => p.slug)
@@ -35,4 +43,7 @@ export const makeProviderStore = (state: MemoryState) => {
     update: (provider) => providers.replace(provider.id, () => provider),
     delete: (id) => providers.delete(id)
   })
+  /** How many providers the workspace holds. */
+  const inWorkspace = (workspaceId: string) => all().filter((p) => p.workspace_id === workspaceId).length
+  return { store, inWorkspace }
 }

@@ -47,6 +47,9 @@ export const useSession = (
   if (unauthenticated !== undefined) onUnauthenticated = unauthenticated
 }
 
+/** The code of the error a call fails with when the server cannot be reached (no answer at all). */
+export const NETWORK_ERROR = "network_error"
+
 const SAFE_METHODS = new Set(["GET", "HEAD"])
 
 export type Query = Readonly<Record<string, string | number | boolean | null | undefined>>
@@ -81,6 +84,9 @@ const call = async (method: string, path: string, body: unknown, query: Query | 
     // A key is the whole credential: no cookie goes with it. Without one, the session cookie does.
     credentials: credential?.kind === "key" ? "omit" : "same-origin",
     cache: "no-store"
+  }).catch(() => {
+    // fetch fails only when no answer came (offline, server down, connection cut): said plainly, to retry.
+    throw new ApiError(0, NETWORK_ERROR, "The server could not be reached. Check the connection and retry.", null)
   })
   const text = await response.text()
   const parsed: unknown = text === "" ? null : JSON.parse(text)

@@ -38,7 +38,11 @@ export const CollectionsPage = () => {
     html`<tr>
         <td>${c.name}</td>
         <td><code>${c.slug}</code></td>
-        <td>${c.parent_collection_id ?? ""}</td>
+        <td>${
+      c.parent_collection_id === null
+        ? ""
+        : (list.loaded.data?.data.find((p: Collection) => p.id === c.parent_collection_id)?.name ?? "another page's")
+    }</td>
         <td>${c.is_default ? "yes" : ""}</td>
         <td>${when(c.last_updated_at)}</td>
       </tr>`} />

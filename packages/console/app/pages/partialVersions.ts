@@ -113,5 +113,8 @@ export const PartialPage = ({ id }: { readonly id: string }) => {
       <h2>Versions</h2>
       <${VersionHistory} name=${partial.name} versions=${versions} published=${partial.published_version}
         highlighted=${saved ?? undefined} linesOf=${(v: PartialVersion) => v.string.split("\n")}
-        onPublish=${may("prompts.publish") ? publish : undefined} />`}<//>`
+        onPublish=${may("prompts.publish") ? publish : undefined}
+        publishQuestion=${(v: number) =>
+      `Publish v${v}? Every prompt that includes {{>${partial.slug}}} renders v${v} instead of v${partial.published_version} from its next call.`}
+        publishDone=${(v: number) => `Version ${v} of ${partial.name} published.`} />`}<//>`
 }

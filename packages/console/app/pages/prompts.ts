@@ -57,6 +57,7 @@ export const PromptsPage = () => {
     </form>
     ${notFound === null ? null : html`<p class="field-error" role="alert">${notFound}</p>`}
     <${PagedTable} list=${list} caption="Prompts" head=${["Name", "Slug", "Published", "Updated"]}
+      filtered=${collection !== ""}
       only=${(p: Prompt) =>
     needle === "" || p.name.toLowerCase().includes(needle) || p.slug.toLowerCase().includes(needle)}
       row=${(p: Prompt) =>

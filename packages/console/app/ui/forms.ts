@@ -7,7 +7,7 @@
 import { type Signal, signal } from "@preact/signals"
 import type { ComponentChildren } from "preact"
 import { useId, useMemo } from "preact/hooks"
-import { ApiError } from "../api.ts"
+import { ApiError, NETWORK_ERROR } from "../api.ts"
 import { html } from "../html.ts"
 
 export interface Form {
@@ -20,12 +20,21 @@ export interface Form {
   readonly fail: (param: string, message: string) => void
   /** Files a failure of a call made outside `run` (a list's filters), or clears the errors with undefined. */
   readonly report: (error: unknown) => void
+  /** Forgets the errors about the field `name` (the person changed it). */
+  readonly clear: (name: string) => void
+  /** Runs the last submission again (offered after a network failure). */
+  readonly retry: () => Promise<void>
+  /** The last submission failed because the server could not be reached. */
+  readonly offline: Signal<boolean>
 }
 
 export const makeForm = (): Form => {
   const errors = signal<Readonly<Record<string, string>>>({})
   const busy = signal(false)
+  const offline = signal(false)
+  let last: (() => Promise<void>) | undefined
   const report = (error: unknown) => {
+    offline.value = error instanceof ApiError && error.code === NETWORK_ERROR
     if (error === undefined) {
       errors.value = {}
       return
@@ -33,25 +42,34 @@ export const makeForm = (): Form => {
     const param = error instanceof ApiError ? error.param ?? "" : ""
     errors.value = { [param]: error instanceof Error ? error.message : String(error) }
   }
+  const run = async (action: () => Promise<void>) => {
+    if (busy.value) return
+    last = action
+    busy.value = true
+    errors.value = {}
+    offline.value = false
+    try {
+      await action()
+    } catch (error) {
+      report(error)
+    } finally {
+      busy.value = false
+    }
+  }
   return {
     errors,
     busy,
+    offline,
     report,
     fail: (param, message) => {
       errors.value = { ...errors.value, [param]: message }
     },
-    run: async (action) => {
-      if (busy.value) return
-      busy.value = true
-      errors.value = {}
-      try {
-        await action()
-      } catch (error) {
-        report(error)
-      } finally {
-        busy.value = false
-      }
-    }
+    clear: (name) => {
+      const kept = Object.entries(errors.value).filter(([param]) => param === "" || !belongsTo(param, name))
+      if (kept.length !== Object.keys(errors.value).length) errors.value = Object.fromEntries(kept)
+    },
+    retry: () => (last === undefined ? Promise.resolve() : run(last)),
+    run
   }
 }
 
@@ -78,6 +96,11 @@ export const FormAlert = ({ form, fields }: { readonly form: Form; readonly fiel
   if (loose.length === 0) return null
   return html`<div class="alert" role="alert">
     ${loose.map(([param, message]) => html`<p>${naming(param, message)}</p>`)}
+    ${
+    form.offline.value
+      ? html`<button type="button" disabled=${form.busy.value} onClick=${() => void form.retry()}>Retry</button>`
+      : null
+  }
   </div>`
 }
 
@@ -131,7 +154,10 @@ export const TextField = (
     <input id=${id} name=${props.name} type=${props.type ?? "text"} value=${props.value} inputmode=${props.inputmode}
       required=${props.required} placeholder=${props.placeholder} autocomplete=${props.autocomplete ?? "off"}
       readonly=${props.readonly} spellcheck=${false}
-      onInput=${(e: Event) => props.onInput((e.currentTarget as HTMLInputElement).value)}
+      onInput=${(e: Event) => {
+    props.form.clear(props.name)
+    props.onInput((e.currentTarget as HTMLInputElement).value)
+  }}
       ...${described(id, props.form, props)} />
   <//>`
 }
@@ -147,7 +173,10 @@ export const TextArea = (
   const id = useId()
   return html`<${FieldFrame} ...${props} id=${id}>
     <textarea id=${id} name=${props.name} rows=${props.rows ?? 6} required=${props.required} spellcheck=${false}
-      value=${props.value} onInput=${(e: Event) => props.onInput((e.currentTarget as HTMLTextAreaElement).value)}
+      value=${props.value} onInput=${(e: Event) => {
+    props.form.clear(props.name)
+    props.onInput((e.currentTarget as HTMLTextAreaElement).value)
+  }}
       ...${described(id, props.form, props)}></textarea>
   <//>`
 }
@@ -162,7 +191,10 @@ export const SelectField = (
   const id = useId()
   return html`<${FieldFrame} ...${props} id=${id}>
     <select id=${id} name=${props.name} value=${props.value}
-      onChange=${(e: Event) => props.onChange((e.currentTarget as HTMLSelectElement).value)}
+      onChange=${(e: Event) => {
+    props.form.clear(props.name)
+    props.onChange((e.currentTarget as HTMLSelectElement).value)
+  }}
       ...${described(id, props.form, props)}>
       ${props.options.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
     </select>
@@ -175,7 +207,10 @@ export const CheckboxField = (
   const id = useId()
   return html`<${FieldFrame} ...${props} id=${id} inline=${true}>
     <input id=${id} name=${props.name} type="checkbox" checked=${props.checked}
-      onChange=${(e: Event) => props.onChange((e.currentTarget as HTMLInputElement).checked)}
+      onChange=${(e: Event) => {
+    props.form.clear(props.name)
+    props.onChange((e.currentTarget as HTMLInputElement).checked)
+  }}
       ...${described(id, props.form, props)} />
   <//>`
 }

@@ -1,7 +1,10 @@
 /**
  * The frame of every signed-in page: the navigation (only what the policy lets the caller use), the workspace
- * the pages work in, who is signed in, and sign-out. At narrow widths the navigation wraps above the page.
+ * the pages work in, who is signed in, and sign-out. At narrow widths all of it folds behind one "Menu" button
+ * in a single bar, so the page keeps the screen; following a link folds it again. Success messages (toasts)
+ * are announced from here.
  */
+import { signal } from "@preact/signals"
 import type { ComponentChildren } from "preact"
 import { html } from "../html.ts"
 import { href, route } from "../router.ts"
@@ -16,6 +19,7 @@ import {
   workspaceId,
   workspaceName
 } from "../session.ts"
+import { Toasts } from "./toast.ts"
 
 export interface Section {
   readonly path: string
@@ -84,16 +88,24 @@ const Who = () => {
   }</span>`
 }
 
-export const Shell = ({ children }: { readonly children: ComponentChildren }) =>
-  html`<div class="shell">
+/** The route the narrow-screen menu was opened on: it is open only there, so following a link folds it. */
+const menuOpenOn = signal<string | null>(null)
+
+export const Shell = ({ children }: { readonly children: ComponentChildren }) => {
+  const open = menuOpenOn.value === route.value
+  return html`<div class=${`shell${open ? " menu-open" : ""}`}>
     <a class="skip" href="#main">Skip to content</a>
     <header class="topbar">
       <a class="brand" href=${href("/")}>gateway-control</a>
-      <${WorkspacePicker} />
-      <${Who} />
-      <button type="button" onClick=${() => void signOut()}>Sign out</button>
+      <button type="button" class="menu-toggle" aria-expanded=${open ? "true" : "false"} aria-controls="menu"
+        onClick=${() => (menuOpenOn.value = open ? null : route.value)}>${open ? "Close menu" : "Menu"}</button>
+      <div class="topbar-tools">
+        <${WorkspacePicker} />
+        <${Who} />
+        <button type="button" onClick=${() => void signOut()}>Sign out</button>
+      </div>
     </header>
-    <nav class="sidebar" aria-label="Sections">
+    <nav class="sidebar" id="menu" aria-label="Sections">
       <ul>
         ${
     allowedSections().map((s) =>
@@ -105,4 +117,6 @@ export const Shell = ({ children }: { readonly children: ComponentChildren }) =>
       </ul>
     </nav>
     <main id="main" tabIndex="-1">${children}</main>
+    <${Toasts} />
   </div>`
+}

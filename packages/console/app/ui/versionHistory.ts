@@ -60,10 +60,13 @@ export const VersionHistory = <V extends VersionLike>(
     readonly labelsOf?: (version: V) => ReadonlyArray<string>
     /** Publishes a version; absent when the key may not. */
     readonly onPublish?: (version: number) => Promise<void>
+    /** What publishing `version` changes, and for which callers: asked before it is done. */
+    readonly publishQuestion: (version: number) => string
+    /** The success message once `version` is published. */
+    readonly publishDone: (version: number) => string
   }
 ) => {
   const [compare, setCompare] = useState<{ left?: number; right?: number }>({})
-  const [error, setError] = useState<string | null>(null)
   const { versions, labelsOf, onPublish } = props
   const byNumber = new Map(versions.map((v) => [v.version, v]))
   const left = byNumber.get(compare.left ?? versions[1]?.version ?? -1)
@@ -78,18 +81,8 @@ export const VersionHistory = <V extends VersionLike>(
         [side]: version
       })} /> ${letter}<span class="visually-hidden"> version ${version}</span></label>`
 
-  const publish = async (version: number) => {
-    setError(null)
-    try {
-      await onPublish!(version)
-    } catch (e) {
-      setError(e instanceof Error ? e.message : String(e))
-    }
-  }
-
   return html`
-    ${error === null ? null : html`<div class="alert" role="alert"><p>${error}</p></div>`}
-    <div class="table-wrap"><table>
+    <div class="table-wrap"><table class="cards">
       <caption class="visually-hidden">Versions of ${props.name}</caption>
       <thead><tr>
         <th scope="col">Version</th><th scope="col">Created</th><th scope="col">Description</th>
@@ -99,21 +92,25 @@ export const VersionHistory = <V extends VersionLike>(
       <tbody>${
     versions.map((v) =>
       html`<tr class=${v.version === props.highlighted ? "highlight" : ""}>
-          <td>v${v.version}${v.version === props.published ? html` <span class="badge">published</span>` : null}</td>
-          <td>${when(v.created_at)}</td>
-          <td>${v.version_description ?? ""}</td>
+          <td data-label="Version">v${v.version}${
+        v.version === props.published ? html` <span class="badge">published</span>` : null
+      }</td>
+          <td data-label="Created">${when(v.created_at)}</td>
+          <td data-label="Description">${v.version_description ?? ""}</td>
           ${
         labelsOf === undefined
           ? null
-          : html`<td>${labelsOf(v).map((l) => html`<span class="badge label">${l}</span> `)}</td>`
+          : html`<td data-label="Labels">${labelsOf(v).map((l) => html`<span class="badge label">${l}</span> `)}</td>`
       }
-          <td class="compare">${compareChoice("left", "A", left, v.version)}${
+          <td class="compare" data-label="Compare">${compareChoice("left", "A", left, v.version)}${
         compareChoice("right", "B", right, v.version)
       }</td>
-          <td>${
+          <td data-label="">${
         v.version === props.published || onPublish === undefined
           ? null
-          : html`<button type="button" onClick=${() => publish(v.version)}>Publish v${v.version}</button>`
+          : html`<${ConfirmButton} label=${`Publish v${v.version}`} danger=${false}
+              question=${props.publishQuestion(v.version)} done=${props.publishDone(v.version)}
+              onConfirm=${() => onPublish(v.version)} />`
       }</td>
         </tr>`
     )

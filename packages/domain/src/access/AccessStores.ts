@@ -46,7 +46,10 @@ export interface WorkspaceHoldings {
   readonly api_keys: number
   readonly prompts: number
   readonly prompt_partials: number
-  readonly virtual_keys: number
+  /** Providers, virtual keys among them (credentials/VirtualKeys.ts). */
+  readonly providers: number
+  /** Workspace-level integrations. */
+  readonly integrations: number
   readonly configs: number
   readonly mcp_integrations: number
   readonly mcp_servers: number

@@ -48,7 +48,8 @@ const HOLDING_NAMES: Record<keyof WorkspaceHoldings, string> = {
   api_keys: "active API keys",
   prompts: "prompts",
   prompt_partials: "prompt partials",
-  virtual_keys: "virtual keys",
+  providers: "providers (or virtual keys)",
+  integrations: "integrations",
   configs: "configs",
   mcp_integrations: "MCP integrations",
   mcp_servers: "MCP servers"

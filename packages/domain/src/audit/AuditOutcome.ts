@@ -18,6 +18,13 @@ const FAILURE_STATUS: Readonly<Record<string, number>> = {
   SignInRefused: 401,
   // A SCIM request the protocol refuses (a malformed filter, patch or resource): SCIM's 400.
   ScimInvalid: 400,
+  // A provider call's selection the domain refuses (fine-tuning/ProviderSelection.ts), and the provider's failures.
+  NoProviderSelected: 400,
+  ProviderKeyMissing: 400,
+  StoredKeyElsewhere: 400,
+  UpstreamUnreachable: 502,
+  UpstreamInvalid: 502,
+  UpstreamTimedOut: 504,
   McpUnreachable: 502,
   McpTimedOut: 504,
   StoreUnavailable: 503,
@@ -25,11 +32,19 @@ const FAILURE_STATUS: Readonly<Record<string, number>> = {
   StoreError: 503
 }
 
-/** The status recorded for a failure: its tag's, or 500 for anything else. */
+/**
+ * The status recorded for a failure: its tag's, a provider's refusal's own (passed through to the caller as it
+ * came), or 500 for anything else.
+ */
 export const recordedStatusOf = (failure: unknown): number => {
   const tag = typeof failure === "object" && failure !== null ? Reflect.get(failure, "_tag") : undefined
+  if (tag === "UpstreamRefused") {
+    const status = Reflect.get(failure as object, "status")
+    if (typeof status === "number") return status
+  }
   return typeof tag === "string" ? FAILURE_STATUS[tag] ?? 500 : 500
 }
 
-/** Creations succeed with 201, every other change with 200. */
-export const successStatusOf = (action: string): number => action === "create" ? 201 : 200
+/** Creations succeed with 201, every other change with 200, unless the use case says otherwise. */
+export const successStatusOf = (record: { readonly action: string; readonly successStatus?: number }): number =>
+  record.successStatus ?? (record.action === "create" ? 201 : 200)

@@ -145,7 +145,8 @@ export class AuditedUseCase extends Context.Service<
       ): Effect.Effect<A, E1 | E2 | StoreError, R1 | R2> =>
         Effect.gen(function*() {
           const context = yield* RequestContext
-          const { action, resourceType } = USE_CASES[spec.useCase]
+          const useCase = USE_CASES[spec.useCase]
+          const { action, resourceType } = useCase
           const { method, uri } = origin(context, spec.useCase)
           const requestId = context.requestId ?? crypto.uuid()
           const actor = actorOf(spec.actor)
@@ -176,7 +177,7 @@ export class AuditedUseCase extends Context.Service<
           }
           const prepared = yield* Effect.catchCause(outside, recordFailure)
           return yield* transaction.withTransaction(
-            Effect.tap(change(prepared), (result) => record(successStatusOf(action), result))
+            Effect.tap(change(prepared), (result) => record(successStatusOf(useCase), result))
           ).pipe(
             Effect.provideService(ActiveUseCase, spec.useCase),
             Effect.catchCause(recordFailure)

@@ -7,6 +7,8 @@
 export interface UseCaseRecord {
   readonly action: string
   readonly resourceType: string
+  /** The status a success answers with, when not the action's usual one (AuditOutcome.ts `successStatusOf`). */
+  readonly successStatus?: number
 }
 
 const USE_CASE_TABLE = {
@@ -72,6 +74,10 @@ const USE_CASE_TABLE = {
   "integrations.updateWorkspaces": { action: "share", resourceType: "integration" },
   "integrations.updateModels": { action: "update_models", resourceType: "integration" },
   "integrations.deleteModels": { action: "delete_models", resourceType: "integration" },
+  // Fine-tuning jobs live at the provider: the gateway records who started or cancelled one, and the answer.
+  // OpenAI's API answers a creation with 200, and so does ours.
+  "fineTuning.createJob": { action: "create", resourceType: "fine_tuning_job", successStatus: 200 },
+  "fineTuning.cancelJob": { action: "cancel", resourceType: "fine_tuning_job" },
   "providers.create": { action: "create", resourceType: "provider" },
   "providers.update": { action: "update", resourceType: "provider" },
   "providers.delete": { action: "delete", resourceType: "provider" },

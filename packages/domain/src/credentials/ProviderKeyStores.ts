@@ -1,13 +1,13 @@
 /**
- * The store ports of the records that hold a provider key: virtual keys and configs. Each keeps the key
- * encrypted beside its record, never in it.
+ * The store port of configs, the records that hold a provider key of their own (a virtual key's is its
+ * integration's: integrations/IntegrationStore.ts). A config keeps the key encrypted beside its record, never in
+ * it.
  */
 import { Context, type Effect, type Option } from "effect"
 import type { Conflict } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import type { StoreError } from "../shared/StoreError.ts"
 import type { ConfigVersion, GatewayConfig } from "./Config.ts"
-import type { VirtualKey } from "./VirtualKey.ts"
 
 export interface StoredSecret<A> {
   readonly record: A
@@ -15,7 +15,7 @@ export interface StoredSecret<A> {
   readonly encryptedKey: string | null
 }
 
-/** The operations each of the two stores has, over its own record type. */
+/** The operations of a store of records holding a provider key, over its record type. */
 interface SecretRecordStore<A> {
   readonly insert: (stored: StoredSecret<A>) => Effect.Effect<void, Conflict | StoreError>
   /** Replaces the record (its slug and workspace stay) and its encrypted key; false when there was none. */
@@ -34,10 +34,6 @@ interface SecretRecordStore<A> {
   ) => Effect.Effect<Page<A>, StoreError>
   readonly delete: (id: string) => Effect.Effect<boolean, StoreError>
 }
-
-export class VirtualKeyStore extends Context.Service<VirtualKeyStore, SecretRecordStore<VirtualKey>>()(
-  "@gateway-control/VirtualKeyStore"
-) {}
 
 export class ConfigStore extends Context.Service<
   ConfigStore,

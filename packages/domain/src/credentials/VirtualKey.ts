@@ -54,6 +54,8 @@ export type VirtualKeyChange = typeof UpdateVirtualKey.Type
 
 /** Credentials a call can use: a provider, its key, and where to send the call. */
 export interface ResolvedVirtualKey {
+  /** What the call named, in words: a provider, or a virtual key (a provider paired with its own integration). */
+  readonly kind: "provider" | "virtual key"
   readonly slug: string
   readonly provider: string
   readonly apiKey: Redacted.Redacted<string>

@@ -10,7 +10,6 @@
 import { Effect, Option, type Redacted } from "effect"
 import { type ResolvedConfig, resolveInlineConfig } from "../credentials/Config.ts"
 import { Configs } from "../credentials/Configs.ts"
-import { VirtualKeys } from "../credentials/VirtualKeys.ts"
 import { Providers } from "../providers/Providers.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import type { StoreError } from "../shared/StoreError.ts"
@@ -68,19 +67,24 @@ export type ProviderChoiceError =
 
 export const makeProviderChoice = Effect.gen(function*() {
   const registry = yield* ProviderRegistry
-  const virtualKeys = yield* VirtualKeys
   const providers = yield* Providers
   const configs = yield* Configs
 
-  /** `@slug` or a virtual key's slug: the workspace's provider of that slug, else its virtual key. */
-  const fromVirtualKey = Effect.fnUntraced(function*(workspaceId: string, slug: string) {
-    const provider = yield* providers.resolveProvider(workspaceId, slug, "virtual_key")
-    const key = Option.isSome(provider) ? provider.value : yield* virtualKeys.resolveVirtualKey(workspaceId, slug)
+  /**
+   * `@slug` or a virtual key's slug (or id): the workspace's provider of that slug, a virtual key being a provider
+   * paired with its own integration (credentials/VirtualKeys.ts).
+   */
+  const fromVirtualKey = Effect.fnUntraced(function*(workspaceId: string, ref: string) {
+    const provider = yield* providers.resolveProvider(workspaceId, ref, "virtual_key")
+    if (Option.isNone(provider)) {
+      return yield* InvalidRequest.of(`No provider or virtual key '${ref}' in this workspace.`, "virtual_key")
+    }
+    const key = provider.value
     return {
       stored: true,
       provider: key.provider,
       apiKey: key.apiKey,
-      record: { kind: Option.isSome(provider) ? "provider" : "virtual key", slug: key.slug },
+      record: { kind: key.kind, slug: key.slug },
       ownHost: key.customHost === null ? undefined : { url: key.customHost, param: "virtual_key" }
     } satisfies Credential
   })

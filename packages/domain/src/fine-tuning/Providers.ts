@@ -64,13 +64,35 @@ export class UpstreamInvalid extends Schema.TaggedError<UpstreamInvalid>()("Upst
   message: Schema.String
 }) {}
 
-/** `GET {base}/fine_tuning/jobs` at a provider. */
+/**
+ * A call of a provider's OpenAI-compatible API: `method` on `{base}{path}`, `path` starting with `/` and each of
+ * its segments already encoded, `query` appended, `body` (JSON) sent as `application/json`.
+ */
+export interface UpstreamRequest {
+  readonly method: "GET" | "POST"
+  readonly path: string
+  readonly query: ReadonlyArray<readonly [string, string]>
+  readonly body: unknown
+}
+
+/** The provider refused the call (a non-2xx answer): passed through to the caller as it came. */
+export class UpstreamRefused extends Schema.TaggedError<UpstreamRefused>()("UpstreamRefused", {
+  status: Schema.Number,
+  contentType: Schema.optionalKey(Schema.String),
+  body: Schema.String
+}) {
+  override get message() {
+    return `The provider refused the call (${this.status}).`
+  }
+}
+
+/** The provider's fine-tuning API (`{base}/fine_tuning/jobs…`), or another authenticated call of its API. */
 export class FineTuningUpstream extends Context.Service<
   FineTuningUpstream,
   {
-    readonly listJobs: (
+    readonly send: (
       target: UpstreamTarget,
-      query: { readonly limit: number; readonly after: string | undefined }
+      request: UpstreamRequest
     ) => Effect.Effect<UpstreamAnswer, UpstreamUnreachable | UpstreamTimedOut>
   }
 >()("@gateway-control/FineTuningUpstream") {}
@@ -83,15 +105,15 @@ const contentType = untrustedText(MAX_CONTENT_TYPE)
 
 /**
  * The port as the domain uses it: a provider's answer is untrusted input (UntrustedText.ts), its length
- * bounded, its content type and a refusal's body made storable text. The JSON of a listing is repaired where
- * it is read (FineTuning.ts `checkJobList`).
+ * bounded, its content type and a refusal's body made storable text. The JSON of a 2xx answer is repaired
+ * where it is read (FineTuning.ts).
  */
 export const untrustedFineTuningUpstream = (upstream: FineTuningUpstream["Service"]) => ({
-  listJobs: (
+  send: (
     target: UpstreamTarget,
-    query: { readonly limit: number; readonly after: string | undefined }
+    request: UpstreamRequest
   ): Effect.Effect<UpstreamAnswer, UpstreamUnreachable | UpstreamTimedOut | UpstreamInvalid> =>
-    Effect.flatMap(upstream.listJobs(target, query), (answer) =>
+    Effect.flatMap(upstream.send(target, request), (answer) =>
       answer.body.length > MAX_PROVIDER_ANSWER
         ? Effect.fail(
           new UpstreamInvalid({ message: `The provider's answer is longer than ${MAX_PROVIDER_ANSWER} characters.` })
@@ -99,7 +121,7 @@ export const untrustedFineTuningUpstream = (upstream: FineTuningUpstream["Servic
         : Effect.succeed({
           status: answer.status,
           contentType: answer.contentType === undefined ? undefined : contentType(answer.contentType),
-          // A refusal passes through as text; a listing is parsed, and its JSON repaired then.
+          // A refusal passes through as text; a 2xx answer is parsed, and its JSON repaired then.
           body: answer.status >= 200 && answer.status <= 299
             ? answer.body
             : untrustedText(MAX_PROVIDER_ANSWER)(answer.body)

@@ -22,6 +22,15 @@ export class ProviderStore extends Context.Service<
       workspaceId: string | null,
       page: PageRequest
     ) => Effect.Effect<Page<Provider>, StoreError>
+    /**
+     * The providers that are virtual keys (credentials/VirtualKeys.ts): each shares its id with its integration
+     * (`integration_id = id`), the organisation's or one workspace's, by created_at, then id.
+     */
+    readonly listVirtualKeys: (
+      organisationId: string,
+      workspaceId: string | null,
+      page: PageRequest
+    ) => Effect.Effect<Page<Provider>, StoreError>
     /** The slugs of the providers on an integration, at most `limit`. */
     readonly usingIntegration: (
       integrationId: string,

@@ -11,13 +11,14 @@ import { ensureAllowed, ensureListScope, openToWorkspace, Target } from "../acce
 import type { Principal } from "../access/Principal.ts"
 import { findByIdOrSlug } from "../access/ResourceLookup.ts"
 import { AuditedUseCase, resourceChange } from "../audit/AuditedUseCase.ts"
-import { VirtualKeyStore } from "../credentials/ProviderKeyStores.ts"
 import { checkUsageLimits } from "../credentials/UsageLimits.ts"
 import type { ResolvedVirtualKey } from "../credentials/VirtualKey.ts"
+import { isVirtualKeyProvider } from "../credentials/VirtualKeys.ts"
 import { type Integration, OPENAI_COMPATIBLE } from "../integrations/Integration.ts"
 import { integrationAccessTarget, Integrations } from "../integrations/Integrations.ts"
 import { IntegrationStore } from "../integrations/IntegrationStore.ts"
-import { Conflict, type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import type { Conflict } from "../shared/Errors.ts"
+import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -75,13 +76,13 @@ export class Providers extends Context.Service<
     ) => Effect.Effect<Provider, WriteError>
     readonly delete: (principal: Principal, ref: string, workspaceId?: string) => Effect.Effect<Provider, WriteError>
     /**
-     * The workspace's provider `slug` resolved for a fine-tuning call, as a virtual key resolves: its
-     * integration's provider type, key and custom host; none when the workspace has no such provider. Refused,
-     * naming `param`, when it expired, or its integration cannot serve the call.
+     * The workspace's provider `ref` (its slug, else its id: a virtual key's old id) resolved for a fine-tuning
+     * call: its integration's provider type, key and custom host; none when the workspace has no such provider.
+     * Refused, naming `param`, when it expired, or its integration cannot serve the call.
      */
     readonly resolveProvider: (
       workspaceId: string,
-      slug: string,
+      ref: string,
       param: string
     ) => Effect.Effect<Option.Option<ResolvedVirtualKey>, InvalidRequest | StoreError>
   }
@@ -97,7 +98,6 @@ export class Providers extends Context.Service<
       })
       const workspaces = yield* WorkspaceStore
       const integrationStore = yield* IntegrationStore
-      const virtualKeys = yield* VirtualKeyStore
       const integrations = yield* Integrations
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
@@ -159,12 +159,6 @@ export class Providers extends Context.Service<
         yield* checkSlug(slug)
         const integration = yield* usableIntegration(workspace, input.integration_id)
         if (input.models != null) yield* checkModels(input.models, integration)
-        if (Option.isSome(yield* virtualKeys.findBySlug(workspace.id, slug))) {
-          return yield* new Conflict({
-            message: `A virtual key with slug '${slug}' exists in this workspace: @${slug} would name both.`,
-            param: "slug"
-          })
-        }
         const now = yield* nowIso
         const provider = new Provider({
           id: crypto.uuid(),
@@ -264,10 +258,14 @@ export class Providers extends Context.Service<
       })
 
       const resolveProvider = Effect.fn("Providers.resolveProvider")(
-        function*(workspaceId: string, slug: string, param: string) {
-          const found = yield* raw.findBySlug(workspaceId, slug)
+        function*(workspaceId: string, ref: string, param: string) {
+          const bySlug = yield* raw.findBySlug(workspaceId, ref)
+          const found = Option.isSome(bySlug)
+            ? bySlug
+            : Option.filter(yield* raw.get(ref), (provider) => provider.workspace_id === workspaceId)
           if (Option.isNone(found)) return Option.none<ResolvedVirtualKey>()
           const provider = asOf(found.value, yield* Clock.currentTimeMillis)
+          const slug = provider.slug
           if (provider.status === "expired") {
             return yield* InvalidRequest.of(`Provider '@${slug}' expired at ${provider.expires_at}.`, param)
           }
@@ -282,6 +280,7 @@ export class Providers extends Context.Service<
           }
           return Option.some(
             {
+              kind: isVirtualKeyProvider(provider) ? "virtual key" : "provider",
               slug,
               provider: type,
               apiKey: credential.apiKey,

@@ -28,8 +28,8 @@ import {
   Prompt,
   type PromptStore,
   PromptVersion,
+  type ProviderStore,
   User,
-  type VirtualKeyStore,
   Workspace
 } from "../../src/index.ts"
 import type { InviteStore } from "../../src/invites/InviteStore.ts"
@@ -54,7 +54,7 @@ export type Stores =
   | UserStore
   | WorkspaceMemberStore
   | ApiKeyStore
-  | VirtualKeyStore
+  | ProviderStore
   | ConfigStore
   | StoreTransaction
   | TrustPolicyStore

@@ -1,129 +1,138 @@
 /**
- * The store contract for virtual keys and configs. A store is given a provider key already encrypted and
- * must keep exactly that: reads give back the ciphertext, which the cipher decrypts to the key; the
+ * The store contract for the records holding a provider key: a virtual key's pair (its integration, holding the
+ * key, and its provider sharing the integration's id) and configs. A store is given a provider key already
+ * encrypted and must keep exactly that: reads give back the ciphertext, which the cipher decrypts to the key; the
  * plaintext never reaches the store, and lists carry no key at all.
  */
 import { Effect, Option } from "effect"
 import { expect, it } from "vitest"
 import { WorkspaceStore } from "../../src/access/AccessStores.ts"
-import { ConfigStore, GatewayConfig, VirtualKey, VirtualKeyStore } from "../../src/index.ts"
+import {
+  ConfigStore,
+  GatewayConfig,
+  Integration,
+  IntegrationStore,
+  Provider,
+  ProviderStore,
+  type StoredIntegration
+} from "../../src/index.ts"
 import { at, type Harness, uid, workspace } from "./ContractHarness.ts"
 import { makeTestCipher } from "./TestCrypto.ts"
 
 const cipher = makeTestCipher()
 
 export const credentialContract = ({ exit, freshOrganisation, run }: Harness) => {
-  const virtualKey = (organisationId: string, workspaceId: string, slug = `vk-${uid()}`) => {
+  /** A virtual key as stored: a workspace integration holding the key, and the provider sharing its id. */
+  const virtualKey = (organisationId: string, workspaceId: string, slug: string, encryptedKey: string) => {
     const now = at()
-    return new VirtualKey({
-      id: uid(),
+    const id = uid()
+    const integration: StoredIntegration = {
+      record: new Integration({
+        id,
+        organisation_id: organisationId,
+        workspace_id: workspaceId,
+        name: `Key ${slug}`,
+        slug: `integration-${id}`,
+        ai_provider_id: "openai",
+        description: null,
+        status: "active",
+        masked_key: "sk-t****4321",
+        configurations: {},
+        secret_mappings: [],
+        global_workspace_access_settings: null,
+        workspaces: [],
+        allow_all_models: true,
+        models: [],
+        created_at: now,
+        last_updated_at: now
+      }),
+      encryptedSecrets: { key: encryptedKey }
+    }
+    const provider = new Provider({
+      id,
       organisation_id: organisationId,
       workspace_id: workspaceId,
+      integration_id: id,
       name: `Key ${slug}`,
       slug,
-      provider: "openai",
-      masked_key: "sk-t****4321",
-      custom_host: null,
       note: null,
+      status: "active",
       usage_limits: null,
+      rate_limits: null,
+      expires_at: null,
+      models: null,
       created_at: now,
       last_updated_at: now
     })
+    return { integration, provider }
   }
+  const insert = (pair: ReturnType<typeof virtualKey>) =>
+    Effect.gen(function*() {
+      yield* (yield* IntegrationStore).insert(pair.integration)
+      yield* (yield* ProviderStore).insert(pair.provider)
+    })
 
-  it("keeps a virtual key's provider key as the ciphertext it was given, which decrypts to the key", async () => {
+  it("keeps a virtual key's provider key, in its integration, as the ciphertext it was given", async () => {
     const org = await freshOrganisation()
     const w = workspace(org.id)
     const plaintext = `sk-test-${uid()}-4321`
     const ciphertext = cipher.encrypt(plaintext)
-    const record = virtualKey(org.id, w.id, "main")
+    const pair = virtualKey(org.id, w.id, "main", ciphertext)
     await run(Effect.gen(function*() {
       yield* (yield* WorkspaceStore).insert(w)
-      yield* (yield* VirtualKeyStore).insert({ record, encryptedKey: ciphertext })
+      yield* insert(pair)
     }))
     const read = await run(Effect.gen(function*() {
-      const store = yield* VirtualKeyStore
-      return { byId: yield* store.get(record.id), bySlug: yield* store.findBySlug(w.id, "main") }
+      const providers = yield* ProviderStore
+      return {
+        integration: yield* (yield* IntegrationStore).get(pair.provider.id),
+        byId: yield* providers.get(pair.provider.id),
+        bySlug: yield* providers.findBySlug(w.id, "main")
+      }
     }))
-    for (const stored of [Option.getOrThrow(read.byId), Option.getOrThrow(read.bySlug)]) {
-      expect(stored).toEqual({ record, encryptedKey: ciphertext })
-      expect(stored.encryptedKey).not.toContain(plaintext)
-      expect(cipher.decrypt(stored.encryptedKey!)).toBe(plaintext)
-    }
-    const listed = await run(
-      Effect.flatMap(Effect.service(VirtualKeyStore), (s) => s.list(org.id, w.id, { limit: 10, offset: 0 }))
-    )
-    expect(listed.items).toEqual([record])
-    expect(JSON.stringify(listed)).not.toContain(ciphertext)
+    const stored = Option.getOrThrow(read.integration)
+    expect(stored).toEqual(pair.integration)
+    expect(JSON.stringify(stored.record)).not.toContain(ciphertext)
+    expect(cipher.decrypt(stored.encryptedSecrets.key!)).toBe(plaintext)
+    expect([Option.getOrThrow(read.byId), Option.getOrThrow(read.bySlug)]).toEqual([pair.provider, pair.provider])
   })
 
-  it("keeps virtual key slugs unique per workspace, lists them in creation order, and deletes them", async () => {
+  it("lists the providers that are virtual keys, in creation order, slugs unique per workspace", async () => {
     const org = await freshOrganisation()
     const [w1, w2] = [workspace(org.id), workspace(org.id)]
-    const keys = [virtualKey(org.id, w1.id, "a"), virtualKey(org.id, w1.id, "b"), virtualKey(org.id, w2.id, "a")]
+    const pairs = [
+      virtualKey(org.id, w1.id, "a", cipher.encrypt("sk")),
+      virtualKey(org.id, w1.id, "b", cipher.encrypt("sk")),
+      virtualKey(org.id, w2.id, "a", cipher.encrypt("sk"))
+    ]
+    // A provider on another's integration is no virtual key.
+    const other = new Provider({ ...pairs[0].provider, id: uid(), slug: "other", created_at: at() })
     await run(Effect.gen(function*() {
       yield* Effect.forEach([w1, w2], (yield* WorkspaceStore).insert)
-      const store = yield* VirtualKeyStore
-      for (const record of keys) yield* store.insert({ record, encryptedKey: cipher.encrypt("sk") })
+      for (const pair of pairs) yield* insert(pair)
+      yield* (yield* ProviderStore).insert(other)
     }))
     const duplicate = await exit(Effect.flatMap(
-      Effect.service(VirtualKeyStore),
-      (s) => s.insert({ record: virtualKey(org.id, w1.id, "a"), encryptedKey: cipher.encrypt("sk") })
+      Effect.service(ProviderStore),
+      (s) => s.insert(new Provider({ ...other, id: uid() }))
     ))
     expect(JSON.stringify(duplicate)).toContain("Conflict")
+    const keys = pairs.map((pair) => pair.provider)
     const pages = await run(Effect.gen(function*() {
-      const store = yield* VirtualKeyStore
+      const store = yield* ProviderStore
       return {
-        all: yield* store.list(org.id, null, { limit: 2, offset: 0 }),
-        rest: yield* store.list(org.id, null, { limit: 2, offset: 2 }),
-        past: yield* store.list(org.id, null, { limit: 2, offset: 6 }),
-        inW1: yield* store.list(org.id, w1.id, { limit: 10, offset: 0 })
+        all: yield* store.listVirtualKeys(org.id, null, { limit: 2, offset: 0 }),
+        rest: yield* store.listVirtualKeys(org.id, null, { limit: 2, offset: 2 }),
+        past: yield* store.listVirtualKeys(org.id, null, { limit: 2, offset: 6 }),
+        inW1: yield* store.listVirtualKeys(org.id, w1.id, { limit: 10, offset: 0 }),
+        providers: yield* store.list(org.id, w1.id, { limit: 10, offset: 0 })
       }
     }))
     expect(pages.all).toEqual({ items: keys.slice(0, 2), total: 3 })
     expect(pages.rest).toEqual({ items: keys.slice(2), total: 3 })
     expect(pages.past).toEqual({ items: [], total: 3 })
-    expect(pages.inW1.items.map((k) => k.id)).toEqual([keys[0].id, keys[1].id])
-    const deleted = await run(Effect.gen(function*() {
-      const store = yield* VirtualKeyStore
-      return [yield* store.delete(keys[0].id), yield* store.delete(keys[0].id), yield* store.get(keys[0].id)]
-    }))
-    expect(deleted).toEqual([true, false, Option.none()])
-    // The slug is free again once its key is gone.
-    await run(Effect.flatMap(
-      Effect.service(VirtualKeyStore),
-      (s) => s.insert({ record: virtualKey(org.id, w1.id, "a"), encryptedKey: cipher.encrypt("sk") })
-    ))
-  })
-
-  it("updates a virtual key's record and ciphertext in place, its slug still finding it", async () => {
-    const org = await freshOrganisation()
-    const w = workspace(org.id)
-    const record = virtualKey(org.id, w.id, "rotated")
-    await run(Effect.gen(function*() {
-      yield* (yield* WorkspaceStore).insert(w)
-      yield* (yield* VirtualKeyStore).insert({ record, encryptedKey: cipher.encrypt("sk-old") })
-    }))
-    const changed = new VirtualKey({
-      ...record,
-      name: "Rotated",
-      masked_key: "sk-n****-new",
-      custom_host: "https://llm.example.com/v1",
-      last_updated_at: at()
-    })
-    const ciphertext = cipher.encrypt("sk-new")
-    const result = await run(Effect.gen(function*() {
-      const store = yield* VirtualKeyStore
-      return {
-        updated: yield* store.update({ record: changed, encryptedKey: ciphertext }),
-        missing: yield* store.update({ record: new VirtualKey({ ...changed, id: uid() }), encryptedKey: ciphertext }),
-        bySlug: yield* store.findBySlug(w.id, "rotated"),
-        listed: yield* store.list(org.id, w.id, { limit: 10, offset: 0 })
-      }
-    }))
-    expect([result.updated, result.missing]).toEqual([true, false])
-    expect(Option.getOrThrow(result.bySlug)).toEqual({ record: changed, encryptedKey: ciphertext })
-    expect(result.listed).toEqual({ items: [changed], total: 1 })
+    expect(pages.inW1.items.map((k) => k.id)).toEqual([keys[0]!.id, keys[1]!.id])
+    expect(pages.providers.items.map((k) => k.id)).toEqual([keys[0]!.id, keys[1]!.id, other.id])
   })
 
   it("updates a config's target and key, down to no key at all", async () => {

@@ -6,7 +6,8 @@
  * A session records every request the page makes and aborts any that is not for the server under test, and
  * collects what the page logs as an error, so a test can assert that nothing left 127.0.0.1 and nothing failed.
  */
-import { existsSync, mkdirSync } from "node:fs"
+import { existsSync, mkdirSync, readFileSync } from "node:fs"
+import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
@@ -40,7 +41,19 @@ const FLAGS = [
 /** Where the tests write screenshots for people to look at; git ignores it. */
 export const SCREENSHOTS = fileURLToPath(new URL("../../../../screenshots/console/", import.meta.url))
 
-export const WIDTHS = [1280, 390] as const
+export const WIDTHS = [1366, 390] as const
+
+/** axe-core's browser script, evaluated in the page through the debugging protocol (the console's CSP allows no inline script). */
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+/** What axe finds, as `<page>@<width>: <rule> (<impact>) <target>…`: only the serious and critical violations. */
+export const axeViolations = async (page: Page, name: string, width: number): Promise<Array<string>> => {
+  if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(AXE)
+  const found = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) => r.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => v.id + " (" + v.impact + ") " + v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(", ")))`)
+  return (found as Array<string>).map((v) => `${name}@${width}: ${v}`)
+}
 
 export interface BrowserSession {
   readonly browser: Browser
@@ -56,6 +69,8 @@ export interface BrowserSession {
   readonly screenshot: (name: string) => Promise<void>
   /** Pages that needed sideways scrolling at a width, as `<name>@<width>: <pixels>`. */
   readonly overflows: Array<string>
+  /** axe-core's serious and critical violations on each page screenshot() saw, at each width and colour scheme. */
+  readonly violations: Array<string>
   /** Form controls with no label, as `<name>: <control>`, found on each page screenshot() saw. */
   readonly unlabelled: Array<string>
   readonly close: () => Promise<void>
@@ -94,19 +109,28 @@ export const openBrowser = async (baseUrl: string, also: ReadonlyArray<string> =
   mkdirSync(SCREENSHOTS, { recursive: true })
   const overflows: Array<string> = []
   const unlabelled: Array<string> = []
+  const violations: Array<string> = []
   const screenshot = async (name: string) => {
     const controls = await page.evaluate(`[...document.querySelectorAll("input, select, textarea")]
       .filter((c) => c.labels.length === 0 && !c.getAttribute("aria-label") && !c.getAttribute("aria-labelledby"))
       .map((c) => c.outerHTML.slice(0, 80))`) as Array<string>
     unlabelled.push(...controls.map((c) => `${name}: ${c}`))
+    const before = page.viewportSize() ?? { width: WIDTHS[0], height: 900 }
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
       // Evaluated in the page, where the DOM is (the tests' own types have none).
       const overflow = Number(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
       if (overflow > 0) overflows.push(`${name}@${width}: ${overflow}`)
+      violations.push(...await axeViolations(page, name, width))
       await page.screenshot({ path: join(SCREENSHOTS, `${name}-${width}.png`), fullPage: true })
     }
     await page.setViewportSize({ width: WIDTHS[0], height: 900 })
+    // The dark theme follows the system's preference: its contrast is checked too, at the wide width.
+    await page.emulateMedia({ colorScheme: "dark" })
+    violations.push(...await axeViolations(page, `${name} (dark)`, WIDTHS[0]))
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-dark-${WIDTHS[0]}.png`), fullPage: true })
+    await page.emulateMedia({ colorScheme: "light" })
+    await page.setViewportSize(before)
   }
   return {
     browser,
@@ -117,6 +141,7 @@ export const openBrowser = async (baseUrl: string, also: ReadonlyArray<string> =
     errors,
     overflows,
     unlabelled,
+    violations,
     screenshot,
     close: () => browser.close()
   }

@@ -7,6 +7,7 @@ import { layerRoutes, type TrustProxy } from "@gateway-control/adapters-http"
 import { layerMemory } from "@gateway-control/adapters-memory"
 import {
   Bootstrap,
+  type BootstrapResult,
   type RenderLimitsShape,
   SignInLimits,
   type SignInLimitsShape,
@@ -59,6 +60,11 @@ export interface TestServerOptions {
   readonly loggers?: ReadonlyArray<Logger.Logger<unknown, unknown>> | undefined
   /** Sign-in attempt limits; the domain's defaults when absent. */
   readonly signInLimits?: SignInLimitsShape | undefined
+  /**
+   * The bootstrap a store brought with it (one written before the server started, read once the store is
+   * built); the server bootstraps a new one when absent.
+   */
+  readonly bootstrapped?: (() => BootstrapResult) | undefined
 }
 
 export const makeTestLayer = (options: TestServerOptions = {}) =>
@@ -112,7 +118,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
   const address = server.address
   if (!("port" in address)) throw new Error("expected a TCP address")
   const baseUrl = `http://127.0.0.1:${address.port}`
-  const boot = await runtime.runPromise(
+  const boot = options.bootstrapped?.() ?? await runtime.runPromise(
     Effect.flatMap(
       Effect.service(Bootstrap),
       (bootstrap) => bootstrap.run({ organisationName: "Test Org", ownerEmail: "owner@example.com" })

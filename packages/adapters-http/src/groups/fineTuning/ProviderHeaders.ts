@@ -1,5 +1,5 @@
 /**
- * The provider-selecting headers of `GET /v1/fine_tuning/jobs`, read into the domain's `ProviderSelection`,
+ * The provider-selecting headers of the fine-tuning routes (`/v1/fine_tuning/jobs…`), read into the domain's `ProviderSelection`,
  * and the domain's refusals of a selection worded with those headers. The domain names the selection's
  * fields (`virtual_key`, `config.custom_host`, …); the client wrote headers, so errors name headers, in the
  * spelling the client used (`x-service-…` or Portkey's `x-portkey-…`, HeaderAliases.ts).
@@ -93,10 +93,10 @@ const headerParam = (headers: Headers, param: string | null) => {
 }
 
 /**
- * A refusal of the listing, in the envelope, naming headers where the domain names selection fields, as the
+ * A refusal of a call through a provider, in the envelope, naming headers where the domain names selection fields, as the
  * request `headers` spelled them.
  */
-export const listingRefusal = (error: ProviderChoiceError | Forbidden | NotFound, headers: Headers) => {
+export const selectionRefusal = (error: ProviderChoiceError | Forbidden | NotFound, headers: Headers) => {
   switch (error._tag) {
     case "InvalidRequest":
       return badRequest(error.message, headerParam(headers, error.param))

@@ -6,7 +6,7 @@ import { GatewayApi } from "../../Api.ts"
 import { BadRequest, fromDomain, upstreamError, upstreamTimeout } from "../../ApiErrors.ts"
 import { withService } from "../../internal/groupHandlers.ts"
 import { encodedHeaderList } from "../../internal/headerList.ts"
-import { listingRefusal, selectionFromHeaders } from "../fineTuning/ProviderHeaders.ts"
+import { selectionFromHeaders, selectionRefusal } from "../fineTuning/ProviderHeaders.ts"
 
 const principal = Effect.service(CurrentPrincipal)
 
@@ -48,10 +48,10 @@ export const PromptCompletionsHandlers = HttpApiBuilder.group(
             UpstreamUnreachable: (e) => Effect.fail(upstreamError(e.message)),
             UpstreamInvalid: (e) => Effect.fail(upstreamError(e.message)),
             UpstreamTimedOut: (e) => Effect.fail(upstreamTimeout(e.message)),
-            InvalidRequest: (e) => Effect.fail(listingRefusal(e, request.headers)),
-            NoProviderSelected: (e) => Effect.fail(listingRefusal(e, request.headers)),
-            ProviderKeyMissing: (e) => Effect.fail(listingRefusal(e, request.headers)),
-            StoredKeyElsewhere: (e) => Effect.fail(listingRefusal(e, request.headers)),
+            InvalidRequest: (e) => Effect.fail(selectionRefusal(e, request.headers)),
+            NoProviderSelected: (e) => Effect.fail(selectionRefusal(e, request.headers)),
+            ProviderKeyMissing: (e) => Effect.fail(selectionRefusal(e, request.headers)),
+            StoredKeyElsewhere: (e) => Effect.fail(selectionRefusal(e, request.headers)),
             Forbidden: (e) => Effect.fail(fromDomain(e)),
             NotFound: (e) => Effect.fail(fromDomain(e)),
             StoreError: (e) => Effect.fail(fromDomain(e))

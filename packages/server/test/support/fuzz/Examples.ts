@@ -762,6 +762,41 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     headers: { "x-service-virtual-key": f.virtualKeySlug },
     query: { limit: "5" }
   }),
+  "fineTuning.createJob": (f) => ({
+    key: f.workspaceKey,
+    headers: { "x-service-provider": `@${f.virtualKeySlug}` },
+    body: {
+      model: "gpt-4o-mini-2024-07-18",
+      training_file: "file-abc",
+      suffix: "fuzz",
+      hyperparameters: { n_epochs: 2, batch_size: "auto" },
+      method: { type: "supervised", supervised: { hyperparameters: { n_epochs: 2 } } },
+      seed: 7,
+      metadata: { team: "fuzz" }
+    }
+  }),
+  "fineTuning.retrieveJob": (f) => ({
+    key: f.workspaceKey,
+    headers: { "x-service-virtual-key": f.virtualKeySlug },
+    params: { fine_tuning_job_id: "ftjob-local" }
+  }),
+  "fineTuning.cancelJob": (f) => ({
+    key: f.workspaceKey,
+    headers: { "x-service-virtual-key": f.virtualKeySlug },
+    params: { fine_tuning_job_id: "ftjob-local" }
+  }),
+  "fineTuning.listEvents": (f) => ({
+    key: f.workspaceKey,
+    headers: { "x-service-virtual-key": f.virtualKeySlug },
+    params: { fine_tuning_job_id: "ftjob-local" },
+    query: { limit: "5", after: "ftevent-0" }
+  }),
+  "fineTuning.listCheckpoints": (f) => ({
+    key: f.workspaceKey,
+    headers: { "x-service-virtual-key": f.virtualKeySlug },
+    params: { fine_tuning_job_id: "ftjob-local" },
+    query: { limit: "5" }
+  }),
   "virtualKeys.create": (f) => ({
     body: { name: "Fuzz example key", provider: "openai", key: "sk-example", workspace_id: f.workspaceId }
   }),
@@ -802,9 +837,16 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
 export const startLocalProvider = async (): Promise<
   { readonly baseUrl: string; readonly close: () => Promise<void> }
 > => {
-  const server = createServer((_, response) => {
+  // A list for listings; one job for the calls on a job (create, retrieve, cancel).
+  const server = createServer((request, response) => {
+    const path = new URL(request.url ?? "/", "http://local").pathname
+    const oneJob = request.method === "POST" || /^\/v1\/fine_tuning\/jobs\/[^/]+$/.test(path)
     response.writeHead(200, { "content-type": "application/json" })
-    response.end(JSON.stringify({ object: "list", data: [], has_more: false }))
+    response.end(JSON.stringify(
+      oneJob
+        ? { id: "ftjob-local", object: "fine_tuning.job", status: "running", model: "gpt-4o-mini-2024-07-18" }
+        : { object: "list", data: [], has_more: false }
+    ))
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   const address = server.address()

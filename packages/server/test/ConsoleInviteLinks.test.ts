@@ -46,8 +46,11 @@ describe.runIf(browserAvailable())("the console's invitation page", () => {
     await password.press("Enter")
     await page.getByLabel("Signed in as").waitFor()
     expect(await page.getByLabel("Signed in as").innerText()).toContain("owner@localhost")
-    // The name given on the page is the owner's now.
+    // The name given on the page is the owner's now, and the console says they are in.
     expect(await page.getByLabel("Signed in as").innerText()).toContain("Olive Owner")
+    await expect.poll(() => page.getByRole("status").allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/Welcome to Default/)])
+    )
     // Spent: the same link now says it cannot be used.
     await page.goto(link!)
     await page.getByRole("alert").waitFor()

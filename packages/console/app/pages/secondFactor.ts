@@ -21,6 +21,7 @@ import { enrolmentOnly, reloadPersonSession } from "../session.ts"
 import { CopyButton, LoadState, PageHeader, useLoad } from "../ui/common.ts"
 import { fixing } from "../ui/formKeys.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
+import { notify } from "../ui/toast.ts"
 
 const STATES: Readonly<Record<SecondFactorDetails["totp"], string>> = {
   none: "Not set up",
@@ -147,12 +148,16 @@ export const SecondFactorPage = () => {
   const restricted = enrolmentOnly.value
   const confirmed = async () => {
     const wasRestricted = enrolmentOnly.value
+    const message = "Your second factor is on: signing in with your password now also asks for a code from the app."
     setEnrolment(null)
-    setDone("Your second factor is on: signing in with your password now also asks for a code from the app.")
+    setDone(message)
     // The session may now do what the person's roles allow: the console reads it again.
     await reloadPersonSession()
-    if (wasRestricted) navigate("/", { replace: true })
-    else loaded.reload()
+    if (wasRestricted) {
+      // The person's first page opens; the message goes with them.
+      navigate("/", { replace: true })
+      notify(message)
+    } else loaded.reload()
   }
   const disabled = async () => {
     setDone("Your second factor is off.")

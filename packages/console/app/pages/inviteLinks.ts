@@ -26,7 +26,7 @@ const PasswordForm = ({ token, organisation }: { readonly token: string; readonl
     navigate("/", { replace: true })
     notify(`Welcome to ${organisation}: your password is set and you are signed in.`)
   }
-  return html`<${FormFrame} form=${form} onSubmit=${submit} label="Accept with a password">
+  return html`<${FormFrame} form=${form} onSubmit=${submit} label="Accept with a password" enterSubmits=${true}>
     <${FormAlert} form=${form} fields=${["name", "password", "token"]} />
     <div onKeyDown=${enterMovesOn}>
       <${TextField} form=${form} name="name" label="Your name (optional)" value=${name}

@@ -68,7 +68,7 @@ const PasswordForm = () => {
     form.fail("", why)
   }
   if (challenge !== null) return html`<${CodeForm} challenge=${challenge} onRestart=${restart} />`
-  return html`<${FormFrame} form=${form} onSubmit=${submit} label="Password sign-in">
+  return html`<${FormFrame} form=${form} onSubmit=${submit} label="Password sign-in" enterSubmits=${true}>
     <${FormAlert} form=${form} fields=${["email", "password"]} />
     <div onKeyDown=${enterMovesOn}>
       <${TextField} form=${form} name="email" label="Email" type="email" value=${email}

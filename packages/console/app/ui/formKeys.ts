@@ -9,7 +9,8 @@ const TEXT_INPUT = "input:not([type=hidden]):not([type=checkbox]):not([type=radi
 
 /**
  * A form's `onKeyDown` (set on an element around its fields): Enter in a text field with another after it
- * focuses that one; Enter in the last field submits as usual.
+ * focuses that one; Enter in the last field submits, in a `FormFrame` with `enterSubmits` (else Enter sends no
+ * form of several fields at all).
  */
 export const enterMovesOn = (event: KeyboardEvent) => {
   if (event.key !== "Enter" || event.isComposing || event.shiftKey || event.ctrlKey || event.metaKey) return

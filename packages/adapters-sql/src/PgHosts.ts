@@ -228,7 +228,14 @@ export const makeHostLocator = (options: HostLocatorOptions): Effect.Effect<Host
         const recovery = row?.recovery === true
         const readOnly = row?.read_only === "on"
         return !recovery && (target.attrs === "primary" || !readOnly) ? "match" as const : "mismatch" as const
-      })).pipe(Effect.catch(() => Effect.succeed("unreachable" as const)))
+      })).pipe(
+        // A host that accepts the connection and then never answers is as good as down.
+        Effect.timeoutOrElse({
+          duration: Math.min(options.connectTimeoutMs, 2_000) + 2_000,
+          orElse: () => Effect.succeed("unreachable" as const)
+        }),
+        Effect.catch(() => Effect.succeed("unreachable" as const))
+      )
 
     /** The first host, in the URL's order, that matches. */
     const search = Effect.gen(function*() {

@@ -19,6 +19,7 @@ import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { query } from "./support/Databases.ts"
 import { type Answer, startLoad, workspaceNames } from "./support/MixedLoad.ts"
 import { availableOrSkip, PG_BIN, type ReplicatedPair, startReplicatedPair } from "./support/PgCluster.ts"
 import { cli as cliArgs, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
@@ -167,4 +168,70 @@ describe.runIf(available)("failover behind a multi-host DATABASE_URL", () => {
     },
     120_000
   )
+})
+
+/**
+ * A primary demoted rather than killed: it stays up but takes no writes (`default_transaction_read_only`, as a
+ * primary fenced by an operator or restarting as a standby), and the standby is promoted. The process's pooled
+ * connections to the demoted host are discarded (none of the gateway's remains there), writes meanwhile answer
+ * 503 (PostgreSQL's 25006 `read_only_sql_transaction` among them), and writes go to the new primary.
+ */
+describe.runIf(available)("a demoted primary behind a multi-host DATABASE_URL", () => {
+  let pair: ReplicatedPair
+  let server: ServerProcess
+
+  beforeAll(async () => {
+    pair = await startReplicatedPair("gateway")
+    server = await startServerProcess({
+      GATEWAY_STORE: "postgres",
+      DATABASE_URL: pair.multiHostUrl("gateway"),
+      GATEWAY_MASTER_KEY: randomBytes(32).toString("base64"),
+      DATABASE_POOL_SIZE: "4"
+    })
+  }, 120_000)
+
+  afterAll(async () => {
+    server?.child.kill("SIGKILL")
+    await pair?.close()
+  })
+
+  it("discards the connections to the demoted host and writes to the new primary", async () => {
+    const admin = server.adminKey!
+    const create = (name: string) => call(server, admin, "POST", "/v1/workspaces", { name })
+    const gatewayConnections = async (url: string) =>
+      (await query<{ n: number }>(
+        url,
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'gateway-control'"
+      ))[0]!.n
+    // Fill the pool a little: concurrent creates each hold a connection.
+    const before = await Promise.all(Array.from({ length: 4 }, (_, i) => create(`before-${i}`)))
+    expect(before.map((r) => r.status)).toEqual([201, 201, 201, 201])
+    expect(await gatewayConnections(pair.primary.url())).toBeGreaterThan(0)
+
+    await query(pair.primary.url(), "ALTER SYSTEM SET default_transaction_read_only = on")
+    await query(pair.primary.url(), "SELECT pg_reload_conf()")
+    // No host takes writes now: a create answers 503 store_unavailable, whether it reached the demoted host
+    // (25006) or found no host at all.
+    await within(10_000, async () => {
+      const refused = await create(`refused-${Date.now()}`)
+      const body = (await refused.json()) as { error?: { code?: string } }
+      expect([201, 503]).toContain(refused.status)
+      return refused.status === 503 && body.error?.code === "store_unavailable"
+    })
+
+    await pair.standby.promote()
+    let after = ""
+    await within(15_000, async () => {
+      after = `after-${Date.now()}`
+      return (await create(after)).status === 201
+    })
+    await within(5_000, async () => (await gatewayConnections(pair.primary.url())) === 0)
+    const onNewPrimary = await query<{ name: string }>(
+      pair.standby.url("gateway"),
+      `SELECT name FROM workspaces WHERE name IN ('before-0', 'before-1', 'before-2', 'before-3', '${after}')`
+    )
+    expect(onNewPrimary.map((row) => row.name).sort()).toEqual(
+      ["before-0", "before-1", "before-2", "before-3", after].sort()
+    )
+  }, 120_000)
 })

@@ -11,6 +11,7 @@
 import { ScopeNames } from "@gateway-control/domain"
 import { Portkey } from "portkey-ai"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type FakeProvider, startFakeProvider } from "./support/FakeProvider.ts"
 import { type McpGateway, startMcpGateway } from "./support/McpGateway.ts"
 import { declaredAnswerErrors, sdkMethods } from "./support/PortkeySdkTypes.ts"
 import { type SdkMcpServer, startSdkMcpServer } from "./support/SdkMcpServer.ts"
@@ -41,6 +42,8 @@ const SDK_TYPE_ERRATA: ReadonlyArray<RegExp> = [
 ]
 
 let upstream: SdkMcpServer
+/** The model provider prompt completions reach, through a virtual key whose custom host it is. */
+let provider: FakeProvider
 let gateway: McpGateway
 let server: TestServer
 let workspaceKey: string
@@ -49,8 +52,18 @@ const client = (apiKey: string) => new Portkey({ apiKey, baseURL: `${server.base
 
 beforeAll(async () => {
   upstream = await startSdkMcpServer()
-  gateway = await startMcpGateway({ trusted: [upstream.host] })
+  provider = await startFakeProvider("completions")
+  gateway = await startMcpGateway({ trusted: [upstream.host, provider.host] })
   server = gateway.server
+  const virtualKey = await server.send("POST", "/v1/virtual-keys", {
+    name: "Completions",
+    slug: "completions",
+    provider: "openai",
+    key: "sk-good",
+    custom_host: provider.baseUrl,
+    workspace_id: server.workspaceId
+  })
+  if (virtualKey.status !== 201) throw new Error(await virtualKey.text())
   // A workspace service key with every scope such a key may hold.
   const created = await jsonOf(
     await server.send("POST", "/v1/api-keys/workspace/service", {
@@ -65,6 +78,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await gateway?.close()
   await upstream?.close()
+  await provider?.close()
 })
 
 interface Run {
@@ -279,13 +293,17 @@ describe.each(
         (sdk) => sdk.prompts.versions.update(slug, first.id, { label_id: label.id })
       )
     ).toMatchObject({ id: first.id })
-    // Model calls are the gateway's data plane, not its control plane (README): the route is not here.
-    await call(
-      run,
-      "prompts.completions.create",
-      (sdk) => sdk.prompts.completions.create({ promptID: slug, variables: { name: "Ada" } }),
-      404
-    )
+    // A model call: a workspace key's, through the virtual key the SDK's per-call option names (README, "Prompt
+    // completions"); an admin key makes none (it holds no `completions.write`).
+    const complete = (sdk: Portkey) =>
+      sdk.prompts.completions.create({ promptID: slug, variables: { name: "Ada" } }, { virtualKey: "completions" })
+    if (admin) {
+      await call(run, "prompts.completions.create", complete, 403)
+    } else {
+      const completion = await call(run, "prompts.completions.create", complete)
+      expect(completion).toMatchObject({ object: expect.any(String) })
+      expect(provider.requests.at(-1)?.authorization).toBe("Bearer sk-good")
+    }
     await call(run, "labels.delete", (sdk) => sdk.labels.delete(label.id))
     await call(run, "prompts.delete", (sdk) => sdk.prompts.delete(slug))
 

@@ -54,6 +54,13 @@ const conflicts: Record<string, { readonly message: string; readonly param: stri
  */
 const SHUTTING_DOWN = /^57P0[123]$/
 
+/**
+ * 25006 read_only_sql_transaction: a write reached a server that takes none, which for the gateway's own
+ * connections means a primary demoted, or a standby reached, during a failover; the host locator moves on
+ * (PgHosts.ts), and meanwhile the store is unavailable for writes.
+ */
+const READ_ONLY = "25006"
+
 const sqlStateOf = (error: SqlError): unknown => {
   const cause = error.reason.cause
   return typeof cause === "object" && cause !== null ? Reflect.get(cause, "code") : undefined
@@ -78,6 +85,8 @@ export const storeErrorOf = (error: SqlError): StoreError | undefined => {
       const state = sqlStateOf(error)
       return typeof state === "string" && SHUTTING_DOWN.test(state)
         ? StoreError.unavailable(`The store is shutting down or starting: ${error.message}`)
+        : state === READ_ONLY
+        ? StoreError.unavailable(`The store takes no writes now (a failover?): ${error.message}`)
         : undefined
     }
     default:

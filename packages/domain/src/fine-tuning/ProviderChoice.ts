@@ -72,26 +72,30 @@ export const makeProviderChoice = Effect.gen(function*() {
 
   /**
    * `@slug` or a virtual key's slug (or id): the workspace's provider of that slug, a virtual key being a provider
-   * paired with its own integration (credentials/VirtualKeys.ts).
+   * paired with its own integration (credentials/VirtualKeys.ts). Refusals name `param`: where the call named it.
    */
-  const fromVirtualKey = Effect.fnUntraced(function*(workspaceId: string, ref: string) {
-    const provider = yield* providers.resolveProvider(workspaceId, ref, "virtual_key")
-    if (Option.isNone(provider)) {
-      return yield* InvalidRequest.of(`No provider or virtual key '${ref}' in this workspace.`, "virtual_key")
+  const fromVirtualKey = Effect.fnUntraced(
+    function*(workspaceId: string, ref: string, param: "virtual_key" | "config") {
+      const provider = yield* providers.resolveProvider(workspaceId, ref, param)
+      if (Option.isNone(provider)) {
+        return yield* InvalidRequest.of(`No provider or virtual key '${ref}' in this workspace.`, param)
+      }
+      const key = provider.value
+      return {
+        stored: true,
+        provider: key.provider,
+        apiKey: key.apiKey,
+        record: { kind: key.kind, slug: key.slug },
+        ownHost: key.customHost === null ? undefined : { url: key.customHost, param: "virtual_key" }
+      } satisfies Credential
     }
-    const key = provider.value
-    return {
-      stored: true,
-      provider: key.provider,
-      apiKey: key.apiKey,
-      record: { kind: key.kind, slug: key.slug },
-      ownHost: key.customHost === null ? undefined : { url: key.customHost, param: "virtual_key" }
-    } satisfies Credential
-  })
+  )
 
   /** The credential the selection names outside a config: a virtual key, else a provider with the call's key. */
   const fromSelection = Effect.fnUntraced(function*(workspaceId: string, selection: ProviderSelection) {
-    if (selection.virtual_key !== undefined) return yield* fromVirtualKey(workspaceId, selection.virtual_key)
+    if (selection.virtual_key !== undefined) {
+      return yield* fromVirtualKey(workspaceId, selection.virtual_key, "virtual_key")
+    }
     if (selection.provider === undefined) return undefined
     const provider = yield* knownProvider(registry, selection.provider, "provider")
     if (selection.api_key === undefined) return yield* new ProviderKeyMissing({ provider })
@@ -121,7 +125,7 @@ export const makeProviderChoice = Effect.gen(function*() {
         : { url: config.target.custom_host, param: "config", configSlug: config.slug ?? null }
       if (config.target.request_timeout !== undefined) timeoutMs = config.target.request_timeout
       if (config.target.virtual_key !== undefined) {
-        credential = yield* fromVirtualKey(workspaceId, config.target.virtual_key)
+        credential = yield* fromVirtualKey(workspaceId, config.target.virtual_key, "config")
       } else if (config.target.provider !== undefined && config.apiKey !== undefined) {
         const provider = yield* knownProvider(registry, config.target.provider, "config")
         credential = config.slug === undefined

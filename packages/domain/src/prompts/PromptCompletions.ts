@@ -19,6 +19,8 @@ import {
   type UpstreamUnreachable
 } from "../fine-tuning/Providers.ts"
 import type { ProviderSelection } from "../fine-tuning/ProviderSelection.ts"
+import { modelProviderOf } from "../providers/Provider.ts"
+import { InvalidRequest } from "../shared/Errors.ts"
 import { untrustedText } from "../shared/UntrustedText.ts"
 import { Prompts } from "./Prompts.ts"
 import type { Failure } from "./TemplateResources.ts"
@@ -114,7 +116,32 @@ export class PromptCompletions extends Context.Service<
             id: principal.workspaceId ?? principal.organisationId
           })
           const rendered = yield* prompts.render(principal, promptRef, body)
-          const choice = yield* chooseProvider(principal.workspaceId!, selection)
+          // `"model": "@slug/name"` chooses the provider as `x-portkey-provider: @slug` does; the provider is sent
+          // the name alone. A call choosing another provider as well is refused, naming `model`.
+          const named = modelProviderOf(rendered.data.model)
+          let chosen = selection
+          let data = rendered.data
+          if (named !== undefined) {
+            const other = selection.config !== undefined || selection.provider !== undefined ||
+              (selection.virtual_key !== undefined && selection.virtual_key !== named.slug)
+            if (other) {
+              return yield* InvalidRequest.of(
+                `model '${String(rendered.data.model)}' chooses provider @${named.slug}, and the call chooses ` +
+                  "another provider as well: choose one.",
+                "model"
+              )
+            }
+            chosen = { ...selection, virtual_key: named.slug }
+            data = { ...rendered.data, model: named.model }
+          }
+          const fromModel = named !== undefined && selection.virtual_key === undefined
+          const choice = yield* chooseProvider(principal.workspaceId!, chosen).pipe(
+            Effect.mapError((error) =>
+              fromModel && error._tag === "InvalidRequest" && error.param === "virtual_key"
+                ? InvalidRequest.of(error.message, "model")
+                : error
+            )
+          )
           // Provider base URLs come from the operator and connect as DNS says; custom hosts are checked and pinned.
           const destination = choice.customHost === undefined
             ? { baseUrl: registry.baseUrls.get(choice.provider)!, pinnedAddresses: undefined }
@@ -125,7 +152,7 @@ export class PromptCompletions extends Context.Service<
           const answer = yield* upstream.send(
             { ...destination, apiKey: choice.apiKey, timeoutMs: choice.timeoutMs },
             endpoint,
-            rendered.data
+            data
           )
           const contentType = answer.contentType === undefined ? undefined : untrustedText(256)(answer.contentType)
           if (answer.status < 200 || answer.status > 299) {

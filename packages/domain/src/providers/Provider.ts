@@ -33,6 +33,19 @@ export class Provider extends Schema.Class<Provider>("Provider")({
   last_updated_at: Schema.String
 }) {}
 
+/**
+ * The provider a model name selects, Portkey's model catalog form `"model": "@slug/name"`: the workspace's
+ * provider `slug` (as `x-portkey-provider: @slug` does) and the model's own `name`, what the provider is sent;
+ * undefined for a plain model name. Pure.
+ */
+export const modelProviderOf = (model: unknown): { readonly slug: string; readonly model: string } | undefined => {
+  if (typeof model !== "string" || !model.startsWith("@")) return undefined
+  const slash = model.indexOf("/")
+  return slash <= 1 || slash === model.length - 1
+    ? undefined
+    : { slug: model.slice(1, slash), model: model.slice(slash + 1) }
+}
+
 /** A new provider: Portkey's create body. `integration_id` names the integration by slug or id. */
 export const CreateProvider = Schema.Struct({
   ...Struct.pick(Provider.fields, ["name", "integration_id"]),

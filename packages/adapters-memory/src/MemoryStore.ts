@@ -11,6 +11,7 @@ import {
   CollectionStore,
   ConfigStore,
   Conflict,
+  CredentialHealthStore,
   GatewayConfig,
   GENESIS_HASH,
   IdempotencyStore,
@@ -60,6 +61,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
+import { makeCredentialHealthStore } from "./internal/MemoryCredentialHealth.ts"
 import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
 import { makeIntegrationStore } from "./internal/MemoryIntegrations.ts"
@@ -107,8 +109,13 @@ const make = Effect.sync(() => {
     get: (id) => Effect.sync(() => Option.filter(workspaces.get(id), (w) => !deleted.has(w.id))),
     findBySlug: (organisationId, slug) =>
       Effect.sync(() => Option.filter(workspaces.byUnique(`${organisationId}/${slug}`), (w) => !deleted.has(w.id))),
-    list: (organisationId, page) =>
-      Effect.sync(() => workspaces.page((w) => w.organisation_id === organisationId && !deleted.has(w.id), page)),
+    list: (organisationId, page, filter = {}) =>
+      Effect.sync(() =>
+        workspaces.page((w) =>
+          w.organisation_id === organisationId && !deleted.has(w.id) &&
+          (filter.name === undefined || w.name.includes(filter.name)) &&
+          (filter.exact_name === undefined || w.name === filter.exact_name), page)
+      ),
     update: (workspace) =>
       workspaces.replaceWhen(workspace.id, (w) => !deleted.has(w.id), (w) =>
         new Workspace({
@@ -135,7 +142,13 @@ const make = Effect.sync(() => {
     get: (id) => Effect.sync(() => users.get(id)),
     findByEmail: (organisationId, email) =>
       Effect.sync(() => users.byUnique(`${organisationId}/${email.toLowerCase()}`)),
-    list: (organisationId, page) => Effect.sync(() => users.page((u) => u.organisation_id === organisationId, page)),
+    list: (organisationId, page, filter = {}) =>
+      Effect.sync(() =>
+        users.page((u) =>
+          u.organisation_id === organisationId &&
+          (filter.role === undefined || u.role === filter.role) &&
+          (filter.email === undefined || u.email === filter.email), page)
+      ),
     update: (user) =>
       users.replace(
         user.id,
@@ -187,10 +200,14 @@ const make = Effect.sync(() => {
       )
     },
     get: (workspaceId, userId) => Effect.sync(() => members.get(memberId(workspaceId, userId))),
-    list: (workspaceId, page) =>
+    list: (workspaceId, page, filter = {}) =>
       Effect.sync(() =>
         members.page(
-          (m) => m.workspace_id === workspaceId,
+          (m) =>
+            m.workspace_id === workspaceId &&
+            (filter.role === undefined || m.role === filter.role) &&
+            (filter.email === undefined ||
+              Option.exists(users.get(m.user_id), (u) => u.email === filter.email)),
           page,
           (a, b) => byCreation({ created_at: a.created_at, id: a.user_id }, { created_at: b.created_at, id: b.user_id })
         )
@@ -559,7 +576,8 @@ const make = Effect.sync(() => {
     Context.add(InviteStore, makeInviteStore(state)),
     Context.add(LocalAccountStore, makeLocalAccountStore(state, users)),
     Context.add(IntegrationStore, aiIntegrations.store),
-    Context.add(ProviderStore, aiProviders.store)
+    Context.add(ProviderStore, aiProviders.store),
+    Context.add(CredentialHealthStore, makeCredentialHealthStore(state))
   )
 })
 

@@ -96,8 +96,17 @@ export const makeAccessStores = Effect.gen(function*() {
       ),
     get: (id) => read(liveWorkspace(id)),
     findBySlug: (organisationId, slug) => read(liveWorkspaceBySlug({ organisationId, slug })),
-    list: (organisationId, request) =>
-      listing(WorkspaceRow, "workspaces", sql`organisation_id = ${organisationId} AND deleted_at IS NULL`, request),
+    list: (organisationId, request, filter = {}) =>
+      listing(
+        WorkspaceRow,
+        "workspaces",
+        sql.and([
+          sql`organisation_id = ${organisationId} AND deleted_at IS NULL`,
+          ...(filter.name === undefined ? [] : [sql`strpos(name, ${filter.name}) > 0`]),
+          ...(filter.exact_name === undefined ? [] : [sql`name = ${filter.exact_name}`])
+        ]),
+        request
+      ),
     update: (w) =>
       changed(
         sql`UPDATE workspaces SET name = ${w.name}, description = ${w.description}, last_updated_at = ${w.last_updated_at}
@@ -117,7 +126,17 @@ export const makeAccessStores = Effect.gen(function*() {
       ),
     get: byId("users", UserRow),
     findByEmail: byPair("users", "organisation_id", "email", UserRow),
-    list: (organisationId, request) => listing(UserRow, "users", sql`organisation_id = ${organisationId}`, request),
+    list: (organisationId, request, filter = {}) =>
+      listing(
+        UserRow,
+        "users",
+        sql.and([
+          sql`organisation_id = ${organisationId}`,
+          ...(filter.role === undefined ? [] : [sql`role = ${filter.role}`]),
+          ...(filter.email === undefined ? [] : [sql`email = ${filter.email}`])
+        ]),
+        request
+      ),
     update: (u) =>
       changed(
         sql`UPDATE users SET name = ${u.name}, role = ${u.role}, last_updated_at = ${u.last_updated_at}
@@ -143,8 +162,20 @@ export const makeAccessStores = Effect.gen(function*() {
             DO UPDATE SET role = EXCLUDED.role, last_updated_at = EXCLUDED.last_updated_at`
       ).pipe(Effect.asVoid),
     get: byPair("workspace_members", "workspace_id", "user_id", MemberRow),
-    list: (workspaceId, request) =>
-      listing(MemberRow, "workspace_members", sql`workspace_id = ${workspaceId}`, request, "user_id"),
+    list: (workspaceId, request, filter = {}) =>
+      listing(
+        MemberRow,
+        "workspace_members",
+        sql.and([
+          sql`workspace_id = ${workspaceId}`,
+          ...(filter.role === undefined ? [] : [sql`role = ${filter.role}`]),
+          ...(filter.email === undefined
+            ? []
+            : [sql`user_id IN (SELECT id FROM users WHERE email = ${filter.email})`])
+        ]),
+        request,
+        "user_id"
+      ),
     remove: (workspaceId, userId) =>
       read(
         Effect.map(

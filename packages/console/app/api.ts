@@ -11,6 +11,7 @@ export * from "./api/apiKeys.ts"
 export * from "./api/client.ts"
 export type * from "./api/contract.ts"
 export * from "./api/identityProviders.ts"
+export * from "./api/promptCompletions.ts"
 export * from "./api/scimTokens.ts"
 export * from "./api/secondFactor.ts"
 export * from "./api/sessions.ts"
@@ -152,6 +153,25 @@ export const partialVersions = async (id: string) => {
   return { partial, versions: newestFirst(versions.data) }
 }
 
+/** A partial by slug as a prompt of `workspaceId` renders it: its published template, or version `version`'s. */
+export const partialTemplate = async (slug: string, workspaceId: string, version: number | undefined) => {
+  const partial = await get<"prompts", "getPartial">(`/prompts/partials/${segment(slug)}`, {
+    workspace_id: workspaceId
+  })
+  // An archived partial renders as a missing one.
+  if (partial.status === "archived") return undefined
+  if (version === undefined) return partial.string
+  const versions = await get<"prompts", "listPartialVersions">(`/prompts/partials/${segment(partial.id)}/versions`)
+  return versions.data.find((v) => v.version === version)?.string
+}
+
+// ---- providers (a workspace's handles on integrations) ----
+
+export type WorkspaceProvider = Item<Answer<"providers", "list">>
+
+export const listWorkspaceProviders = (workspaceId: string | undefined, paging: Paging) =>
+  get<"providers", "list">("/providers", { workspace_id: workspaceId, ...paging })
+
 // ---- MCP registry ----
 
 export type McpIntegration = Item<Answer<"mcpRegistry", "listIntegrations">>
@@ -163,6 +183,22 @@ export const createIntegration = (body: Body<"mcpRegistry", "createIntegration">
   send<"mcpRegistry", "createIntegration">("POST", "/mcp-integrations", body)
 export const archiveIntegration = (id: string) =>
   send<"mcpRegistry", "archiveIntegration">("DELETE", `/mcp-integrations/${segment(id)}`)
+export const getIntegration = (id: string) => get<"mcpRegistry", "getIntegration">(`/mcp-integrations/${segment(id)}`)
+export type McpTestResult = Answer<"mcpConnectivity", "testIntegration">
+export type McpSyncResult = Answer<"mcpConnectivity", "syncCapabilities">
+export type McpCapability = Item<Answer<"mcpConnectivity", "listCapabilities">>
+/** Connects to the integration's server (initialize, then ping): the outcome and its latency. */
+export const testIntegration = (id: string) =>
+  send<"mcpConnectivity", "testIntegration">("POST", `/mcp-integrations/${segment(id)}/test`)
+/** Lists the server's capabilities and stores them, keeping earlier on/off choices. */
+export const syncCapabilities = (id: string) =>
+  send<"mcpConnectivity", "syncCapabilities">("POST", `/mcp-integrations/${segment(id)}/capabilities/sync`)
+export const integrationMetadata = (id: string) =>
+  get<"mcpConnectivity", "integrationMetadata">(`/mcp-integrations/${segment(id)}/metadata`)
+export const listCapabilities = (id: string, query: Query & Paging) =>
+  get<"mcpConnectivity", "listCapabilities">(`/mcp-integrations/${segment(id)}/capabilities`, query)
+export const setCapabilities = (id: string, body: Body<"mcpConnectivity", "setCapabilities">) =>
+  send<"mcpConnectivity", "setCapabilities">("PUT", `/mcp-integrations/${segment(id)}/capabilities`, body)
 export const listServers = (query: Query & Paging) => get<"mcpRegistry", "listServers">("/mcp-servers", query)
 export const createServer = (body: Body<"mcpRegistry", "createServer">) =>
   send<"mcpRegistry", "createServer">("POST", "/mcp-servers", body)

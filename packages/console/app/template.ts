@@ -42,6 +42,77 @@ export const variablesOf = (templates: ReadonlyArray<string>): ReadonlyArray<Var
   return [...found.values()]
 }
 
+/** A partial a template names outside any section: `{{>slug}}`, `{{>slug@N}}`, or `{{>>name}}` (the slug a variable's value). */
+export interface PartialRef {
+  /** The slug; for a dynamic partial, the variable whose value is the slug. */
+  readonly name: string
+  readonly version: number | undefined
+  readonly dynamic: boolean
+}
+
+/** The partials a template expands outside sections, in order (their variables are the template's own). */
+export const partialsOf = (template: string): ReadonlyArray<PartialRef> => {
+  const found: Array<PartialRef> = []
+  const open: Array<string> = []
+  for (const match of template.matchAll(TAG)) {
+    const sigil = match[1] !== undefined ? "&" : match[2]!
+    const name = (match[1] ?? match[3] ?? "").trim()
+    if (sigil === "#" || sigil === "^") open.push(name)
+    if (sigil === "/" && open.at(-1) === name) open.pop()
+    if (sigil !== ">" || open.length > 0) continue
+    if (name.startsWith(">")) {
+      found.push({ name: name.slice(1).trim(), version: undefined, dynamic: true })
+      continue
+    }
+    const at = /^(.+)@(\d+)$/.exec(name)
+    found.push({ name: at?.[1] ?? name, version: at === null ? undefined : Number(at[2]), dynamic: false })
+  }
+  return found
+}
+
+/** The most partials deep a render expands (the server's MAX_PARTIAL_DEPTH). */
+const MAX_PARTIAL_DEPTH = 16
+
+export interface DetectedVariables {
+  readonly variables: ReadonlyArray<Variable & { readonly partial?: string }>
+  /** Partials that could not be read (missing, archived, or not the caller's to read). */
+  readonly unresolved: ReadonlyArray<string>
+}
+
+/**
+ * The variables of templates and of the partials they expand, resolved as the render would: a partial's published
+ * version (or `@N`), a dynamic partial through the value its variable has now, nested partials too. `load` answers
+ * a partial's template, or undefined when it renders as missing.
+ */
+export const variablesWithPartials = async (
+  templates: ReadonlyArray<string>,
+  values: Readonly<Record<string, string>>,
+  load: (slug: string, version: number | undefined) => Promise<string | undefined>
+): Promise<DetectedVariables> => {
+  const found = new Map<string, Variable & { readonly partial?: string }>()
+  const unresolved = new Set<string>()
+  const loaded = new Map<string, Promise<string | undefined>>()
+  const visit = async (template: string, partial: string | undefined, depth: number): Promise<void> => {
+    for (const variable of variablesOf([template])) {
+      if (!found.has(variable.name)) {
+        found.set(variable.name, partial === undefined ? variable : { ...variable, partial })
+      }
+    }
+    if (depth >= MAX_PARTIAL_DEPTH) return
+    for (const ref of partialsOf(template)) {
+      const slug = ref.dynamic ? values[ref.name]?.trim() ?? "" : ref.name
+      if (slug === "") continue
+      const key = `${slug}@${ref.version ?? ""}`
+      if (!loaded.has(key)) loaded.set(key, load(slug, ref.version).catch(() => undefined))
+      const text = await loaded.get(key)!
+      if (text === undefined) unresolved.add(slug)
+      else await visit(text, slug, depth + 1)
+    }
+  }
+  for (const template of templates) await visit(template, undefined, 0)
+  return { variables: [...found.values()], unresolved: [...unresolved] }
+}
+
 export const ROLES = ["system", "developer", "user", "assistant", "tool"] as const
 
 export interface Message {

@@ -12,6 +12,7 @@ import {
   DEFAULT_MAX_RENDER_BYTES,
   DEFAULT_MAX_RENDER_STEPS,
   DEFAULT_SESSION_SETTINGS,
+  DEFAULT_STORE_OUTAGE_SNAPSHOT_MS,
   RoleMap
 } from "@gateway-control/domain"
 import { Effect, Exit, type LogLevel, Option, Redacted, Result, Schema } from "effect"
@@ -301,6 +302,16 @@ export const settings = {
     fromText: numberText,
     decode: wholeNumber(1)
   }),
+  /**
+   * How old a cached key or render resolution may be and still answer while the store is unreachable
+   * (StoreOutage.ts in the domain); 0: none past its ordinary lifetime.
+   */
+  storeOutageSnapshotMs: setting({
+    env: "STORE_OUTAGE_SNAPSHOT_MS",
+    defaultValue: DEFAULT_STORE_OUTAGE_SNAPSHOT_MS,
+    fromText: numberText,
+    decode: wholeNumber(0)
+  }),
   dataDir: setting({ env: "DATA_DIR", defaultValue: "./.gateway-data", fromText: asIs, decode: nonEmptyText }),
   maxBodyBytes: setting({
     env: "MAX_BODY_BYTES",
@@ -419,6 +430,14 @@ export const settings = {
     env: "MCP_HEALTH_INTERVAL_MS",
     serveOnly: true,
     defaultValue: 60_000,
+    fromText: numberText,
+    decode: wholeNumber(0)
+  }),
+  /** How often every active integration's credential is tried at its provider (0: never): `serve` only. */
+  credentialHealthIntervalMs: setting({
+    env: "CREDENTIAL_HEALTH_INTERVAL_MS",
+    serveOnly: true,
+    defaultValue: 300_000,
     fromText: numberText,
     decode: wholeNumber(0)
   }),

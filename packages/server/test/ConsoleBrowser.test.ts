@@ -424,7 +424,7 @@ describe.skipIf(!available)("the console in a browser", () => {
     const filed = await fetch(`${server.baseUrl}/v1/prompts`, {
       method: "POST",
       headers: { "x-service-api-key": server.adminKey!, "content-type": "application/json" },
-      body: JSON.stringify({ name: "Draft reply", string: "Hello", collection_id: drafts.id })
+      body: JSON.stringify({ name: "Draft reply", string: "Hello", model: "gpt-4o", collection_id: drafts.id })
     })
     expect(filed.status).toBe(201)
 

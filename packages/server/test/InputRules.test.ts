@@ -205,7 +205,7 @@ describe.each(stores)("input rules on the %s store", (_, store) => {
       server,
       "POST",
       "/v1/prompts",
-      `{"name":"emoji 😀","string":"x","workspace_id":"${server.workspaceId}","template_metadata":${deepest}}`
+      `{"name":"emoji 😀","string":"x","model":"gpt-4o","workspace_id":"${server.workspaceId}","template_metadata":${deepest}}`
     )
     expect(created.status, await created.clone().text()).toBe(201)
     const tooDeep = await json(

@@ -60,7 +60,12 @@ describe.each(availableStores)("Portkey's list filters on %s", (store) => {
   it("prompts: search (name or slug, any case)", async () => {
     for (const name of ["Refund helper", "Shipping helper", "Greeter"]) {
       await jsonOf(
-        await server.send("POST", "/v1/prompts", { name, string: "Hi", workspace_id: server.workspaceId })
+        await server.send("POST", "/v1/prompts", {
+          name,
+          string: "Hi",
+          model: "gpt-4o",
+          workspace_id: server.workspaceId
+        })
       )
     }
     const found = await admin.prompts.list({ search: "HELPER", workspace_id: server.workspaceId })

@@ -136,7 +136,12 @@ describe("the request-object rules, one accepting and one refusing case each", (
   ]
 
   it.each(messageCases)("message shape: %s", async (_, good, bad, param) => {
-    const okPrompt = await createPrompt({ string: chat(good), model: "gpt-4o", type: "chat" })
+    // A saved chat template needs a message with content: the case's messages come with one.
+    const okPrompt = await createPrompt({
+      string: chat([...good, { role: "user", content: "go" }]),
+      model: "gpt-4o",
+      type: "chat"
+    })
     await api(renderCall(okPrompt.id, { variables: {} }))
     // A template whose messages break a rule is refused when it is saved.
     const refused = await refusal((client) =>

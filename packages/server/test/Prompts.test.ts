@@ -30,11 +30,47 @@ describe("creating prompts", () => {
 
   it("refuses a duplicate slug in the workspace with 409", async () => {
     const slug = unique("dup")
-    await createPrompt({ slug, string: "x" })
+    await createPrompt({ slug, string: "x", model: "gpt-4o" })
     const again = await refusal((client) =>
-      client.prompts.create({ payload: { workspace_id: server().workspaceId, name: "again", slug, string: "y" } })
+      client.prompts.create({
+        payload: { workspace_id: server().workspaceId, name: "again", slug, string: "y", model: "gpt-4o" }
+      })
     )
     expect(again).toMatchObject({ _tag: "ConflictError", code: "conflict", param: "slug" })
+  })
+
+  it("refuses a prompt without a model, and a chat template without a message with content, naming the field", async () => {
+    const create = (payload: Record<string, unknown>) =>
+      refusal((client) =>
+        client.prompts.create({
+          payload: { workspace_id: server().workspaceId, name: unique("editor"), string: "x", ...payload }
+        })
+      )
+    expect(await create({})).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "model" })
+    expect(await create({ model: " " })).toMatchObject({ _tag: "BadRequest", param: "model" })
+    for (
+      const messages of [[{ role: "user", content: "" }], [{ role: "system", content: "  " }, {
+        role: "assistant",
+        content: ""
+      }]]
+    ) {
+      const refused = await create({ string: JSON.stringify(messages), model: "gpt-4o", type: "chat" })
+      expect(refused).toMatchObject({ _tag: "BadRequest", code: "invalid_request", param: "string" })
+      expect(refused.message).toContain("needs at least one message with content")
+    }
+    // Saved parameters naming the model are enough; a variable is content.
+    const created = await createPrompt({
+      string: chat([{ role: "user", content: "{{q}}" }]),
+      parameters: { model: "gpt-4o" }
+    })
+    // An update keeps the saved model; one that would leave the template without content is refused too.
+    const emptied = await refusal((client) =>
+      client.prompts.update({
+        params: { promptId: created.id },
+        payload: { string: chat([{ role: "user", content: "" }]) }
+      })
+    )
+    expect(emptied).toMatchObject({ _tag: "BadRequest", param: "string" })
   })
 
   it("refuses, at save time, parameters that could never render", async () => {
@@ -95,7 +131,7 @@ describe("versions, publishing and labels", () => {
   })
 
   it("lists and deletes prompts", async () => {
-    const created = await createPrompt({ string: "bye" })
+    const created = await createPrompt({ string: "bye", model: "gpt-4o" })
     const listed = await api((client) =>
       client.prompts.list({ query: { workspace_id: server().workspaceId, page_size: 1000 } })
     )

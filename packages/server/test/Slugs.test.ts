@@ -15,7 +15,7 @@ import {
 
 /** Each kind: where it is created, what its body is, and where one is read by reference. */
 const KINDS = [
-  { kind: "prompt", create: "/v1/prompts", read: "/v1/prompts", body: { string: "Hi {{name}}" } },
+  { kind: "prompt", create: "/v1/prompts", read: "/v1/prompts", body: { string: "Hi {{name}}", model: "gpt-4o" } },
   { kind: "partial", create: "/v1/prompts/partials", read: "/v1/prompts/partials", body: { string: "Be brief." } },
   {
     kind: "virtual key",

@@ -69,39 +69,57 @@ export interface Reply<A> {
   readonly headers: Headers
 }
 
-const call = async (method: string, path: string, body: unknown, query: Query | undefined): Promise<Reply<unknown>> => {
+/**
+ * How a call with `method` says who makes it: its credential headers, and whether the cookie goes with it. Calls
+ * the console reads as they arrive (a streamed completion) are made with it outside `call`.
+ */
+export const callingAs = (method: string): { headers: Record<string, string>; credentials: RequestCredentials } => {
   const headers: Record<string, string> = {}
   if (credential?.kind === "key") headers["x-service-api-key"] = credential.key
   if (credential?.kind === "session") {
     if (credential.csrfToken !== null && !SAFE_METHODS.has(method)) headers["x-csrf-token"] = credential.csrfToken
     if (credential.workspaceId !== null) headers["x-gateway-workspace"] = credential.workspaceId
   }
+  // A key is the whole credential: no cookie goes with it. Without one, the session cookie does.
+  return { headers, credentials: credential?.kind === "key" ? "omit" : "same-origin" }
+}
+
+/** A refusal's `ApiError`, from its status and body text (the envelope, when it is one). */
+export const refusalOf = (status: number, text: string): ApiError => {
+  let parsed: unknown = null
+  try {
+    parsed = text === "" ? null : JSON.parse(text)
+  } catch {
+    // not the envelope: a provider's answer passed through
+  }
+  const envelope = (parsed as { error?: { code?: string; message?: string; param?: string | null } } | null)?.error
+  const error = new ApiError(
+    status,
+    envelope?.code ?? "error",
+    envelope?.message ?? (text.trim() === "" ? `The server answered ${status}.` : `${status}: ${text.slice(0, 500)}`),
+    envelope?.param ?? null
+  )
+  // Only the gateway's own 401 (its envelope says `success: false`) ends the session: a provider's passes through.
+  if (status === 401 && (parsed as { success?: unknown } | null)?.success === false) onUnauthenticated(error)
+  return error
+}
+
+const call = async (method: string, path: string, body: unknown, query: Query | undefined): Promise<Reply<unknown>> => {
+  const { credentials, headers } = callingAs(method)
   if (body !== undefined) headers["content-type"] = "application/json"
   const response = await fetch(withQuery(`/v1${path}`, query), {
     method,
     headers,
     body: body === undefined ? undefined : JSON.stringify(body),
-    // A key is the whole credential: no cookie goes with it. Without one, the session cookie does.
-    credentials: credential?.kind === "key" ? "omit" : "same-origin",
+    credentials,
     cache: "no-store"
   }).catch(() => {
     // fetch fails only when no answer came (offline, server down, connection cut): said plainly, to retry.
     throw new ApiError(0, NETWORK_ERROR, "The server could not be reached. Check the connection and retry.", null)
   })
   const text = await response.text()
-  const parsed: unknown = text === "" ? null : JSON.parse(text)
-  if (!response.ok) {
-    const envelope = (parsed as { error?: { code?: string; message?: string; param?: string | null } } | null)?.error
-    const error = new ApiError(
-      response.status,
-      envelope?.code ?? "error",
-      envelope?.message ?? `The server answered ${response.status}.`,
-      envelope?.param ?? null
-    )
-    if (response.status === 401) onUnauthenticated(error)
-    throw error
-  }
-  return { body: parsed, headers: response.headers }
+  if (!response.ok) throw refusalOf(response.status, text)
+  return { body: text === "" ? null : JSON.parse(text), headers: response.headers }
 }
 
 /** The body argument of a call: required when the endpoint takes one, absent when it takes none. */

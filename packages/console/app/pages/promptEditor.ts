@@ -131,6 +131,14 @@ export const PromptEditorPage = ({ id }: { readonly id?: string }) => {
   }
 
   const submit = async () => {
+    // The API refuses these too (naming the same fields); said here before anything is sent.
+    const savedModel = draft.otherParameters.model
+    if (draft.model.trim() === "" && (typeof savedModel !== "string" || savedModel.trim() === "")) {
+      return form.fail("model", "Name the model the prompt runs on, e.g. gpt-4o.")
+    }
+    if (draft.messages !== undefined && !draft.messages.some((m) => m.content.trim() !== "")) {
+      return form.fail("string", "Write at least one message: a chat template needs a message with content.")
+    }
     const body = {
       string: templateOf(draft),
       type: draft.type,

@@ -52,7 +52,7 @@ const PasswordForm = () => {
     if (next !== null) setChallenge(next.challenge)
   }
   if (challenge !== null) return html`<${CodeForm} challenge=${challenge} />`
-  return html`<${FormFrame} form=${form} onSubmit=${submit} label="Password sign-in">
+  return html`<${FormFrame} form=${form} onSubmit=${submit} label="Password sign-in" enterSubmits=${true}>
     <${FormAlert} form=${form} fields=${["email", "password"]} />
     <${TextField} form=${form} name="email" label="Email" type="email" value=${email} onInput=${setEmail}
       autocomplete="username" required=${true} />

@@ -218,6 +218,22 @@ export const SubmitButton = ({ form, label }: { readonly form: Form; readonly la
     form.busy.value ? "Working…" : label
   }</button>`
 
+/** Controls a person fills in: every input but buttons and hidden ones, selects and text areas. */
+const FILLED = "input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset]), select, textarea"
+
+/**
+ * Enter in a text field submits a form of one field (a search, a key); in a form of several it does nothing, so
+ * a half-filled form is never sent by a stray Enter (its button sends it). `enterSubmits` keeps the browser's
+ * way for forms people expect it in (signing in).
+ */
+const holdEnter = (enterSubmits: boolean | undefined) => (e: KeyboardEvent) => {
+  if (enterSubmits === true || e.key !== "Enter") return
+  const target = e.target as HTMLElement
+  if (target.tagName !== "INPUT") return
+  const form = e.currentTarget as HTMLFormElement
+  if (form.querySelectorAll(FILLED).length > 1) e.preventDefault()
+}
+
 /** `<form>` that never navigates: it runs `onSubmit` through the form's error handling. */
 export const FormFrame = (
   props: {
@@ -225,9 +241,13 @@ export const FormFrame = (
     readonly onSubmit: () => Promise<void>
     readonly label: string
     readonly children: ComponentChildren
+    /** Enter in a field submits even a form of several fields (sign-in); by default only a form of one. */
+    readonly enterSubmits?: boolean
   }
 ) =>
-  html`<form aria-label=${props.label} noValidate onSubmit=${(e: Event) => {
+  html`<form aria-label=${props.label} noValidate onKeyDown=${holdEnter(props.enterSubmits)} onSubmit=${(
+    e: Event
+  ) => {
     e.preventDefault()
     void props.form.run(props.onSubmit)
   }}>${props.children}</form>`

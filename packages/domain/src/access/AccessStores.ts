@@ -20,6 +20,32 @@ export class OrganisationStore extends Context.Service<
   }
 >()("@gateway-control/OrganisationStore") {}
 
+/**
+ * What a list keeps, in the store (so it pages and counts what it keeps): Portkey's list filters. Every field
+ * given must match; none given keeps every row.
+ */
+export interface WorkspaceListFilter {
+  /** Part of the name, with case. */
+  readonly name?: string | undefined
+  /** The whole name, with case. */
+  readonly exact_name?: string | undefined
+}
+
+/**
+ * Users of that organisation `role` and/or that `email`. The store compares the email as stored (lower case);
+ * the service (Users.ts) takes it in any case, with surrounding spaces.
+ */
+export interface UserFilter {
+  readonly role?: User["role"] | undefined
+  readonly email?: string | undefined
+}
+
+/** Members of that workspace `role` and/or whose user has that `email` (as for `UserFilter`). */
+export interface MemberFilter {
+  readonly role?: WorkspaceMember["role"] | undefined
+  readonly email?: string | undefined
+}
+
 export class WorkspaceStore extends Context.Service<
   WorkspaceStore,
   {
@@ -27,8 +53,12 @@ export class WorkspaceStore extends Context.Service<
     readonly insert: (workspace: Workspace) => Effect.Effect<void, Conflict | StoreError>
     readonly get: (id: string) => Effect.Effect<Option.Option<Workspace>, StoreError>
     readonly findBySlug: (organisationId: string, slug: string) => Effect.Effect<Option.Option<Workspace>, StoreError>
-    /** Ordered by created_at, then id. */
-    readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<Workspace>, StoreError>
+    /** Ordered by created_at, then id; with a filter, only the workspaces it keeps. */
+    readonly list: (
+      organisationId: string,
+      page: PageRequest,
+      filter?: WorkspaceListFilter
+    ) => Effect.Effect<Page<Workspace>, StoreError>
     /** Writes the workspace's name, description and last_updated_at; false when there was none. */
     readonly update: (workspace: Workspace) => Effect.Effect<boolean, StoreError>
     /**
@@ -63,7 +93,12 @@ export class UserStore extends Context.Service<
     readonly get: (id: string) => Effect.Effect<Option.Option<User>, StoreError>
     /** The organisation's user with this email (stored lower case), if any. */
     readonly findByEmail: (organisationId: string, email: string) => Effect.Effect<Option.Option<User>, StoreError>
-    readonly list: (organisationId: string, page: PageRequest) => Effect.Effect<Page<User>, StoreError>
+    /** Ordered by created_at, then id; with a filter, only the users it keeps. */
+    readonly list: (
+      organisationId: string,
+      page: PageRequest,
+      filter?: UserFilter
+    ) => Effect.Effect<Page<User>, StoreError>
     /** Writes the user's name, role and last_updated_at; false when there was none. */
     readonly update: (user: User) => Effect.Effect<boolean, StoreError>
     /**
@@ -83,7 +118,12 @@ export class WorkspaceMemberStore extends Context.Service<
     /** Adds the user to the workspace, or changes the role of an existing member. */
     readonly upsert: (member: WorkspaceMember) => Effect.Effect<void, StoreError>
     readonly get: (workspaceId: string, userId: string) => Effect.Effect<Option.Option<WorkspaceMember>, StoreError>
-    readonly list: (workspaceId: string, page: PageRequest) => Effect.Effect<Page<WorkspaceMember>, StoreError>
+    /** Ordered by created_at, then user_id; with a filter, only the memberships it keeps. */
+    readonly list: (
+      workspaceId: string,
+      page: PageRequest,
+      filter?: MemberFilter
+    ) => Effect.Effect<Page<WorkspaceMember>, StoreError>
     readonly remove: (workspaceId: string, userId: string) => Effect.Effect<boolean, StoreError>
     /** The workspaces the user is a member of, oldest membership first. */
     readonly workspacesOf: (userId: string) => Effect.Effect<ReadonlyArray<string>, StoreError>

@@ -12,7 +12,7 @@ import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkEmail, checkName } from "../shared/Rules.ts"
 import type { StoreError } from "../shared/StoreError.ts"
 import { type OrganisationRole, User, WorkspaceMember, type WorkspaceRole } from "./AccessModel.ts"
-import { UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
+import { type MemberFilter, type UserFilter, UserStore, WorkspaceMemberStore, WorkspaceStore } from "./AccessStores.ts"
 import { grantedWrites } from "./GrantedWrites.ts"
 import { ensureAllowed, Target } from "./Policy.ts"
 import type { Principal } from "./Principal.ts"
@@ -64,30 +64,9 @@ export const CreateUser = Schema.Struct({
 })
 export type CreateUserInput = typeof CreateUser.Type
 
-/** Portkey's user list filters. */
-export interface UserFilter {
-  readonly role?: User["role"] | undefined
-  readonly email?: string | undefined
-}
-
-/** Portkey's member list filters. */
-export interface MemberFilter {
-  readonly role?: WorkspaceMember["role"] | undefined
-  readonly email?: string | undefined
-}
-
-/** At most this many rows are read to filter a list in the service (organisations' users and members). */
-const FILTERED_LIST_LIMIT = 100_000
-
-/** A page of the rows `matches` keeps, out of all of them. */
-const filteredPage = <A>(all: ReadonlyArray<A>, matches: (row: A) => boolean, page: PageRequest): Page<A> => {
-  const kept = all.filter(matches)
-  return { items: kept.slice(page.offset, page.offset + page.limit), total: kept.length }
-}
-
-/** Does the address match the filter's (compared without case or surrounding spaces)? */
-const emailMatches = (email: string, wanted: string | undefined) =>
-  wanted === undefined || email.toLowerCase() === wanted.trim().toLowerCase()
+/** The filter as the store compares it: the email lower case, without surrounding spaces. */
+const stored = <F extends { readonly email?: string | undefined }>(filter: F): F =>
+  filter.email === undefined ? filter : { ...filter, email: filter.email.trim().toLowerCase() }
 
 export class Users extends Context.Service<
   Users,
@@ -207,15 +186,7 @@ export class Users extends Context.Service<
           type: "organisation",
           id: principal.organisationId
         })
-        if (filter.role === undefined && filter.email === undefined) {
-          return yield* users.list(principal.organisationId, page)
-        }
-        const all = yield* users.list(principal.organisationId, { limit: FILTERED_LIST_LIMIT, offset: 0 })
-        return filteredPage(
-          all.items,
-          (user) => (filter.role === undefined || user.role === filter.role) && emailMatches(user.email, filter.email),
-          page
-        )
+        return yield* users.list(principal.organisationId, page, stored(filter))
       })
 
       /** The workspace, if it exists, and the policy's grant of the action there. */
@@ -272,19 +243,9 @@ export class Users extends Context.Service<
       const listMembers = Effect.fn("Users.listMembers")(
         function*(principal: Principal, workspaceId: string, page: PageRequest, filter: MemberFilter = {}) {
           const { workspace } = yield* workspaceFor(principal, workspaceId, "members.list")
-          if (filter.role === undefined && filter.email === undefined) {
-            const listed = yield* members.list(workspace.id, page)
-            const items = yield* Effect.forEach(listed.items, withUser)
-            return { items: items.flatMap(Option.toArray), total: listed.total }
-          }
-          const all = yield* members.list(workspace.id, { limit: FILTERED_LIST_LIMIT, offset: 0 })
-          const items = (yield* Effect.forEach(all.items, withUser)).flatMap(Option.toArray)
-          return filteredPage(
-            items,
-            ({ member, user }) =>
-              (filter.role === undefined || member.role === filter.role) && emailMatches(user.email, filter.email),
-            page
-          )
+          const listed = yield* members.list(workspace.id, page, stored(filter))
+          const items = yield* Effect.forEach(listed.items, withUser)
+          return { items: items.flatMap(Option.toArray), total: listed.total }
         }
       )
 

@@ -156,18 +156,16 @@ export class Workspaces extends Context.Service<
           if (unknown !== undefined) {
             return yield* InvalidRequest.of(`status '${unknown}' is not one of active, archived.`, "status")
           }
-          const filtered = filter.name !== undefined || filter.exact_name !== undefined || statuses !== undefined
-          if (scope === null && !filtered) return yield* store.list(principal.organisationId, page)
-          const all = scope === null
-            ? (yield* store.list(principal.organisationId, { limit: 100_000, offset: 0 })).items
-            : Option.toArray(yield* store.get(scope))
           // Deleted workspaces are gone (404 everywhere): every one listed is active.
-          const kept = all.filter((w) =>
-            (filter.name === undefined || w.name.includes(filter.name)) &&
-            (filter.exact_name === undefined || w.name === filter.exact_name) &&
-            (statuses === undefined || statuses.includes("active"))
+          if (statuses !== undefined && !statuses.includes("active")) return { items: [], total: 0 }
+          const names = { name: filter.name, exact_name: filter.exact_name }
+          if (scope === null) return yield* store.list(principal.organisationId, page, names)
+          // A workspace key's list is its own workspace, if the filter keeps it.
+          const own = Option.toArray(yield* store.get(scope)).filter((w) =>
+            (names.name === undefined || w.name.includes(names.name)) &&
+            (names.exact_name === undefined || w.name === names.exact_name)
           )
-          return { items: kept.slice(page.offset, page.offset + page.limit), total: kept.length }
+          return { items: own.slice(page.offset, page.offset + page.limit), total: own.length }
         }
       )
 

@@ -39,7 +39,17 @@ export interface PromptVersionView {
  */
 const probeOptions: RenderOptions = { escape: noEscape }
 
-/** Saved parameters must make a body that can render: checked now, with a stand-in template. */
+/** A chat template's messages hold at least one whose content is text that is not blank, or parts. */
+const hasMessageWithContent = (string: string) =>
+  (parseMessages(string) ?? []).some((message) => {
+    const content = (message as { readonly content?: unknown }).content
+    return typeof content === "string" ? content.trim() !== "" : Array.isArray(content) && content.length > 0
+  })
+
+/**
+ * Saved parameters must make a body that can render: checked now, with a stand-in template. A prompt names its
+ * model (`model`, or `parameters.model`), and a chat template has a message with content.
+ */
 const checkSaved = Effect.fnUntraced(function*(
   what: string,
   version: Pick<PromptVersion, "string" | "parameters" | "model" | "type" | "is_raw_template">
@@ -61,6 +71,16 @@ const checkSaved = Effect.fnUntraced(function*(
   if (violation !== undefined) {
     const param = violation.param.startsWith("messages") ? "string" : `parameters.${violation.param}`
     return yield* InvalidRequest.of(`${what} could never render: ${violation.message}`, param)
+  }
+  const savedModel = version.model ?? version.parameters.model
+  if (typeof savedModel !== "string" || savedModel.trim() === "") {
+    return yield* InvalidRequest.of(
+      `${what} needs a model: give model, or parameters.model (a render may still choose another).`,
+      "model"
+    )
+  }
+  if (compiled.kind === "chat" && !compiled.raw && !hasMessageWithContent(version.string)) {
+    return yield* InvalidRequest.of(`${what} needs at least one message with content.`, "string")
   }
 })
 

@@ -106,6 +106,86 @@ export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
     expect(memberOf).toEqual([w.id])
   })
 
+  it("filters lists in the store (Portkey's filters), paging and counting only what the filter keeps", async () => {
+    const org = await freshOrganisation()
+    const other = await freshOrganisation()
+    const named = (name: string, organisationId = org.id) => new Workspace({ ...workspace(organisationId), name })
+    const [alpha, beta, lone] = [named("Alpha team"), named("Beta team"), named("alpha")]
+    const admins = [0, 1, 2].map((i) => new User({ ...user(org.id, `admin-${i}-${uid()}@example.com`), role: "admin" }))
+    const [plain, elsewhere] = [user(org.id, `plain-${uid()}@example.com`), user(other.id)]
+    await run(Effect.gen(function*() {
+      const workspaces = yield* WorkspaceStore
+      for (const w of [alpha, beta, lone, named("Gamma team", other.id)]) yield* workspaces.insert(w)
+      const users = yield* UserStore
+      for (const u of [...admins, plain, elsewhere]) yield* users.insert(u)
+      const members = yield* WorkspaceMemberStore
+      for (const [u, role] of [[admins[0], "manager"], [admins[1], "member"], [plain, "manager"]] as const) {
+        yield* members.upsert(new WorkspaceMember({ workspace_id: alpha.id, user_id: u.id, role, ...stamps() }))
+      }
+    }))
+    const page = (limit: number, offset = 0) => ({ limit, offset })
+    const ids = (listed: { readonly items: ReadonlyArray<{ readonly id: string }> }) => listed.items.map((w) => w.id)
+
+    const teams = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) =>
+      s.list(org.id, page(1, 1), {
+        name: "team"
+      })))
+    expect({ ids: ids(teams), total: teams.total }).toEqual({ ids: [beta.id], total: 2 })
+    const withCase = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) =>
+      s.list(org.id, page(10), {
+        name: "alpha"
+      })))
+    expect(ids(withCase)).toEqual([lone.id])
+    const exact = await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) =>
+      s.list(org.id, page(10), {
+        exact_name: "Alpha team",
+        name: "team"
+      })))
+    expect({ ids: ids(exact), total: exact.total }).toEqual({ ids: [alpha.id], total: 1 })
+
+    const adminPages = await run(
+      Effect.flatMap(
+        Effect.service(UserStore),
+        (s) => Effect.forEach([0, 1], (n) => s.list(org.id, page(2, n * 2), { role: "admin" }))
+      )
+    )
+    expect(adminPages.map((p) => p.total)).toEqual([3, 3])
+    expect(adminPages.flatMap(ids)).toEqual(admins.map((u) => u.id))
+    const byEmail = await run(Effect.flatMap(Effect.service(UserStore), (s) =>
+      s.list(org.id, page(10), {
+        email: plain.email
+      })))
+    expect({ ids: ids(byEmail), total: byEmail.total }).toEqual({ ids: [plain.id], total: 1 })
+    const none = await run(Effect.flatMap(Effect.service(UserStore), (s) =>
+      s.list(org.id, page(10), {
+        role: "admin",
+        email: plain.email
+      })))
+    expect(none).toEqual({ items: [], total: 0 })
+
+    const managers = await run(
+      Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.list(alpha.id, page(1, 1), { role: "manager" }))
+    )
+    expect({ users: managers.items.map((m) => m.user_id), total: managers.total }).toEqual({
+      users: [plain.id],
+      total: 2
+    })
+    const memberByEmail = await run(
+      Effect.flatMap(
+        Effect.service(WorkspaceMemberStore),
+        (s) => s.list(alpha.id, page(10), { email: admins[1].email })
+      )
+    )
+    expect(memberByEmail.items.map((m) => m.user_id)).toEqual([admins[1].id])
+    const managerByEmail = await run(
+      Effect.flatMap(
+        Effect.service(WorkspaceMemberStore),
+        (s) => s.list(alpha.id, page(10), { role: "manager", email: admins[1].email })
+      )
+    )
+    expect(managerByEmail).toEqual({ items: [], total: 0 })
+  })
+
   it("updates a workspace, and a deleted one reads as absent everywhere", async () => {
     const org = await freshOrganisation()
     const w = workspace(org.id)

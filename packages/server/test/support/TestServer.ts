@@ -11,6 +11,8 @@ import {
   type RenderLimitsShape,
   SignInLimits,
   type SignInLimitsShape,
+  StoreOutageSettings,
+  type StoreOutageSettingsShape,
   type StorePorts
 } from "@gateway-control/domain"
 import { Clock, Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
@@ -19,6 +21,7 @@ import { randomBytes } from "node:crypto"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
 import {
   createGatewayServer,
+  layerCredentialHealthChecks,
   layerDomain,
   layerMcpHealthChecks,
   providerRegistry,
@@ -54,12 +57,16 @@ export interface TestServerOptions {
   readonly renderLimits?: RenderLimitsShape
   /** The server's clock (see `MovableClock`); the real one when absent. */
   readonly clock?: Clock.Clock | undefined
+  /** How often the credential checker tries every integration's credential; it runs only when given. */
+  readonly credentialHealthIntervalMs?: number | undefined
   /** MCP settings and secrets; the health checker runs when `healthIntervalMs` is above 0. */
   readonly mcp?: McpConfig | undefined
   /** Where the server's logs go; nowhere when absent. */
   readonly loggers?: ReadonlyArray<Logger.Logger<unknown, unknown>> | undefined
   /** Sign-in attempt limits; the domain's defaults when absent. */
   readonly signInLimits?: SignInLimitsShape | undefined
+  /** What may answer from the snapshot while the store is unreachable; the domain's default when absent. */
+  readonly storeOutage?: StoreOutageSettingsShape | undefined
   /**
    * The bootstrap a store brought with it (one written before the server started, read once the store is
    * built); the server bootstraps a new one when absent.
@@ -80,6 +87,11 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     }
   ).pipe(
     Layer.merge(options.mcp === undefined ? Layer.empty : layerMcpHealthChecks),
+    Layer.merge(
+      options.credentialHealthIntervalMs === undefined
+        ? Layer.empty
+        : layerCredentialHealthChecks(options.credentialHealthIntervalMs)
+    ),
     Layer.provideMerge(NodeHttpServer.layer(createGatewayServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(
       layerDomain(
@@ -90,6 +102,9 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
       )
     ),
     Layer.provide(Logger.layer(options.loggers ?? [])),
+    Layer.provide(
+      options.storeOutage === undefined ? Layer.empty : Layer.succeed(StoreOutageSettings)(options.storeOutage)
+    ),
     Layer.provide(
       options.signInLimits === undefined ? Layer.empty : Layer.succeed(SignInLimits)(options.signInLimits)
     ),

@@ -28,18 +28,27 @@ const PromptVersionFields = {
   virtual_key: Schema.optionalKey(Schema.String)
 }
 
-/** A prompt's version, with the names of the labels pointing at it. */
+/** A prompt's version, with the names of the labels pointing at it; Portkey names a version's object `prompt`. */
 export const PromptVersionDetails = Schema.Struct({
   ...PromptVersionFields,
-  object: Schema.Literal("prompt-version"),
+  object: Schema.Literal("prompt"),
   labels: Schema.Array(Label.fields.name)
 })
 
 export const SetVersionLabel = Schema.Struct({ label_id: Label.fields.id })
 
+/**
+ * A partial's version: ours, and Portkey's names beside them (`prompt_partial_id`, `prompt_partial_version_id`,
+ * `description` when there is one, `prompt_version_status`; `object: "partial"`). `version` stays our number where
+ * Portkey's document declares a string (README): its own `makeDefault` takes the number.
+ */
 export const PartialVersionDetails = Schema.Struct({
   ...PartialVersion.fields,
-  object: Schema.Literal("prompt-partial-version")
+  prompt_partial_id: PartialVersion.fields.partial_id,
+  prompt_partial_version_id: PartialVersion.fields.id,
+  description: Schema.optionalKey(Schema.String),
+  prompt_version_status: Schema.Literal("active"),
+  object: Schema.Literal("partial")
 })
 
 /** The answer to a new version of a prompt or partial. */
@@ -205,7 +214,7 @@ export class PromptRenderGroup extends v1Group(
         error: CommonErrors
       }).annotate(
         OpenApi.Description,
-        "Renders a saved prompt into a chat completion or completion request body. `promptId` is the prompt's id or slug, optionally with @N, @latest or @label. Headers: x-service-missing-variables (the variables the template names that the request lacks, comma-separated, each percent-encoded as UTF-8; the first 100, in at most 4096 characters), x-service-missing-variables-omitted (how many more there were), x-service-deprecated-fields."
+        "Renders a saved prompt into a chat completion or completion request body. `promptId` is the prompt's id or slug, optionally with @N, @latest or @label. Headers: x-service-missing-variables (the variables the template names that the request lacks, comma-separated, each percent-encoded as UTF-8; the first 100, in at most 4096 characters), x-service-missing-variables-omitted (how many more there were), x-service-deprecated-fields, x-service-snapshot-age (while the store is unreachable, rendered from this process's snapshot: how old, in seconds, its store reads are)."
       )
     )
 ) {}

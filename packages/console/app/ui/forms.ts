@@ -147,6 +147,8 @@ export const TextField = (
     readonly readonly?: boolean
     /** Values offered as the person types (a datalist); any other may still be typed. */
     readonly choices?: ReadonlyArray<string>
+    /** The keyboard a phone shows (`numeric` for a code). */
+    readonly inputmode?: string
   }
 ) => {
   const id = useId()
@@ -156,7 +158,7 @@ export const TextField = (
       ? null
       : html`<datalist id=${`${id}-choices`}>${props.choices.map((c) => html`<option value=${c}></option>`)}</datalist>`
   }
-    <input id=${id} name=${props.name} type=${props.type ?? "text"} value=${props.value}
+    <input id=${id} name=${props.name} type=${props.type ?? "text"} value=${props.value} inputmode=${props.inputmode}
       list=${props.choices === undefined ? undefined : `${id}-choices`}
       required=${props.required} placeholder=${props.placeholder} autocomplete=${props.autocomplete ?? "off"}
       readonly=${props.readonly} spellcheck=${false}

@@ -40,7 +40,7 @@ export class Prompts extends Context.Service<Prompts, PromptsShape>()("@gateway-
         ...(yield* makePromptTemplates(resources, cache, labels)),
         ...(yield* makePromptPartials(resources, cache)),
         ...labels.service,
-        render: yield* makePromptRenderer(resources, cache)
+        ...(yield* makePromptRenderer(resources, cache))
       }, yield* AuditedUseCase))
     })
   )

@@ -2,7 +2,8 @@
  * The one admission of `/v1`: the key a request presents → `ApiKeys.admit` → the caller's principal, or the
  * refusal as its envelope (401, recorded in the audit log for a mutating call; 429 with the limit's headers,
  * not recorded: recording every refused call would write to the store at the rate the limit exists to hold
- * back). A limited key's admitted answers carry what is left of its limit.
+ * back). A limited key's admitted answers carry what is left of its limit, and a key admitted from the store
+ * outage snapshot's answers how old its store read is (`x-service-snapshot-age`).
  *
  * Both paths in use it: the HttpApi security middleware (`ApiKeyAuthLive`, SecurityLive.ts) and the lean render
  * route (groups/prompts/RenderRoute.ts), which skips HttpApi's per-request decoding. It is built once per layer
@@ -19,7 +20,13 @@ import {
 } from "@gateway-control/domain"
 import { Effect, Redacted } from "effect"
 import type { HttpServerResponse } from "effect/http"
-import { domainErrorResponse, errorResponse, rateLimitedResponse, withRateLimitHeaders } from "./ApiErrors.ts"
+import {
+  domainErrorResponse,
+  errorResponse,
+  rateLimitedResponse,
+  withRateLimitHeaders,
+  withSnapshotAge
+} from "./ApiErrors.ts"
 import { aliasedHeader } from "./HeaderAliases.ts"
 import { countRateLimitRefusal } from "./HttpMetrics.ts"
 import { type EndpointRef, makeRefusalRecorder, type UnauthenticatedRefusals } from "./internal/auditRefusals.ts"
@@ -87,10 +94,13 @@ export const makeAdmission = Effect.gen(function*() {
     ): Effect.Effect<Response, E, R> =>
       Effect.matchEffect(apiKeys.admit(key), {
         onFailure: refuse,
-        onSuccess: ({ principal, rateLimit }) =>
-          rateLimit === undefined
+        onSuccess: ({ principal, rateLimit, snapshotAgeMs }) =>
+          rateLimit === undefined && snapshotAgeMs === undefined
             ? respond(principal)
-            : Effect.map(respond(principal), (response) => withRateLimitHeaders(response, rateLimit))
+            : Effect.map(
+              respond(principal),
+              (response) => withSnapshotAge(withRateLimitHeaders(response, rateLimit), snapshotAgeMs)
+            )
       })
   }
 

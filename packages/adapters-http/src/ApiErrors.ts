@@ -324,3 +324,24 @@ export const withRateLimitHeaders = (
   response: HttpServerResponse.HttpServerResponse,
   status: RateLimitStatus | undefined
 ) => status === undefined ? response : HttpServerResponse.setHeaders(response, rateLimitHeaders(status))
+
+/**
+ * The header of an answer the store outage snapshot made (StoreOutage.ts in the domain): how old, in whole
+ * seconds, the oldest store read behind it is.
+ */
+export const SNAPSHOT_AGE_HEADER = "x-service-snapshot-age"
+
+/**
+ * `response` with the snapshot's age when part of it came from the snapshot (the older of two parts wins); a 503
+ * is the store's answer, not the snapshot's, and carries none.
+ */
+export const withSnapshotAge = (response: HttpServerResponse.HttpServerResponse, ageMs: number | undefined) => {
+  if (ageMs === undefined || response.status === 503) return response
+  const seconds = Math.floor(ageMs / 1000)
+  const earlier = response.headers[SNAPSHOT_AGE_HEADER]
+  return HttpServerResponse.setHeader(
+    response,
+    SNAPSHOT_AGE_HEADER,
+    String(earlier === undefined ? seconds : Math.max(Number(earlier), seconds))
+  )
+}

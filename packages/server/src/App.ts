@@ -56,6 +56,8 @@ import {
   Sessions,
   SessionSettings,
   type SessionSettingsShape,
+  StoreOutage,
+  StoreOutageSettings,
   type StorePorts,
   TokenExchange,
   TrustPolicies,
@@ -272,7 +274,8 @@ export const layerDomain = <ROut, E, E2 = never>(
     Layer.provideMerge(ApiKeys.layer),
     Layer.provideMerge(AuditedUseCase.layer),
     Layer.provideMerge(Audit.layer),
-    Layer.provideMerge(rateLimiter),
+    // What keys and renders may answer while the store is unreachable, and the probe that finds it back.
+    Layer.provideMerge(Layer.merge(rateLimiter, StoreOutage.layer)),
     Layer.provideMerge(store),
     Layer.provideMerge(Layer.mergeAll(layerNodeCrypto, layerPasswordHasher, layerTotp)),
     Layer.provideMerge(layerSecretCipher(providers.masterKey)),
@@ -304,7 +307,7 @@ export const layerConfiguredDomain = (config: AppConfig) =>
         { maxRenderBytes: config.maxRenderBytes, maxRenderSteps: config.maxRenderSteps },
         mcp,
         layerRateLimiter(config.redisUrl)
-      ))
+      ).pipe(Layer.provide(Layer.succeed(StoreOutageSettings)({ snapshotMs: config.storeOutageSnapshotMs }))))
   )
 
 /** One JSON object a line on stderr, so that stdout stays free for command output. */

@@ -12,6 +12,7 @@ import {
   DEFAULT_MAX_RENDER_BYTES,
   DEFAULT_MAX_RENDER_STEPS,
   DEFAULT_SESSION_SETTINGS,
+  DEFAULT_STORE_OUTAGE_SNAPSHOT_MS,
   RoleMap
 } from "@gateway-control/domain"
 import { Effect, Exit, type LogLevel, Option, Redacted, Result, Schema } from "effect"
@@ -300,6 +301,16 @@ export const settings = {
     defaultValue: 5_000,
     fromText: numberText,
     decode: wholeNumber(1)
+  }),
+  /**
+   * How old a cached key or render resolution may be and still answer while the store is unreachable
+   * (StoreOutage.ts in the domain); 0: none past its ordinary lifetime.
+   */
+  storeOutageSnapshotMs: setting({
+    env: "STORE_OUTAGE_SNAPSHOT_MS",
+    defaultValue: DEFAULT_STORE_OUTAGE_SNAPSHOT_MS,
+    fromText: numberText,
+    decode: wholeNumber(0)
   }),
   dataDir: setting({ env: "DATA_DIR", defaultValue: "./.gateway-data", fromText: asIs, decode: nonEmptyText }),
   maxBodyBytes: setting({

@@ -1,7 +1,7 @@
 /**
  * What the domain gives its edges so that none of them holds the audit log's writer or the store's units of
  * work (UseCaseBoundary.test.ts): `AuditedUseCase.refused` records a call refused before any use case ran,
- * `AuditLogs` lists records, `Readiness` probes the store. Here with no HTTP, over the memory store.
+ * `AuditLogs` lists records, `Readiness` probes the store and says when it is degraded (StoreOutage). Here with no HTTP, over the memory store.
  */
 import { layerMemory } from "@gateway-control/adapters-memory"
 import {
@@ -14,11 +14,12 @@ import {
   type Principal,
   Readiness,
   RequestContext,
+  StoreOutage,
   type StorePorts,
   StoreTransaction,
   StoreUnavailable
 } from "@gateway-control/domain"
-import { Context, Effect, Exit, Layer, ManagedRuntime, Option } from "effect"
+import { Context, Effect, Exit, Layer, ManagedRuntime, Scope } from "effect"
 import { describe, expect, it } from "vitest"
 import { layerDomain } from "../src/App.ts"
 
@@ -166,23 +167,53 @@ describe("AuditLogs", () => {
 
 describe("Readiness", () => {
   it(
-    "is ready while the store answers, and says the store is unavailable when it fails or does not answer",
+    "is ok while the store answers; degraded, steadily and without asking the store, from a failed or hung probe until the outage's probe finds it back",
     async () => {
       const { control, runtime } = await open()
+      const resyncs: Array<string> = []
+      // A subscriber, as the caches are: told to resync once the outage ends.
+      const subscribed = await runtime.runPromise(Effect.andThen(
+        Scope.make(),
+        (scope) =>
+          Effect.as(
+            Scope.provide(StoreOutage.use((o) => o.onRecovery((event) => void resyncs.push(event._tag))), scope),
+            scope
+          )
+      ))
+      const check = () => runtime.runPromise(Readiness.use((r) => r.check))
       try {
-        expect(Exit.isSuccess(await runtime.runPromiseExit(Readiness.use((r) => r.check)))).toBe(true)
-        control.ping = Effect.fail(new StoreUnavailable({ message: "connection refused" }))
-        const failed = await runtime.runPromiseExit(Readiness.use((r) => r.check))
-        expect(Option.getOrUndefined(Exit.findErrorOption(failed))?._tag).toBe("StoreUnavailable")
-        control.ping = Effect.never
+        expect(await check()).toEqual({ status: "ok" })
+        let pings = 0
+        control.ping = Effect.suspend(() => {
+          pings++
+          return Effect.fail(new StoreUnavailable({ message: "connection refused to 10.0.0.1" }))
+        })
+        const degraded = await check()
+        expect(degraded).toMatchObject({ status: "degraded", reason: "store_unavailable", since: expect.any(String) })
+        expect(JSON.stringify(degraded)).not.toContain("10.0.0.1")
+        // The same answer on the next probes: the outage's state, not a ping each.
+        const pingsAfterFirst = pings
+        expect(await check()).toEqual(degraded)
+        expect(await check()).toEqual(degraded)
+        expect(pings - pingsAfterFirst).toBeLessThanOrEqual(2)
+        expect(resyncs).toEqual([])
+        control.ping = Effect.void
         const started = Date.now()
-        const hung = await runtime.runPromiseExit(Readiness.use((r) => r.check))
-        expect(Date.now() - started).toBeLessThan(5_000)
-        expect(Option.getOrUndefined(Exit.findErrorOption(hung))?._tag).toBe("StoreUnavailable")
+        while ((await check()).status !== "ok") {
+          expect(Date.now() - started).toBeLessThan(5_000)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        }
+        expect(resyncs).toEqual(["Resync"])
+        // A hung store is an outage too, found within the probe's timeout.
+        control.ping = Effect.never
+        const hungAt = Date.now()
+        expect(await check()).toMatchObject({ status: "degraded" })
+        expect(Date.now() - hungAt).toBeLessThan(5_000)
       } finally {
+        await runtime.runPromise(Scope.close(subscribed, Exit.void))
         await runtime.dispose()
       }
     },
-    10_000
+    15_000
   )
 })

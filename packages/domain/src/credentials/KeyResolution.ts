@@ -5,16 +5,21 @@
  *
  * The cache forgets a key as soon as this process changes it (once the change commits), and as soon as the
  * change feed says another process did; when the feed is down, within `KEY_CACHE_TTL_MS`.
+ *
+ * While the store is unreachable (StoreOutage.ts), a key this process resolved in the last
+ * `STORE_OUTAGE_SNAPSHOT_MS` is admitted from the cache's snapshot, saying how old its store read is; a key it
+ * forgot (revoked, its user removed) stays forgotten, and any other key's check fails with the store's error.
  */
 import { Effect, Option, Redacted } from "effect"
 import { UserStore, WorkspaceMemberStore } from "../access/AccessStores.ts"
 import { type Principal, principalOf } from "../access/Principal.ts"
 import { isScope } from "../access/Scopes.ts"
-import { type Change, ChangeFeed } from "../shared/ChangeFeed.ts"
+import { type Change, type ChangeEvent, ChangeFeed } from "../shared/ChangeFeed.ts"
 import { Unauthenticated } from "../shared/Errors.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import type { StoreError } from "../shared/StoreError.ts"
+import { StoreOutage } from "../shared/StoreOutage.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
 import { type ApiKey, hasKeyShape } from "./ApiKey.ts"
 import { ApiKeyStore } from "./ApiKeyStore.ts"
@@ -32,6 +37,8 @@ export const KEY_CACHE_TTL_MS = 5_000
 export interface Admitted {
   readonly principal: Principal
   readonly rateLimit: RateLimitStatus | undefined
+  /** Admitted from the snapshot while the store is unreachable: how old the key's store read is. */
+  readonly snapshotAgeMs?: number | undefined
 }
 
 interface Resolved {
@@ -83,8 +90,10 @@ export const makeKeyResolution = Effect.gen(function*() {
   const feed = yield* ChangeFeed
   const countRequest = yield* makeKeyRateLimits
   const noteUse = yield* makeKeyUsage
+  const outage = yield* StoreOutage
 
-  const resolved = new TtlCache<string, Resolved>(KEY_CACHE_TTL_MS, 10_000)
+  // Resolutions are kept past their lifetime for as long as an outage may answer from them.
+  const resolved = new TtlCache<string, Resolved>(KEY_CACHE_TTL_MS, 10_000, outage.snapshotMs)
   // Bumped by every invalidation: a resolution that read the store before one does not fill the cache.
   let generation = 0
   const forgetHere = (predicate: (key: ApiKey) => boolean) => {
@@ -103,11 +112,13 @@ export const makeKeyResolution = Effect.gen(function*() {
     }
   }
 
-  yield* feed.subscribe((event) => {
+  const onChange = (event: ChangeEvent) => {
     if (event._tag === "Resync") return forgetHere(() => true)
     const predicate = predicateOf(event)
     if (predicate !== undefined) forgetHere(predicate)
-  })
+  }
+  yield* feed.subscribe(onChange)
+  yield* outage.onRecovery(onChange)
 
   /** Forgets what this process resolved of the change once the unit of work commits, and tells the others. */
   const forget = (change: Change) => {
@@ -175,6 +186,16 @@ export const makeKeyResolution = Effect.gen(function*() {
     )
   }
 
+  /** During an outage, the key as the cache's snapshot holds it, with the age of its store read. */
+  const admitFromSnapshot = (digest: string, now: number) => {
+    const hit = outage.fromSnapshot(resolved, digest, now)
+    if (hit === undefined) return undefined
+    return Effect.map(
+      admitResolved(hit.value, now),
+      (admitted): Admitted => ({ ...admitted, snapshotAgeMs: hit.ageMs })
+    )
+  }
+
   // Every request runs this: a cached key without limits resolves synchronously, with no store access.
   const admit = (presented: Redacted.Redacted<string>) =>
     Effect.clockWith((clock): Effect.Effect<Admitted, Unauthenticated | RateLimited | StoreError> => {
@@ -183,9 +204,16 @@ export const makeKeyResolution = Effect.gen(function*() {
       if (!hasKeyShape(candidate)) return invalid()
       const digest = crypto.sha256Hex(candidate)
       const now = clock.currentTimeMillisUnsafe()
+      if (outage.snapshotting()) {
+        return admitFromSnapshot(digest, now) ??
+          Effect.flatMap(resolveFromStore(digest, now), (entry) => admitResolved(entry, now))
+      }
       const cached = resolved.get(digest, now)
       if (cached !== undefined) return admitResolved(cached, now)
-      return Effect.flatMap(resolveFromStore(digest, now), (entry) => admitResolved(entry, now))
+      return outage.orSnapshot(
+        Effect.flatMap(resolveFromStore(digest, now), (entry) => admitResolved(entry, now)),
+        () => admitFromSnapshot(digest, now)
+      )
     })
 
   return { admit, forget }

@@ -16,6 +16,7 @@ import { TtlCache } from "../shared/internal/TtlCache.ts"
 import type { PageRequest } from "../shared/Paging.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkName, checkSlug } from "../shared/Rules.ts"
+import { StoreOutage } from "../shared/StoreOutage.ts"
 import {
   MCP_SERVER_SLUG,
   type McpIntegration,
@@ -76,6 +77,7 @@ export const makeServers = Effect.gen(function*() {
     resolvedServers.deleteWhere(({ integration }) => integration.id === event.integrationId)
   }
   yield* feed.subscribe(forget)
+  yield* (yield* StoreOutage).onRecovery(forget)
   /** The integration changed: server reads here and in the other processes read it again. */
   const integrationChanged = (integrationId: string) => {
     const change: Change = { _tag: "McpIntegrationChanged", integrationId }

@@ -5,6 +5,7 @@
  */
 import { Clock, Effect, Option } from "effect"
 import { InvalidRequest } from "../shared/Errors.ts"
+import { StoreOutage, type StoreOutageShape } from "../shared/StoreOutage.ts"
 import type { Template } from "./Mustache.ts"
 import { PartialStore, type PartialVersion } from "./Prompt.ts"
 import type { RenderCache } from "./RenderCache.ts"
@@ -34,17 +35,21 @@ const parsePartialName = (name: string): { readonly slug: string; readonly versi
   return { slug: name, version: undefined }
 }
 
-export const makePartialResolver = (cache: RenderCache) =>
+export const makePartialResolver = (cache: RenderCache, outage: StoreOutageShape = StoreOutage.never) =>
   Effect.gen(function*() {
     const partials = yield* PartialStore
     const { compiledPartials, resolvedPartials } = cache
 
-    /** Loads every partial the template can reach, breadth first, by the name the template uses. */
+    /**
+     * Loads every partial the template can reach, breadth first, by the name the template uses. With `useCache`,
+     * during an outage, a partial may come from the cache's snapshot: `onSnapshot` hears how old its read is.
+     */
     return Effect.fnUntraced(function*(
       workspaceId: string,
       start: CompiledVersion["partials"],
       variables: Record<string, unknown>,
-      useCache: boolean
+      useCache: boolean,
+      onSnapshot?: (ageMs: number) => void
     ) {
       const startedAt = cache.generation
       const resolved = new Map<string, Template>()
@@ -67,7 +72,16 @@ export const makePartialResolver = (cache: RenderCache) =>
           if (resolved.has(name) || missing.has(name)) continue
           const cacheKey = `${workspaceId}/${name}`
           const now = yield* Clock.currentTimeMillis
-          const cachedTemplate = useCache ? resolvedPartials.get(cacheKey, now) : undefined
+          let cachedTemplate: Template | undefined
+          if (useCache && outage.snapshotting()) {
+            const hit = outage.fromSnapshot(resolvedPartials, cacheKey, now)
+            if (hit !== undefined) {
+              cachedTemplate = hit.value
+              onSnapshot?.(hit.ageMs)
+            }
+          } else if (useCache) {
+            cachedTemplate = resolvedPartials.get(cacheKey, now)
+          }
           if (cachedTemplate !== undefined) {
             resolved.set(name, cachedTemplate)
             next.push(...cachedTemplate.partials)

@@ -8,6 +8,7 @@ import type { Principal } from "../access/Principal.ts"
 import { InvalidRequest, requireRow } from "../shared/Errors.ts"
 import { hotPathSpan } from "../shared/internal/hotPathSpan.ts"
 import { countRenderCacheHit, countRenderCacheMiss } from "../shared/OperationalMetrics.ts"
+import { type SnapshotHit, StoreOutage, type StoreOutageShape } from "../shared/StoreOutage.ts"
 import { nestsDeeperThan } from "./internal/jsonDepth.ts"
 import { jsonLargerThan } from "./internal/renderedSize.ts"
 import { checkRequest, NULL_MEANS_DEFAULT } from "./ModelRequest.ts"
@@ -36,6 +37,11 @@ export interface Rendered {
   readonly missingVariables: ReadonlyArray<string>
   /** Deprecated fields the rendered body uses. */
   readonly deprecatedFields: ReadonlyArray<string>
+  /**
+   * Rendered from the render cache's snapshot while the store is unreachable (StoreOutage.ts): how old the
+   * oldest store read it used is.
+   */
+  readonly snapshotAgeMs?: number | undefined
 }
 
 /** `promptId` as given to render: id or slug, optionally `@N`, `@latest` or `@label`. */
@@ -99,11 +105,15 @@ const RENDER_ONLY_FIELDS: ReadonlySet<string> = new Set(["variables", "prompt_id
 /** The field of the request body the template renders. */
 const ownedField = (template: CompiledVersion) => template.kind === "chat" ? "messages" : "prompt"
 
-export const makePromptRenderer = (resources: TemplateResources, cache: RenderCache) =>
+export const makePromptRenderer = (
+  resources: TemplateResources,
+  cache: RenderCache,
+  outage: StoreOutageShape = StoreOutage.never
+) =>
   Effect.gen(function*() {
     const prompts = yield* PromptStore
     const { maxRenderBytes, maxRenderSteps } = yield* RenderLimits
-    const resolvePartials = yield* makePartialResolver(cache)
+    const resolvePartials = yield* makePartialResolver(cache, outage)
     const { existingVersion, findPrompt } = resources
     const { compiledVersions, resolvedTargets } = cache
 
@@ -216,22 +226,38 @@ export const makePromptRenderer = (resources: TemplateResources, cache: RenderCa
       return Effect.succeed({ data, missingVariables: [...missing], deprecatedFields: deprecated })
     }
 
-    const renderWith = (target: RenderTarget, body: Record<string, unknown>) => {
+    const renderWith = (target: RenderTarget, body: Record<string, unknown>, snapshotAgeMs?: number) => {
       const owned = ownedField(target.template)
       if (Object.hasOwn(body, owned)) {
         return Effect.fail(InvalidRequest.of(`The template owns ${owned}; leave it out of the request.`, owned))
       }
-      if (target.partials !== undefined) return renderTarget(target, body, target.partials)
+      if (target.partials !== undefined) {
+        const rendered = renderTarget(target, body, target.partials)
+        return snapshotAgeMs === undefined ? rendered : Effect.map(rendered, (r) => ({ ...r, snapshotAgeMs }))
+      }
+      let oldest = snapshotAgeMs
       return Effect.flatMap(
         resolvePartials(
           target.prompt.workspace_id,
           target.template.partials,
           body.variables as Record<string, unknown>,
-          true
+          true,
+          (ageMs) => void (oldest = Math.max(oldest ?? 0, ageMs))
         ),
-        (partialTemplates) => renderTarget(target, body, partialTemplates)
+        (partialTemplates) =>
+          Effect.map(
+            renderTarget(target, body, partialTemplates),
+            (r): Rendered => oldest === undefined ? r : { ...r, snapshotAgeMs: oldest }
+          )
       )
     }
+
+    /** Renders what the snapshot holds of a reference, during an outage; access is checked as for any cached one. */
+    const renderSnapshot = (principal: Principal, hit: SnapshotHit<RenderTarget>, body: Record<string, unknown>) =>
+      Effect.andThen(
+        countRenderCacheHit,
+        Effect.andThen(allowed(principal, "prompts.render", hit.value.prompt), renderWith(hit.value, body, hit.ageMs))
+      )
 
     /**
      * A reference resolved in the last moments renders without asking the store (access is checked again
@@ -275,7 +301,13 @@ export const makePromptRenderer = (resources: TemplateResources, cache: RenderCa
           if (invalid !== undefined) return Effect.fail(invalid)
           const now = clock.currentTimeMillisUnsafe()
           const cacheKey = `${principal.organisationId}/${principal.workspaceId ?? "*"}/${promptRef}`
-          const cached = resolvedTargets.get(cacheKey, now)
+          // While the store is unreachable, what the snapshot holds answers without asking it first.
+          const snapshotting = outage.snapshotting()
+          if (snapshotting) {
+            const hit = outage.fromSnapshot(resolvedTargets, cacheKey, now)
+            if (hit !== undefined) return renderSnapshot(principal, hit, body)
+          }
+          const cached = snapshotting ? undefined : resolvedTargets.get(cacheKey, now)
           const startedAt = cache.generation
           const target = cached !== undefined
             ? Effect.andThen(
@@ -290,7 +322,13 @@ export const makePromptRenderer = (resources: TemplateResources, cache: RenderCa
                   if (cache.generation === startedAt) resolvedTargets.set(cacheKey, resolved, now)
                 })
             )
-          return Effect.flatMap(target, (resolved) => renderWith(resolved, body))
+          const rendered = Effect.flatMap(target, (resolved) => renderWith(resolved, body))
+          if (cached !== undefined && cached.partials !== undefined) return rendered
+          // The store did not answer: the outage starts, and the snapshot answers if it holds the reference.
+          return outage.orSnapshot(rendered, () => {
+            const hit = outage.fromSnapshot(resolvedTargets, cacheKey, now)
+            return hit === undefined ? undefined : renderSnapshot(principal, hit, body)
+          })
         })
       )
     return { render, renderDraft }

@@ -10,6 +10,7 @@
 import { Context, Effect, Layer } from "effect"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { ChangeFeed } from "../shared/ChangeFeed.ts"
+import { StoreOutage } from "../shared/StoreOutage.ts"
 import { makeLabels } from "./Labels.ts"
 import { makePromptPartials } from "./PromptPartials.ts"
 import { makePromptRenderer } from "./PromptRenderer.ts"
@@ -32,15 +33,18 @@ export class Prompts extends Context.Service<Prompts, PromptsShape>()("@gateway-
     Prompts,
     Effect.gen(function*() {
       const feed = yield* ChangeFeed
-      const cache = new RenderCache(feed.publish, feed.soleWriter === true)
+      const outage = yield* StoreOutage
+      const cache = new RenderCache(feed.publish, feed.soleWriter === true, outage.snapshotMs)
       yield* feed.subscribe(cache.forget)
+      // After an outage, as after a gap in the feed: whatever changed meanwhile went unheard.
+      yield* outage.onRecovery(cache.forget)
       const resources = yield* makeTemplateResources
       const labels = yield* makeLabels(cache)
       return Prompts.of(auditedPrompts({
         ...(yield* makePromptTemplates(resources, cache, labels)),
         ...(yield* makePromptPartials(resources, cache)),
         ...labels.service,
-        ...(yield* makePromptRenderer(resources, cache))
+        ...(yield* makePromptRenderer(resources, cache, outage))
       }, yield* AuditedUseCase))
     })
   )

@@ -46,12 +46,15 @@ export class RenderCache {
   generation = 0
   private readonly publish: (change: Change) => Effect.Effect<void, StoreError>
 
-  /** `publish` tells the other processes of a change made here (`ChangeFeed.publish`). */
-  constructor(publish: (change: Change) => Effect.Effect<void, StoreError>, soleWriter = false) {
+  /**
+   * `publish` tells the other processes of a change made here (`ChangeFeed.publish`); resolutions are kept
+   * `snapshotMs` past their lifetime, for renders while the store is unreachable (StoreOutage.ts).
+   */
+  constructor(publish: (change: Change) => Effect.Effect<void, StoreError>, soleWriter = false, snapshotMs = 0) {
     this.publish = publish
     const ttlMs = soleWriter ? Number.POSITIVE_INFINITY : RESOLUTION_CACHE_TTL_MS
-    this.resolvedTargets = new TtlCache<string, RenderTarget>(ttlMs, 5_000)
-    this.resolvedPartials = new TtlCache<string, Template>(ttlMs, 5_000)
+    this.resolvedTargets = new TtlCache<string, RenderTarget>(ttlMs, 5_000, snapshotMs)
+    this.resolvedPartials = new TtlCache<string, Template>(ttlMs, 5_000, snapshotMs)
   }
 
   /** Forgets exactly what renders hold of a change, made here or in another process. */

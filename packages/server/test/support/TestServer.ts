@@ -11,6 +11,8 @@ import {
   type RenderLimitsShape,
   SignInLimits,
   type SignInLimitsShape,
+  StoreOutageSettings,
+  type StoreOutageSettingsShape,
   type StorePorts
 } from "@gateway-control/domain"
 import { Clock, Effect, Layer, Logger, ManagedRuntime, Redacted } from "effect"
@@ -60,6 +62,8 @@ export interface TestServerOptions {
   readonly loggers?: ReadonlyArray<Logger.Logger<unknown, unknown>> | undefined
   /** Sign-in attempt limits; the domain's defaults when absent. */
   readonly signInLimits?: SignInLimitsShape | undefined
+  /** What may answer from the snapshot while the store is unreachable; the domain's default when absent. */
+  readonly storeOutage?: StoreOutageSettingsShape | undefined
   /**
    * The bootstrap a store brought with it (one written before the server started, read once the store is
    * built); the server bootstraps a new one when absent.
@@ -90,6 +94,9 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
       )
     ),
     Layer.provide(Logger.layer(options.loggers ?? [])),
+    Layer.provide(
+      options.storeOutage === undefined ? Layer.empty : Layer.succeed(StoreOutageSettings)(options.storeOutage)
+    ),
     Layer.provide(
       options.signInLimits === undefined ? Layer.empty : Layer.succeed(SignInLimits)(options.signInLimits)
     ),

@@ -22,6 +22,8 @@ import {
   ProviderStore,
   StoreError,
   type StorePorts,
+  StoreTransaction,
+  StoreUnavailable,
   UserStore,
   WorkspaceMemberStore,
   WorkspaceStore
@@ -56,7 +58,18 @@ const switched =
   <I extends StorePorts, S extends object>(key: Context.Key<I, S>, failing: () => boolean): Switch => (context) =>
     Context.add(context, key, switchable(Context.get(context, key), failing))
 
-/** The memory store, its ports failing as `outage()` says at the time of each call. */
+/** The store's ping (readiness, the outage's probe) failing while `failing()` answers true. */
+const switchedPing = (failing: () => boolean): Switch => (context) => {
+  const transaction = Context.get(context, StoreTransaction)
+  return Context.add(context, StoreTransaction, {
+    ...transaction,
+    ping: Effect.suspend(() =>
+      failing() ? Effect.fail(new StoreUnavailable({ message: "the test cut the store (ping)" })) : transaction.ping
+    )
+  })
+}
+
+/** The memory store, its ports failing as `outage()` says at the time of each call; its ping too for "all". */
 export const switchableMemory = (outage: () => Outage): Layer.Layer<StorePorts> => {
   const entities = () => outage() === "all" || outage() === "entities"
   const audit = () => outage() === "all" || outage() === "audit"
@@ -77,7 +90,8 @@ export const switchableMemory = (outage: () => Outage): Layer.Layer<StorePorts> 
     switched(ConfigStore, entities),
     switched(LeaseStore, entities),
     switched(IdempotencyStore, entities),
-    switched(AuditLogStore, audit)
+    switched(AuditLogStore, audit),
+    switchedPing(() => outage() === "all")
   ]
   return Layer.flatMap(
     layerMemory,

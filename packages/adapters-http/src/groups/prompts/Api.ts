@@ -205,7 +205,7 @@ export class PromptRenderGroup extends v1Group(
         error: CommonErrors
       }).annotate(
         OpenApi.Description,
-        "Renders a saved prompt into a chat completion or completion request body. `promptId` is the prompt's id or slug, optionally with @N, @latest or @label. Headers: x-service-missing-variables (the variables the template names that the request lacks, comma-separated, each percent-encoded as UTF-8; the first 100, in at most 4096 characters), x-service-missing-variables-omitted (how many more there were), x-service-deprecated-fields."
+        "Renders a saved prompt into a chat completion or completion request body. `promptId` is the prompt's id or slug, optionally with @N, @latest or @label. Headers: x-service-missing-variables (the variables the template names that the request lacks, comma-separated, each percent-encoded as UTF-8; the first 100, in at most 4096 characters), x-service-missing-variables-omitted (how many more there were), x-service-deprecated-fields, x-service-snapshot-age (while the store is unreachable, rendered from this process's snapshot: how old, in seconds, its store reads are)."
       )
     )
 ) {}

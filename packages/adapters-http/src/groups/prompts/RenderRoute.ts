@@ -11,7 +11,7 @@ import { Effect } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { type AdmittedEndpoint, makeAdmission, presentedApiKey } from "../../Admission.ts"
-import { domainErrorResponse, errorResponse, isDomainError } from "../../ApiErrors.ts"
+import { domainErrorResponse, errorResponse, isDomainError, withSnapshotAge } from "../../ApiErrors.ts"
 import { readBodyText } from "../../internal/bodyText.ts"
 import { encodedHeaderList } from "../../internal/headerList.ts"
 
@@ -53,7 +53,8 @@ const respond = (rendered: Rendered) => {
   if (rendered.deprecatedFields.length > 0) {
     headers = { ...headers, "x-service-deprecated-fields": rendered.deprecatedFields.join(",") }
   }
-  return HttpServerResponse.jsonUnsafe({ success: true, data: rendered.data }, { headers })
+  const response = HttpServerResponse.jsonUnsafe({ success: true, data: rendered.data }, { headers })
+  return rendered.snapshotAgeMs === undefined ? response : withSnapshotAge(response, rendered.snapshotAgeMs)
 }
 
 /**

@@ -15,7 +15,6 @@ export const SystemHandlers = HttpApiBuilder.group(
       healthz: () => Effect.succeed(ok),
       readyz: () =>
         readiness.check.pipe(
-          Effect.as(ok),
           Effect.catchCause((cause) =>
             Effect.fail(
               cause.reasons.some((reason) => Cause.isFailReason(reason) && reason.error._tag === "ShuttingDown")

@@ -11,6 +11,7 @@ import {
   CollectionStore,
   ConfigStore,
   Conflict,
+  CredentialHealthStore,
   GatewayConfig,
   GENESIS_HASH,
   IdempotencyStore,
@@ -60,6 +61,7 @@ import { Context, Effect, Layer, Option } from "effect"
 import { makeMemoryApiKeyStore } from "./internal/MemoryApiKeys.ts"
 import { makeCapabilityStore } from "./internal/MemoryCapabilities.ts"
 import { makeCollectionStore } from "./internal/MemoryCollections.ts"
+import { makeCredentialHealthStore } from "./internal/MemoryCredentialHealth.ts"
 import { makeIdempotencyStore } from "./internal/MemoryIdempotency.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./internal/MemoryIdentityProviders.ts"
 import { makeIntegrationStore } from "./internal/MemoryIntegrations.ts"
@@ -574,7 +576,8 @@ const make = Effect.sync(() => {
     Context.add(InviteStore, makeInviteStore(state)),
     Context.add(LocalAccountStore, makeLocalAccountStore(state, users)),
     Context.add(IntegrationStore, aiIntegrations.store),
-    Context.add(ProviderStore, aiProviders.store)
+    Context.add(ProviderStore, aiProviders.store),
+    Context.add(CredentialHealthStore, makeCredentialHealthStore(state))
   )
 })
 

@@ -893,6 +893,17 @@ export const migrationScripts = {
       last_updated_at
     FROM virtual_keys;
     DROP TABLE virtual_keys
+  `,
+  // Credential health (issue 29): the last check of each integration's credential, replaced by every check.
+  "0125_integration_credential_health": `
+    CREATE TABLE integration_credential_health (
+      integration_id text PRIMARY KEY REFERENCES integrations (id) ON DELETE CASCADE,
+      status text NOT NULL CHECK (status IN ('active', 'failing', 'expired')),
+      status_message text,
+      checked_at timestamptz NOT NULL,
+      last_success_at timestamptz,
+      last_failure_at timestamptz
+    )
   `
 }
 

@@ -5,6 +5,7 @@
 import { Integration, IntegrationStore } from "@gateway-control/domain"
 import { Effect, Schema, SchemaGetter } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
+import * as SqlSchema from "effect/sql/SqlSchema"
 import { queriesOn } from "./internal/queries.ts"
 import { Jsonb, timestamps, toJson } from "./internal/rows.ts"
 import { read, write } from "./internal/statements.ts"
@@ -88,6 +89,21 @@ export const makeIntegrationStore = Effect.gen(function*() {
         (rows) => rows.length > 0
       ),
     delete: (id) =>
-      read(Effect.map(sql`DELETE FROM integrations WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0))
+      read(Effect.map(sql`DELETE FROM integrations WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0)),
+    listActive: (afterId, limit) =>
+      read(
+        Effect.map(
+          SqlSchema.findAll({
+            Request: Schema.Void,
+            Result: IntegrationRow,
+            execute: () =>
+              sql`SELECT * FROM integrations WHERE status = 'active'
+                  ${
+                afterId === null ? sql`` : sql`AND id COLLATE "C" > ${afterId}`
+              } ORDER BY id COLLATE "C" LIMIT ${limit}`
+          })(undefined),
+          (rows) => rows.map((stored) => stored.record)
+        )
+      )
   })
 })

@@ -8,6 +8,7 @@ import {
   AuditLogStore,
   ChangeFeed,
   CollectionStore,
+  CredentialHealthStore,
   IdempotencyStore,
   IdentityProviderStore,
   IntegrationStore,
@@ -39,6 +40,7 @@ import { makeApiKeyStore } from "./SqlApiKeyStore.ts"
 import { makeAuditLogStore } from "./SqlAuditLogStore.ts"
 import { makeCapabilityStore } from "./SqlCapabilityStore.ts"
 import { makeCollectionStore } from "./SqlCollectionStore.ts"
+import { makeCredentialHealthStore } from "./SqlCredentialHealthStore.ts"
 import { makeCredentialStores } from "./SqlCredentialStores.ts"
 import { makeIdempotencyStore } from "./SqlIdempotencyStore.ts"
 import { makeIdentityProviderStore, makeSignInFlowStore } from "./SqlIdentityProviderStore.ts"
@@ -82,7 +84,8 @@ const makeAll = Effect.gen(function*() {
     Context.add(IntegrationStore, yield* makeIntegrationStore)
   ).pipe(
     Context.add(ProviderStore, yield* makeProviderStore),
-    Context.add(LocalAccountStore, yield* makeLocalAccountStore)
+    Context.add(LocalAccountStore, yield* makeLocalAccountStore),
+    Context.add(CredentialHealthStore, yield* makeCredentialHealthStore)
   )
 })
 

@@ -183,6 +183,22 @@ export const createIntegration = (body: Body<"mcpRegistry", "createIntegration">
   send<"mcpRegistry", "createIntegration">("POST", "/mcp-integrations", body)
 export const archiveIntegration = (id: string) =>
   send<"mcpRegistry", "archiveIntegration">("DELETE", `/mcp-integrations/${segment(id)}`)
+export const getIntegration = (id: string) => get<"mcpRegistry", "getIntegration">(`/mcp-integrations/${segment(id)}`)
+export type McpTestResult = Answer<"mcpConnectivity", "testIntegration">
+export type McpSyncResult = Answer<"mcpConnectivity", "syncCapabilities">
+export type McpCapability = Item<Answer<"mcpConnectivity", "listCapabilities">>
+/** Connects to the integration's server (initialize, then ping): the outcome and its latency. */
+export const testIntegration = (id: string) =>
+  send<"mcpConnectivity", "testIntegration">("POST", `/mcp-integrations/${segment(id)}/test`)
+/** Lists the server's capabilities and stores them, keeping earlier on/off choices. */
+export const syncCapabilities = (id: string) =>
+  send<"mcpConnectivity", "syncCapabilities">("POST", `/mcp-integrations/${segment(id)}/capabilities/sync`)
+export const integrationMetadata = (id: string) =>
+  get<"mcpConnectivity", "integrationMetadata">(`/mcp-integrations/${segment(id)}/metadata`)
+export const listCapabilities = (id: string, query: Query & Paging) =>
+  get<"mcpConnectivity", "listCapabilities">(`/mcp-integrations/${segment(id)}/capabilities`, query)
+export const setCapabilities = (id: string, body: Body<"mcpConnectivity", "setCapabilities">) =>
+  send<"mcpConnectivity", "setCapabilities">("PUT", `/mcp-integrations/${segment(id)}/capabilities`, body)
 export const listServers = (query: Query & Paging) => get<"mcpRegistry", "listServers">("/mcp-servers", query)
 export const createServer = (body: Body<"mcpRegistry", "createServer">) =>
   send<"mcpRegistry", "createServer">("POST", "/mcp-servers", body)

@@ -9,6 +9,7 @@ import type { ApiKeyStore } from "./credentials/ApiKeyStore.ts"
 import type { ConfigStore } from "./credentials/ProviderKeyStores.ts"
 import type { IdempotencyStore } from "./idempotency/IdempotencyStore.ts"
 import type { IdentityProviderStore, SignInFlowStore } from "./identity-providers/IdentityProviderStore.ts"
+import type { CredentialHealthStore } from "./integrations/CredentialHealth.ts"
 import type { IntegrationStore } from "./integrations/IntegrationStore.ts"
 import type { InviteStore } from "./invites/InviteStore.ts"
 import type { McpCapabilityStore } from "./mcp/Capabilities.ts"
@@ -50,6 +51,7 @@ export type StorePorts =
   | LocalAccountStore
   | SecretReferenceStore
   | IntegrationStore
+  | CredentialHealthStore
   | ProviderStore
   | IdempotencyStore
   | IdentityProviderStore

@@ -24,6 +24,8 @@ import {
   type BootstrapInput,
   Collections,
   Configs,
+  CredentialHealthChecks,
+  CredentialHealthSettings,
   DEFAULT_MCP_SETTINGS,
   DEFAULT_SESSION_SETTINGS,
   FineTuning,
@@ -47,6 +49,7 @@ import {
   Readiness,
   RenderLimits,
   type RenderLimitsShape,
+  runCredentialHealthChecks,
   runHealthChecks,
   Scim,
   ScimGroups,
@@ -234,6 +237,7 @@ export const layerDomain = <ROut, E, E2 = never>(
     McpConnectivity.layer,
     McpDirectory.layer,
     FineTuning.layer,
+    CredentialHealthChecks.layer,
     AuditLogs.layer,
     Readiness.layer,
     Idempotency.layer,
@@ -492,6 +496,15 @@ export const createGatewayServer = (): Server => answerClientErrorsInEnvelope(cr
  */
 export const layerMcpHealthChecks = Layer.effectDiscard(Effect.forkScoped(runHealthChecks))
 
+/**
+ * The integrations' credential checker in the background, for as long as the layer lives (CredentialHealthChecks.ts),
+ * every `intervalMs` (0: never).
+ */
+export const layerCredentialHealthChecks = (intervalMs: number) =>
+  Layer.effectDiscard(Effect.forkScoped(runCredentialHealthChecks)).pipe(
+    Layer.provide(Layer.succeed(CredentialHealthSettings)({ intervalMs }))
+  )
+
 /** `gateway-control serve`: the whole service. */
 export const layerServe = (config: AppConfig) => {
   const server = createGatewayServer()
@@ -501,19 +514,20 @@ export const layerServe = (config: AppConfig) => {
     Layer.provideMerge(layerCloseIdleOnShutdown(server).pipe(Layer.provideMerge(layerHttp(config))))
   )
   // The metrics listener opens before the API's and closes after it, so a stop is seen to its end.
-  return Layer.mergeAll(http, layerMcpHealthChecks).pipe(
-    Layer.provide(layerMetricsListener(config)),
-    Layer.provide(
-      NodeHttpServer.layer(() => server, {
-        port: config.port,
-        host: config.host,
-        gracefulShutdownTimeout: config.shutdownTimeoutMs
-      })
-    ),
-    Layer.provide(layerBootstrapIfEmpty(config)),
-    Layer.provide(layerConfiguredDomain(config)),
-    Layer.provide(layerLogging(config.logLevel)),
-    // Outermost, so that every layer above is built with the tracer in its context.
-    Layer.provide(layerTracing(tracingConfigOf(config)))
-  )
+  return Layer.mergeAll(http, layerMcpHealthChecks, layerCredentialHealthChecks(config.credentialHealthIntervalMs))
+    .pipe(
+      Layer.provide(layerMetricsListener(config)),
+      Layer.provide(
+        NodeHttpServer.layer(() => server, {
+          port: config.port,
+          host: config.host,
+          gracefulShutdownTimeout: config.shutdownTimeoutMs
+        })
+      ),
+      Layer.provide(layerBootstrapIfEmpty(config)),
+      Layer.provide(layerConfiguredDomain(config)),
+      Layer.provide(layerLogging(config.logLevel)),
+      // Outermost, so that every layer above is built with the tracer in its context.
+      Layer.provide(layerTracing(tracingConfigOf(config)))
+    )
 }

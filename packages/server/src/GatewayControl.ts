@@ -94,6 +94,7 @@ const serviceTags = [
   Domain.Bootstrap,
   Domain.Collections,
   Domain.Configs,
+  Domain.CredentialHealthChecks,
   Domain.FineTuning,
   Domain.PromptCompletions,
   Domain.IdentityProviders,
@@ -135,7 +136,7 @@ const layerFromConfig = (config: AppConfig): Layer.Layer<Services, OpenError> =>
 
 /**
  * Every domain service (`ApiKeys`, `Prompts`, `McpRegistry`, `McpConnectivity`, `McpDirectory`, `Bootstrap`,
- * `Audit`, `Users`, `Workspaces`, `VirtualKeys`, `Configs`, `FineTuning`, `Collections`, `TrustPolicies`, `TokenExchange`, `IdentityProviders`, `OidcSignIn`, `Invites`, `Sessions`, `LocalAccounts`) on the chosen store. Options are checked as the server checks its
+ * `Audit`, `Users`, `Workspaces`, `VirtualKeys`, `Configs`, `FineTuning`, `CredentialHealthChecks`, `Collections`, `TrustPolicies`, `TokenExchange`, `IdentityProviders`, `OidcSignIn`, `Invites`, `Sessions`, `LocalAccounts`) on the chosen store. Options are checked as the server checks its
  * variables: an invalid one fails the layer with `InvalidConfiguration` naming it. SQL stores migrate as
  * they open and close with the layer's scope. The layer installs no logger: logs go to the program's.
  * Every change made through them is audited as one made over the API is, in the change's own unit of work; its

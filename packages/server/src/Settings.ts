@@ -433,6 +433,14 @@ export const settings = {
     fromText: numberText,
     decode: wholeNumber(0)
   }),
+  /** How often every active integration's credential is tried at its provider (0: never): `serve` only. */
+  credentialHealthIntervalMs: setting({
+    env: "CREDENTIAL_HEALTH_INTERVAL_MS",
+    serveOnly: true,
+    defaultValue: 300_000,
+    fromText: numberText,
+    decode: wholeNumber(0)
+  }),
   /** Failed health checks in a row that make an integration unhealthy: `serve` only, as the checker is. */
   mcpUnhealthyAfter: setting({
     env: "MCP_UNHEALTHY_AFTER",

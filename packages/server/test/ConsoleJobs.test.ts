@@ -12,19 +12,28 @@
 import type { Page } from "playwright-core"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { browserAvailable, type BrowserSession, openBrowser, SCREENSHOTS } from "./support/Browser.ts"
+import { type SdkMcpServer, startSdkMcpServer } from "./support/SdkMcpServer.ts"
 import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 const available = browserAvailable()
 const STEP_TIMEOUT = 120_000
 
 let server: ServerProcess
+let mcp: SdkMcpServer
 let browser: BrowserSession
 let page: Page
 let workspace: string
 
 beforeAll(async () => {
   if (!available) return
-  server = await startServerProcess()
+  // A real MCP server on 127.0.0.1, trusted as a custom host, checked for health every half second.
+  mcp = await startSdkMcpServer()
+  server = await startServerProcess({
+    TRUSTED_CUSTOM_HOSTS: mcp.host,
+    MCP_HEALTH_INTERVAL_MS: "500",
+    MCP_UNHEALTHY_AFTER: "2",
+    MCP_TIMEOUT_MS: "3000"
+  })
   browser = await openBrowser(server.baseUrl)
   page = browser.page
 }, 90_000)
@@ -34,6 +43,7 @@ afterAll(async () => {
   await browser?.close()
   server?.child.kill("SIGTERM")
   await server?.exited
+  await mcp?.close()
 })
 
 afterEach(async (context) => {
@@ -57,6 +67,10 @@ const step = (name: string, body: () => Promise<void> | void) =>
     }
   }, STEP_TIMEOUT)
 
+/** Polls with a deadline a loaded machine meets (vitest's default is one second). */
+const poll = <T>(read: () => T | Promise<T>, options: { readonly timeout?: number } = {}) =>
+  expect.poll(read, { timeout: options.timeout ?? 15_000, interval: 100 })
+
 const WIDTHS = [1366, 390] as const
 let width: number = WIDTHS[0]
 const narrow = () => width < 760
@@ -71,7 +85,7 @@ const go = async (label: string) => {
   await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: label, exact: true }).click()
   await page.getByRole("main").getByRole("heading", { level: 1 }).first().waitFor()
   // The page has loaded once no skeleton is left.
-  await expect.poll(() => page.locator(".skeleton").count()).toBe(0)
+  await poll(() => page.locator(".skeleton").count()).toBe(0)
 }
 
 /** The API as the admin key sees it, for setting up and checking what the console did. */
@@ -82,6 +96,15 @@ const api = async (method: string, path: string, body?: unknown) => {
     body: body === undefined ? undefined : JSON.stringify(body)
   })
   return { status: response.status, body: (await response.json().catch(() => null)) as unknown }
+}
+
+const integrationIdOf = async (name: string) => {
+  const organisation =
+    ((await api("GET", "/v1/scopes")).body as { key: { organisation_id: string } }).key.organisation_id
+  const listed = (await api("GET", `/v1/mcp-integrations?organisation_id=${organisation}&page_size=100`)).body as {
+    data: ReadonlyArray<{ id: string; name: string }>
+  }
+  return listed.data.find((i) => i.name === name)!.id
 }
 
 describe.skipIf(!available)("the console's jobs at 1366 px and 390 px", () => {
@@ -116,6 +139,7 @@ describe.skipIf(!available)("the console's jobs at 1366 px and 390 px", () => {
       if (narrow()) {
         // One bar, not 460 px of header and links: the page starts within the first 70 px.
         expect(top).toBeLessThan(70)
+        console.info(`at ${width} px the page starts ${top} px from the top`)
         expect(await nav.isVisible()).toBe(false)
         await page.getByRole("button", { name: "Menu" }).click()
         expect(await nav.isVisible()).toBe(true)
@@ -181,7 +205,7 @@ describe.skipIf(!available)("the console's jobs at 1366 px and 390 px", () => {
       await go("Collections")
       await go("Prompts").catch(() => undefined)
       const alert = page.getByRole("main").getByRole("alert")
-      await expect.poll(() => alert.innerText()).toContain("The server could not be reached")
+      await poll(() => alert.innerText()).toContain("The server could not be reached")
       await page.unroute(cut)
       await alert.getByRole("button", { name: "Retry" }).click()
       await page.getByRole("table", { name: "Prompts" }).waitFor()
@@ -192,13 +216,127 @@ describe.skipIf(!available)("the console's jobs at 1366 px and 390 px", () => {
       const form = page.getByRole("form", { name: "New collection" })
       await form.getByRole("button", { name: "Create collection" }).click()
       const name = form.getByLabel("Name", { exact: true })
-      await expect.poll(() => name.getAttribute("aria-invalid")).toBe("true")
+      await poll(() => name.getAttribute("aria-invalid")).toBe("true")
       await name.fill(`Drafts ${width}`)
-      await expect.poll(() => name.getAttribute("aria-invalid")).toBe(null)
+      await poll(() => name.getAttribute("aria-invalid")).toBe(null)
       expect(await form.locator(".field-error").count()).toBe(0)
       await form.getByRole("button", { name: "Create collection" }).click()
-      await expect.poll(() => page.getByRole("table", { name: "Collections" }).innerText()).toContain(`Drafts ${width}`)
+      await poll(() => page.getByRole("table", { name: "Collections" }).innerText()).toContain(`Drafts ${width}`)
     })
+
+    step(`at ${w} px: a key from a preset, its scopes edited by group, revoked and read as revoked`, async () => {
+      await go("API keys")
+      const create = page.getByRole("form", { name: "New API key" })
+      await create.getByLabel("Name", { exact: true }).fill(`renderer-${width}`)
+      await create.getByLabel("Kind").selectOption("workspace/service")
+      const renderer = create.getByRole("group", { name: "Scope presets" }).getByRole("button", { name: /^Renderer/ })
+      await renderer.click()
+      expect(await renderer.getAttribute("aria-pressed")).toBe("true")
+      // Grouped, each scope with what it allows.
+      await poll(() => create.getByRole("group", { name: /^Prompts \(2 of \d+\)$/ }).count()).toBe(1)
+      expect(await create.getByLabel("prompts.render").isChecked()).toBe(true)
+      expect(await create.getByText("Render prompts").count()).toBeGreaterThan(0)
+      await browser.screenshot("api-key-presets")
+      await create.getByRole("button", { name: "Create key" }).click()
+      const secret = await page.getByRole("textbox", { name: "New API key" }).inputValue()
+      await poll(() => page.getByRole("status").allInnerTexts()).toContainEqual(
+        expect.stringContaining(`Key renderer-${width} created.`)
+      )
+      const own = (await (await fetch(`${server.baseUrl}/v1/scopes`, { headers: { "x-service-api-key": secret } }))
+        .json()) as { key: { id: string; scopes: Array<string> } }
+      expect([...own.key.scopes].sort()).toEqual(["prompts.read", "prompts.render"])
+      await page.getByRole("button", { name: "I have stored it" }).click()
+
+      const row = page.getByRole("row").filter({ hasText: `renderer-${width}` })
+      await row.getByRole("button", { name: /^Details/ }).click()
+      const detail = page.getByRole("region", { name: `Key renderer-${width}` })
+      await detail.getByRole("button", { name: "Edit" }).click()
+      const edit = detail.getByRole("form", { name: "Edit key" })
+      await edit.getByRole("button", { name: /^MCP reader/ }).click()
+      await edit.getByLabel("prompts.render").check()
+      await edit.getByRole("button", { name: "Save changes" }).click()
+      const scopesOf = async () =>
+        [...((await api("GET", `/v1/api-keys/${own.key.id}`)).body as { scopes: Array<string> }).scopes].sort()
+      await poll(scopesOf).toContain("mcp_servers.list")
+      expect(await scopesOf()).toContain("prompts.render")
+      expect(await scopesOf()).not.toContain("prompts.read")
+
+      await row.getByRole("button", { name: "Revoke" }).click()
+      await row.getByRole("button", { name: "Yes, revoke" }).click()
+      await poll(() => detail.innerText()).toContain("Revoked.")
+      expect(await detail.innerText()).toContain("neither secret works")
+      expect(await detail.getByRole("button", { name: "Edit" }).count()).toBe(0)
+      expect((await fetch(`${server.baseUrl}/v1/scopes`, { headers: { "x-service-api-key": secret } })).status).toBe(
+        401
+      )
+    })
+
+    step(
+      `at ${w} px: an MCP integration tested, synced, its capabilities searched and toggled, its failure explained, archived`,
+      async () => {
+        mcp.failing = false
+        await go("MCP registry")
+        const form = page.getByRole("form", { name: "New integration" })
+        const name = `Issues ${width}`
+        await form.getByLabel("Name", { exact: true }).fill(name)
+        await form.getByLabel("URL").fill(mcp.httpUrl)
+        await form.getByLabel("Authentication").selectOption("none")
+        await form.getByRole("button", { name: "Create integration" }).click()
+        const row = page.getByRole("row").filter({ hasText: name })
+        await row.getByRole("button", { name: /^Manage/ }).click()
+        const detail = page.getByRole("region", { name: `Integration ${name}` })
+        await detail.getByRole("button", { name: "Test connection" }).click()
+        await poll(() => detail.getByRole("status").innerText()).toMatch(/Connected in \d+ ms/)
+        await detail.getByRole("button", { name: "Sync capabilities" }).click()
+        const caps = detail.getByRole("list", { name: "Capabilities" })
+        await poll(() => caps.getByRole("listitem").count()).toBe(4)
+        await poll(() => page.getByRole("status").allInnerTexts()).toContainEqual(
+          expect.stringContaining("Synced: 4 capabilities")
+        )
+        // The search is the API's, in any case.
+        await detail.getByLabel("Search capabilities").fill("CREATE_")
+        await poll(() => caps.getByRole("listitem").allInnerTexts()).toEqual([
+          expect.stringContaining("create_issue")
+        ])
+        await caps.getByRole("switch", { name: /create_issue/ }).uncheck()
+        const integrationId = await integrationIdOf(name)
+        await poll(async () => {
+          const listed = (await api("GET", `/v1/mcp-integrations/${integrationId}/capabilities?search=create_issue`))
+            .body as { data: ReadonlyArray<{ enabled: boolean }> }
+          return listed.data[0]?.enabled
+        }).toBe(false)
+        await detail.getByLabel("Search capabilities").fill("nothing-like-this")
+        await poll(() => detail.innerText()).toContain("No match")
+        await detail.getByLabel("Search capabilities").fill("")
+        await poll(() => caps.getByRole("listitem").count()).toBe(4)
+        await browser.screenshot("mcp-integration")
+
+        // The server fails: the health checks mark it unhealthy, and the page says why and since when.
+        mcp.failing = true
+        await poll(
+          async () => ((await api("GET", `/v1/mcp-integrations/${integrationId}`)).body as { status: string }).status,
+          {
+            timeout: 30_000
+          }
+        ).toBe("unhealthy")
+        await go("Prompts")
+        await go("MCP registry")
+        await poll(() => row.innerText()).toMatch(/unhealthy\s+since .+: .*503/)
+        await row.getByRole("button", { name: /^Manage/ }).click()
+        expect(await detail.innerText()).toMatch(/Failed checks in a row\s+\d/)
+        await browser.screenshot("mcp-unhealthy")
+        // Archived at any status.
+        await row.getByRole("button", { name: "Archive" }).click()
+        await row.getByRole("button", { name: "Yes, archive" }).click()
+        await poll(async () =>
+          ((await api("GET", `/v1/mcp-integrations/${integrationId}`)).body as { status: string }).status
+        ).toBe("archived")
+        await poll(() => page.getByRole("status").allInnerTexts()).toContainEqual(
+          expect.stringContaining(`${name} archived.`)
+        )
+        mcp.failing = false
+      }
+    )
   }
 
   step("serves /docs with nothing from the internet", async () => {

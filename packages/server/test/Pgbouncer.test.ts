@@ -66,6 +66,8 @@ describe.runIf(available && postgresUrl !== undefined)("behind PgBouncer", () =>
     const b = await startServerProcess(env)
     processes.push(b)
     expect(a.stderr()).toMatch(/DATABASE_URL leads to a connection pooler; statements run unprepared/)
+    // PgBouncer refuses statement_timeout as a startup parameter; the log says where to set it instead.
+    expect(a.stderr()).toMatch(/refuses the statement timeout as a startup parameter.*ALTER ROLE/)
     const admin = a.adminKey!
     const listed = await json<{ data: Array<{ id: string }> }>(await call(a, admin, "GET", "/v1/workspaces"), 200)
     const workspaceId = listed.data[0]!.id
@@ -129,6 +131,27 @@ describe.runIf(available && postgresUrl !== undefined)("behind PgBouncer", () =>
       /gateway-control: DATABASE_URL leads to a connection pooler in transaction mode.*DATABASE_LISTEN_URL/
     )
   }, 60_000)
+
+  it(
+    "in session mode, with no DATABASE_LISTEN_URL: the start is not refused, and the store answers through the pool",
+    async () => {
+      const sessionMode = await startPgbouncer(target(), "session")
+      try {
+        const { DATABASE_LISTEN_URL: _direct, ...withoutListen } = env
+        const server = await startServerProcess({ ...withoutListen, DATABASE_URL: sessionMode.url(databaseName) })
+        processes.push(server)
+        expect(server.stderr()).toMatch(/DATABASE_URL leads to a connection pooler; statements run unprepared/)
+        expect(server.stderr()).not.toMatch(/change feed: the listening connection is down/)
+        // The store answers through the pool (the readiness probe asks it).
+        expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200)
+        server.child.kill("SIGTERM")
+        await server.exited
+      } finally {
+        await sessionMode.close()
+      }
+    },
+    60_000
+  )
 
   it("in statement mode: the start stops, saying which modes work", async () => {
     const statementMode = await startPgbouncer(target(), "statement")

@@ -28,6 +28,8 @@ const SKIPPED: Record<string, string> = {
   "npm run bench": "minutes of load that measure the machine, not the README",
   "npm run bench:render": "minutes of load that measure the machine, not the README",
   "npm run examples": "CI runs it right after `npm test` (.ci/run); it builds and packs every package (minutes)",
+  "npm run screenshots":
+    "runs ConsoleBrowser.test.ts and ConsoleJobs.test.ts, which `npm test` runs, and rewrites docs/'s screenshots",
   "npm run build": "`npm run examples` runs it in CI; the clone must work without it, which is what is tested here",
   "npm run typecheck": "CI runs this very command on this very tree (.ci/run)",
   "npm run lint": "CI runs this very command on this very tree (.ci/run)",

@@ -10,6 +10,7 @@ import {
   Bootstrap,
   Collections,
   Configs,
+  CredentialHealthChecks,
   FineTuning,
   IdentityProviders,
   Integrations,
@@ -1462,6 +1463,29 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         (i, p, id) => i.update(p, id, { configurations: { custom_host: "https://x.test" } })
       )
     }
+  ],
+  "integrations.test": [
+    {
+      outcome: "allowed",
+      program: (w) =>
+        Effect.flatMap(
+          Integrations.use((integrations) =>
+            integrations.create(w.admin, {
+              name: unique("Checked"),
+              ai_provider_id: "openai",
+              key: "sk-good",
+              configurations: { custom_host: w.providerUrl }
+            })
+          ),
+          (made) => CredentialHealthChecks.use((c) => c.test(w.admin, made.id))
+        )
+    },
+    {
+      outcome: "denied",
+      program: (w) =>
+        Effect.flatMap(aiIntegration(w), (made) => CredentialHealthChecks.use((c) => c.test(w.weak, made.id)))
+    },
+    { outcome: "failed", program: (w) => CredentialHealthChecks.use((c) => c.test(w.admin, MISSING)) }
   ],
   "integrations.delete": [
     { outcome: "allowed", program: onAiIntegration("admin", (i, p, id) => i.delete(p, id)) },

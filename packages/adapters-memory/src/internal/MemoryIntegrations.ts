@@ -56,7 +56,15 @@ export const makeIntegrationStore = (state: MemoryState) => {
             ? Effect.as(conflictOn(result, taken(stored), "slug"), false)
             : Effect.succeed(result)
       ),
-    delete: (id) => integrations.delete(id)
+    delete: (id) => integrations.delete(id),
+    listActive: (afterId, limit) =>
+      Effect.sync(() =>
+        [...integrations.rows.values()]
+          .map((stored) => stored.record)
+          .filter((record) => record.status === "active" && (afterId === null || record.id > afterId))
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .slice(0, limit)
+      )
   })
   /** How many workspace-level integrations the workspace holds. */
   const inWorkspace = (workspaceId: string) =>

@@ -1,59 +1,23 @@
 /**
- * A new API key: its scopes chosen from the signed-in key's own (a key can never give more than it has), and
- * its rate limits, if any.
+ * A new API key: its scopes chosen from the signed-in key's own (a key can never give more than it has),
+ * grouped and described, or by a preset, and its rate limits, if any.
  */
 import { useState } from "preact/hooks"
 import { createApiKey } from "../api.ts"
 import { html } from "../html.ts"
-import { isAdminKey, may, session, workspaceId } from "../session.ts"
+import { isAdminKey, may, workspaceId } from "../session.ts"
 import { rateLimitDraft, RateLimitsField, readRateLimits } from "../ui/apiKeyParts.ts"
 import { useLoad } from "../ui/common.ts"
-import {
-  errorFor,
-  type Form,
-  FormAlert,
-  FormFrame,
-  SelectField,
-  SubmitButton,
-  TextField,
-  useForm
-} from "../ui/forms.ts"
+import { FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 import { PersonPicker, workspacePeople } from "../ui/people.ts"
+import { ScopePicker } from "../ui/scopes.ts"
+import { notify } from "../ui/toast.ts"
 
 const KINDS = [
   ["organisation/service", "Admin key (organisation)", "api_keys.create.organisation_service"],
   ["workspace/service", "Workspace service key", "api_keys.create.workspace_service"],
   ["workspace/user", "Workspace user key", "api_keys.create.workspace_user"]
 ] as const
-
-const ScopePicker = (
-  props: { readonly form: Form; readonly chosen: ReadonlySet<string>; readonly onChange: (s: Set<string>) => void }
-) => {
-  const own = session.value?.key.scopes ?? []
-  const [filter, setFilter] = useState("")
-  const shown = own.filter((s) => s.includes(filter.trim()))
-  const toggle = (scope: string, on: boolean) => {
-    const next = new Set(props.chosen)
-    if (on) next.add(scope)
-    else next.delete(scope)
-    props.onChange(next)
-  }
-  const error = errorFor(props.form, "scopes")
-  return html`<fieldset class="scopes" aria-describedby=${error === undefined ? undefined : "scopes-error"}>
-    <legend>Scopes (${props.chosen.size} of the ${own.length} this key has)</legend>
-    <label>Filter scopes <input type="search" value=${filter}
-      onInput=${(e: Event) => setFilter((e.currentTarget as HTMLInputElement).value)} /></label>
-    <div class="scope-list">
-      ${
-    shown.map((scope) =>
-      html`<label class="check"><input type="checkbox" name="scopes" value=${scope} checked=${props.chosen.has(scope)}
-          onChange=${(e: Event) => toggle(scope, (e.currentTarget as HTMLInputElement).checked)} /> ${scope}</label>`
-    )
-  }
-    </div>
-    ${error === undefined ? null : html`<p class="field-error" id="scopes-error" role="alert">${error}</p>`}
-  </fieldset>`
-}
 
 const FIELDS = ["name", "type", "workspace_id", "user_id", "description", "expires_at", "scopes", "rate_limits"]
 
@@ -93,6 +57,7 @@ export const CreateKeyForm = ({ onCreated }: { readonly onCreated: (secret: stri
       ...(expires === "" ? {} : { expires_at: new Date(expires).toISOString() }),
       ...(rateLimits.length === 0 ? {} : { rate_limits: rateLimits })
     })
+    notify(`Key ${name} created.`)
     setName("")
     setScopes(new Set())
     setLimits(rateLimitDraft())

@@ -20,6 +20,8 @@ import {
 import { ConfirmButton, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 import { PersonName, usePeople } from "../ui/people.ts"
+import { describeScope, ScopePicker } from "../ui/scopes.ts"
+import { notify } from "../ui/toast.ts"
 
 /** A `datetime-local` value (local time, to the minute) for an instant. */
 const localInput = (iso: string | null) => {
@@ -28,7 +30,7 @@ const localInput = (iso: string | null) => {
   return new Date(at.getTime() - at.getTimezoneOffset() * 60_000).toISOString().slice(0, 16)
 }
 
-const EDIT_FIELDS = ["name", "description", "expires_at", "rate_limits"]
+const EDIT_FIELDS = ["name", "description", "expires_at", "scopes", "rate_limits"]
 
 const EditKeyForm = (
   props: { readonly apiKey: ApiKey; readonly onSaved: () => void; readonly onCancel: () => void }
@@ -39,7 +41,9 @@ const EditKeyForm = (
   const [description, setDescription] = useState(key.description ?? "")
   const [expires, setExpires] = useState(localInput(key.expires_at ?? null))
   const [limits, setLimits] = useState(rateLimitDraft(key.rate_limits))
+  const [scopes, setScopes] = useState<Set<string>>(new Set(key.scopes))
   const limitable = mayLimit(key)
+  const scopesChanged = !(scopes.size === key.scopes.length && key.scopes.every((s) => scopes.has(s)))
 
   const submit = async () => {
     const rateLimits = readRateLimits(limits)
@@ -55,9 +59,13 @@ const EditKeyForm = (
         : {}),
       ...(limitable && rateLimitsText(rateLimits) !== rateLimitsText(key.rate_limits)
         ? { rate_limits: rateLimits }
-        : {})
+        : {}),
+      ...(limitable && scopesChanged ? { scopes: [...scopes] } : {})
     }
-    if (Object.keys(changes).length > 0) await updateApiKey(key.id, changes)
+    if (Object.keys(changes).length > 0) {
+      await updateApiKey(key.id, changes)
+      notify(`Key ${name} saved.`)
+    }
     props.onSaved()
   }
 
@@ -73,8 +81,9 @@ const EditKeyForm = (
     </div>
     ${
     limitable
-      ? html`<${RateLimitsField} form=${form} value=${limits} onChange=${setLimits} />`
-      : html`<p class="muted">This session's own key: its rate limits are changed with another key.</p>`
+      ? html`<${ScopePicker} form=${form} chosen=${scopes} onChange=${setScopes} also=${key.scopes} />
+          <${RateLimitsField} form=${form} value=${limits} onChange=${setLimits} />`
+      : html`<p class="muted">This session's own key: its scopes and rate limits are changed with another key.</p>`
   }
     <${SubmitButton} form=${form} label="Save changes" />
     <button type="button" onClick=${props.onCancel}>Cancel</button>
@@ -129,18 +138,28 @@ export const KeyDetail = (
   useEffect(() => document.getElementById("key-title")?.focus(), [key.id])
   return html`<section class="detail" aria-labelledby="key-title">
     <h2 id="key-title" tabIndex="-1">Key ${key.name}</h2>
+    ${
+    key.status === "revoked"
+      ? html`<p class="alert"><strong>Revoked.</strong> No secret of this key works any more, and it cannot be
+          edited or rotated.</p>`
+      : null
+  }
     <dl>
       <dt>Id</dt><dd><code>${key.id}</code></dd>
       <dt>Key</dt><dd><code>${key.masked_key}</code> (${key.type}, ${key.status})</dd>
       <dt>Description</dt><dd>${key.description ?? "—"}</dd>
       <dt>Workspace</dt><dd>${key.workspace_id === undefined ? "—" : workspaceName(key.workspace_id)}</dd>
       <dt>User</dt><dd><${PersonName} id=${key.user_id} people=${people.data} /></dd>
-      <dt>Scopes</dt><dd>${key.scopes.join(", ")}</dd>
+      <dt>Scopes</dt><dd><ul class="links">${
+    key.scopes.map((s) => html`<li>${describeScope(s)} <code>${s}</code></li>`)
+  }</ul></dd>
       <dt>Rate limits</dt><dd>${rateLimitsText(key.rate_limits)}</dd>
       <dt>Last used</dt><dd>${key.last_used_at === null ? "never" : when(key.last_used_at)} (to the minute)</dd>
       <dt>Rotated</dt><dd>${key.rotated_at === null ? "never" : when(key.rotated_at)}</dd>
       <dt>Old secret works until</dt><dd>${
-    key.transition_ends_at === null
+    key.status === "revoked"
+      ? "— (revoked: neither secret works)"
+      : key.transition_ends_at === null
       ? "—"
       : `${when(key.transition_ends_at)}${inTransition(key) ? " (in transition)" : " (ended)"}`
   }</dd>

@@ -124,6 +124,7 @@ export const ApiKeysPage = () => {
           class="visually-hidden"> of ${key.name}</span></button> ${
       key.status === "active" && may("api_keys.delete") && key.id !== ownId
         ? html`<${ConfirmButton} label="Revoke" question=${`Revoke ${key.name}? It stops working at once.`}
+              done=${`Key ${key.name} revoked.`}
               onConfirm=${() => revokeApiKey(key.id).then(list.loaded.reload)} />`
         : null
     }</td>

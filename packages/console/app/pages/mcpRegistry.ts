@@ -1,6 +1,7 @@
 /**
  * The MCP registry: integrations at organisation level (open to every workspace or to chosen ones) and at
- * workspace level, with their status, and the servers workspaces made of them. Header values are write-only:
+ * workspace level, with their status and its reason, each managed in full (test, sync, capabilities; see
+ * `ui/mcpIntegration.ts`) and archived at any status, and the servers workspaces made of them. Header values are write-only:
  * reads show them masked.
  */
 import { useState } from "preact/hooks"
@@ -17,6 +18,7 @@ import { html } from "../html.ts"
 import { isAdminKey, may, session, workspaceId } from "../session.ts"
 import { ConfirmButton, PagedTable, PageHeader, useLoad, usePagedList } from "../ui/common.ts"
 import { CheckboxField, FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
+import { IntegrationDetail, StatusText } from "../ui/mcpIntegration.ts"
 
 /** An admin key must name its organisation when listing integrations. */
 const organisationQuery = () => (isAdminKey() ? { organisation_id: session.value?.key.organisation_id } : {})
@@ -134,17 +136,30 @@ const Integrations = ({ onChange }: { readonly onChange: () => void }) => {
     onChange()
   }
   const mayCreate = may("mcp_integrations.create.organisation") || may("mcp_integrations.create.workspace")
+  const mayChange = (i: McpIntegration) =>
+    may(i.workspace_id === null ? "mcp_integrations.update.organisation" : "mcp_integrations.update.workspace")
   const filter = useForm()
+  const [openId, setOpenId] = useState<string | null>(null)
+  const open = list.loaded.data?.data.find((i) => i.id === openId)
   return html`<section aria-labelledby="integrations-title">
     <h2 id="integrations-title">Integrations</h2>
+    ${
+    open === undefined
+      ? null
+      : html`<${IntegrationDetail} key=${open.id} id=${open.id} mayChange=${mayChange(open)} onChanged=${changed}
+          onClose=${() => setOpenId(null)} />`
+  }
     <div class="grid filters">
       <${SelectField} form=${filter} name="type" label="Level" value=${type} onChange=${setType}
         options=${[["all", "All"], ["organisation", "Organisation"], ["workspace", "Workspace"]]} />
       <${SelectField} form=${filter} name="status" label="Status" value=${status} onChange=${setStatus}
-        options=${[["active", "Active"], ["archived", "Archived"]]} />
+        options=${[["active", "Active or unhealthy"], ["archived", "Archived"]]} />
       <${TextField} form=${filter} name="search" label="Search" type="search" value=${search} onInput=${setSearch} />
     </div>
-    <${PagedTable} list=${list} caption="Integrations" head=${["Name", "URL", "Level", "Open to", "Auth", "Status", ""]}
+    <${PagedTable} list=${list} caption="Integrations" filtered=${
+    search.trim() !== "" || status !== "active" || type !== "all"
+  }
+      head=${["Name", "URL", "Level", "Open to", "Auth", "Status", ""]}
       row=${(i: McpIntegration) =>
     html`<tr>
         <td>${i.name} <code>${i.slug}</code></td>
@@ -152,11 +167,13 @@ const Integrations = ({ onChange }: { readonly onChange: () => void }) => {
         <td>${i.workspace_id === null ? "organisation" : "workspace"}</td>
         <td>${visibility(i)}</td>
         <td>${i.auth_type}</td>
-        <td><span class=${`badge ${i.status}`}>${i.status}</span></td>
-        <td>${
-      i.status === "active" && mayCreate
-        ? html`<${ConfirmButton} label="Archive" question=${`Archive ${i.name}?`}
-              onConfirm=${() => archiveIntegration(i.id).then(changed)} />`
+        <td><${StatusText} integration=${i} /></td>
+        <td class="actions"><button type="button" onClick=${() => setOpenId(i.id)}>Manage<span
+          class="visually-hidden"> ${i.name}</span></button> ${
+      i.status !== "archived" && mayChange(i)
+        ? html`<${ConfirmButton} label="Archive"
+              question=${`Archive ${i.name}? Its servers stop working for every workspace using it.`}
+              done=${`${i.name} archived.`} onConfirm=${() => archiveIntegration(i.id).then(changed)} />`
         : null
     }</td>
       </tr>`} />

@@ -75,6 +75,8 @@ const USE_CASE_TABLE = {
   "integrations.updateWorkspaces": { action: "share", resourceType: "integration" },
   "integrations.updateModels": { action: "update_models", resourceType: "integration" },
   "integrations.deleteModels": { action: "delete_models", resourceType: "integration" },
+  // Not a change of the integration: its credential tried at the provider, and the health found kept.
+  "integrations.test": { action: "test", resourceType: "integration" },
   // Fine-tuning jobs live at the provider: the gateway records who started or cancelled one, and the answer.
   // OpenAI's API answers a creation with 200, and so does ours.
   "fineTuning.createJob": { action: "create", resourceType: "fine_tuning_job", successStatus: 200 },

@@ -26,5 +26,10 @@ export class IntegrationStore extends Context.Service<
     /** Replaces the record and its secrets (its id, organisation, workspace and type stay); false when none. */
     readonly update: (stored: StoredIntegration) => Effect.Effect<boolean, Conflict | StoreError>
     readonly delete: (id: string) => Effect.Effect<boolean, StoreError>
+    /** Active integrations of every organisation, by id after `afterId` (null: from the first), `limit` at most. */
+    readonly listActive: (
+      afterId: string | null,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<Integration>, StoreError>
   }
 >()("@gateway-control/IntegrationStore") {}

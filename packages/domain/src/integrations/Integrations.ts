@@ -134,6 +134,12 @@ export class Integrations extends Context.Service<
       workspace: { readonly organisation_id: string; readonly workspace_id: string },
       param: string
     ) => Effect.Effect<IntegrationCredential, InvalidRequest | StoreError>
+    /**
+     * The credential of integration `id` for a call of the integration itself (a test of its credential): refused
+     * when it is archived or has no key; a key mapped to a secret reference is fetched (its use audited) for the
+     * integration's destination, as the integration's own workspace (none at organisation level) may.
+     */
+    readonly ownCredential: (id: string) => Effect.Effect<IntegrationCredential, InvalidRequest | StoreError>
   }
 >()("@gateway-control/Integrations") {
   static readonly layer = Layer.effect(
@@ -593,7 +599,7 @@ export class Integrations extends Context.Service<
       ) {
         const found = Option.filter(yield* raw.get(id), (s) => s.record.organisation_id === workspace.organisation_id)
         if (Option.isNone(found)) return yield* InvalidRequest.of("Its integration no longer exists.", param)
-        const { encryptedSecrets, record } = found.value
+        const { record } = found.value
         if (record.status !== "active") {
           return yield* InvalidRequest.of(`Its integration '${record.slug}' is archived.`, param)
         }
@@ -603,13 +609,32 @@ export class Integrations extends Context.Service<
             param
           )
         }
+        return yield* credentialOf(found.value, workspace.workspace_id, param)
+      })
+
+      const ownCredential = Effect.fn("Integrations.ownCredential")(function*(id: string) {
+        const found = yield* raw.get(id)
+        if (Option.isNone(found)) return yield* InvalidRequest.of("The integration no longer exists.", "integration")
+        const { record } = found.value
+        if (record.status !== "active") {
+          return yield* InvalidRequest.of(`The integration '${record.slug}' is archived.`, "integration")
+        }
+        return yield* credentialOf(found.value, record.workspace_id, "integration")
+      })
+
+      /** The key of a stored integration, for a call by `workspaceId` (null: the organisation), and its host. */
+      const credentialOf = Effect.fnUntraced(function*(
+        { encryptedSecrets, record }: StoredIntegration,
+        workspaceId: string | null,
+        param: string
+      ) {
         const destination = destinationOfIntegration(record.ai_provider_id, record.configurations, baseUrlOf)
         const mapping = record.secret_mappings.find((m) => m.target_field === "key")
         let apiKey: Redacted.Redacted<string>
         if (mapping !== undefined) {
           const value = yield* secretReferences.resolve({
             organisationId: record.organisation_id,
-            workspaceId: workspace.workspace_id,
+            workspaceId,
             reference: mapping.secret_reference_id,
             secretKey: mapping.secret_key,
             destination: new URL(destination),
@@ -638,11 +663,16 @@ export class Integrations extends Context.Service<
           apiKey = Redacted.make(plaintext)
         }
         const host = record.configurations.custom_host
-        return { integration: record, apiKey, customHost: typeof host === "string" ? host : null }
+        return {
+          integration: record,
+          apiKey,
+          customHost: typeof host === "string" ? host : null
+        } satisfies IntegrationCredential
       })
 
       return Integrations.of({
         credentialFor,
+        ownCredential,
         create: (principal, input) =>
           useCases.run(resourceChange("integrations.create", principal, input), create(principal, input)),
         list,

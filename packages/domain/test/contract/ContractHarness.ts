@@ -32,6 +32,7 @@ import {
   User,
   Workspace
 } from "../../src/index.ts"
+import type { CredentialHealthStore } from "../../src/integrations/CredentialHealth.ts"
 import type { InviteStore } from "../../src/invites/InviteStore.ts"
 import type { ScimTokenStore } from "../../src/scim-tokens/ScimTokenStore.ts"
 import type { SecretReferenceStore } from "../../src/secret-references/SecretReferenceStore.ts"
@@ -66,6 +67,7 @@ export type Stores =
   | ScimTokenStore
   | InviteStore
   | IntegrationStore
+  | CredentialHealthStore
 
 let counter = 0
 export const uid = () =>

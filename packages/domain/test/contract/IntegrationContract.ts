@@ -5,7 +5,14 @@
  */
 import { Effect, Option } from "effect"
 import { expect, it } from "vitest"
-import { Integration, IntegrationStore, type StoredIntegration, WorkspaceStore } from "../../src/index.ts"
+import {
+  CredentialHealth,
+  CredentialHealthStore,
+  Integration,
+  IntegrationStore,
+  type StoredIntegration,
+  WorkspaceStore
+} from "../../src/index.ts"
 import { at, type Harness, uid, workspace } from "./ContractHarness.ts"
 
 export const integrationContract = ({ exit, freshOrganisation, run }: Harness) => {
@@ -116,5 +123,58 @@ export const integrationContract = ({ exit, freshOrganisation, run }: Harness) =
     expect(await run(integrations((s) => s.delete(shared.record.id)))).toBe(true)
     expect(await run(integrations((s) => s.delete(shared.record.id)))).toBe(false)
     expect(Option.isNone(await run(integrations((s) => s.findBySlug(org.id, "shared"))))).toBe(true)
+  })
+  it("walks the active integrations of every organisation by id, page by page, archived ones left out", async () => {
+    const [org, other] = [await freshOrganisation(), await freshOrganisation()]
+    const made = [
+      integration(org.id, "walk-a"),
+      integration(other.id, "walk-b"),
+      integration(org.id, "walk-c", { status: "archived" }),
+      integration(other.id, "walk-d")
+    ]
+    await run(Effect.forEach(made, (i) => integrations((s) => s.insert(i))))
+    const walked: Array<string> = []
+    let after: string | null = null
+    while (true) {
+      const from: string | null = after
+      const page: ReadonlyArray<Integration> = await run(integrations((s) => s.listActive(from, 2)))
+      walked.push(...page.map((i) => i.id))
+      expect(page.every((i) => i.status === "active")).toBe(true)
+      if (page.length < 2) break
+      after = page[page.length - 1].id
+    }
+    expect(walked).toEqual([...walked].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)))
+    expect(new Set(walked).size).toBe(walked.length)
+    for (const i of [made[0], made[1], made[3]]) expect(walked).toContain(i.record.id)
+    expect(walked).not.toContain(made[2].record.id)
+  })
+
+  it("keeps the last credential check of an integration, replaced by the next", async () => {
+    const org = await freshOrganisation()
+    const checked = integration(org.id, "checked", { ai_provider_id: "openai" })
+    await run(integrations((s) => s.insert(checked)))
+    const health = (fields: Partial<CredentialHealth>) =>
+      new CredentialHealth({
+        integration_id: checked.record.id,
+        status: "active",
+        status_message: null,
+        checked_at: "2026-02-01T00:00:00.000Z",
+        last_success_at: "2026-02-01T00:00:00.000Z",
+        last_failure_at: null,
+        ...fields
+      })
+    const store = <A, E>(use: (s: CredentialHealthStore["Service"]) => Effect.Effect<A, E>) =>
+      Effect.flatMap(Effect.service(CredentialHealthStore), use)
+    expect(Option.isNone(await run(store((s) => s.get(checked.record.id))))).toBe(true)
+    await run(store((s) => s.put(health({}))))
+    expect(Option.getOrThrow(await run(store((s) => s.get(checked.record.id))))).toEqual(health({}))
+    const failing = health({
+      status: "failing",
+      status_message: "The provider answered 401: Incorrect API key provided",
+      checked_at: "2026-02-01T00:05:00.000Z",
+      last_failure_at: "2026-02-01T00:05:00.000Z"
+    })
+    await run(store((s) => s.put(failing)))
+    expect(Option.getOrThrow(await run(store((s) => s.get(checked.record.id))))).toEqual(failing)
   })
 }

@@ -231,6 +231,9 @@ export const startFakeProvider = (name: string, options: FakeProviderOptions = {
     }
     if (completion) return complete(req, res, url.pathname === "/v1/chat/completions", completions)
     if (url.pathname === "/v1/models" && method === "GET") {
+      if (req.headers.authorization === "Bearer sk-expired") {
+        return send(401, { error: { message: "Your API key has expired.", code: "api_key_expired" } })
+      }
       if (req.headers.authorization !== "Bearer sk-good") {
         return send(401, { error: { message: "Incorrect API key provided", type: "invalid_request_error" } })
       }

@@ -21,6 +21,7 @@ import { randomBytes } from "node:crypto"
 import { pgliteFromSnapshot, postgresInFreshSchema, postgresUrl } from "../../../adapters-sql/test/support/Stores.ts"
 import {
   createGatewayServer,
+  layerCredentialHealthChecks,
   layerDomain,
   layerMcpHealthChecks,
   providerRegistry,
@@ -56,6 +57,8 @@ export interface TestServerOptions {
   readonly renderLimits?: RenderLimitsShape
   /** The server's clock (see `MovableClock`); the real one when absent. */
   readonly clock?: Clock.Clock | undefined
+  /** How often the credential checker tries every integration's credential; it runs only when given. */
+  readonly credentialHealthIntervalMs?: number | undefined
   /** MCP settings and secrets; the health checker runs when `healthIntervalMs` is above 0. */
   readonly mcp?: McpConfig | undefined
   /** Where the server's logs go; nowhere when absent. */
@@ -84,6 +87,11 @@ export const makeTestLayer = (options: TestServerOptions = {}) =>
     }
   ).pipe(
     Layer.merge(options.mcp === undefined ? Layer.empty : layerMcpHealthChecks),
+    Layer.merge(
+      options.credentialHealthIntervalMs === undefined
+        ? Layer.empty
+        : layerCredentialHealthChecks(options.credentialHealthIntervalMs)
+    ),
     Layer.provideMerge(NodeHttpServer.layer(createGatewayServer, { port: 0, host: "127.0.0.1" })),
     Layer.provideMerge(
       layerDomain(

@@ -1,5 +1,6 @@
 import {
   CreateIntegration,
+  CredentialHealth,
   Description,
   GlobalWorkspaceAccess,
   Integration,
@@ -14,6 +15,9 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { CommonErrors } from "../../ApiErrors.ts"
 import { createEndpoint, deletedOf, listOf, PagingQuery, v1Group } from "../Common.ts"
 
+/** An integration's credential health, as reads and tests show it. */
+export const CredentialHealthAnswer = Schema.Struct(Struct.omit(CredentialHealth.fields, ["integration_id"]))
+
 /**
  * An integration as Portkey's `IntegrationList` and `IntegrationDetailResponse` describe it: `description`,
  * `masked_key` and `global_workspace_access_settings` absent when there are none, with how many workspaces may
@@ -25,6 +29,8 @@ export const IntegrationAnswer = Schema.Struct({
   masked_key: Schema.optionalKey(Schema.String),
   global_workspace_access_settings: Schema.optionalKey(GlobalWorkspaceAccess),
   workspace_count: Schema.Int,
+  /** The last check of its credential (CredentialHealthChecks.ts); absent before the first. */
+  credential_health: Schema.optionalKey(CredentialHealthAnswer),
   object: Schema.Literal("integration")
 })
 
@@ -127,6 +133,16 @@ export class IntegrationsGroup extends v1Group(
       }).annotate(
         OpenApi.Description,
         "Models merged in by slug; allow_all_models allows every model of the provider."
+      ),
+      HttpApiEndpoint.post("test", "/integrations/:slug/test", {
+        params: BySlug,
+        success: CredentialHealthAnswer,
+        error: CommonErrors
+      }).annotate(
+        OpenApi.Description,
+        "Tries the integration's credential now with a cheap authenticated call to its provider (listing its " +
+          "models; OpenAI-compatible types), and answers the credential's health: active, failing (with the " +
+          "provider's error) or expired. The provider refusing the credential is an answer, not an error. Audited."
       ),
       HttpApiEndpoint.delete("deleteModels", "/integrations/:slug/models", {
         params: BySlug,

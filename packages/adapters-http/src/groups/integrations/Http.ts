@@ -1,12 +1,19 @@
-import { type Integration, Integrations } from "@gateway-control/domain"
-import { Effect } from "effect"
+import { type CredentialHealth, CredentialHealthChecks, type Integration, Integrations } from "@gateway-control/domain"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { asCaller, pageAsCaller } from "../../internal/caller.ts"
-import { withService } from "../../internal/groupHandlers.ts"
+import { withServices } from "../../internal/groupHandlers.ts"
 
-/** An integration in Portkey's shape: optional text left out when there is none. */
-const answer = (integration: Integration, workspaceCount: number) => {
+/** A credential's health as answered: without the integration's id, which the answer around it names. */
+export const healthAnswer = ({ integration_id: _, ...health }: CredentialHealth) => health
+
+/** An integration in Portkey's shape: optional text left out when there is none; its credential's health, if checked. */
+const answer = (
+  integration: Integration,
+  workspaceCount: number,
+  health: Option.Option<CredentialHealth> = Option.none()
+) => {
   const { description, global_workspace_access_settings, masked_key, ...rest } = integration
   return {
     ...rest,
@@ -14,6 +21,7 @@ const answer = (integration: Integration, workspaceCount: number) => {
     ...(masked_key === null ? {} : { masked_key }),
     ...(global_workspace_access_settings === null ? {} : { global_workspace_access_settings }),
     workspace_count: workspaceCount,
+    ...(Option.isSome(health) ? { credential_health: healthAnswer(health.value) } : {}),
     object: "integration" as const
   }
 }
@@ -36,55 +44,66 @@ const enabledCount = (integration: Integration) =>
 export const IntegrationsHandlers = HttpApiBuilder.group(
   GatewayApi,
   "integrations",
-  withService(Integrations, (handlers, integrations) =>
-    handlers.handleAll({
-      create: ({ payload }) =>
-        asCaller((principal) => integrations.create(principal, payload)).pipe(
-          Effect.map((i) => ({ id: i.id, slug: i.slug, object: "integration" as const }))
-        ),
-      list: ({ query }) =>
-        pageAsCaller(
-          query,
-          (principal, request) =>
-            Effect.map(
-              integrations.list(principal, { workspaceId: query.workspace_id, type: query.type }, request),
-              (page) => ({ ...page, items: page.items.map((i) => answer(i, enabledCount(i))) })
+  withServices(
+    Effect.all({ integrations: Effect.service(Integrations), checks: Effect.service(CredentialHealthChecks) }),
+    (handlers, { checks, integrations }) =>
+      handlers.handleAll({
+        create: ({ payload }) =>
+          asCaller((principal) => integrations.create(principal, payload)).pipe(
+            Effect.map((i) => ({ id: i.id, slug: i.slug, object: "integration" as const }))
+          ),
+        list: ({ query }) =>
+          pageAsCaller(
+            query,
+            (principal, request) =>
+              Effect.map(
+                integrations.list(principal, { workspaceId: query.workspace_id, type: query.type }, request),
+                (page) => ({ ...page, items: page.items.map((i) => answer(i, enabledCount(i))) })
+              )
+          ),
+        get: ({ params }) =>
+          asCaller((principal) =>
+            Effect.flatMap(
+              integrations.get(principal, params.slug),
+              ({ integration, workspaceCount }) =>
+                Effect.map(checks.current(integration.id), (health) => answer(integration, workspaceCount, health))
             )
-        ),
-      get: ({ params }) =>
-        asCaller((principal) => integrations.get(principal, params.slug)).pipe(
-          Effect.map(({ integration, workspaceCount }) => answer(integration, workspaceCount))
-        ),
-      update: ({ params, payload }) =>
-        asCaller((principal) => integrations.update(principal, params.slug, payload)).pipe(
-          Effect.map((i) => answer(i, enabledCount(i)))
-        ),
-      delete: ({ params }) =>
-        asCaller((principal) => integrations.delete(principal, params.slug)).pipe(
-          Effect.map((i) => ({ id: i.id, object: "integration" as const, deleted: true as const }))
-        ),
-      getWorkspaces: ({ params }) =>
-        asCaller((principal) => integrations.getWorkspaces(principal, params.slug)).pipe(
-          Effect.map((access) => workspaces(access.workspaces))
-        ),
-      updateWorkspaces: ({ params, payload }) =>
-        asCaller((principal) =>
-          Effect.flatMap(
-            integrations.updateWorkspaces(principal, params.slug, payload),
-            (i) => integrations.getWorkspaces(principal, i.id)
-          )
-        ).pipe(Effect.map((access) => workspaces(access.workspaces))),
-      getModels: ({ params }) =>
-        asCaller((principal) => integrations.getModels(principal, params.slug)).pipe(Effect.map(models)),
-      updateModels: ({ params, payload }) =>
-        asCaller((principal) => integrations.updateModels(principal, params.slug, payload)).pipe(Effect.map(models)),
-      deleteModels: ({ params, query }) =>
-        asCaller((principal) =>
-          integrations.deleteModels(
-            principal,
-            params.slug,
-            query.slugs.split(",").map((slug) => slug.trim()).filter((slug) => slug.length > 0)
-          )
-        ).pipe(Effect.map(models))
-    }))
+          ),
+        test: ({ params }) =>
+          asCaller((principal) => checks.test(principal, params.slug)).pipe(
+            Effect.map(({ health }) => healthAnswer(health))
+          ),
+        update: ({ params, payload }) =>
+          asCaller((principal) => integrations.update(principal, params.slug, payload)).pipe(
+            Effect.map((i) => answer(i, enabledCount(i)))
+          ),
+        delete: ({ params }) =>
+          asCaller((principal) => integrations.delete(principal, params.slug)).pipe(
+            Effect.map((i) => ({ id: i.id, object: "integration" as const, deleted: true as const }))
+          ),
+        getWorkspaces: ({ params }) =>
+          asCaller((principal) => integrations.getWorkspaces(principal, params.slug)).pipe(
+            Effect.map((access) => workspaces(access.workspaces))
+          ),
+        updateWorkspaces: ({ params, payload }) =>
+          asCaller((principal) =>
+            Effect.flatMap(
+              integrations.updateWorkspaces(principal, params.slug, payload),
+              (i) => integrations.getWorkspaces(principal, i.id)
+            )
+          ).pipe(Effect.map((access) => workspaces(access.workspaces))),
+        getModels: ({ params }) =>
+          asCaller((principal) => integrations.getModels(principal, params.slug)).pipe(Effect.map(models)),
+        updateModels: ({ params, payload }) =>
+          asCaller((principal) => integrations.updateModels(principal, params.slug, payload)).pipe(Effect.map(models)),
+        deleteModels: ({ params, query }) =>
+          asCaller((principal) =>
+            integrations.deleteModels(
+              principal,
+              params.slug,
+              query.slugs.split(",").map((slug) => slug.trim()).filter((slug) => slug.length > 0)
+            )
+          ).pipe(Effect.map(models))
+      })
+  )
 )

@@ -2,6 +2,7 @@ import { CreateProvider, Description, Provider, RateLimit, UpdateProvider, Usage
 import { Schema, Struct } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 import { ById, byRef, createEndpoint, deletedOf, listEndpoint, v1Group } from "../Common.ts"
+import { CredentialHealthAnswer } from "../integrations/Api.ts"
 
 /**
  * A provider as Portkey's `Providers` schema and its Node SDK describe it: `usage_limits`, `rate_limits`, `note`
@@ -13,6 +14,8 @@ export const ProviderAnswer = Schema.Struct({
   rate_limits: Schema.optionalKey(Schema.Array(RateLimit)),
   note: Schema.optionalKey(Description),
   expires_at: Schema.optionalKey(Schema.String),
+  /** The last check of its integration's credential, on a read of one provider; absent before the first. */
+  credential_health: Schema.optionalKey(CredentialHealthAnswer),
   object: Schema.Literal("provider")
 })
 

@@ -1,9 +1,10 @@
-import { type Provider, Providers } from "@gateway-control/domain"
-import { Effect } from "effect"
+import { CredentialHealthChecks, type Provider, Providers } from "@gateway-control/domain"
+import { Effect, Option } from "effect"
 import { HttpApiBuilder } from "effect/http-api"
 import { GatewayApi } from "../../Api.ts"
 import { asCaller, pageAsCaller } from "../../internal/caller.ts"
-import { withService } from "../../internal/groupHandlers.ts"
+import { withServices } from "../../internal/groupHandlers.ts"
+import { healthAnswer } from "../integrations/Http.ts"
 
 /**
  * A provider in Portkey's shape: usage limits, rate limits, note and expiry left out when none (Portkey's Node SDK
@@ -24,30 +25,43 @@ const answer = (provider: Provider) => {
 export const ProvidersHandlers = HttpApiBuilder.group(
   GatewayApi,
   "providers",
-  withService(Providers, (handlers, providers) =>
-    handlers.handleAll({
-      create: ({ payload }) =>
-        asCaller((principal) => providers.create(principal, payload)).pipe(
-          Effect.map((p) => ({ id: p.id, slug: p.slug, object: "provider" as const }))
-        ),
-      list: ({ query }) =>
-        pageAsCaller(
-          query,
-          (principal, request) =>
-            Effect.map(
-              providers.list(principal, query.workspace_id, request),
-              (page) => ({ ...page, items: page.items.map(answer) })
+  withServices(
+    Effect.all({ providers: Effect.service(Providers), checks: Effect.service(CredentialHealthChecks) }),
+    (handlers, { checks, providers }) =>
+      handlers.handleAll({
+        create: ({ payload }) =>
+          asCaller((principal) => providers.create(principal, payload)).pipe(
+            Effect.map((p) => ({ id: p.id, slug: p.slug, object: "provider" as const }))
+          ),
+        list: ({ query }) =>
+          pageAsCaller(
+            query,
+            (principal, request) =>
+              Effect.map(
+                providers.list(principal, query.workspace_id, request),
+                (page) => ({ ...page, items: page.items.map(answer) })
+              )
+          ),
+        // One provider's read shows its integration's credential health.
+        get: ({ params, query }) =>
+          asCaller((principal) =>
+            Effect.flatMap(
+              providers.get(principal, params.id, query.workspace_id),
+              (provider) =>
+                Effect.map(checks.current(provider.integration_id), (health) => ({
+                  ...answer(provider),
+                  ...(Option.isSome(health) ? { credential_health: healthAnswer(health.value) } : {})
+                }))
             )
-        ),
-      get: ({ params, query }) =>
-        asCaller((principal) => providers.get(principal, params.id, query.workspace_id)).pipe(Effect.map(answer)),
-      update: ({ params, payload, query }) =>
-        asCaller((principal) => providers.update(principal, params.id, payload, query.workspace_id)).pipe(
-          Effect.map(answer)
-        ),
-      delete: ({ params, query }) =>
-        asCaller((principal) => providers.delete(principal, params.id, query.workspace_id)).pipe(
-          Effect.map((p) => ({ id: p.id, object: "provider" as const, deleted: true as const }))
-        )
-    }))
+          ),
+        update: ({ params, payload, query }) =>
+          asCaller((principal) => providers.update(principal, params.id, payload, query.workspace_id)).pipe(
+            Effect.map(answer)
+          ),
+        delete: ({ params, query }) =>
+          asCaller((principal) => providers.delete(principal, params.id, query.workspace_id)).pipe(
+            Effect.map((p) => ({ id: p.id, object: "provider" as const, deleted: true as const }))
+          )
+      })
+  )
 )

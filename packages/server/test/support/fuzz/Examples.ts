@@ -626,6 +626,8 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     body: { models: [{ slug: "gpt-4o", enabled: true }], allow_all_models: false }
   }),
   "integrations.deleteModels": (f) => ({ params: { slug: f.aiIntegrationSlug }, query: { slugs: "fuzz-custom" } }),
+  // The integration's destination is the local provider: its credential is tried there.
+  "integrations.test": (f) => ({ params: { slug: f.aiIntegrationSlug } }),
   "providers.create": (f) => ({
     body: {
       name: "Fuzz example provider",

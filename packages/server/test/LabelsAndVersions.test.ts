@@ -97,7 +97,7 @@ describe("labels", () => {
     const name = unique("beta")
     const label = await jsonOf(await send("POST", "/v1/labels", { name }, workspaceKey))
     const moved = await send("PUT", `/v1/prompts/${prompt.id}/versions/2`, { label_id: label.id }, workspaceKey)
-    expect(await jsonOf(moved)).toMatchObject({ object: "prompt-version", version: 2, labels: [name] })
+    expect(await jsonOf(moved)).toMatchObject({ object: "prompt", version: 2, labels: [name] })
     expect(await text(`${prompt.slug}@${name}`)).toBe("v2 !")
 
     const renamed = unique("gamma")
@@ -133,7 +133,7 @@ describe("prompt versions", () => {
       [2, []]
     ])
     const byId = await jsonOf(await read(`/v1/prompts/${prompt.id}/versions/${v2.version_id}`, workspaceKey))
-    expect(byId).toMatchObject({ id: v2.version_id, version: 2, string: "v2 {{x}}", object: "prompt-version" })
+    expect(byId).toMatchObject({ id: v2.version_id, version: 2, string: "v2 {{x}}", object: "prompt" })
     expect((await jsonOf(await read(`/v1/prompts/${prompt.id}/versions/2`, workspaceKey))).id).toBe(v2.version_id)
     expect((await errorOf(await read(`/v1/prompts/${prompt.id}/versions/9`, workspaceKey))).status).toBe(404)
   })

@@ -49,9 +49,21 @@ export const requestExamples = (document: PortkeyDocument, path: string, method:
   }
 }
 
+/**
+ * The schema with each `nullable` that has no `type` beside it dropped: OpenAPI 3.0.3 gives such a `nullable` no
+ * effect ("a true value adds null to the allowed types only if type is explicitly defined"), and Ajv refuses to
+ * compile it (Portkey's `PromptRenderResponse` has some).
+ */
+const withoutTypelessNullable = (schema: unknown): unknown => {
+  if (Array.isArray(schema)) return schema.map(withoutTypelessNullable)
+  if (schema === null || typeof schema !== "object") return schema
+  const entries = Object.entries(schema).filter(([key]) => key !== "nullable" || "type" in schema)
+  return Object.fromEntries(entries.map(([key, value]) => [key, withoutTypelessNullable(value)]))
+}
+
 const newAjv = (document: PortkeyDocument) => {
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false })
-  ajv.addSchema({ components: document.components }, "portkey")
+  ajv.addSchema({ components: withoutTypelessNullable(document.components) }, "portkey")
   return ajv
 }
 
@@ -83,7 +95,7 @@ export const makeResponseValidator = (document: PortkeyDocument) => {
       const responses = operationOf(document, path, method).responses
       const success = Object.keys(responses).find((status) => status.startsWith("2"))
       const schema = success === undefined ? undefined : responses[success]?.content?.["application/json"]?.schema
-      validate = ajv.compile(schema === undefined ? {} : refsToDocument(schema))
+      validate = ajv.compile(schema === undefined ? {} : refsToDocument(withoutTypelessNullable(schema) as object))
       compiled.set(key, validate)
     }
     return errorsOf(validate, body)

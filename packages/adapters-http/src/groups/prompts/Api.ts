@@ -28,18 +28,27 @@ const PromptVersionFields = {
   virtual_key: Schema.optionalKey(Schema.String)
 }
 
-/** A prompt's version, with the names of the labels pointing at it. */
+/** A prompt's version, with the names of the labels pointing at it; Portkey names a version's object `prompt`. */
 export const PromptVersionDetails = Schema.Struct({
   ...PromptVersionFields,
-  object: Schema.Literal("prompt-version"),
+  object: Schema.Literal("prompt"),
   labels: Schema.Array(Label.fields.name)
 })
 
 export const SetVersionLabel = Schema.Struct({ label_id: Label.fields.id })
 
+/**
+ * A partial's version: ours, and Portkey's names beside them (`prompt_partial_id`, `prompt_partial_version_id`,
+ * `description` when there is one, `prompt_version_status`; `object: "partial"`). `version` stays our number where
+ * Portkey's document declares a string (README): its own `makeDefault` takes the number.
+ */
 export const PartialVersionDetails = Schema.Struct({
   ...PartialVersion.fields,
-  object: Schema.Literal("prompt-partial-version")
+  prompt_partial_id: PartialVersion.fields.partial_id,
+  prompt_partial_version_id: PartialVersion.fields.id,
+  description: Schema.optionalKey(Schema.String),
+  prompt_version_status: Schema.Literal("active"),
+  object: Schema.Literal("partial")
 })
 
 /** The answer to a new version of a prompt or partial. */

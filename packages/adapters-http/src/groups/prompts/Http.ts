@@ -43,8 +43,18 @@ const versionAnswer = ({ virtual_key, ...version }: PromptVersion) =>
 /** A prompt's version with its labels, as an answer. */
 const versionDetails = ({ labels, version }: PromptVersionView) => ({
   ...versionAnswer(version),
-  object: "prompt-version" as const,
+  object: "prompt" as const,
   labels
+})
+
+/** A partial's version as answers show it (`PartialVersionDetails`). */
+const partialVersionDetails = (version: PartialVersion) => ({
+  ...version,
+  prompt_partial_id: version.partial_id,
+  prompt_partial_version_id: version.id,
+  ...(version.version_description === null ? {} : { description: version.version_description }),
+  prompt_version_status: "active" as const,
+  object: "partial" as const
 })
 
 /** Items that are all there is, in the list envelope. */
@@ -117,9 +127,7 @@ export const PromptsHandlers = HttpApiBuilder.group(
         ).pipe(Effect.map(partialChanged)),
       listPartialVersions: ({ params, query }) =>
         asCaller((principal) => prompts.listPartialVersions(principal, params.partialId, query.workspace_id)).pipe(
-          Effect.map((versions) =>
-            wholeList(versions.map((version) => ({ ...version, object: "prompt-partial-version" as const })))
-          )
+          Effect.map((versions) => wholeList(versions.map(partialVersionDetails)))
         ),
       deletePartial: ({ params, query }) =>
         asCaller((principal) => prompts.deletePartial(principal, params.partialId, query.workspace_id)).pipe(

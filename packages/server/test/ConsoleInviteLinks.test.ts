@@ -27,10 +27,30 @@ describe.runIf(browserAvailable())("the console's invitation page", () => {
     await page.goto(link!)
     await page.getByRole("heading", { name: /^Join / }).waitFor()
     expect(await page.locator("main").innerText()).toContain("owner@localhost")
-    await page.getByLabel("Choose a password").fill("a long enough password")
-    await page.getByRole("button", { name: "Accept and sign in" }).click()
+    // Enter in the name field moves on to the password: the invitation is not accepted half filled.
+    const name = page.getByLabel("Your name (optional)")
+    const password = page.getByLabel("Choose a password")
+    await name.fill("Olive Owner")
+    await name.press("Enter")
+    await expect.poll(() => password.evaluate((field) => field === field.ownerDocument.activeElement)).toBe(true)
+    expect(await page.getByRole("alert").count()).toBe(0)
+    // Too short: said under the field, and gone once the field changes.
+    await password.fill("short")
+    await password.press("Enter")
+    await expect.poll(() => page.getByRole("alert").allInnerTexts()).toEqual([expect.stringMatching(/12 characters/)])
+    await password.fill("a long enough password")
+    expect(await page.getByRole("alert").count()).toBe(0)
+    // It fits 390 px.
+    await browser.screenshot("invite-link")
+    expect(browser.overflows).toEqual([])
+    await password.press("Enter")
     await page.getByLabel("Signed in as").waitFor()
     expect(await page.getByLabel("Signed in as").innerText()).toContain("owner@localhost")
+    // The name given on the page is the owner's now, and the console says they are in.
+    expect(await page.getByLabel("Signed in as").innerText()).toContain("Olive Owner")
+    await expect.poll(() => page.getByRole("status").allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/Welcome to Default/)])
+    )
     // Spent: the same link now says it cannot be used.
     await page.goto(link!)
     await page.getByRole("alert").waitFor()

@@ -107,6 +107,9 @@ class Authenticator {
 const sections = () => page.getByRole("navigation", { name: "Sections" }).getByRole("link").allInnerTexts()
 const signOutButton = () => page.getByRole("banner").getByRole("button", { name: "Sign out", exact: true })
 const pathname = () => new URL(page.url()).pathname
+/** How far the page scrolls sideways at the current width (evaluated in the page, where the DOM is). */
+const horizontalOverflow = async () =>
+  Number(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
 
 const signInWithPassword = async () => {
   await page.getByLabel("Email").fill(EMAIL)
@@ -170,23 +173,53 @@ describe.skipIf(!available)("a person's second factor in the console", () => {
     // The same session now acts with Dana's role: the console opens her first page.
     await page.getByRole("heading", { name: "Prompts" }).waitFor()
     await expect.poll(pathname).toBe("/console/prompts")
+    // Said on the page it opens.
+    await expect.poll(() => page.getByRole("status").allInnerTexts()).toEqual(
+      expect.arrayContaining([expect.stringMatching(/second factor is on/)])
+    )
     expect(await sections()).toEqual(expect.arrayContaining(["Prompts", "Audit log", "My sessions", "Second factor"]))
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Second factor" }).click()
     await expect.poll(() => page.locator("main").innerText()).toMatch(/Authenticator app\s+On/)
   })
 
-  step("signs out, and signs in again with the password and a code", async () => {
-    await signOutButton().click()
-    await page.getByLabel("Email").waitFor()
-    await signInWithPassword()
-    const code = page.getByLabel("Code")
-    await code.fill(await app.nextCode())
-    await page.getByRole("button", { name: "Verify" }).click()
-    await page.getByLabel("Signed in as").waitFor()
-    await expect.poll(sections).toContain("Audit log")
-    await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Prompts" }).click()
-    await page.getByRole("heading", { name: "Prompts" }).waitFor()
-  })
+  step(
+    "signs out, and signs in again at 390 px with the password and a code, Enter moving field to field",
+    async () => {
+      await signOutButton().click()
+      await page.getByLabel("Email").waitFor()
+      await page.setViewportSize({ width: 390, height: 844 })
+      const email = page.getByLabel("Email")
+      const password = page.getByLabel("Password", { exact: true })
+      // Enter in the email field moves to the password: nothing is sent half filled.
+      await email.fill(EMAIL)
+      await email.press("Enter")
+      await expect.poll(() => password.evaluate((field) => field === field.ownerDocument.activeElement)).toBe(true)
+      expect(await page.getByRole("alert").count()).toBe(0)
+      await password.fill(PASSWORD)
+      await password.press("Enter")
+      const code = page.getByLabel("Code")
+      await code.waitFor()
+      expect(await horizontalOverflow()).toBe(0)
+      // A wrong code spends the challenge: back to the password form, which says why.
+      await code.fill(app.wrongCode())
+      await code.press("Enter")
+      await expect.poll(() => page.getByRole("alert").allInnerTexts()).toEqual([expect.stringMatching(/code/i)])
+      await password.waitFor()
+      // Changing the field clears the error; the password is still there, so Enter starts again.
+      await password.fill(PASSWORD)
+      expect(await page.getByRole("alert").count()).toBe(0)
+      await password.press("Enter")
+      await code.fill(await app.nextCode())
+      await code.press("Enter")
+      // At 390 px the header's tools fold into the menu: the person's name is there, not on show.
+      await page.getByLabel("Signed in as").waitFor({ state: "attached" })
+      expect(await horizontalOverflow()).toBe(0)
+      await page.setViewportSize({ width: 1280, height: 900 })
+      await expect.poll(sections).toContain("Audit log")
+      await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Prompts" }).click()
+      await page.getByRole("heading", { name: "Prompts" }).waitFor()
+    }
+  )
 
   step("turns the factor off with a code (back to enrolment only, as required), and sets up a new one", async () => {
     await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Second factor" }).click()

@@ -10,11 +10,13 @@ import { html } from "../html.ts"
 import { navigate } from "../router.ts"
 import { acceptInviteWithPassword } from "../session.ts"
 import { useLoad } from "../ui/common.ts"
+import { enterMovesOn, fixing } from "../ui/formKeys.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
+import { notify } from "../ui/toast.ts"
 
 const tokenOfLink = () => decodeURIComponent(location.hash.replace(/^#/, ""))
 
-const PasswordForm = ({ token }: { readonly token: string }) => {
+const PasswordForm = ({ token, organisation }: { readonly token: string; readonly organisation: string }) => {
   const form = useForm()
   const [name, setName] = useState("")
   const [password, setPassword] = useState("")
@@ -22,13 +24,17 @@ const PasswordForm = ({ token }: { readonly token: string }) => {
     if (password.length < 12) return form.fail("password", "Choose a password of 12 characters or more.")
     await acceptInviteWithPassword(token, password, name.trim())
     navigate("/", { replace: true })
+    notify(`Welcome to ${organisation}: your password is set and you are signed in.`)
   }
-  return html`<${FormFrame} form=${form} onSubmit=${submit} label="Accept with a password">
+  return html`<${FormFrame} form=${form} onSubmit=${submit} label="Accept with a password" enterSubmits=${true}>
     <${FormAlert} form=${form} fields=${["name", "password", "token"]} />
-    <${TextField} form=${form} name="name" label="Your name (optional)" value=${name} onInput=${setName}
-      autocomplete="name" />
-    <${TextField} form=${form} name="password" label="Choose a password" type="password" value=${password}
-      onInput=${setPassword} autocomplete="new-password" required=${true} />
+    <div onKeyDown=${enterMovesOn}>
+      <${TextField} form=${form} name="name" label="Your name (optional)" value=${name}
+        onInput=${fixing(form, "name", setName)} autocomplete="name" />
+      <${TextField} form=${form} name="password" label="Choose a password" type="password" value=${password}
+        onInput=${fixing(form, "password", setPassword)} autocomplete="new-password" required=${true}
+        hint="12 characters or more." />
+    </div>
     <${SubmitButton} form=${form} label="Accept and sign in" />
   <//>`
 }
@@ -66,6 +72,6 @@ export const InviteLinkPage = () => {
       <p class="muted">or choose a password:</p>
     </section>`
   }
-    <${PasswordForm} token=${token} />
+    <${PasswordForm} token=${token} organisation=${data.organisation.name} />
   </main>`
 }

@@ -19,7 +19,9 @@ import { html } from "../html.ts"
 import { navigate } from "../router.ts"
 import { enrolmentOnly, reloadPersonSession } from "../session.ts"
 import { CopyButton, LoadState, PageHeader, useLoad } from "../ui/common.ts"
+import { fixing } from "../ui/formKeys.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
+import { notify } from "../ui/toast.ts"
 
 const STATES: Readonly<Record<SecondFactorDetails["totp"], string>> = {
   none: "Not set up",
@@ -62,12 +64,9 @@ const CodeField = (
     readonly setCode: (code: string) => void
   }
 ) =>
-  html`<${TextField} form=${form} name="code" label="Code from the app" value=${code} onInput=${(value: string) => {
-    setCode(value)
-    // A fixed code clears its error at once.
-    if (codeError(digitsOf(value)) === undefined && form.errors.value.code !== undefined) form.report(undefined)
-  }}
-    autocomplete="one-time-code" inputmode="numeric" required=${true} hint="6 digits; a new one every 30 seconds." />`
+  html`<${TextField} form=${form} name="code" label="Code from the app" value=${code}
+    onInput=${fixing(form, "code", setCode)} autocomplete="one-time-code" inputmode="numeric" required=${true}
+    hint="6 digits; a new one every 30 seconds." />`
 
 /** Setting up: the secret shown this once, and the code that confirms it. */
 const Enrol = (
@@ -149,12 +148,16 @@ export const SecondFactorPage = () => {
   const restricted = enrolmentOnly.value
   const confirmed = async () => {
     const wasRestricted = enrolmentOnly.value
+    const message = "Your second factor is on: signing in with your password now also asks for a code from the app."
     setEnrolment(null)
-    setDone("Your second factor is on: signing in with your password now also asks for a code from the app.")
+    setDone(message)
     // The session may now do what the person's roles allow: the console reads it again.
     await reloadPersonSession()
-    if (wasRestricted) navigate("/", { replace: true })
-    else loaded.reload()
+    if (wasRestricted) {
+      // The person's first page opens; the message goes with them.
+      navigate("/", { replace: true })
+      notify(message)
+    } else loaded.reload()
   }
   const disabled = async () => {
     setDone("Your second factor is off.")

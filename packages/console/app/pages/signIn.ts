@@ -4,10 +4,11 @@
  * secondary choice: it is kept in this browser tab only.
  */
 import { useState } from "preact/hooks"
-import { signInOptions } from "../api.ts"
+import { ApiError, signInOptions } from "../api.ts"
 import { html } from "../html.ts"
 import { signedOutReason, signIn, signInWithCode, signInWithPassword } from "../session.ts"
 import { useLoad } from "../ui/common.ts"
+import { enterMovesOn, fixing } from "../ui/formKeys.ts"
 import { FormAlert, FormFrame, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 
 const Providers = () => {
@@ -23,18 +24,29 @@ const Providers = () => {
   </section>`
 }
 
-/** The second step of a password sign-in, for a person with a second factor. */
-const CodeForm = ({ challenge }: { readonly challenge: string }) => {
+/**
+ * The second step of a password sign-in, for a person with a second factor. Its challenge is used once: a code
+ * refused (401) sends the person back to the password form, saying why, to start again.
+ */
+const CodeForm = (
+  { challenge, onRestart }: { readonly challenge: string; readonly onRestart: (why: string) => void }
+) => {
   const form = useForm()
   const [code, setCode] = useState("")
   const submit = async () => {
-    if (code.trim() === "") return form.fail("code", "Enter the code your authenticator app shows.")
-    await signInWithCode(challenge, code.trim())
+    const given = code.replace(/\s+/g, "")
+    if (!/^\d{6}$/.test(given)) return form.fail("code", "Enter the 6 digits your authenticator app shows.")
+    try {
+      await signInWithCode(challenge, given)
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return onRestart(error.message)
+      throw error
+    }
   }
   return html`<${FormFrame} form=${form} onSubmit=${submit} label="Second factor">
     <p>Enter the six-digit code your authenticator app shows for gateway-control.</p>
     <${FormAlert} form=${form} fields=${["code", "challenge"]} />
-    <${TextField} form=${form} name="code" label="Code" value=${code} onInput=${setCode}
+    <${TextField} form=${form} name="code" label="Code" value=${code} onInput=${fixing(form, "code", setCode)}
       autocomplete="one-time-code" inputmode="numeric" required=${true} />
     <${SubmitButton} form=${form} label="Verify" />
   <//>`
@@ -51,13 +63,19 @@ const PasswordForm = () => {
     const next = await signInWithPassword(email.trim(), password)
     if (next !== null) setChallenge(next.challenge)
   }
-  if (challenge !== null) return html`<${CodeForm} challenge=${challenge} />`
+  const restart = (why: string) => {
+    setChallenge(null)
+    form.fail("", why)
+  }
+  if (challenge !== null) return html`<${CodeForm} challenge=${challenge} onRestart=${restart} />`
   return html`<${FormFrame} form=${form} onSubmit=${submit} label="Password sign-in" enterSubmits=${true}>
     <${FormAlert} form=${form} fields=${["email", "password"]} />
-    <${TextField} form=${form} name="email" label="Email" type="email" value=${email} onInput=${setEmail}
-      autocomplete="username" required=${true} />
-    <${TextField} form=${form} name="password" label="Password" type="password" value=${password}
-      onInput=${setPassword} autocomplete="current-password" required=${true} />
+    <div onKeyDown=${enterMovesOn}>
+      <${TextField} form=${form} name="email" label="Email" type="email" value=${email}
+        onInput=${fixing(form, "email", setEmail)} autocomplete="username" required=${true} />
+      <${TextField} form=${form} name="password" label="Password" type="password" value=${password}
+        onInput=${fixing(form, "password", setPassword)} autocomplete="current-password" required=${true} />
+    </div>
     <${SubmitButton} form=${form} label="Sign in" />
   <//>`
 }
@@ -74,7 +92,8 @@ const ApiKeyForm = () => {
     <p>For automation and first setup. The key is kept in this browser tab only, and forgotten when you sign out
       or close the tab.</p>
     <${FormAlert} form=${form} fields=${["api_key"]} />
-    <${TextField} form=${form} name="api_key" label="API key" type="password" value=${key} onInput=${setKey}
+    <${TextField} form=${form} name="api_key" label="API key" type="password" value=${key}
+      onInput=${fixing(form, "api_key", setKey)}
       placeholder="gwc_…" required=${true} />
     <${SubmitButton} form=${form} label="Sign in with key" />
   <//>`

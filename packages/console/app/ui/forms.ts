@@ -145,11 +145,13 @@ export const TextField = (
     readonly placeholder?: string
     readonly autocomplete?: string
     readonly readonly?: boolean
+    /** The keyboard a phone shows (`numeric` for a code). */
+    readonly inputmode?: string
   }
 ) => {
   const id = useId()
   return html`<${FieldFrame} ...${props} id=${id}>
-    <input id=${id} name=${props.name} type=${props.type ?? "text"} value=${props.value}
+    <input id=${id} name=${props.name} type=${props.type ?? "text"} value=${props.value} inputmode=${props.inputmode}
       required=${props.required} placeholder=${props.placeholder} autocomplete=${props.autocomplete ?? "off"}
       readonly=${props.readonly} spellcheck=${false}
       onInput=${(e: Event) => {

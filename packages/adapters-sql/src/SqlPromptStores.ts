@@ -86,13 +86,21 @@ export const makePromptStores = Effect.gen(function*() {
         write(inTransaction(Effect.andThen(insertResource(r), insertVersion(firstVersion)))),
       addVersion: (v: V) => write(Effect.asVoid(insertVersion(v))),
       get: byId(resources, Row),
-      list: (organisationId: string, workspaceId: string | null, page: PageRequest, collectionId?: string) =>
+      list: (
+        organisationId: string,
+        workspaceId: string | null,
+        page: PageRequest,
+        collectionId?: string,
+        search?: string
+      ) =>
         listing(
           Row,
           resources,
-          collectionId === undefined
-            ? inScope(organisationId, workspaceId)
-            : sql`${inScope(organisationId, workspaceId)} AND collection_id = ${collectionId}`,
+          sql.and([
+            inScope(organisationId, workspaceId),
+            ...(collectionId === undefined ? [] : [sql`collection_id = ${collectionId}`]),
+            ...(search === undefined ? [] : [sql`(strpos(lower(name), ${search}) > 0 OR strpos(slug, ${search}) > 0)`])
+          ]),
           page
         ),
       getVersion: (id: string, number: number) => read(version({ id, version: number })),

@@ -205,7 +205,7 @@ export const DEFAULT_MCP_CONFIG: McpConfig = {
  */
 const layerMcp = (mcp: McpConfig, connector: ConnectorFactory | undefined, timeoutMs: number) =>
   Layer.mergeAll(
-    layerSecretManagers({ timeoutMs, fileSecrets: mcp.secrets }),
+    layerSecretManagers({ timeoutMs, fileSecrets: mcp.secrets }).pipe(Layer.provide(layerMcpFetch(connector))),
     Layer.succeed(SecretReferenceSettings)({ cacheTtlMs: mcp.secretCacheTtlMs }),
     layerMcpConnections.pipe(Layer.provide(layerMcpFetch(connector))),
     layerMcpSecrets(mcp.secrets),

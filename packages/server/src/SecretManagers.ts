@@ -9,10 +9,16 @@
  *   from Microsoft Entra's client-credentials grant.
  * - `file`: an entry of the operator's `MCP_SECRETS_FILE`, sent only to the hosts the file lists for it.
  *
+ * A manager URL the reference names that is not trusted was checked by the domain's address guard; its
+ * connections are pinned to the addresses checked (`SecretFetch.pins`): Vault's and Azure's calls go through a
+ * fetch on an agent of their own (`McpFetch`, as MCP sessions' do), the AWS SDK's through agents whose lookup
+ * answers only those addresses. A name that rebinds to an internal address after the check is never reached.
+ *
  * Values are `Redacted` as they arrive; errors carry the manager's words and status, never a secret. The AWS
  * SDK is imported the first time it is used. Its `module` builds (`dist-es`) import files without extensions,
  * which Node's loader refuses: nothing may run it under the `module` condition (vitest.config.ts says why).
  */
+import { McpFetch } from "@gateway-control/adapters-mcp"
 import {
   type AuthConfig,
   DEFAULT_AZURE_AUTHORITY,
@@ -23,6 +29,9 @@ import {
   type SecretValue
 } from "@gateway-control/domain"
 import { Effect, Layer, Predicate, Redacted } from "effect"
+import { Agent as HttpAgent } from "node:http"
+import { Agent as HttpsAgent } from "node:https"
+import { pinnedLookup } from "./ProviderConnections.ts"
 
 export interface SecretManagerOptions {
   /** How long one call to a manager may take (each of a login and a read). */
@@ -64,13 +73,18 @@ const reasonOf = (body: unknown): string => {
   return ""
 }
 
-const http = (options: SecretManagerOptions) =>
+/** The checked addresses of `url`'s host, when the domain pinned it. */
+type Pins = ReadonlyMap<string, ReadonlyArray<string>>
+
+const http = (options: SecretManagerOptions, fetches: McpFetch["Service"], pins: Pins) =>
 (
   what: string,
   url: string,
   init: { readonly method: "GET" | "POST"; readonly headers: Record<string, string>; readonly body?: string }
 ): Effect.Effect<unknown, SecretManagerError> =>
   Effect.gen(function*() {
+    // A fetch on an agent of its own, pinned when the host was checked; released (with its sockets) after the body.
+    const fetch = yield* fetches.fetchFor(pins.get(new URL(url).host))
     const response = yield* Effect.tryPromise({
       try: (signal) =>
         fetch(url, {
@@ -93,13 +107,13 @@ const http = (options: SecretManagerOptions) =>
       return yield* fail(`${what} answered ${response.status}${reason === "" ? "" : `: ${reason}`}.`, response.status)
     }
     return body
-  })
+  }).pipe(Effect.scoped)
 
 const field = (auth: AuthConfig, name: string) => auth[name] ?? ""
 
-const vault = (options: SecretManagerOptions) => {
-  const call = http(options)
-  return Effect.fnUntraced(function*(auth: AuthConfig, secretPath: string) {
+const vault = (options: SecretManagerOptions, fetches: McpFetch["Service"]) =>
+  Effect.fnUntraced(function*(auth: AuthConfig, secretPath: string, pins: Pins) {
+    const call = http(options, fetches, pins)
     const addr = trimSlash(field(auth, "vault_addr"))
     const namespace = auth["vault_namespace"]
     const base: Record<string, string> = namespace === undefined ? {} : { "x-vault-namespace": namespace }
@@ -138,7 +152,6 @@ const vault = (options: SecretManagerOptions) => {
     }
     return data as Readonly<Record<string, unknown>>
   })
-}
 
 /** The SDK's error in words: its name and message (the SDK's messages carry no credential). */
 const awsFailure = (what: string) => (error: unknown) => {
@@ -149,10 +162,22 @@ const awsFailure = (what: string) => (error: unknown) => {
   return fail(`${what}: ${words.slice(0, 300)}`, typeof status === "number" ? status : null)
 }
 
+/** The SDK's connection options to the endpoint `url` names: agents pinned to its checked addresses, if any. */
+const awsHandler = (options: SecretManagerOptions, url: string | undefined, pins: Pins) => {
+  const pinned = url === undefined ? undefined : pins.get(new URL(url).host)
+  return {
+    requestTimeout: options.timeoutMs,
+    connectionTimeout: options.timeoutMs,
+    ...(pinned === undefined ? {} : {
+      httpAgent: new HttpAgent({ lookup: pinnedLookup(pinned) }),
+      httpsAgent: new HttpsAgent({ lookup: pinnedLookup(pinned) })
+    })
+  }
+}
+
 const aws = (options: SecretManagerOptions) =>
-  Effect.fnUntraced(function*(auth: AuthConfig, secretPath: string) {
+  Effect.fnUntraced(function*(auth: AuthConfig, secretPath: string, pins: Pins) {
     const region = field(auth, "aws_region")
-    const requestHandler = { requestTimeout: options.timeoutMs, connectionTimeout: options.timeoutMs }
     let credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } = {
       accessKeyId: field(auth, "aws_access_key_id"),
       secretAccessKey: field(auth, "aws_secret_access_key")
@@ -162,7 +187,7 @@ const aws = (options: SecretManagerOptions) =>
       const client = new sts.STSClient({
         region,
         credentials,
-        requestHandler,
+        requestHandler: awsHandler(options, auth["aws_sts_endpoint"], pins),
         maxAttempts: 1,
         ...(auth["aws_sts_endpoint"] === undefined ? {} : { endpoint: auth["aws_sts_endpoint"] })
       })
@@ -192,7 +217,7 @@ const aws = (options: SecretManagerOptions) =>
     const client = new sm.SecretsManagerClient({
       region,
       credentials,
-      requestHandler,
+      requestHandler: awsHandler(options, auth["aws_endpoint"], pins),
       maxAttempts: 1,
       ...(auth["aws_endpoint"] === undefined ? {} : { endpoint: auth["aws_endpoint"] })
     })
@@ -205,9 +230,9 @@ const aws = (options: SecretManagerOptions) =>
     return yield* fail(`AWS Secrets Manager answered no value for '${secretPath}'.`)
   })
 
-const azure = (options: SecretManagerOptions) => {
-  const call = http(options)
-  return Effect.fnUntraced(function*(auth: AuthConfig, secretPath: string) {
+const azure = (options: SecretManagerOptions, fetches: McpFetch["Service"]) =>
+  Effect.fnUntraced(function*(auth: AuthConfig, secretPath: string, pins: Pins) {
+    const call = http(options, fetches, pins)
     const authority = trimSlash(auth["azure_authority_host"] ?? DEFAULT_AZURE_AUTHORITY)
     const tenant = encodeURIComponent(field(auth, "azure_entra_tenant_id"))
     const grant = yield* call("Microsoft Entra's token endpoint", `${authority}/${tenant}/oauth2/v2.0/token`, {
@@ -232,13 +257,15 @@ const azure = (options: SecretManagerOptions) => {
     if (typeof value !== "string") return yield* fail(`Azure Key Vault answered no value for '${secretPath}'.`)
     return valueOf(value)
   })
-}
 
-/** `SecretManagers` over the real managers' APIs (and the operator's secrets file). */
-export const layerSecretManagers = (options: SecretManagerOptions): Layer.Layer<SecretManagers> => {
-  const fromVault = vault(options)
+/** `SecretManagers` over the real managers' APIs (and the operator's secrets file), on `McpFetch`'s pinned fetches. */
+export const layerSecretManagers = (options: SecretManagerOptions): Layer.Layer<SecretManagers, never, McpFetch> =>
+  Layer.effect(SecretManagers, Effect.map(Effect.service(McpFetch), (fetches) => managersOn(options, fetches)))
+
+const managersOn = (options: SecretManagerOptions, fetches: McpFetch["Service"]) => {
+  const fromVault = vault(options, fetches)
   const fromAws = aws(options)
-  const fromAzure = azure(options)
+  const fromAzure = azure(options, fetches)
   const fromFile = (request: SecretFetch) => {
     const secret = options.fileSecrets.get(request.secretPath)
     if (secret === undefined) {
@@ -251,17 +278,17 @@ export const layerSecretManagers = (options: SecretManagerOptions): Layer.Layer<
     }
     return Effect.succeed(Redacted.value(secret.value))
   }
-  return Layer.succeed(SecretManagers)(SecretManagers.of({
+  return SecretManagers.of({
     fetch: (request) => {
       const auth = Redacted.value(request.auth)
       const fetched = request.managerType === "hashicorp_vault"
-        ? fromVault(auth, request.secretPath)
+        ? fromVault(auth, request.secretPath, request.pins)
         : request.managerType === "aws_sm"
-        ? fromAws(auth, request.secretPath)
+        ? fromAws(auth, request.secretPath, request.pins)
         : request.managerType === "azure_kv"
-        ? fromAzure(auth, request.secretPath)
+        ? fromAzure(auth, request.secretPath, request.pins)
         : fromFile(request)
       return Effect.map(fetched, (value) => Redacted.make(value))
     }
-  }))
+  })
 }

@@ -337,6 +337,29 @@ describe.skipIf(!available)("the console's jobs at 1366 px and 390 px", () => {
         mcp.failing = false
       }
     )
+
+    step(
+      `at ${w} px: the audit log filtered by typed choices in any case, and "No match" apart from "Nothing yet"`,
+      async () => {
+        await go("Audit log")
+        const filters = page.getByRole("form", { name: "Filters" })
+        await filters.getByLabel("Action").fill("REVOKE")
+        await filters.getByLabel("Resource").fill("Api_Key")
+        await filters.getByRole("button", { name: "Apply filters" }).click()
+        const rows = page.getByRole("table", { name: "Audit records" }).locator("tbody tr")
+        // Only revocations of API keys, however the filter was typed.
+        await poll(async () => {
+          const texts = await rows.allTextContents()
+          return texts.length > 0 && texts.every((r) => r.includes("revokeapi_key"))
+        }).toBe(true)
+        await filters.getByLabel("Action").fill("no-such-action")
+        await filters.getByRole("button", { name: "Apply filters" }).click()
+        await poll(() => page.getByRole("main").innerText()).toContain("No match")
+        expect(await page.getByRole("main").innerText()).not.toContain("Nothing here yet.")
+        await filters.getByRole("button", { name: "Clear" }).click()
+        await poll(() => rows.count()).toBeGreaterThan(0)
+      }
+    )
   }
 
   step("serves /docs with nothing from the internet", async () => {

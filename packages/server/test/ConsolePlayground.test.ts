@@ -242,6 +242,24 @@ describe.skipIf(!available)("the playground in a browser", () => {
     expect(await checkPage("playground-compare")).toEqual([])
   })
 
+  step("runs an unsaved edit beside the version, saving nothing", async () => {
+    await page.getByLabel("Compare with").selectOption("draft")
+    const edit = page.getByLabel(/Unsaved edit/)
+    await expect.poll(() => edit.inputValue()).toContain("{{question}}")
+    await edit.fill(
+      JSON.stringify([{ role: "system", content: "{{>tone}}" }, { role: "user", content: "Draft: {{question}}" }])
+    )
+    await page.getByRole("button", { name: "Run", exact: true }).click()
+    await expect.poll(() => answer(1).innerText(), { timeout: 20_000 }).toBe("Echo: Where is my order?")
+    await expect.poll(() => page.getByLabel("Answer of the unsaved edit").innerText(), { timeout: 20_000 })
+      .toBe("Echo: Draft: Where is my order?")
+    const versions = await fetch(`${server.baseUrl}/v1/prompts/${promptId}/versions`, {
+      headers: { "x-service-api-key": workspaceKey }
+    })
+    expect(((await versions.json()) as { data: Array<unknown> }).data).toHaveLength(2)
+    expect(await checkPage("playground-unsaved-edit")).toEqual([])
+  })
+
   step("the editor: Enter sends nothing, and a prompt needs a model and a message with content", async () => {
     await page.goto(`${server.baseUrl}/console/prompts/new`)
     await page.getByLabel("Name", { exact: true }).fill("Half done")

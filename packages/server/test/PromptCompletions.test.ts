@@ -210,6 +210,33 @@ describe("prompt completions", () => {
     expect(await provider.json()).toEqual({ error: { message: "Incorrect API key provided" } })
   })
 
+  it("runs an unsaved edit of a version, which needs prompts.update besides", async () => {
+    const draft = (key_: string, body: unknown) =>
+      server.request("/v1/prompts/greeter@1/completions/draft", {
+        method: "POST",
+        key: key_,
+        headers: { "content-type": "application/json", "x-service-virtual-key": "main" },
+        body: JSON.stringify(body)
+      })
+    const edit = { string: "[{\"role\":\"user\",\"content\":\"Hi {{name}}, again\"}]", model: "gpt-4o" }
+    const refused = await draft(key, { draft: edit, request: { variables: { name: "Cy" } } })
+    expect((await errorOf(refused)).status).toBe(403)
+    const editor = (await server.api(createWorkspaceServiceKey("editor", server.workspaceId, [
+      "completions.write",
+      "prompts.render",
+      "prompts.update"
+    ]))).key
+    const response = await draft(editor, { draft: edit, request: { variables: { name: "Cy" } } })
+    expect(response.status, await response.clone().text()).toBe(200)
+    expect(await response.json()).toMatchObject({ choices: [{ message: { content: "Echo: Hi Cy, again" } }] })
+    expect(primary.completions.at(-1)!.body).toMatchObject({ model: "gpt-4o", messages: [{ content: "Hi Cy, again" }] })
+    // Nothing was saved: the prompt still has its one version.
+    const versions = await server.request("/v1/prompts/greeter/versions", { key })
+    expect(((await versions.json()) as { data: Array<unknown> }).data).toHaveLength(1)
+    const broken = await draft(editor, { draft: { string: "{{#open}}" }, request: { variables: {} } })
+    expect(await errorOf(broken)).toMatchObject({ status: 400, param: "string" })
+  })
+
   it("needs completions.write", async () => {
     const renderOnly = (await server.api(
       createWorkspaceServiceKey("render-only", server.workspaceId, ["prompts.render"])

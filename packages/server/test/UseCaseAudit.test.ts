@@ -74,7 +74,10 @@ interface Call {
 }
 
 /** Render and completions are not administrative use cases: only refusals of them are recorded, over HTTP. */
-type Administrative = Exclude<UseCaseName, "promptRendering.render" | "promptCompletions.complete">
+type Administrative = Exclude<
+  UseCaseName,
+  "promptRendering.render" | "promptCompletions.complete" | "promptCompletions.completeDraft"
+>
 
 let counter = 0
 const unique = (prefix: string) => `${prefix}-${++counter}`

@@ -13,6 +13,7 @@ interface VersionedResource {
   readonly organisation_id: string
   readonly workspace_id: string
   readonly collection_id: string
+  readonly name: string
   readonly slug: string
   readonly published_version: number
   readonly last_updated_at: string
@@ -59,12 +60,15 @@ export const versionedTables = <R extends VersionedResource, V extends Version>(
       organisationId: string,
       workspaceId: string | null,
       page: PageRequest,
-      collectionId?: string
+      collectionId?: string,
+      search?: string
     ): Effect.Effect<Page<R>> =>
       Effect.sync(() =>
         resources.page(
           (r) =>
-            inScope(r, organisationId, workspaceId) && (collectionId === undefined || r.collection_id === collectionId),
+            inScope(r, organisationId, workspaceId) &&
+            (collectionId === undefined || r.collection_id === collectionId) &&
+            (search === undefined || r.name.toLowerCase().includes(search) || r.slug.includes(search)),
           page
         )
       ),

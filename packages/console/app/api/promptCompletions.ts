@@ -61,14 +61,17 @@ export const runCompletion = async (
   body: Body<"promptCompletions", "complete">,
   provider: string,
   signal: AbortSignal,
-  onProgress: (progress: RunProgress) => void
+  onProgress: (progress: RunProgress) => void,
+  /** An unsaved edit of the version to run instead (`POST …/completions/draft`). */
+  draft?: Body<"promptCompletions", "completeDraft">["draft"]
 ): Promise<RunResult> => {
   const started = performance.now()
   const { credentials, headers } = callingAs("POST")
-  const response = await fetch(`/v1/prompts/${segment(ref)}/completions`, {
+  const path = `/v1/prompts/${segment(ref)}/completions${draft === undefined ? "" : "/draft"}`
+  const response = await fetch(path, {
     method: "POST",
     headers: { ...headers, "content-type": "application/json", "x-service-provider": provider },
-    body: JSON.stringify(body),
+    body: JSON.stringify(draft === undefined ? body : { draft, request: body }),
     credentials,
     cache: "no-store",
     signal

@@ -1,5 +1,6 @@
 /**
- * The audit log, newest first: filters (time range, action, resource, status, person, workspace), paging, and a
+ * The audit log, newest first: filters (time range, action and resource picked from the usual ones or typed, in
+ * any case; status, person by name and email, workspace), paging, and a
  * record's detail (the person by name and email, their session and identity provider) with its request body as stored (secrets already redacted by the server).
  */
 import { useEffect, useState } from "preact/hooks"
@@ -23,6 +24,48 @@ interface Filters {
   /** A workload's `sub`, for the calls of credentials issued by token exchange. */
   readonly workload_subject: string
 }
+
+/** The actions and resource types offered as the person types (any other may be typed). */
+const ACTIONS = [
+  "create",
+  "update",
+  "delete",
+  "publish",
+  "label",
+  "render",
+  "rotate",
+  "revoke",
+  "archive",
+  "test",
+  "sync",
+  "sign_in",
+  "sign_out",
+  "accept",
+  "share",
+  "use"
+]
+const RESOURCES = [
+  "api_key",
+  "collection",
+  "config",
+  "identity_provider",
+  "integration",
+  "invite",
+  "label",
+  "mcp_integration",
+  "mcp_server",
+  "organisation",
+  "prompt",
+  "prompt_partial",
+  "scim_token",
+  "secret_reference",
+  "session",
+  "trust_policy",
+  "user",
+  "virtual_key",
+  "workspace",
+  "workspace_member"
+]
 
 const NO_FILTERS: Filters = {
   start_time: "",
@@ -124,9 +167,9 @@ export const AuditLogsPage = () => {
         <${TextField} form=${form} name="end_time" label="Until" type="datetime-local" value=${draft.end_time}
           onInput=${set("end_time")} />
         <${TextField} form=${form} name="action" label="Action" value=${draft.action} placeholder="create, update, delete…"
-          onInput=${set("action")} />
+          onInput=${set("action")} choices=${ACTIONS} hint="Pick one, or type it: any case." />
         <${TextField} form=${form} name="resource_type" label="Resource" value=${draft.resource_type}
-          placeholder="prompt, api_key…" onInput=${set("resource_type")} />
+          placeholder="prompt, api_key…" onInput=${set("resource_type")} choices=${RESOURCES} />
         <${TextField} form=${form} name="response_status_code" label="Status" value=${draft.response_status_code}
           placeholder="201" onInput=${set("response_status_code")} />
         <${PersonPicker} form=${form} name="user_id" label="Person" people=${[...(people.data?.values() ?? [])]}
@@ -146,7 +189,8 @@ export const AuditLogsPage = () => {
   }}>Clear</button>
     <//>
     ${open === null ? null : html`<${Detail} record=${open} people=${people.data} onClose=${() => setOpen(null)} />`}
-    <${PagedTable} list=${list} caption="Audit records" head=${[
+    <${PagedTable} list=${list} caption="Audit records"
+      filtered=${Object.values(applied).some((v) => v !== "")} head=${[
     "#",
     "When",
     "Action",

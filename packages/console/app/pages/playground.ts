@@ -95,7 +95,15 @@ const PromptPicker = () => {
     ${may("prompts.list") ? html`<${PromptLinks} />` : null}`
 }
 
-const FIELDS = ["version", "compare", "provider", "model", "extra", ...HYPERPARAMETERS.map(([name]) => name)]
+const FIELDS = [
+  "version",
+  "compare",
+  "provider",
+  "model",
+  "extra",
+  "draft",
+  ...HYPERPARAMETERS.map(([name]) => name)
+]
 
 type Data = Awaited<ReturnType<typeof promptVersions>>
 
@@ -166,7 +174,8 @@ const VariableField = (
 }
 
 interface Side {
-  readonly version: number
+  /** `version N`, or `the unsaved edit`. */
+  readonly title: string
   readonly state: "running" | "done" | "stopped" | "failed"
   readonly progress: RunProgress | RunResult | null
   readonly error: string | null
@@ -182,10 +191,10 @@ const RunPanel = ({ side }: { readonly side: Side }) => {
     stopped: "Stopped",
     failed: "Failed"
   }[side.state]
-  return html`<section class="run" aria-label=${`Run of version ${side.version}`}>
-    <h3>Version ${side.version} <span class="badge">${status}</span></h3>
+  return html`<section class="run" aria-label=${`Run of ${side.title}`}>
+    <h3>${side.title[0]!.toUpperCase()}${side.title.slice(1)} <span class="badge">${status}</span></h3>
     ${side.error === null ? null : html`<div class="alert" role="alert"><p>${side.error}</p></div>`}
-    <pre class="run-output" tabIndex="0" aria-label=${`Answer of version ${side.version}`} aria-live="polite">${
+    <pre class="run-output" tabIndex="0" aria-label=${`Answer of ${side.title}`} aria-live="polite">${
     progress?.text ?? ""
   }</pre>
     <dl class="run-stats">
@@ -288,6 +297,11 @@ const Playground = ({ id, data }: { readonly id: string; readonly data: Data }) 
   const choices = useProviderChoices(data.prompt.workspace_id)
   const chosen = data.versions.find((v) => String(v.version) === version) ?? data.versions[0]!
   const other = compare === "" ? undefined : data.versions.find((v) => String(v.version) === compare)
+  const [draftText, setDraftText] = useState("")
+  const editing = compare === "draft"
+  useEffect(() => {
+    if (editing) setDraftText(chosen.string)
+  }, [editing, version])
   const [provider, setProvider] = useState(chosen.virtual_key === undefined ? "" : `@${chosen.virtual_key}`)
   useEffect(() => {
     if (provider === "" && choices.length > 0) setProvider(choices[0]![0])
@@ -296,7 +310,10 @@ const Playground = ({ id, data }: { readonly id: string; readonly data: Data }) 
   useEffect(() => () => running.current?.abort(), [])
 
   // The template's own variables at once; those of its partials once they are read (dynamic ones by their value).
-  const templates = useMemo(() => [chosen.string, ...(other === undefined ? [] : [other.string])], [chosen, other])
+  const templates = useMemo(
+    () => [chosen.string, ...(other === undefined ? [] : [other.string]), ...(editing ? [draftText] : [])],
+    [chosen, other, editing, draftText]
+  )
   const [detected, setDetected] = useState<DetectedVariables>({ variables: variablesOf(templates), unresolved: [] })
   const dynamicValues = JSON.stringify(values)
   useEffect(() => {
@@ -366,18 +383,22 @@ const Playground = ({ id, data }: { readonly id: string; readonly data: Data }) 
     running.current?.abort()
     const controller = new AbortController()
     running.current = controller
-    const shown = versionsShown()
-    setSides(shown.map((n) => ({ version: n, state: "running", progress: null, error: null })))
-    const update = (n: number, patch: Partial<Side>) =>
-      setSides((all) => all.map((side) => (side.version === n ? { ...side, ...patch } : side)))
-    await Promise.all(shown.map(async (n) => {
+    const shown = [
+      ...versionsShown().map((n) => ({ title: `version ${n}`, version: n, draft: undefined })),
+      ...(editing ? [{ title: "the unsaved edit", version: chosen.version, draft: { string: draftText } }] : [])
+    ]
+    setSides(shown.map(({ title }) => ({ title, state: "running", progress: null, error: null })))
+    const update = (title: string, patch: Partial<Side>) =>
+      setSides((all) => all.map((side) => (side.title === title ? { ...side, ...patch } : side)))
+    await Promise.all(shown.map(async ({ draft, title: n, version: at }) => {
       try {
         const result = await runCompletion(
-          `${id}@${n}`,
+          `${id}@${at}`,
           { ...body, stream: true, stream_options: { include_usage: true } },
           provider,
           controller.signal,
-          (progress) => update(n, { progress })
+          (progress) => update(n, { progress }),
+          draft
         )
         update(n, { progress: result, state: result.stopped ? "stopped" : "done" })
       } catch (error) {
@@ -418,10 +439,22 @@ const Playground = ({ id, data }: { readonly id: string; readonly data: Data }) 
         <${SelectField} form=${form} name="version" label="Version" value=${version} onChange=${setVersion}
           options=${versionOptions} />
         <${SelectField} form=${form} name="compare" label="Compare with" value=${compare} onChange=${setCompare}
-          options=${[["", "No other version"], ...versionOptions.filter(([v]) => v !== version)]} />
+          options=${[
+    ["", "No other version"],
+    ...versionOptions.filter(([v]) => v !== version),
+    ["draft", "An unsaved edit of this version"]
+  ]} />
         <${SelectField} form=${form} name="provider" label="Provider" value=${provider} onChange=${setProvider}
           options=${choices.length === 0 ? [["", "No provider or virtual key to use"]] : choices} />
       </div>
+      ${
+    editing
+      ? html`<${TextArea} form=${form} name="draft" label="Unsaved edit (the template, as JSON for a chat)" rows=${6}
+          value=${draftText} onInput=${setDraftText} />
+        <p class="muted">Run runs the edit beside the version, with its model and parameters; nothing is saved.
+          Render shows the saved version only.</p>`
+      : null
+  }
       <fieldset>
         <legend>Variables</legend>
         ${variables.length === 0 ? html`<p class="muted">This version names no variables.</p>` : null}

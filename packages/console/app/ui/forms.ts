@@ -145,13 +145,21 @@ export const TextField = (
     readonly placeholder?: string
     readonly autocomplete?: string
     readonly readonly?: boolean
+    /** Values offered as the person types (a datalist); any other may still be typed. */
+    readonly choices?: ReadonlyArray<string>
     /** The keyboard a phone shows (`numeric` for a code). */
     readonly inputmode?: string
   }
 ) => {
   const id = useId()
   return html`<${FieldFrame} ...${props} id=${id}>
+    ${
+    props.choices === undefined
+      ? null
+      : html`<datalist id=${`${id}-choices`}>${props.choices.map((c) => html`<option value=${c}></option>`)}</datalist>`
+  }
     <input id=${id} name=${props.name} type=${props.type ?? "text"} value=${props.value} inputmode=${props.inputmode}
+      list=${props.choices === undefined ? undefined : `${id}-choices`}
       required=${props.required} placeholder=${props.placeholder} autocomplete=${props.autocomplete ?? "off"}
       readonly=${props.readonly} spellcheck=${false}
       onInput=${(e: Event) => {

@@ -167,7 +167,12 @@ export class Audit extends Context.Service<
           type: "organisation",
           id: principal.organisationId
         })
-        return yield* store.list(principal.organisationId, filters, page)
+        // Actions and resource types are stored lowercase (`create`, `api_key`): a filter matches them in any case.
+        return yield* store.list(principal.organisationId, {
+          ...filters,
+          action: filters.action?.trim().toLowerCase(),
+          resourceType: filters.resourceType?.trim().toLowerCase()
+        }, page)
       })
 
       const listUnauthenticated = (page: PageRequest) => store.list(null, {}, page)

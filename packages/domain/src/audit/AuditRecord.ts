@@ -125,6 +125,7 @@ export interface AuditFilters {
   readonly endTime?: string | undefined
   readonly workspaceId?: string | undefined
   readonly userId?: string | undefined
+  /** In any case (`Rotate` finds `rotate`), as `resourceType`. */
   readonly action?: string | undefined
   readonly resourceType?: string | undefined
   readonly responseStatusCode?: number | undefined

@@ -41,6 +41,7 @@ const USE_CASE_TABLE = {
   "promptRendering.render": { action: "render", resourceType: "prompt" },
   // Not a change either (a model call): only refusals before it ran are recorded.
   "promptCompletions.complete": { action: "complete", resourceType: "prompt" },
+  "promptCompletions.completeDraft": { action: "complete", resourceType: "prompt" },
   "collections.create": { action: "create", resourceType: "collection" },
   "collections.update": { action: "update", resourceType: "collection" },
   "collections.delete": { action: "delete", resourceType: "collection" },

@@ -82,12 +82,16 @@ interface VersionedResourceStore<R, V> {
   /** Appends a version; `Conflict` when a concurrent update took the number. */
   readonly addVersion: (version: V) => Effect.Effect<void, Conflict | StoreError>
   readonly get: (id: string) => Effect.Effect<Option.Option<R>, StoreError>
-  /** The organisation's, or one workspace's; only one collection's when `collectionId` is given. */
+  /**
+   * The organisation's, or one workspace's; only one collection's when `collectionId` is given; with `search`
+   * (lower case), only those whose name, in lower case, or slug holds it.
+   */
   readonly list: (
     organisationId: string,
     workspaceId: string | null,
     page: PageRequest,
-    collectionId?: string
+    collectionId?: string,
+    search?: string
   ) => Effect.Effect<Page<R>, StoreError>
   readonly getVersion: (id: string, version: number) => Effect.Effect<Option.Option<V>, StoreError>
   readonly setPublished: (id: string, version: number, at: string) => Effect.Effect<void, StoreError>

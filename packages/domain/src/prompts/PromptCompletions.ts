@@ -22,6 +22,7 @@ import type { ProviderSelection } from "../fine-tuning/ProviderSelection.ts"
 import { modelProviderOf } from "../providers/Provider.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import { untrustedText } from "../shared/UntrustedText.ts"
+import type { PromptDraft } from "./PromptInputs.ts"
 import { Prompts } from "./Prompts.ts"
 import type { Failure } from "./TemplateResources.ts"
 
@@ -91,7 +92,9 @@ export class PromptCompletions extends Context.Service<
       principal: Principal,
       promptRef: string,
       body: Record<string, unknown>,
-      selection: ProviderSelection
+      selection: ProviderSelection,
+      /** An unsaved edit of the version to run instead of the version itself (`Prompts.renderDraft`). */
+      draft?: PromptDraft
     ) => Effect.Effect<CompletionAnswer, CompletionError, Scope.Scope>
   }
 >()("@gateway-control/PromptCompletions") {
@@ -109,13 +112,16 @@ export class PromptCompletions extends Context.Service<
           principal: Principal,
           promptRef: string,
           body: Record<string, unknown>,
-          selection: ProviderSelection
+          selection: ProviderSelection,
+          draft?: PromptDraft
         ) {
           yield* ensureAllowed(principal, "completions.write", Target.own(principal), {
             type: "workspace",
             id: principal.workspaceId ?? principal.organisationId
           })
-          const rendered = yield* prompts.render(principal, promptRef, body)
+          const rendered = draft === undefined
+            ? yield* prompts.render(principal, promptRef, body)
+            : yield* prompts.renderDraft(principal, promptRef, draft, body)
           // `"model": "@slug/name"` chooses the provider as `x-portkey-provider: @slug` does; the provider is sent
           // the name alone. A call choosing another provider as well is refused, naming `model`.
           const named = modelProviderOf(rendered.data.model)

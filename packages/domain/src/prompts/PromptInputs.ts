@@ -83,6 +83,16 @@ export const UpdatePartial = Schema.Struct({
   description: Schema.optionalKey(Schema.NullOr(Description))
 })
 
+/** An unsaved edit of a version, tried without saving it: its template and model fields, each optional. */
+export const PromptDraft = Schema.Struct({
+  ...Struct.map(
+    Struct.pick(PromptVersion.fields, ["string", "parameters", "type", "is_raw_template"]),
+    Schema.optionalKey
+  ),
+  model: Schema.optionalKey(Schema.String)
+})
+export type PromptDraft = typeof PromptDraft.Type
+
 /** A prompt's fields as a create or an update gives them (an update's are all optional). */
 export type PromptInput = typeof UpdatePrompt.Type
 export type PartialInput = typeof CreatePartial.Type

@@ -24,11 +24,12 @@ import {
   ValueTooDeep
 } from "./Mustache.ts"
 import { makePartialResolver, MAX_PARTIAL_DEPTH, partialsTooDeep } from "./PartialResolver.ts"
-import { type Prompt, PromptStore, type PromptVersion } from "./Prompt.ts"
+import { type Prompt, PromptStore, PromptVersion } from "./Prompt.ts"
+import type { PromptDraft } from "./PromptInputs.ts"
 import type { RenderCache, RenderTarget } from "./RenderCache.ts"
 import { RenderLimits } from "./RenderLimits.ts"
-import { type CompiledVersion, compileVersion, type Rendering, renderValue } from "./TemplateCompiler.ts"
-import { allowed, type Failure, type TemplateResources } from "./TemplateResources.ts"
+import { type CompiledVersion, compileVersion, parseMessages, type Rendering, renderValue } from "./TemplateCompiler.ts"
+import { allowed, type Failure, type TemplateResources, validateTemplateText } from "./TemplateResources.ts"
 
 export interface Rendered {
   readonly data: Record<string, unknown>
@@ -262,8 +263,38 @@ export const makePromptRenderer = (
      * A reference resolved in the last moments renders without asking the store (access is checked again
      * for each caller); otherwise the store is asked and the result kept.
      */
+    /**
+     * Renders an unsaved edit of a version (`promptRef` names it, as for render): the draft's fields in place of
+     * the version's, compiled and rendered as a saved version would be, nothing stored or cached. Trying an edit
+     * needs `prompts.update` on the prompt besides `prompts.render`.
+     */
+    const renderDraft = Effect.fn("Prompts.renderDraft")(
+      function*(principal: Principal, promptRef: string, draft: PromptDraft, body: Record<string, unknown>) {
+        const invalid = checkRenderBody(body)
+        if (invalid !== undefined) return yield* invalid
+        const { id, selector } = parsePromptRef(promptRef)
+        const prompt = yield* findPrompt(principal, id)
+        yield* allowed(principal, "prompts.render", prompt)
+        yield* allowed(principal, "prompts.update", prompt)
+        const base = yield* selectVersion(prompt, selector)
+        if (draft.string !== undefined) yield* validateTemplateText(draft.string)
+        const string = draft.string ?? base.string
+        const version = new PromptVersion({
+          ...base,
+          string,
+          model: draft.model ?? base.model,
+          parameters: draft.parameters ?? base.parameters,
+          type: draft.type ??
+            (draft.string === undefined ? base.type : parseMessages(string) === undefined ? "completion" : "chat"),
+          is_raw_template: draft.is_raw_template ?? base.is_raw_template
+        })
+        const template = yield* compileVersion(`the unsaved edit of prompt '${prompt.slug}'`, version)
+        return yield* renderWith({ prompt, version, template, partials: undefined }, body)
+      }
+    )
+
     const renderSpan = hotPathSpan("Prompts.render")
-    return (principal: Principal, promptRef: string, body: Record<string, unknown>) =>
+    const render = (principal: Principal, promptRef: string, body: Record<string, unknown>) =>
       renderSpan(
         Effect.clockWith((clock): Effect.Effect<Rendered, Failure> => {
           const invalid = checkRenderBody(body)
@@ -300,4 +331,5 @@ export const makePromptRenderer = (
           })
         })
       )
+    return { render, renderDraft }
   })

@@ -343,17 +343,13 @@ export const makePromptTemplates = (
       ) {
         const place = yield* listPlace(principal, workspaceId, collectionId, "prompts.list")
         const term = search?.trim().toLowerCase()
-        if (term === undefined || term === "") {
-          return yield* prompts.list(principal.organisationId, place.scope, page, place.collectionId)
-        }
-        const all = yield* prompts.list(
+        return yield* prompts.list(
           principal.organisationId,
           place.scope,
-          { limit: 100_000, offset: 0 },
-          place.collectionId
+          page,
+          place.collectionId,
+          term === undefined || term === "" ? undefined : term
         )
-        const kept = all.items.filter((p) => p.name.toLowerCase().includes(term) || p.slug.includes(term))
-        return { items: kept.slice(page.offset, page.offset + page.limit), total: kept.length }
       }
     )
 

@@ -44,7 +44,7 @@ export class Prompts extends Context.Service<Prompts, PromptsShape>()("@gateway-
         ...(yield* makePromptTemplates(resources, cache, labels)),
         ...(yield* makePromptPartials(resources, cache)),
         ...labels.service,
-        render: yield* makePromptRenderer(resources, cache, outage)
+        ...(yield* makePromptRenderer(resources, cache, outage))
       }, yield* AuditedUseCase))
     })
   )

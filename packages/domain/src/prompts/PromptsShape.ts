@@ -9,6 +9,7 @@ import type { Page, PageRequest } from "../shared/Paging.ts"
 import type { Label } from "./Label.ts"
 import type { LabelChange, LabelFailure, LabelInput } from "./Labels.ts"
 import type { Partial, PartialVersion, Prompt, PromptLabel, PromptVersion } from "./Prompt.ts"
+import type { PromptDraft } from "./PromptInputs.ts"
 import type { PartialChange, PartialInput } from "./PromptPartials.ts"
 import type { Rendered } from "./PromptRenderer.ts"
 import type { PromptDetails, PromptInput, PromptVersionView } from "./PromptTemplates.ts"
@@ -87,6 +88,13 @@ export interface PromptsShape {
   readonly render: (
     principal: Principal,
     promptRef: string,
+    body: Record<string, unknown>
+  ) => Effect.Effect<Rendered, Failure>
+  /** Renders an unsaved edit of the version `promptRef` names (PromptRenderer.ts). */
+  readonly renderDraft: (
+    principal: Principal,
+    promptRef: string,
+    draft: PromptDraft,
     body: Record<string, unknown>
   ) => Effect.Effect<Rendered, Failure>
   readonly createPartial: (

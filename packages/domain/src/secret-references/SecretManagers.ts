@@ -14,6 +14,12 @@ export interface SecretFetch {
   readonly secretPath: string
   /** The host (`host:port`) of the record the secret will be sent to: the `file` manager checks its hosts. */
   readonly destinationHost: string
+  /**
+   * The checked addresses of each manager URL the login names, by the URL's `host`: the connection to that host
+   * goes only there, whatever DNS answers meanwhile (a name that rebinds to an internal address after the check
+   * cannot be reached). A host not in it (a trusted one, or the managers' own public endpoints) connects as DNS says.
+   */
+  readonly pins: ReadonlyMap<string, ReadonlyArray<string>>
 }
 
 /** A secret as its manager holds it: text, or a JSON object of fields. */

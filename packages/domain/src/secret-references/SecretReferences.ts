@@ -391,19 +391,22 @@ export class SecretReferences extends Context.Service<
             )
           }
           // The manager's addresses through the same guard as provider and MCP calls: internal ones only when
-          // trusted (TRUSTED_CUSTOM_HOSTS).
+          // trusted (TRUSTED_CUSTOM_HOSTS); the connections are then pinned to the addresses checked.
+          const pins = new Map<string, ReadonlyArray<string>>()
           for (const field of LOGIN_URL_FIELDS) {
             const value = auth[field]
             const url = value === undefined ? undefined : parseHttpUrl(value)
             if (url instanceof URL) {
-              yield* guard(url, `The secret reference's auth_config.${field} host`, use.param)
+              const pinned = yield* guard(url, `The secret reference's auth_config.${field} host`, use.param)
+              if (pinned !== undefined) pins.set(url.host, pinned)
             }
           }
           value = yield* managers.fetch({
             managerType: reference.manager_type,
             auth: Redacted.make(auth),
             secretPath: reference.secret_path,
-            destinationHost: use.destination.host
+            destinationHost: use.destination.host,
+            pins
           }).pipe(
             Effect.mapError((error: SecretManagerError) =>
               InvalidRequest.of(

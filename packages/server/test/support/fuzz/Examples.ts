@@ -171,7 +171,13 @@ const SignedIn = {
   parse: (text: string): { readonly session: { readonly id: string }; readonly csrf_token: string } => JSON.parse(text)
 }
 
-const WORKSPACE_KEY_SCOPES = ["completions.write", "virtual_keys.read", "configs.read", "prompts.render"]
+const WORKSPACE_KEY_SCOPES = [
+  "completions.write",
+  "virtual_keys.read",
+  "configs.read",
+  "prompts.render",
+  "prompts.update"
+]
 
 /**
  * The resources every example points at. Each test makes its own (`tag` keeps names and slugs apart), so that a
@@ -758,6 +764,12 @@ export const examples: Readonly<Record<string, (f: Fixture) => Example>> = {
     headers: { "x-service-virtual-key": f.virtualKeySlug },
     params: { promptId: f.promptId },
     body: { variables: { tone: "kind", q: "hi" }, temperature: 0.2, max_tokens: 10 }
+  }),
+  "promptCompletions.completeDraft": (f) => ({
+    key: f.workspaceKey,
+    headers: { "x-service-virtual-key": f.virtualKeySlug },
+    params: { promptId: f.promptId },
+    body: { draft: { model: "m2" }, request: { variables: { tone: "kind", q: "hi" } } }
   }),
   "fineTuning.listJobs": (f) => ({
     key: f.workspaceKey,

@@ -5,6 +5,7 @@ import { ApiKeysPage } from "./pages/apiKeys.ts"
 import { AuditLogsPage } from "./pages/auditLogs.ts"
 import { CollectionsPage } from "./pages/collections.ts"
 import { IdentityProvidersPage } from "./pages/identityProviders.ts"
+import { IntegrationsPage } from "./pages/integrations.ts"
 import { InviteLinkPage } from "./pages/inviteLinks.ts"
 import { McpRegistryPage } from "./pages/mcpRegistry.ts"
 import { NewPartialPage, PartialsPage } from "./pages/partials.ts"
@@ -39,6 +40,7 @@ const PAGES: ReadonlyArray<readonly [pattern: string, page: Page]> = [
   ["/collections", () => html`<${CollectionsPage} />`],
   ["/mcp", () => html`<${McpRegistryPage} />`],
   ["/api-keys", () => html`<${ApiKeysPage} />`],
+  ["/integrations", () => html`<${IntegrationsPage} />`],
   ["/providers", () => html`<${ProvidersPage} />`],
   ["/audit", () => html`<${AuditLogsPage} />`],
   ["/trust-policies", () => html`<${TrustPoliciesPage} />`],

@@ -35,6 +35,11 @@ export const SECTIONS: ReadonlyArray<Section> = [
   { path: "/collections", label: "Collections", actions: ["prompts.list"] },
   { path: "/mcp", label: "MCP registry", actions: ["mcp_integrations.list", "mcp_servers.list"] },
   { path: "/api-keys", label: "API keys", actions: ["api_keys.list"] },
+  {
+    path: "/integrations",
+    label: "Integrations & providers",
+    actions: ["integrations.list", "workspace_integrations.list", "providers.list"]
+  },
   { path: "/providers", label: "Virtual keys & configs", actions: ["virtual_keys.list", "configs.list"] },
   { path: "/audit", label: "Audit log", actions: ["audit_logs.list"] },
   { path: "/trust-policies", label: "Trust policies", actions: ["trust_policies.list"] },

@@ -20,7 +20,7 @@ import type { Principal } from "../access/Principal.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { makeCustomHostCheck } from "../fine-tuning/CustomHosts.ts"
 import { FineTuningUpstream, ProviderRegistry, untrustedFineTuningUpstream } from "../fine-tuning/Providers.ts"
-import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
+import { type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { LeaseStore } from "../shared/Leases.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -29,7 +29,7 @@ import { untrustedText } from "../shared/UntrustedText.ts"
 import { CredentialHealth, CredentialHealthStore } from "./CredentialHealth.ts"
 import { type Integration, OPENAI_COMPATIBLE } from "./Integration.ts"
 import { integrationAccessTarget, Integrations } from "./Integrations.ts"
-import { IntegrationStore } from "./IntegrationStore.ts"
+import { findIntegration, IntegrationStore } from "./IntegrationStore.ts"
 
 export interface CredentialHealthSettingsShape {
   /** How often the background checker runs; 0 turns it off: `CREDENTIAL_HEALTH_INTERVAL_MS`. */
@@ -267,9 +267,7 @@ export class CredentialHealthChecks extends Context.Service<
 
       /** The integration `ref` (id or slug) names in the caller's organisation, for its managers. */
       const managed = Effect.fnUntraced(function*(principal: Principal, ref: string) {
-        const byId = Option.filter(yield* raw.get(ref), (s) => s.record.organisation_id === principal.organisationId)
-        const found = Option.isSome(byId) ? byId : yield* raw.findBySlug(principal.organisationId, ref)
-        const { record } = yield* requireRow(found, "integration", ref)
+        const { record } = yield* findIntegration(raw, principal.organisationId, ref)
         yield* ensureAllowed(
           principal,
           record.workspace_id === null ? "integrations.update.organisation" : "integrations.update.workspace",

@@ -2,8 +2,8 @@
  * Where integrations are kept: the record and its encrypted secrets. A slug is unique in its organisation
  * (`insert` and `update` fail with `Conflict`). A store that cannot answer fails with `StoreError`.
  */
-import { Context, type Effect, type Option } from "effect"
-import type { Conflict } from "../shared/Errors.ts"
+import { Context, Effect, Option } from "effect"
+import { type Conflict, type NotFound, requireRow } from "../shared/Errors.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
 import type { StoreError } from "../shared/StoreError.ts"
 import type { Integration, IntegrationFilter, StoredIntegration } from "./Integration.ts"
@@ -33,3 +33,17 @@ export class IntegrationStore extends Context.Service<
     ) => Effect.Effect<ReadonlyArray<Integration>, StoreError>
   }
 >()("@gateway-control/IntegrationStore") {}
+
+/**
+ * The integration `ref` (its id or its slug) names in the organisation, as stored: an id of another organisation's
+ * integration is not found. Finding is not allowing: the use case asks the policy next.
+ */
+export const findIntegration = Effect.fnUntraced(function*(
+  store: IntegrationStore["Service"],
+  organisationId: string,
+  ref: string
+): Effect.fn.Return<StoredIntegration, NotFound | StoreError> {
+  const byId = Option.filter(yield* store.get(ref), (s) => s.record.organisation_id === organisationId)
+  const found = Option.isSome(byId) ? byId : yield* store.findBySlug(organisationId, ref)
+  return yield* requireRow(found, "integration", ref)
+})

@@ -53,7 +53,7 @@ import {
   maskIntegrationConfigurations,
   openConfigurations
 } from "./IntegrationRules.ts"
-import { IntegrationStore } from "./IntegrationStore.ts"
+import { findIntegration, IntegrationStore } from "./IntegrationStore.ts"
 
 type AccessError = Forbidden | NotFound | StoreError
 type WriteError = InvalidRequest | AccessError | Conflict
@@ -180,11 +180,7 @@ export class Integrations extends Context.Service<
       })
 
       /** The integration `ref` (id or slug) names in the organisation, as stored. */
-      const find = Effect.fnUntraced(function*(organisationId: string, ref: string) {
-        const byId = Option.filter(yield* raw.get(ref), (s) => s.record.organisation_id === organisationId)
-        const found = Option.isSome(byId) ? byId : yield* raw.findBySlug(organisationId, ref)
-        return yield* requireRow(found, "integration", ref)
-      })
+      const find = (organisationId: string, ref: string) => findIntegration(raw, organisationId, ref)
 
       const encryptAll = (secrets: Readonly<Record<string, string>>) =>
         Object.fromEntries(Object.entries(secrets).map(([field, value]) => [field, cipher.encrypt(value)]))

@@ -50,7 +50,7 @@ const Workspaces = () => {
   </section>`
 }
 
-const Users = () => {
+const Users = ({ onCreated }: { readonly onCreated: () => void }) => {
   const list = usePagedList(listUsers, [])
   const form = useForm()
   const [email, setEmail] = useState("")
@@ -61,6 +61,7 @@ const Users = () => {
     setEmail("")
     setName("")
     list.loaded.reload()
+    onCreated()
   }
   return html`<section aria-labelledby="users-title">
     <h2 id="users-title">Users of the organisation</h2>
@@ -83,9 +84,10 @@ const Users = () => {
   </section>`
 }
 
-const Members = ({ workspace }: { readonly workspace: string }) => {
+/** `users`: how many users were made on this page, so a person just made can be picked at once. */
+const Members = ({ workspace, users }: { readonly workspace: string; readonly users: number }) => {
   const list = usePagedList((paging) => listMembers(workspace, paging), [workspace])
-  const people = useLoad(() => (may("users.list") ? organisationPeople() : Promise.resolve([])), [])
+  const people = useLoad(() => (may("users.list") ? organisationPeople() : Promise.resolve([])), [users])
   const form = useForm()
   const [userId, setUserId] = useState("")
   const [role, setRole] = useState<Member["role"]>("member")
@@ -131,8 +133,9 @@ const Members = ({ workspace }: { readonly workspace: string }) => {
 
 export const WorkspacesPage = () => {
   const workspace = workspaceId.value
+  const [users, setUsers] = useState(0)
   return html`<${PageHeader} title="Workspaces & members" />
     ${may("workspaces.list") ? html`<${Workspaces} />` : null}
-    ${may("members.list") && workspace !== null ? html`<${Members} workspace=${workspace} />` : null}
-    ${may("users.list") ? html`<${Users} />` : null}`
+    ${may("members.list") && workspace !== null ? html`<${Members} workspace=${workspace} users=${users} />` : null}
+    ${may("users.list") ? html`<${Users} onCreated=${() => setUsers((n) => n + 1)} />` : null}`
 }

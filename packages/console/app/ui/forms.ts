@@ -232,16 +232,19 @@ export const SubmitButton = ({ form, label }: { readonly form: Form; readonly la
 const FILLED = "input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset]), select, textarea"
 
 /**
- * Enter in a text field submits a form of one field (a search, a key); in a form of several it does nothing, so
- * a half-filled form is never sent by a stray Enter (its button sends it). `enterSubmits` keeps the browser's
- * way for forms people expect it in (signing in).
+ * Enter in a text field submits a form of one field (a search, a key); in a form of several it moves on to the
+ * next field and sends nothing, so a half-filled form is never sent by a stray Enter (its button sends it).
+ * `enterSubmits` keeps the browser's way for forms people expect it in (signing in).
  */
 const holdEnter = (enterSubmits: boolean | undefined) => (e: KeyboardEvent) => {
-  if (enterSubmits === true || e.key !== "Enter") return
-  const target = e.target as HTMLElement
-  if (target.tagName !== "INPUT") return
+  if (enterSubmits === true || e.key !== "Enter" || e.isComposing) return
+  const target = e.target
+  if (!(target instanceof HTMLInputElement)) return
   const form = e.currentTarget as HTMLFormElement
-  if (form.querySelectorAll(FILLED).length > 1) e.preventDefault()
+  const fields = [...form.querySelectorAll<HTMLElement>(FILLED)].filter((f) => !f.matches(":disabled"))
+  if (fields.length <= 1) return
+  e.preventDefault()
+  fields[fields.indexOf(target) + 1]?.focus()
 }
 
 /** `<form>` that never navigates: it runs `onSubmit` through the form's error handling. */

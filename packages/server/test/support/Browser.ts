@@ -5,12 +5,16 @@
  *
  * A session records every request the page makes and aborts any that is not for the server under test, and
  * collects what the page logs as an error, so a test can assert that nothing left 127.0.0.1 and nothing failed.
+ * What every console test file shares besides: steps that build on each other (`browserSteps`), the admin key's
+ * calls to the API (`adminApi`), and the end of a run (`stopAll`).
  */
 import { existsSync, mkdirSync, readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import { it } from "vitest"
+import type { ServerProcess } from "./ServerProcess.ts"
 
 export const CHROMIUM = "/usr/bin/chromium"
 
@@ -65,8 +69,11 @@ export interface BrowserSession {
   readonly outside: Array<string>
   /** Errors the page logged or threw, but the browser's own notes of API answers >= 400 (those are expected). */
   readonly errors: Array<string>
-  /** Screenshots of the page as it is now, at each width, as `<name>-<width>.png`. */
-  readonly screenshot: (name: string) => Promise<void>
+  /**
+   * Screenshots of the page as it is now, at each width, as `<name>-<width>.png`; checks it on the way (kept in
+   * `overflows`, `violations` and `unlabelled`) and answers what it found on this page.
+   */
+  readonly screenshot: (name: string) => Promise<ReadonlyArray<string>>
   /** Pages that needed sideways scrolling at a width, as `<name>@<width>: <pixels>`. */
   readonly overflows: Array<string>
   /** axe-core's serious and critical violations on each page screenshot() saw, at each width and colour scheme. */
@@ -111,11 +118,12 @@ export const openBrowser = async (baseUrl: string, also: ReadonlyArray<string> =
   const unlabelled: Array<string> = []
   const violations: Array<string> = []
   const screenshot = async (name: string) => {
+    const before = [overflows.length, violations.length, unlabelled.length] as const
     const controls = await page.evaluate(`[...document.querySelectorAll("input, select, textarea")]
       .filter((c) => c.labels.length === 0 && !c.getAttribute("aria-label") && !c.getAttribute("aria-labelledby"))
       .map((c) => c.outerHTML.slice(0, 80))`) as Array<string>
     unlabelled.push(...controls.map((c) => `${name}: ${c}`))
-    const before = page.viewportSize() ?? { width: WIDTHS[0], height: 900 }
+    const viewport = page.viewportSize() ?? { width: WIDTHS[0], height: 900 }
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 })
       // Evaluated in the page, where the DOM is (the tests' own types have none).
@@ -130,7 +138,12 @@ export const openBrowser = async (baseUrl: string, also: ReadonlyArray<string> =
     violations.push(...await axeViolations(page, `${name} (dark)`, WIDTHS[0]))
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-dark-${WIDTHS[0]}.png`), fullPage: true })
     await page.emulateMedia({ colorScheme: "light" })
-    await page.setViewportSize(before)
+    await page.setViewportSize(viewport)
+    return [
+      ...overflows.slice(before[0]).map((o) => `scrolls sideways: ${o}`),
+      ...violations.slice(before[1]),
+      ...unlabelled.slice(before[2]).map((u) => `unlabelled: ${u}`)
+    ]
   }
   return {
     browser,
@@ -144,5 +157,59 @@ export const openBrowser = async (baseUrl: string, also: ReadonlyArray<string> =
     violations,
     screenshot,
     close: () => browser.close()
+  }
+}
+
+/**
+ * Steps of one walk, which build on each other: after one fails the rest are skipped rather than each waiting
+ * to time out, and the failed one leaves a picture of the page (`failed-<prefix>-<step>.png`) beside the others.
+ */
+export const browserSteps = (prefix: string, page: () => Page | undefined, timeout = 120_000) => {
+  let failed = false
+  return (name: string, body: () => Promise<void> | void) =>
+    it(name, async (context) => {
+      if (failed) return context.skip()
+      try {
+        await body()
+      } catch (error) {
+        failed = true
+        await page()?.screenshot({
+          path: join(SCREENSHOTS, `failed-${prefix}-${name.slice(0, 40).replace(/\W+/g, "-")}.png`),
+          fullPage: true
+        }).catch(() => undefined)
+        throw error
+      }
+    }, timeout)
+}
+
+const parsed = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
+}
+
+/** A call to the API with the first start's admin key (or `key`): its status, and its body parsed when JSON. */
+export const adminApi =
+  (server: () => ServerProcess) => async (method: string, path: string, body?: unknown, key = server().adminKey!) => {
+    const response = await fetch(`${server().baseUrl}${path}`, {
+      method,
+      headers: { "x-service-api-key": key, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body)
+    })
+    const text = await response.text()
+    return { status: response.status, text, body: parsed(text) }
+  }
+
+/** The end of a walk: the browser closed, then each server stopped and waited for. */
+export const stopAll = async (
+  browser: BrowserSession | undefined,
+  ...servers: ReadonlyArray<ServerProcess | undefined>
+) => {
+  await browser?.close()
+  for (const server of servers) {
+    server?.child.kill("SIGTERM")
+    await server?.exited
   }
 }

@@ -367,6 +367,29 @@ const testWithReference = (world: World, secretPath: string) =>
         )
     ))
 
+type Program = Effect.Effect<unknown, unknown, Services>
+
+/** Allowed for the admin and denied for the weak key: the same call but for who makes it. */
+const byEach = (act: (who: Principal, world: World) => Program): ReadonlyArray<Call> => [
+  { outcome: "allowed", program: (w) => act(w.admin, w) },
+  { outcome: "denied", program: (w) => act(w.weak, w) }
+]
+
+/**
+ * The usual three calls on one resource: by the admin and by the weak key on a `fixture` made for the call, and by
+ * the admin on a resource that is not there.
+ */
+const onFixture = <F>(
+  fixture: (world: World) => Effect.Effect<F, unknown, Services>,
+  idOf: (made: F) => string,
+  act: (who: Principal, id: string, world: World) => Program
+): ReadonlyArray<Call> => [
+  ...byEach((who, w) => Effect.flatMap(fixture(w), (made) => act(who, idOf(made), w))),
+  { outcome: "failed", program: (w) => act(w.admin, MISSING, w) }
+]
+
+const byId = (made: { readonly id: string }) => made.id
+
 /** Each use case called allowed, denied (by the weak key) and failed (bad input, or a resource that is not there). */
 const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
   "bootstrap.run": [
@@ -377,8 +400,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     }
   ],
   "workspaces.create": [
-    { outcome: "allowed", program: (w) => Workspaces.use((s) => s.create(w.admin, { name: unique("Ws") })) },
-    { outcome: "denied", program: (w) => Workspaces.use((s) => s.create(w.weak, { name: unique("Ws") })) },
+    ...byEach((who) => Workspaces.use((s) => s.create(who, { name: unique("Ws") }))),
     { outcome: "failed", program: (w) => Workspaces.use((s) => s.create(w.admin, { name: "" })) }
   ],
   "apiKeys.create": [
@@ -393,41 +415,21 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => ApiKeys.use((k) => k.create(w.admin, { type: "no/such", name: "Odd", scopes: [] }))
     }
   ],
-  "apiKeys.update": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.update(w.admin, key.id, { name: "Renamed" })))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.update(w.weak, key.id, { name: "Renamed" })))
-    },
-    { outcome: "failed", program: (w) => ApiKeys.use((k) => k.update(w.admin, MISSING, { name: "Renamed" })) }
-  ],
-  "apiKeys.revoke": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.revoke(w.admin, key.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.revoke(w.weak, key.id)))
-    },
-    { outcome: "failed", program: (w) => ApiKeys.use((k) => k.revoke(w.admin, MISSING)) }
-  ],
-  "apiKeys.rotate": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.rotate(w.admin, key.id, {})))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(apiKey(w), ({ key }) => ApiKeys.use((k) => k.rotate(w.weak, key.id, {})))
-    },
-    { outcome: "failed", program: (w) => ApiKeys.use((k) => k.rotate(w.admin, MISSING, {})) }
-  ],
+  "apiKeys.update": onFixture(
+    apiKey,
+    ({ key }) => key.id,
+    (who, id) => ApiKeys.use((k) => k.update(who, id, { name: "Renamed" }))
+  ),
+  "apiKeys.revoke": onFixture(
+    apiKey,
+    ({ key }) => key.id,
+    (who, id) => ApiKeys.use((k) => k.revoke(who, id))
+  ),
+  "apiKeys.rotate": onFixture(
+    apiKey,
+    ({ key }) => key.id,
+    (who, id) => ApiKeys.use((k) => k.rotate(who, id, {}))
+  ),
   "users.create": [
     { outcome: "allowed", program: user },
     {
@@ -439,29 +441,11 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Users.use((u) => u.create(w.admin, { email: "not an email", role: "member" }))
     }
   ],
-  "users.addMember": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(
-          user(w),
-          (u) => Users.use((users) => users.addMember(w.admin, w.workspaceId, { user_id: u.id, role: "member" }))
-        )
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(
-          user(w),
-          (u) => Users.use((users) => users.addMember(w.weak, w.workspaceId, { user_id: u.id, role: "member" }))
-        )
-    },
-    {
-      outcome: "failed",
-      program: (w) =>
-        Users.use((users) => users.addMember(w.admin, w.workspaceId, { user_id: MISSING, role: "member" }))
-    }
-  ],
+  "users.addMember": onFixture(
+    user,
+    byId,
+    (who, id, w) => Users.use((u) => u.addMember(who, w.workspaceId, { user_id: id, role: "member" }))
+  ),
   "users.removeMember": [
     {
       outcome: "allowed",
@@ -527,30 +511,16 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Users.use((users) => users.updateMember(w.admin, w.workspaceId, MISSING, { role: "member" }))
     }
   ],
-  "users.update": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(user(w), (u) => Users.use((users) => users.update(w.admin, u.id, { role: "admin" })))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(user(w), (u) => Users.use((users) => users.update(w.weak, u.id, { role: "admin" })))
-    },
-    { outcome: "failed", program: (w) => Users.use((users) => users.update(w.admin, MISSING, { role: "admin" })) }
-  ],
-  "users.delete": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(user(w), (u) => Users.use((users) => users.remove(w.admin, u.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(user(w), (u) => Users.use((users) => users.remove(w.weak, u.id)))
-    },
-    { outcome: "failed", program: (w) => Users.use((users) => users.remove(w.admin, MISSING)) }
-  ],
+  "users.update": onFixture(
+    user,
+    byId,
+    (who, id) => Users.use((u) => u.update(who, id, { role: "admin" }))
+  ),
+  "users.delete": onFixture(
+    user,
+    byId,
+    (who, id) => Users.use((u) => u.remove(who, id))
+  ),
   "workspaces.update": [
     {
       outcome: "allowed",
@@ -584,44 +554,22 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Prompts.use((p) => p.create(w.admin, { workspace_id: w.workspaceId, name: "", string: "x" }))
     }
   ],
-  "prompts.update": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.update(w.admin, v.prompt_id, { string: "Yo" })))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.update(w.weak, v.prompt_id, { string: "Yo" })))
-    },
-    { outcome: "failed", program: (w) => Prompts.use((p) => p.update(w.admin, MISSING, { string: "Yo" })) }
-  ],
+  "prompts.update": onFixture(
+    prompt,
+    (v) => v.prompt_id,
+    (who, id) => Prompts.use((p) => p.update(who, id, { string: "Yo" }))
+  ),
   "prompts.makeDefault": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.publish(w.admin, v.prompt_id, 1)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.publish(w.weak, v.prompt_id, 1)))
-    },
+    ...byEach((who, w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.publish(who, v.prompt_id, 1)))),
     {
       outcome: "failed",
       program: (w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.publish(w.admin, v.prompt_id, 99)))
     }
   ],
   "prompts.setLabel": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.setLabel(w.admin, v.prompt_id, "production", 1)))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.setLabel(w.weak, v.prompt_id, "production", 1)))
-    },
+    ...byEach((who, w) =>
+      Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.setLabel(who, v.prompt_id, "production", 1)))
+    ),
     {
       outcome: "failed",
       program: (w) =>
@@ -629,39 +577,23 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     }
   ],
   "prompts.setVersionLabel": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(
-          Effect.all([prompt(w), label(w)]),
-          ([v, l]) => Prompts.use((p) => p.setVersionLabel(w.admin, v.prompt_id, v.id, l.id))
-        )
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(
-          Effect.all([prompt(w), label(w)]),
-          ([v, l]) => Prompts.use((p) => p.setVersionLabel(w.weak, v.prompt_id, v.id, l.id))
-        )
-    },
+    ...byEach((who, w) =>
+      Effect.flatMap(
+        Effect.all([prompt(w), label(w)]),
+        ([v, l]) => Prompts.use((p) => p.setVersionLabel(who, v.prompt_id, v.id, l.id))
+      )
+    ),
     {
       outcome: "failed",
       program: (w) =>
         Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.setVersionLabel(w.admin, v.prompt_id, v.id, MISSING)))
     }
   ],
-  "prompts.delete": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.remove(w.admin, v.prompt_id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(prompt(w), (v) => Prompts.use((p) => p.remove(w.weak, v.prompt_id)))
-    },
-    { outcome: "failed", program: (w) => Prompts.use((p) => p.remove(w.admin, MISSING)) }
-  ],
+  "prompts.delete": onFixture(
+    prompt,
+    (v) => v.prompt_id,
+    (who, id) => Prompts.use((p) => p.remove(who, id))
+  ),
   "prompts.createPartial": [
     { outcome: "allowed", program: partial },
     {
@@ -675,55 +607,26 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         Prompts.use((p) => p.createPartial(w.admin, { workspace_id: w.workspaceId, name: "", string: "x" }))
     }
   ],
-  "prompts.updatePartial": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(
-          partial(w),
-          ({ partial: made }) => Prompts.use((p) => p.updatePartial(w.admin, made.id, { string: "y" }))
-        )
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(
-          partial(w),
-          ({ partial: made }) => Prompts.use((p) => p.updatePartial(w.weak, made.id, { string: "y" }))
-        )
-    },
-    { outcome: "failed", program: (w) => Prompts.use((p) => p.updatePartial(w.admin, MISSING, { string: "y" })) }
-  ],
+  "prompts.updatePartial": onFixture(
+    partial,
+    (made) => made.partial.id,
+    (who, id) => Prompts.use((p) => p.updatePartial(who, id, { string: "y" }))
+  ),
   "prompts.publishPartial": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.publishPartial(w.admin, made.id, 1)))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.publishPartial(w.weak, made.id, 1)))
-    },
+    ...byEach((who, w) =>
+      Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.publishPartial(who, made.id, 1)))
+    ),
     {
       outcome: "failed",
       program: (w) =>
         Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.publishPartial(w.admin, made.id, 99)))
     }
   ],
-  "prompts.deletePartial": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.deletePartial(w.admin, made.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(partial(w), ({ partial: made }) => Prompts.use((p) => p.deletePartial(w.weak, made.id)))
-    },
-    { outcome: "failed", program: (w) => Prompts.use((p) => p.deletePartial(w.admin, MISSING)) }
-  ],
+  "prompts.deletePartial": onFixture(
+    partial,
+    (made) => made.partial.id,
+    (who, id) => Prompts.use((p) => p.deletePartial(who, id))
+  ),
   "labels.create": [
     { outcome: "allowed", program: label },
     {
@@ -735,30 +638,16 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Prompts.use((p) => p.createLabel(w.admin, { workspace_id: w.workspaceId, name: "" }))
     }
   ],
-  "labels.update": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(label(w), (l) => Prompts.use((p) => p.updateLabel(w.admin, l.id, { name: unique("l") })))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(label(w), (l) => Prompts.use((p) => p.updateLabel(w.weak, l.id, { name: unique("l") })))
-    },
-    { outcome: "failed", program: (w) => Prompts.use((p) => p.updateLabel(w.admin, MISSING, { name: unique("l") })) }
-  ],
-  "labels.delete": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(label(w), (l) => Prompts.use((p) => p.deleteLabel(w.admin, l.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(label(w), (l) => Prompts.use((p) => p.deleteLabel(w.weak, l.id)))
-    },
-    { outcome: "failed", program: (w) => Prompts.use((p) => p.deleteLabel(w.admin, MISSING)) }
-  ],
+  "labels.update": onFixture(
+    label,
+    byId,
+    (who, id) => Prompts.use((p) => p.updateLabel(who, id, { name: unique("l") }))
+  ),
+  "labels.delete": onFixture(
+    label,
+    byId,
+    (who, id) => Prompts.use((p) => p.deleteLabel(who, id))
+  ),
   "collections.create": [
     { outcome: "allowed", program: collection },
     {
@@ -770,30 +659,16 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Collections.use((c) => c.create(w.admin, { workspace_id: MISSING, name: "C" }))
     }
   ],
-  "collections.update": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(collection(w), (made) => Collections.use((c) => c.update(w.admin, made.id, { name: "N" })))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(collection(w), (made) => Collections.use((c) => c.update(w.weak, made.id, { name: "N" })))
-    },
-    { outcome: "failed", program: (w) => Collections.use((c) => c.update(w.admin, MISSING, { name: "N" })) }
-  ],
-  "collections.delete": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(collection(w), (made) => Collections.use((c) => c.remove(w.admin, made.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(collection(w), (made) => Collections.use((c) => c.remove(w.weak, made.id)))
-    },
-    { outcome: "failed", program: (w) => Collections.use((c) => c.remove(w.admin, MISSING)) }
-  ],
+  "collections.update": onFixture(
+    collection,
+    byId,
+    (who, id) => Collections.use((c) => c.update(who, id, { name: "N" }))
+  ),
+  "collections.delete": onFixture(
+    collection,
+    byId,
+    (who, id) => Collections.use((c) => c.remove(who, id))
+  ),
   "mcpRegistry.createIntegration": [
     { outcome: "allowed", program: integration },
     {
@@ -823,39 +698,16 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "mcpRegistry.updateIntegration": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(
-          integration(w),
-          (i) => McpRegistry.use((r) => r.updateIntegration(w.admin, i.id, { name: unique("I") }))
-        )
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(
-          integration(w),
-          (i) => McpRegistry.use((r) => r.updateIntegration(w.weak, i.id, { name: unique("I") }))
-        )
-    },
-    {
-      outcome: "failed",
-      program: (w) => McpRegistry.use((r) => r.updateIntegration(w.admin, MISSING, { name: unique("I") }))
-    }
-  ],
-  "mcpRegistry.archiveIntegration": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(integration(w), (i) => McpRegistry.use((r) => r.archiveIntegration(w.admin, i.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(integration(w), (i) => McpRegistry.use((r) => r.archiveIntegration(w.weak, i.id)))
-    },
-    { outcome: "failed", program: (w) => McpRegistry.use((r) => r.archiveIntegration(w.admin, MISSING)) }
-  ],
+  "mcpRegistry.updateIntegration": onFixture(
+    integration,
+    byId,
+    (who, id) => McpRegistry.use((r) => r.updateIntegration(who, id, { name: unique("I") }))
+  ),
+  "mcpRegistry.archiveIntegration": onFixture(
+    integration,
+    byId,
+    (who, id) => McpRegistry.use((r) => r.archiveIntegration(who, id))
+  ),
   "mcpRegistry.createServer": [
     { outcome: "allowed", program: server },
     {
@@ -878,50 +730,27 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     }
   ],
   "mcpRegistry.updateServer": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.updateServer(w.admin, s.id, { name: unique("S") })))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.updateServer(w.weak, s.id, { name: unique("S") })))
-    },
+    ...byEach((who, w) =>
+      Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.updateServer(who, s.id, { name: unique("S") })))
+    ),
     {
       outcome: "failed",
       program: (w) =>
         Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.updateServer(w.admin, s.id, { name: "" })))
     }
   ],
-  "mcpRegistry.deleteServer": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.deleteServer(w.admin, s.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(server(w), (s) => McpRegistry.use((r) => r.deleteServer(w.weak, s.id)))
-    },
-    { outcome: "failed", program: (w) => McpRegistry.use((r) => r.deleteServer(w.admin, MISSING)) }
-  ],
+  "mcpRegistry.deleteServer": onFixture(
+    server,
+    byId,
+    (who, id) => McpRegistry.use((r) => r.deleteServer(who, id))
+  ),
   "mcpRegistry.updateServerUserAccess": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(
-          server(w),
-          (s) => McpRegistry.use((r) => r.updateServerUserAccess(w.admin, s.id, { default_user_access: "deny" }))
-        )
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(
-          server(w),
-          (s) => McpRegistry.use((r) => r.updateServerUserAccess(w.weak, s.id, { default_user_access: "deny" }))
-        )
-    },
+    ...byEach((who, w) =>
+      Effect.flatMap(
+        server(w),
+        (s) => McpRegistry.use((r) => r.updateServerUserAccess(who, s.id, { default_user_access: "deny" }))
+      )
+    ),
     {
       outcome: "failed",
       program: (w) =>
@@ -934,42 +763,21 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "mcpConnectivity.testIntegration": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(integration(w), (i) => McpConnectivity.use((c) => c.testIntegration(w.admin, i.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(integration(w), (i) => McpConnectivity.use((c) => c.testIntegration(w.weak, i.id)))
-    },
-    { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.testIntegration(w.admin, MISSING)) }
-  ],
-  "mcpConnectivity.testServer": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(server(w), (s) => McpConnectivity.use((c) => c.testServer(w.admin, s.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(server(w), (s) => McpConnectivity.use((c) => c.testServer(w.weak, s.id)))
-    },
-    { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.testServer(w.admin, MISSING)) }
-  ],
-  "mcpConnectivity.syncCapabilities": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(integration(w), (i) => McpConnectivity.use((c) => c.syncCapabilities(w.admin, i.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(integration(w), (i) => McpConnectivity.use((c) => c.syncCapabilities(w.weak, i.id)))
-    },
-    { outcome: "failed", program: (w) => McpConnectivity.use((c) => c.syncCapabilities(w.admin, MISSING)) }
-  ],
+  "mcpConnectivity.testIntegration": onFixture(
+    integration,
+    byId,
+    (who, id) => McpConnectivity.use((c) => c.testIntegration(who, id))
+  ),
+  "mcpConnectivity.testServer": onFixture(
+    server,
+    byId,
+    (who, id) => McpConnectivity.use((c) => c.testServer(who, id))
+  ),
+  "mcpConnectivity.syncCapabilities": onFixture(
+    integration,
+    byId,
+    (who, id) => McpConnectivity.use((c) => c.syncCapabilities(who, id))
+  ),
   "mcpConnectivity.setCapabilities": [
     {
       outcome: "allowed",
@@ -1032,39 +840,16 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "virtualKeys.update": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(
-          virtualKey(w),
-          (v) => VirtualKeys.use((k) => k.updateVirtualKey(w.admin, v.id, { name: unique("V") }))
-        )
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(
-          virtualKey(w),
-          (v) => VirtualKeys.use((k) => k.updateVirtualKey(w.weak, v.id, { name: unique("V") }))
-        )
-    },
-    {
-      outcome: "failed",
-      program: (w) => VirtualKeys.use((k) => k.updateVirtualKey(w.admin, MISSING, { name: unique("V") }))
-    }
-  ],
-  "virtualKeys.delete": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(virtualKey(w), (v) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, v.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(virtualKey(w), (v) => VirtualKeys.use((k) => k.deleteVirtualKey(w.weak, v.id)))
-    },
-    { outcome: "failed", program: (w) => VirtualKeys.use((k) => k.deleteVirtualKey(w.admin, MISSING)) }
-  ],
+  "virtualKeys.update": onFixture(
+    virtualKey,
+    byId,
+    (who, id) => VirtualKeys.use((k) => k.updateVirtualKey(who, id, { name: unique("V") }))
+  ),
+  "virtualKeys.delete": onFixture(
+    virtualKey,
+    byId,
+    (who, id) => VirtualKeys.use((k) => k.deleteVirtualKey(who, id))
+  ),
   "configs.create": [
     { outcome: "allowed", program: config },
     {
@@ -1077,30 +862,16 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
       program: (w) => Configs.use((c) => c.createConfig(w.admin, { name: "", config: {}, workspace_id: w.workspaceId }))
     }
   ],
-  "configs.update": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(config(w), (made) => Configs.use((c) => c.updateConfig(w.admin, made.id, { name: unique("C") })))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(config(w), (made) => Configs.use((c) => c.updateConfig(w.weak, made.id, { name: unique("C") })))
-    },
-    { outcome: "failed", program: (w) => Configs.use((c) => c.updateConfig(w.admin, MISSING, { name: unique("C") })) }
-  ],
-  "configs.delete": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(config(w), (made) => Configs.use((c) => c.deleteConfig(w.admin, made.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(config(w), (made) => Configs.use((c) => c.deleteConfig(w.weak, made.id)))
-    },
-    { outcome: "failed", program: (w) => Configs.use((c) => c.deleteConfig(w.admin, MISSING)) }
-  ],
+  "configs.update": onFixture(
+    config,
+    byId,
+    (who, id) => Configs.use((c) => c.updateConfig(who, id, { name: unique("C") }))
+  ),
+  "configs.delete": onFixture(
+    config,
+    byId,
+    (who, id) => Configs.use((c) => c.deleteConfig(who, id))
+  ),
   "invites.create": [
     { outcome: "allowed", program: invite },
     { outcome: "denied", program: (w) => Effect.flatMap(invite({ ...w, admin: w.weak }), () => Effect.void) },
@@ -1110,14 +881,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     }
   ],
   "invites.resend": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.resend(w.admin, invite.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.resend(w.weak, invite.id)))
-    },
+    ...byEach((who, w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.resend(who, invite.id)))),
     {
       outcome: "failed",
       program: (w) =>
@@ -1132,14 +896,7 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     }
   ],
   "invites.revoke": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.revoke(w.admin, invite.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.revoke(w.weak, invite.id)))
-    },
+    ...byEach((who, w) => Effect.flatMap(invite(w), ({ invite }) => Invites.use((i) => i.revoke(who, invite.id)))),
     { outcome: "failed", program: (w) => Invites.use((i) => i.revoke(w.admin, "no-such-invite")) }
   ],
   "invites.accept": [
@@ -1214,39 +971,20 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "trustPolicies.delete": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(trustPolicy(w), (p) => TrustPolicies.use((t) => t.delete(w.admin, p.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(trustPolicy(w), (p) => TrustPolicies.use((t) => t.delete(w.weak, p.id)))
-    },
-    { outcome: "failed", program: (w) => TrustPolicies.use((t) => t.delete(w.admin, MISSING)) }
-  ],
+  "trustPolicies.delete": onFixture(
+    trustPolicy,
+    byId,
+    (who, id) => TrustPolicies.use((t) => t.delete(who, id))
+  ),
   "scimTokens.create": [
-    { outcome: "allowed", program: (w) => ScimTokens.use((t) => t.create(w.admin, { name: unique("idp") })) },
-    { outcome: "denied", program: (w) => ScimTokens.use((t) => t.create(w.weak, { name: unique("idp") })) },
+    ...byEach((who) => ScimTokens.use((t) => t.create(who, { name: unique("idp") }))),
     { outcome: "failed", program: (w) => ScimTokens.use((t) => t.create(w.admin, { name: " " })) }
   ],
-  "scimTokens.revoke": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        ScimTokens.use((t) =>
-          Effect.flatMap(t.create(w.admin, { name: unique("idp") }), (issued) => t.revoke(w.admin, issued.token.id))
-        )
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        ScimTokens.use((t) =>
-          Effect.flatMap(t.create(w.admin, { name: unique("idp") }), (issued) => t.revoke(w.weak, issued.token.id))
-        )
-    },
-    { outcome: "failed", program: (w) => ScimTokens.use((t) => t.revoke(w.admin, MISSING)) }
-  ],
+  "scimTokens.revoke": onFixture(
+    (w) => ScimTokens.use((t) => t.create(w.admin, { name: unique("idp") })),
+    (issued) => issued.token.id,
+    (who, id) => ScimTokens.use((t) => t.revoke(who, id))
+  ),
   "scim.createUser": [
     {
       outcome: "allowed",
@@ -1404,39 +1142,16 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "identityProviders.update": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(
-          identityProvider(w),
-          (p) => IdentityProviders.use((i) => i.update(w.admin, p.id, { enabled: false }))
-        )
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(
-          identityProvider(w),
-          (p) => IdentityProviders.use((i) => i.update(w.weak, p.id, { enabled: false }))
-        )
-    },
-    {
-      outcome: "failed",
-      program: (w) => IdentityProviders.use((i) => i.update(w.admin, MISSING, { enabled: false }))
-    }
-  ],
-  "identityProviders.delete": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(identityProvider(w), (p) => IdentityProviders.use((i) => i.delete(w.admin, p.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(identityProvider(w), (p) => IdentityProviders.use((i) => i.delete(w.weak, p.id)))
-    },
-    { outcome: "failed", program: (w) => IdentityProviders.use((i) => i.delete(w.admin, MISSING)) }
-  ],
+  "identityProviders.update": onFixture(
+    identityProvider,
+    byId,
+    (who, id) => IdentityProviders.use((i) => i.update(who, id, { enabled: false }))
+  ),
+  "identityProviders.delete": onFixture(
+    identityProvider,
+    byId,
+    (who, id) => IdentityProviders.use((i) => i.delete(who, id))
+  ),
   // A sign-in that succeeds needs an OpenID provider: OidcSignIn.test.ts signs in through a real one.
   "identityProviders.signIn": [
     {
@@ -1487,11 +1202,11 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     },
     { outcome: "failed", program: (w) => CredentialHealthChecks.use((c) => c.test(w.admin, MISSING)) }
   ],
-  "integrations.delete": [
-    { outcome: "allowed", program: onAiIntegration("admin", (i, p, id) => i.delete(p, id)) },
-    { outcome: "denied", program: onAiIntegration("weak", (i, p, id) => i.delete(p, id)) },
-    { outcome: "failed", program: (w) => Integrations.use((i) => i.delete(w.admin, MISSING)) }
-  ],
+  "integrations.delete": onFixture(
+    aiIntegration,
+    byId,
+    (who, id) => Integrations.use((i) => i.delete(who, id))
+  ),
   "integrations.updateWorkspaces": [
     {
       outcome: "allowed",
@@ -1626,33 +1341,20 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     }
   ],
   "providers.update": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.admin, made.id, { note: "n" })))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.weak, made.id, { note: "n" })))
-    },
+    ...byEach((who, w) =>
+      Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(who, made.id, { note: "n" })))
+    ),
     {
       outcome: "failed",
       program: (w) =>
         Effect.flatMap(provider(w), (made) => Providers.use((p) => p.update(w.admin, made.id, { expires_at: "soon" })))
     }
   ],
-  "providers.delete": [
-    {
-      outcome: "allowed",
-      program: (w) => Effect.flatMap(provider(w), (made) => Providers.use((p) => p.delete(w.admin, made.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) => Effect.flatMap(provider(w), (made) => Providers.use((p) => p.delete(w.weak, made.id)))
-    },
-    { outcome: "failed", program: (w) => Providers.use((p) => p.delete(w.admin, MISSING)) }
-  ],
+  "providers.delete": onFixture(
+    provider,
+    byId,
+    (who, id) => Providers.use((p) => p.delete(who, id))
+  ),
   "secretReferences.create": [
     { outcome: "allowed", program: (w) => secretReference(w) },
     { outcome: "denied", program: (w) => secretReference({ ...w, admin: w.weak }) },
@@ -1665,22 +1367,12 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     }
   ],
   "secretReferences.update": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(
-          secretReference(w),
-          (made) => SecretReferences.use((r) => r.update(w.admin, made.id, { secret_key: "token" }))
-        )
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(
-          secretReference(w),
-          (made) => SecretReferences.use((r) => r.update(w.weak, made.id, { secret_key: "token" }))
-        )
-    },
+    ...byEach((who, w) =>
+      Effect.flatMap(
+        secretReference(w),
+        (made) => SecretReferences.use((r) => r.update(who, made.id, { secret_key: "token" }))
+      )
+    ),
     {
       outcome: "failed",
       program: (w) =>
@@ -1690,19 +1382,11 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
         )
     }
   ],
-  "secretReferences.delete": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(secretReference(w), (made) => SecretReferences.use((r) => r.delete(w.admin, made.id)))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(secretReference(w), (made) => SecretReferences.use((r) => r.delete(w.weak, made.id)))
-    },
-    { outcome: "failed", program: (w) => SecretReferences.use((r) => r.delete(w.admin, MISSING)) }
-  ],
+  "secretReferences.delete": onFixture(
+    secretReference,
+    byId,
+    (who, id) => SecretReferences.use((r) => r.delete(who, id))
+  ),
   "secretReferences.use": [
     { outcome: "allowed", program: (w) => testWithReference(w, "mcp-token") },
     // The file has no such entry: the use is refused (400) and recorded.
@@ -1732,28 +1416,13 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     // A service key stands for no person.
     { outcome: "failed", program: (w) => Sessions.use((s) => s.signOutEverywhere(w.weak)) }
   ],
-  "sessions.revoke": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(signedIn(w), (p) => Sessions.use((s) => s.revoke(w.admin, p.session?.id ?? MISSING)))
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(signedIn(w), (p) => Sessions.use((s) => s.revoke(w.weak, p.session?.id ?? MISSING)))
-    },
-    { outcome: "failed", program: (w) => Sessions.use((s) => s.revoke(w.admin, MISSING)) }
-  ],
+  "sessions.revoke": onFixture(
+    signedIn,
+    (p) => p.session?.id ?? MISSING,
+    (who, id) => Sessions.use((s) => s.revoke(who, id))
+  ),
   "signInSettings.update": [
-    {
-      outcome: "allowed",
-      program: (w) => LocalAccounts.use((a) => a.updateSettings(w.admin, { require_second_factor: false }))
-    },
-    {
-      outcome: "denied",
-      program: (w) => LocalAccounts.use((a) => a.updateSettings(w.weak, { require_second_factor: false }))
-    },
+    ...byEach((who) => LocalAccounts.use((a) => a.updateSettings(who, { require_second_factor: false }))),
     // Nothing to change.
     { outcome: "failed", program: (w) => LocalAccounts.use((a) => a.updateSettings(w.admin, {})) }
   ],
@@ -1797,22 +1466,12 @@ const SCENARIOS: Record<Administrative, ReadonlyArray<Call>> = {
     }
   ],
   "sessions.setPassword": [
-    {
-      outcome: "allowed",
-      program: (w) =>
-        Effect.flatMap(
-          user(w),
-          (u) => Sessions.use((s) => s.setPassword(w.admin, { user_id: u.id, password: "correct horse battery" }))
-        )
-    },
-    {
-      outcome: "denied",
-      program: (w) =>
-        Effect.flatMap(
-          user(w),
-          (u) => Sessions.use((s) => s.setPassword(w.weak, { user_id: u.id, password: "correct horse battery" }))
-        )
-    },
+    ...byEach((who, w) =>
+      Effect.flatMap(
+        user(w),
+        (u) => Sessions.use((s) => s.setPassword(who, { user_id: u.id, password: "correct horse battery" }))
+      )
+    ),
     {
       outcome: "failed",
       program: (w) => Sessions.use((s) => s.setPassword(w.admin, { user_id: MISSING, password: "correct horse" }))

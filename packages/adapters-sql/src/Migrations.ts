@@ -15,6 +15,33 @@ const migration = (script: string): Effect.Effect<void, unknown, SqlClient.SqlCl
       { discard: true }
     ))
 
+/**
+ * Prompts and partials are the same kind of table (0003): a named, slugged template of a workspace with the
+ * version it publishes, listed newest first in an organisation or a workspace.
+ */
+const versionedTemplates = (table: string) => `
+    CREATE TABLE ${table} (
+      id text PRIMARY KEY,
+      organisation_id text NOT NULL REFERENCES organisations (id),
+      workspace_id text NOT NULL REFERENCES workspaces (id),
+      name text NOT NULL,
+      slug text NOT NULL,
+      published_version integer NOT NULL,
+      created_at timestamptz NOT NULL,
+      last_updated_at timestamptz NOT NULL,
+      CONSTRAINT ${table}_slug_unique UNIQUE (workspace_id, slug)
+    );
+    CREATE INDEX ${table}_organisation_created ON ${table} (organisation_id, created_at, id);
+    CREATE INDEX ${table}_workspace_created ON ${table} (workspace_id, created_at, id)`
+
+/** A table's rows each join their workspace's default collection (0029), which every row must name from then on. */
+const intoDefaultCollections = (table: string) => `
+    ALTER TABLE ${table} ADD COLUMN collection_id text;
+    UPDATE ${table} p SET collection_id = c.id
+      FROM collections c WHERE c.workspace_id = p.workspace_id AND c.is_default;
+    ALTER TABLE ${table} ALTER COLUMN collection_id SET NOT NULL;
+    CREATE INDEX ${table}_collection_created ON ${table} (collection_id, created_at, id)`
+
 /** Each migration's script, by name: statements separated by `;` at the end of a line. */
 export const migrationScripts = {
   "0001_access_model": `
@@ -106,19 +133,7 @@ export const migrationScripts = {
     CREATE INDEX audit_logs_organisation_seq ON audit_logs (organisation_id, seq DESC);
   `,
   "0003_prompts": `
-    CREATE TABLE prompts (
-      id text PRIMARY KEY,
-      organisation_id text NOT NULL REFERENCES organisations (id),
-      workspace_id text NOT NULL REFERENCES workspaces (id),
-      name text NOT NULL,
-      slug text NOT NULL,
-      published_version integer NOT NULL,
-      created_at timestamptz NOT NULL,
-      last_updated_at timestamptz NOT NULL,
-      CONSTRAINT prompts_slug_unique UNIQUE (workspace_id, slug)
-    );
-    CREATE INDEX prompts_organisation_created ON prompts (organisation_id, created_at, id);
-    CREATE INDEX prompts_workspace_created ON prompts (workspace_id, created_at, id);
+    ${versionedTemplates("prompts")};
     CREATE INDEX prompts_organisation_slug ON prompts (organisation_id, slug);
 
     CREATE TABLE prompt_versions (
@@ -144,19 +159,7 @@ export const migrationScripts = {
       PRIMARY KEY (prompt_id, label)
     );
 
-    CREATE TABLE prompt_partials (
-      id text PRIMARY KEY,
-      organisation_id text NOT NULL REFERENCES organisations (id),
-      workspace_id text NOT NULL REFERENCES workspaces (id),
-      name text NOT NULL,
-      slug text NOT NULL,
-      published_version integer NOT NULL,
-      created_at timestamptz NOT NULL,
-      last_updated_at timestamptz NOT NULL,
-      CONSTRAINT prompt_partials_slug_unique UNIQUE (workspace_id, slug)
-    );
-    CREATE INDEX prompt_partials_organisation_created ON prompt_partials (organisation_id, created_at, id);
-    CREATE INDEX prompt_partials_workspace_created ON prompt_partials (workspace_id, created_at, id);
+    ${versionedTemplates("prompt_partials")};
 
     CREATE TABLE prompt_partial_versions (
       id text PRIMARY KEY,
@@ -513,15 +516,8 @@ export const migrationScripts = {
                              created_at, last_updated_at)
       SELECT gen_random_uuid()::text, organisation_id, id, 'Default', 'default', NULL, true, now(), now()
       FROM workspaces;
-    ALTER TABLE prompts ADD COLUMN collection_id text;
-    UPDATE prompts p SET collection_id = c.id FROM collections c WHERE c.workspace_id = p.workspace_id AND c.is_default;
-    ALTER TABLE prompts ALTER COLUMN collection_id SET NOT NULL;
-    CREATE INDEX prompts_collection_created ON prompts (collection_id, created_at, id);
-    ALTER TABLE prompt_partials ADD COLUMN collection_id text;
-    UPDATE prompt_partials p SET collection_id = c.id
-      FROM collections c WHERE c.workspace_id = p.workspace_id AND c.is_default;
-    ALTER TABLE prompt_partials ALTER COLUMN collection_id SET NOT NULL;
-    CREATE INDEX prompt_partials_collection_created ON prompt_partials (collection_id, created_at, id);
+    ${intoDefaultCollections("prompts")};
+    ${intoDefaultCollections("prompt_partials")};
     CREATE INDEX prompt_partials_organisation_slug ON prompt_partials (organisation_id, slug);
     CREATE INDEX virtual_keys_organisation_slug ON virtual_keys (organisation_id, slug);
     CREATE INDEX configs_organisation_slug ON configs (organisation_id, slug)

@@ -29,6 +29,23 @@ export interface ActionRule {
   readonly owner?: boolean
 }
 
+/** The verbs of a resource that is created, read, listed, updated and deleted. */
+const CRUD = ["create", "read", "list", "update", "delete"] as const
+
+/**
+ * One action per verb on `resource`, each needing the scope of the same verb under `scopes` (a resource's own, or
+ * the one it is governed by, as providers are by virtual keys' scopes) and the same reach; in the verbs' order.
+ */
+const verbs = <const R extends string, const S extends string, const Re extends Reach, const V extends string>(
+  resource: R,
+  scopes: S,
+  reach: Re,
+  names: ReadonlyArray<V>
+) =>
+  Object.fromEntries(names.map((verb) => [`${resource}.${verb}`, { scope: `${scopes}.${verb}`, reach }])) as {
+    readonly [K in V as `${R}.${K}`]: { readonly scope: `${S}.${K}`; readonly reach: Re }
+  }
+
 /** Every action of the service, with the scope it needs and who may perform it. */
 export const Actions = {
   "scopes.list": { scope: null, reach: "any" },
@@ -76,11 +93,7 @@ export const Actions = {
   "trust_policies.update": { scope: "workspace_service_api_keys.create", reach: "admin" },
   "trust_policies.delete": { scope: "api_keys.delete", reach: "admin" },
   /** Secret references are the organisation's: owners' and admins' admin keys (secret-references/). */
-  "secret_references.create": { scope: "secret_references.create", reach: "admin" },
-  "secret_references.read": { scope: "secret_references.read", reach: "admin" },
-  "secret_references.list": { scope: "secret_references.list", reach: "admin" },
-  "secret_references.update": { scope: "secret_references.update", reach: "admin" },
-  "secret_references.delete": { scope: "secret_references.delete", reach: "admin" },
+  ...verbs("secret_references", "secret_references", "admin", CRUD),
   /**
    * An identity provider lets people sign in and be given roles by its map: organisation owners and admins
    * only, with the user scopes; a map that makes owners is an owner's (identity-providers/IdentityProviders.ts).
@@ -107,13 +120,7 @@ export const Actions = {
   "scim_tokens.read": { scope: "organisation_users.list", reach: "admin" },
   "scim_tokens.list": { scope: "organisation_users.list", reach: "admin" },
   "scim_tokens.revoke": { scope: "organisation_users.delete", reach: "admin" },
-  "prompts.create": { scope: "prompts.create", reach: "any" },
-  "prompts.read": { scope: "prompts.read", reach: "any" },
-  "prompts.list": { scope: "prompts.list", reach: "any" },
-  "prompts.update": { scope: "prompts.update", reach: "any" },
-  "prompts.delete": { scope: "prompts.delete", reach: "any" },
-  "prompts.publish": { scope: "prompts.publish", reach: "any" },
-  "prompts.render": { scope: "prompts.render", reach: "any" },
+  ...verbs("prompts", "prompts", "any", [...CRUD, "publish", "render"]),
   /** Labels are prompts' (Label.ts): their scopes. Organisation labels, open to every workspace, are admin keys' to change. */
   "labels.create.organisation": { scope: "prompts.create", reach: "admin" },
   "labels.create.workspace": { scope: "prompts.create", reach: "any" },
@@ -123,16 +130,8 @@ export const Actions = {
   "labels.update.workspace": { scope: "prompts.update", reach: "any" },
   "labels.delete.organisation": { scope: "prompts.delete", reach: "admin" },
   "labels.delete.workspace": { scope: "prompts.delete", reach: "any" },
-  "configs.create": { scope: "configs.create", reach: "any" },
-  "configs.read": { scope: "configs.read", reach: "any" },
-  "configs.list": { scope: "configs.list", reach: "any" },
-  "configs.update": { scope: "configs.update", reach: "any" },
-  "configs.delete": { scope: "configs.delete", reach: "any" },
-  "virtual_keys.create": { scope: "virtual_keys.create", reach: "any" },
-  "virtual_keys.read": { scope: "virtual_keys.read", reach: "any" },
-  "virtual_keys.list": { scope: "virtual_keys.list", reach: "any" },
-  "virtual_keys.update": { scope: "virtual_keys.update", reach: "any" },
-  "virtual_keys.delete": { scope: "virtual_keys.delete", reach: "any" },
+  ...verbs("configs", "configs", "any", CRUD),
+  ...verbs("virtual_keys", "virtual_keys", "any", CRUD),
   /**
    * AI-provider integrations (integrations/): an organisation-level one is owners' and admins' admin keys', a
    * workspace's own also its keys' (a scope per key kind, as MCP integrations have).
@@ -161,11 +160,7 @@ export const Actions = {
     reach: "any"
   },
   /** Providers replace virtual keys: a workspace's handles on integrations, under the virtual keys' scopes. */
-  "providers.create": { scope: "virtual_keys.create", reach: "any" },
-  "providers.read": { scope: "virtual_keys.read", reach: "any" },
-  "providers.list": { scope: "virtual_keys.list", reach: "any" },
-  "providers.update": { scope: "virtual_keys.update", reach: "any" },
-  "providers.delete": { scope: "virtual_keys.delete", reach: "any" },
+  ...verbs("providers", "virtual_keys", "any", CRUD),
   "mcp_integrations.create.organisation": { scope: "organisation_mcp_integrations.create", reach: "admin" },
   "mcp_integrations.create.workspace": { scope: "workspace_mcp_integrations.create", reach: "any" },
   /** Updating or archiving an organisation-level integration: as creating one, owners and admins only. */
@@ -182,9 +177,7 @@ export const Actions = {
     scope: { admin: "organisation_mcp_integrations.list", workspace: "workspace_mcp_integrations.list" },
     reach: "any"
   },
-  "mcp_servers.create": { scope: "mcp_servers.create", reach: "any" },
-  "mcp_servers.read": { scope: "mcp_servers.read", reach: "any" },
-  "mcp_servers.list": { scope: "mcp_servers.list", reach: "any" },
+  ...verbs("mcp_servers", "mcp_servers", "any", ["create", "read", "list"]),
   /** Renaming or deleting a server: as creating one (no scope of its own, so existing keys keep their reach). */
   "mcp_servers.update": { scope: "mcp_servers.create", reach: "any" },
   "mcp_servers.delete": { scope: "mcp_servers.create", reach: "any" },
@@ -193,9 +186,7 @@ export const Actions = {
   /** Connecting to a server to test it: initialize and ping. */
   "mcp_servers.test": { scope: "mcp_servers.test", reach: "any" },
   "completions.write": { scope: "completions.write", reach: "workspace" },
-  "logs.view": { scope: "logs.view", reach: "any" },
-  "logs.list": { scope: "logs.list", reach: "any" },
-  "logs.export": { scope: "logs.export", reach: "any" },
+  ...verbs("logs", "logs", "any", ["view", "list", "export"]),
   "analytics.view": { scope: "analytics.view", reach: "any" },
   "feedback.create": { scope: "feedback.create", reach: "workspace" },
   "feedback.update": { scope: "feedback.update", reach: "workspace" }

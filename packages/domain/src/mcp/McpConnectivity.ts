@@ -8,7 +8,8 @@ import { Clock, Context, Effect, Layer, Option, Schema } from "effect"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import { ensureAllowed, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
-import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
+import { AuditedUseCase, type UseCaseSpec } from "../audit/AuditedUseCase.ts"
+import type { UseCaseName } from "../audit/UseCases.ts"
 import { type Forbidden, InvalidRequest, type NotFound, requireRow } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import type { Page, PageRequest } from "../shared/Paging.ts"
@@ -100,6 +101,28 @@ export const metadataOf = (stored: ReadonlyArray<McpCapability>): IntegrationMet
     }
   }
 }
+
+/**
+ * How each use case here is recorded: under the integration or server its result holds (`key`), in that one's
+ * workspace, with the reference the call named for a call that fails before it finds one.
+ */
+const recordedUnder = <
+  K extends "integration" | "server",
+  A extends { readonly [P in K]: { readonly id: string; readonly workspace_id: string | null } }
+>(
+  key: K,
+  useCase: UseCaseName,
+  principal: Principal,
+  idOrSlug: string,
+  body: unknown
+): UseCaseSpec<A> => ({
+  useCase,
+  actor: principal,
+  resourceId: (result) => result[key].id,
+  workspaceId: (result) => result[key].workspace_id,
+  requestedId: idOrSlug,
+  body
+})
 
 export class McpConnectivity extends Context.Service<
   McpConnectivity,
@@ -342,40 +365,25 @@ export class McpConnectivity extends Context.Service<
         // The server is called outside any unit of work; the record of the test follows it.
         testServer: (principal, idOrSlug) =>
           useCases.runSteps(
-            {
-              useCase: "mcpConnectivity.testServer",
-              actor: principal,
-              resourceId: ({ server }) => server.id,
-              workspaceId: ({ server }) => server.workspace_id,
-              requestedId: idOrSlug,
-              body: null
-            },
+            recordedUnder("server", "mcpConnectivity.testServer", principal, idOrSlug, null),
             testServer(principal, idOrSlug),
             Effect.succeed
           ),
         syncCapabilities: (principal, idOrSlug, input = {}) =>
           useCases.runSteps(
-            {
-              useCase: "mcpConnectivity.syncCapabilities",
-              actor: principal,
-              resourceId: ({ integration }) => integration.id,
-              workspaceId: ({ integration }) => integration.workspace_id,
-              requestedId: idOrSlug,
-              body: Object.keys(input).length === 0 ? null : input
-            },
+            recordedUnder(
+              "integration",
+              "mcpConnectivity.syncCapabilities",
+              principal,
+              idOrSlug,
+              Object.keys(input).length === 0 ? null : input
+            ),
             prepareSync(principal, idOrSlug, input),
             ({ commit, integration }) => Effect.map(commit, (result) => ({ integration, result }))
           ),
         testIntegration: (principal, idOrSlug) =>
           useCases.runSteps(
-            {
-              useCase: "mcpConnectivity.testIntegration",
-              actor: principal,
-              resourceId: ({ integration }) => integration.id,
-              workspaceId: ({ integration }) => integration.workspace_id,
-              requestedId: idOrSlug,
-              body: null
-            },
+            recordedUnder("integration", "mcpConnectivity.testIntegration", principal, idOrSlug, null),
             testIntegration(principal, idOrSlug),
             Effect.succeed
           ),
@@ -384,14 +392,9 @@ export class McpConnectivity extends Context.Service<
         listCapabilities,
         setCapabilities: (principal, idOrSlug, toggles) =>
           useCases.run(
-            {
-              useCase: "mcpConnectivity.setCapabilities",
-              actor: principal,
-              resourceId: ({ integration }) => integration.id,
-              workspaceId: ({ integration }) => integration.workspace_id,
-              requestedId: idOrSlug,
-              body: { capabilities: toggles }
-            },
+            recordedUnder("integration", "mcpConnectivity.setCapabilities", principal, idOrSlug, {
+              capabilities: toggles
+            }),
             setCapabilities(principal, idOrSlug, toggles)
           )
       })

@@ -22,6 +22,7 @@ import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import { checkEmail, checkName } from "../shared/Rules.ts"
 import type { StoreError } from "../shared/StoreError.ts"
+import { everyUser, organisationOf } from "./internal/organisationUsers.ts"
 import { ScimInvalid } from "./ScimErrors.ts"
 import { ScimProtocol } from "./ScimProtocol.ts"
 import { ScimStore } from "./ScimStore.ts"
@@ -119,11 +120,6 @@ export class Scim extends Context.Service<
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
 
-      const organisation = (principal: Principal) => ({
-        target: Target.organisation(principal.organisationId),
-        resource: { type: "organisation", id: principal.organisationId }
-      })
-
       /** The user and their SCIM identity; another organisation's user is hidden by the policy. */
       const found = Effect.fnUntraced(function*(id: string) {
         const user = yield* requireRow(yield* users.get(id), "user", id)
@@ -150,24 +146,14 @@ export class Scim extends Context.Service<
         return { grant, identity, user }
       })
 
-      const allUsers = Effect.fnUntraced(function*(organisationId: string) {
-        const found: Array<User> = []
-        const limit = 1000
-        for (let offset = 0;; offset += limit) {
-          const page = yield* users.list(organisationId, { limit, offset })
-          found.push(...page.items)
-          if (offset + limit >= page.total) return found
-        }
-      })
-
       const listUsers = Effect.fn("Scim.listUsers")(function*(principal: Principal, query: ScimQuery) {
-        const { resource, target } = organisation(principal)
+        const { resource, target } = organisationOf(principal)
         yield* ensureAllowed(principal, "users.list", target, resource)
         const matches = query.filter === undefined ? () => true : yield* protocol.compileFilter(query.filter)
         const byUser = new Map(
           (yield* identities.identities(principal.organisationId)).map((identity) => [identity.user_id, identity])
         )
-        const all = (yield* allUsers(principal.organisationId))
+        const all = (yield* everyUser(users, principal.organisationId))
           .map((user) => scimUserOf(user, byUser.get(user.id)))
           .filter(matches)
         const start = Math.max(1, query.startIndex)
@@ -185,7 +171,7 @@ export class Scim extends Context.Service<
       })
 
       const createUser = Effect.fn("Scim.createUser")(function*(principal: Principal, body: unknown) {
-        const { resource, target } = organisation(principal)
+        const { resource, target } = organisationOf(principal)
         const grant = yield* ensureAllowed(principal, "users.create", target, resource)
         const { active, input } = yield* userInput(body)
         const email = input.userName.trim().toLowerCase()

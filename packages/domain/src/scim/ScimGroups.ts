@@ -26,6 +26,7 @@ import { type Conflict, type Forbidden, type InvalidRequest, type NotFound, requ
 import { nowIso } from "../shared/internal/time.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import type { StoreError } from "../shared/StoreError.ts"
+import { everyUser, organisationOf } from "./internal/organisationUsers.ts"
 import { ScimInvalid } from "./ScimErrors.ts"
 import { MAX_GROUP_MEMBERS, ScimGroup, ScimGroupInput } from "./ScimGroup.ts"
 import { ScimProtocol } from "./ScimProtocol.ts"
@@ -114,21 +115,12 @@ export class ScimGroups extends Context.Service<
       const crypto = yield* PlatformCrypto
       const useCases = yield* AuditedUseCase
 
-      const organisation = (principal: Principal) => ({
-        target: Target.organisation(principal.organisationId),
-        resource: { type: "organisation", id: principal.organisationId }
-      })
-
       /** Every user's email in the organisation, by id: what members show as `display`. */
-      const emailsOf = Effect.fnUntraced(function*(organisationId: string) {
-        const emails = new Map<string, string>()
-        const limit = 1000
-        for (let offset = 0;; offset += limit) {
-          const page = yield* users.list(organisationId, { limit, offset })
-          for (const user of page.items) emails.set(user.id, user.email)
-          if (offset + limit >= page.total) return emails
-        }
-      })
+      const emailsOf = (organisationId: string) =>
+        Effect.map(
+          everyUser(users, organisationId),
+          (all) => new Map(all.map((user): [string, string] => [user.id, user.email]))
+        )
 
       /** The group; another organisation's is hidden by the policy. */
       const groupFor = Effect.fnUntraced(function*<A extends "users.read" | "users.update">(
@@ -251,7 +243,7 @@ export class ScimGroups extends Context.Service<
       })
 
       const listGroups = Effect.fn("ScimGroups.listGroups")(function*(principal: Principal, query: ScimQuery) {
-        const { resource, target } = organisation(principal)
+        const { resource, target } = organisationOf(principal)
         yield* ensureAllowed(principal, "users.list", target, resource)
         const matches = query.filter === undefined ? () => true : yield* protocol.compileFilter(query.filter)
         const emails = yield* emailsOf(principal.organisationId)
@@ -272,7 +264,7 @@ export class ScimGroups extends Context.Service<
       })
 
       const createGroup = Effect.fn("ScimGroups.createGroup")(function*(principal: Principal, body: unknown) {
-        const { resource, target } = organisation(principal)
+        const { resource, target } = organisationOf(principal)
         const grant = yield* ensureAllowed(principal, "users.update", target, resource)
         const input = yield* groupInput(principal, body)
         const now = yield* nowIso

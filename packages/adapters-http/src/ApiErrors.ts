@@ -198,14 +198,17 @@ export const unauthenticatedMessage = (error: Unauthenticated): string => {
 /** The domain's failures every use case may have: its refusals, and a store that cannot answer (`StoreError`). */
 export type DomainError = InvalidRequest | Unauthenticated | Forbidden | NotFound | Conflict | StoreError
 
-const DOMAIN_ERROR_TAGS: ReadonlySet<unknown> = new Set<DomainError["_tag"]>([
-  "InvalidRequest",
-  "Unauthenticated",
-  "Forbidden",
-  "NotFound",
-  "Conflict",
-  "StoreError"
-])
+/** The status each domain error answers with; the audit log records it for denied and failed calls. */
+const DOMAIN_STATUS: { readonly [Tag in DomainError["_tag"]]: number } = {
+  InvalidRequest: 400,
+  Unauthenticated: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  Conflict: 409,
+  StoreError: 503
+}
+
+const DOMAIN_ERROR_TAGS: ReadonlySet<unknown> = new Set(Object.keys(DOMAIN_STATUS))
 
 export const isDomainError = <E>(error: E): error is Extract<E, DomainError> =>
   typeof error === "object" && error !== null && DOMAIN_ERROR_TAGS.has((error as { _tag?: unknown })._tag)
@@ -230,23 +233,8 @@ export const fromDomain = (
   }
 }
 
-/** The status a domain error answers with; the audit log records it for denied and failed calls. */
-export const statusOf = (error: DomainError): number => {
-  switch (error._tag) {
-    case "InvalidRequest":
-      return 400
-    case "Unauthenticated":
-      return 401
-    case "Forbidden":
-      return 403
-    case "NotFound":
-      return 404
-    case "Conflict":
-      return 409
-    case "StoreError":
-      return 503
-  }
-}
+/** The status a domain error answers with (`DOMAIN_STATUS`). */
+export const statusOf = (error: DomainError): number => DOMAIN_STATUS[error._tag]
 
 /** Failures of a call the service made to another server on the caller's behalf (an MCP server). */
 export type UpstreamError = McpUnreachable | McpTimedOut

@@ -4,26 +4,16 @@
  * no known key.
  */
 import { PGlite } from "@electric-sql/pglite"
-import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { promisify } from "node:util"
 import { describe, expect, it } from "vitest"
 import { cleanupsAfterAll, tempDirWith } from "./support/Cleanups.ts"
 import { freshDatabase, postgresUrl, query } from "./support/Databases.ts"
-import { cli as cliArgs, startServerProcess } from "./support/ServerProcess.ts"
+import { runCli as cli, startServerProcess } from "./support/ServerProcess.ts"
 
-const exec = promisify(execFile)
 const cleanups = cleanupsAfterAll()
 const tempDir = tempDirWith(cleanups, "gwc-audit-")
-
-/** Runs the CLI; a non-zero exit is returned, not thrown. */
-const cli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  exec(process.execPath, [...cliArgs, ...args], { env: { ...process.env, ...env } }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => error
-  )
 
 /** Serves on the store, makes `creates` audited creates and one call with an unknown key, then stops. */
 const writeRecords = async (env: Record<string, string>, creates: number) => {

@@ -15,30 +15,19 @@
  * Without the binaries the suite is skipped with one loud line, or fails when `REQUIRE_PG_CLUSTER=1`
  * (`.ci/run`, where they are part of the machine).
  */
-import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { query } from "./support/Databases.ts"
-import { type Answer, startLoad, workspaceNames } from "./support/MixedLoad.ts"
+import { type Answer, loadPrompt, startLoad, workspaceNames } from "./support/MixedLoad.ts"
 import { availableOrSkip, PG_BIN, type ReplicatedPair, startReplicatedPair } from "./support/PgCluster.ts"
-import { cli as cliArgs, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
-import { call, json, within } from "./support/TwoProcesses.ts"
-
-const exec = promisify(execFile)
+import { runCli as cli, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
+import { call, json, revocationCrossing, within } from "./support/TwoProcesses.ts"
 
 const available = availableOrSkip(
   "failover tests (two PostgreSQL 15 servers)",
   [`${PG_BIN}/initdb`, `${PG_BIN}/pg_ctl`, `${PG_BIN}/pg_basebackup`],
   "REQUIRE_PG_CLUSTER"
 )
-
-/** Runs the CLI; a non-zero exit is returned, not thrown. */
-const cli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  exec(process.execPath, [...cliArgs, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => error
-  )
 
 describe.runIf(available)("failover behind a multi-host DATABASE_URL", () => {
   let pair: ReplicatedPair
@@ -82,21 +71,13 @@ describe.runIf(available)("failover behind a multi-host DATABASE_URL", () => {
   it(
     "rides out the primary's death: 503 in the gap, writes back within 15 s, none lost, feed and audit intact",
     async () => {
-      const prompt = await json<{ id: string }>(
-        await call(a, admin, "POST", "/v1/prompts", {
-          name: "failover",
-          workspace_id: workspaceId,
-          string: "Hello {{who}}",
-          model: "m"
-        }),
-        201
-      )
+      const promptId = await loadPrompt(a, admin, workspaceId, "failover")
       // When the primary was killed, and when the first create after it answered 201.
       const times: { killed?: number; recovered?: number } = {}
       const load = startLoad({
         processes: [a, b],
         key: admin,
-        promptId: prompt.id,
+        promptId,
         operations: ["create", "read", "create", "render"],
         workers: 4,
         maxRequests: 4_000,
@@ -147,20 +128,7 @@ describe.runIf(available)("failover behind a multi-host DATABASE_URL", () => {
         async () =>
           [a.stderr(), b.stderr()].every((s, i) => s.split("change feed: listening again").length > feedsBefore[i]!)
       )
-      const created = await json<{ id: string; key: string }>(
-        await call(a, admin, "POST", "/v1/api-keys/workspace/service", {
-          name: "after failover",
-          scopes: ["workspaces.list"],
-          workspace_id: workspaceId
-        }),
-        201
-      )
-      expect((await call(b, created.key, "GET", "/v1/workspaces")).status).toBe(200)
-      expect((await call(a, admin, "DELETE", `/v1/api-keys/${created.id}`)).status).toBe(200)
-      const revokedMs = await within(
-        1_000,
-        async () => (await call(b, created.key, "GET", "/v1/workspaces")).status === 401
-      )
+      const revokedMs = await revocationCrossing({ a, b }, admin, workspaceId, "after failover")
       console.info(`failover: revocation crossed processes in ${Math.round(revokedMs)} ms on the new primary`)
 
       const verified = await cli(["audit", "verify"], env)

@@ -9,26 +9,15 @@
  * Without `pgbouncer` the suite is skipped with one loud line, or fails when `REQUIRE_PGBOUNCER=1` (`.ci/run`
  * installs it).
  */
-import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type FreshDatabase, freshDatabase, postgresUrl } from "./support/Databases.ts"
-import { startLoad } from "./support/MixedLoad.ts"
+import { loadPrompt, startLoad } from "./support/MixedLoad.ts"
 import { availableOrSkip, PGBOUNCER, type Pgbouncer, startPgbouncer } from "./support/PgCluster.ts"
-import { cli as cliArgs, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
-import { call, json, within } from "./support/TwoProcesses.ts"
-
-const exec = promisify(execFile)
+import { runCli as cli, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
+import { call, json, revocationCrossing } from "./support/TwoProcesses.ts"
 
 const available = availableOrSkip("PgBouncer tests", [PGBOUNCER], "REQUIRE_PGBOUNCER")
-
-/** Runs the CLI; a non-zero exit is returned, not thrown. */
-const cli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  exec(process.execPath, [...cliArgs, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
-    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => error
-  )
 
 const target = () => {
   const url = new URL(postgresUrl!)
@@ -71,20 +60,12 @@ describe.runIf(available && postgresUrl !== undefined)("behind PgBouncer", () =>
     const admin = a.adminKey!
     const listed = await json<{ data: Array<{ id: string }> }>(await call(a, admin, "GET", "/v1/workspaces"), 200)
     const workspaceId = listed.data[0]!.id
-    const prompt = await json<{ id: string }>(
-      await call(a, admin, "POST", "/v1/prompts", {
-        name: "pooled",
-        workspace_id: workspaceId,
-        string: "Hello {{who}}",
-        model: "m"
-      }),
-      201
-    )
+    const promptId = await loadPrompt(a, admin, workspaceId, "pooled")
 
     const load = startLoad({
       processes: [a, b],
       key: admin,
-      promptId: prompt.id,
+      promptId,
       operations: ["create", "read", "render", "update"],
       workers: 6,
       maxRequests: 1_200,
@@ -103,17 +84,7 @@ describe.runIf(available && postgresUrl !== undefined)("behind PgBouncer", () =>
       )
     ).toEqual([])
 
-    const created = await json<{ id: string; key: string }>(
-      await call(a, admin, "POST", "/v1/api-keys/workspace/service", {
-        name: "pooled",
-        scopes: ["workspaces.list"],
-        workspace_id: workspaceId
-      }),
-      201
-    )
-    expect((await call(b, created.key, "GET", "/v1/workspaces")).status).toBe(200)
-    expect((await call(a, admin, "DELETE", `/v1/api-keys/${created.id}`)).status).toBe(200)
-    const tookMs = await within(1_000, async () => (await call(b, created.key, "GET", "/v1/workspaces")).status === 401)
+    const tookMs = await revocationCrossing({ a, b }, admin, workspaceId, "pooled")
     console.info(`pgbouncer: revocation crossed processes in ${Math.round(tookMs)} ms through DATABASE_LISTEN_URL`)
   }, 180_000)
 

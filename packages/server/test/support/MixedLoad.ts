@@ -4,6 +4,7 @@
  * error code, `retry-after`, and the name of what a 2xx create made) for the test to judge.
  */
 import type { ServerProcess } from "./ServerProcess.ts"
+import { call, json } from "./TwoProcesses.ts"
 
 export type Operation = "create" | "read" | "render" | "update"
 
@@ -105,6 +106,20 @@ export const startLoad = (options: LoadOptions): Load => {
   }
   const done = Promise.all(Array.from({ length: options.workers }, (_, w) => worker(w))).then(() => undefined)
   return { answers, done }
+}
+
+/** A prompt of the workspace, made through `process`, for the load to render and update (`promptId`). */
+export const loadPrompt = async (process: ServerProcess, key: string, workspaceId: string, name: string) => {
+  const created = await json<{ id: string }>(
+    await call(process, key, "POST", "/v1/prompts", {
+      name,
+      workspace_id: workspaceId,
+      string: "Hello {{who}}",
+      model: "m"
+    }),
+    201
+  )
+  return created.id
 }
 
 /** Every name of a workspace in the organisation (the admin key's). */

@@ -1,13 +1,23 @@
 /**
  * `gateway-control serve` as a child process, the way an operator runs it.
  */
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
 
 const binPath = fileURLToPath(new URL("../../bin/gateway-control.mjs", import.meta.url))
 /** The CLI as `node` arguments, with no flag: in the checkout the bin itself runs the `.ts` sources. */
 export const cli = [binPath]
+
+const exec = promisify(execFile)
+
+/** Runs the CLI with `env` over this process's, for a minute at most; a non-zero exit is returned, not thrown. */
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
+  exec(process.execPath, [...cli, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error
+  )
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {

@@ -47,6 +47,31 @@ export const json = async <A>(response: Response, status: number): Promise<A> =>
   return (await response.json()) as A
 }
 
+/**
+ * A workspace key made through `a` and resolved (so cached) by `b`, then revoked through `a`: how long `b` took
+ * to refuse it, which must be within `withinMs`.
+ */
+export const revocationCrossing = async (
+  processes: { readonly a: ServerProcess; readonly b: ServerProcess },
+  admin: string,
+  workspaceId: string,
+  name: string,
+  withinMs = 1_000
+) => {
+  const { a, b } = processes
+  const created = await json<{ id: string; key: string }>(
+    await call(a, admin, "POST", "/v1/api-keys/workspace/service", {
+      name,
+      scopes: ["workspaces.list"],
+      workspace_id: workspaceId
+    }),
+    201
+  )
+  expect((await call(b, created.key, "GET", "/v1/workspaces")).status).toBe(200)
+  expect((await call(a, admin, "DELETE", `/v1/api-keys/${created.id}`)).status).toBe(200)
+  return within(withinMs, async () => (await call(b, created.key, "GET", "/v1/workspaces")).status === 401)
+}
+
 /** Starts the two processes, one after the other, sharing the database, the master key and `env`. */
 export const startTwoProcesses = async (env: Record<string, string> = {}): Promise<TwoProcesses> => {
   const cleanups: Array<() => Promise<unknown> | unknown> = []

@@ -15,6 +15,7 @@ export * from "./api/integrations.ts"
 export * from "./api/promptCompletions.ts"
 export * from "./api/scimTokens.ts"
 export * from "./api/secondFactor.ts"
+export * from "./api/secretReferences.ts"
 export * from "./api/sessions.ts"
 export * from "./api/trustPolicies.ts"
 

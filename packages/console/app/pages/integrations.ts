@@ -1,26 +1,29 @@
 /**
  * Integrations and providers: an integration is a credential for one AI provider (its key write-only, shown
  * masked), with the health of that credential as the last check found it (active, failing with the provider's
- * reason, or expired) and a button to test it now; a provider is a workspace's `@slug` handle on an
- * integration, optionally restricted to some of its models.
+ * reason, or expired) and a button to test it now; Manage changes it (name, key rotated, secret reference, host),
+ * shares it with workspaces, allows models, or deletes it. Providers (gatewayProviders.ts) are a workspace's
+ * `@slug` handles on integrations; secret references (secretReferences.ts) say where a key lives instead.
  */
 import { useState } from "preact/hooks"
 import {
-  createProvider,
   createProviderIntegration,
   type CredentialHealth,
-  type GatewayProvider,
   getProviderIntegration,
   listProviderIntegrations,
-  listProviders,
   type ProviderIntegration,
   testProviderIntegration
 } from "../api.ts"
 import { html } from "../html.ts"
-import { may, workspaceId } from "../session.ts"
+import { isAdminKey, may, workspaceId } from "../session.ts"
 import { PagedTable, PageHeader, useLoad, usePagedList, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
+import { IntegrationManage, mayChangeIntegration } from "../ui/integrationManage.ts"
+import { SecretReferenceChoice } from "../ui/secretReferenceChoice.ts"
 import { notify } from "../ui/toast.ts"
+import { workspaceName } from "../ui/workspaceChecks.ts"
+import { Providers } from "./gatewayProviders.ts"
+import { SecretReferences } from "./secretReferences.ts"
 
 const PROVIDER_TYPES = [
   ["openai", "OpenAI"],
@@ -33,8 +36,6 @@ const PROVIDER_TYPES = [
 
 const LEVELS = [["workspace", "This workspace only"], ["organisation", "The organisation"]] as const
 
-const words = (text: string) => text.split(/[\s,]+/).filter((word) => word !== "")
-
 const HealthCell = ({ health }: { readonly health: CredentialHealth | undefined }) =>
   health === undefined
     ? html`<span class="muted">not checked yet</span>`
@@ -43,6 +44,8 @@ const HealthCell = ({ health }: { readonly health: CredentialHealth | undefined 
       <br /><small class="muted">Last success ${when(health.last_success_at)}; last failure ${
       when(health.last_failure_at)
     }</small>`
+
+type NewIntegrationType = Parameters<typeof createProviderIntegration>[0]["ai_provider_id"]
 
 const IntegrationForm = ({ onCreated }: { readonly onCreated: () => void }) => {
   const form = useForm()
@@ -91,24 +94,21 @@ const IntegrationForm = ({ onCreated }: { readonly onCreated: () => void }) => {
         onChange=${set("ai_provider_id")} options=${PROVIDER_TYPES} />
       <${TextField} form=${form} name="key" label="API key (write-only)" type="password" value=${fields.key}
         onInput=${set("key")} hint="Encrypted at rest; shown masked from now on." />
-      <${TextField} form=${form} name="secret_mappings" label="Or: secret reference for the key (id or slug)"
-        value=${fields.secret_reference_id} onInput=${set("secret_reference_id")}
-        hint="The key is fetched from the secret manager when the integration is used." />
+      <${SecretReferenceChoice} form=${form} value=${fields.secret_reference_id} onChange=${set("secret_reference_id")}
+        none="None: the API key above" />
       <${TextField} form=${form} name="configurations" label="Custom host (optional)" value=${fields.custom_host}
         onInput=${set("custom_host")} />
       ${
     may("integrations.create.organisation") && may("integrations.create.workspace")
       ? html`<${SelectField} form=${form} name="workspace_id" label="Level" value=${fields.level}
         onChange=${set("level")} options=${LEVELS}
-        hint="An organisation's integration is shared with workspaces through the API." />`
+        hint="An organisation's integration is shared with workspaces under Manage." />`
       : null
   }
     </div>
     <${SubmitButton} form=${form} label="Create integration" />
   <//>`
 }
-
-type NewIntegrationType = Parameters<typeof createProviderIntegration>[0]["ai_provider_id"]
 
 const TestButton = (
   { integration, onTested }: {
@@ -140,87 +140,90 @@ const TestButton = (
   }`
 }
 
-/** The health cell (read from the integration itself: the list leaves it out) and the Test button. */
-const HealthAndTest = ({ integration }: { readonly integration: ProviderIntegration }) => {
-  const loaded = useLoad(() => getProviderIntegration(integration.slug), [integration.slug])
+/** The health cell (read from the integration itself: the list leaves it out), Test and Manage. */
+const HealthAndActions = (
+  { integration, onManage }: { readonly integration: ProviderIntegration; readonly onManage: () => void }
+) => {
+  const loaded = useLoad(() => getProviderIntegration(integration.slug), [
+    integration.slug,
+    integration.last_updated_at
+  ])
   const [tested, setTested] = useState<CredentialHealth | undefined>(undefined)
   const health = tested ?? loaded.data?.credential_health ?? integration.credential_health
-  const mayTest = may("integrations.update.workspace") || may("integrations.update.organisation")
   return html`<td><${HealthCell} health=${health} /></td>
     <td class="actions">${
-    mayTest ? html`<${TestButton} integration=${integration} onTested=${setTested} />` : null
-  }</td>`
+    mayChangeIntegration(integration) ? html`<${TestButton} integration=${integration} onTested=${setTested} /> ` : null
+  }<button type="button" onClick=${onManage}>Manage<span class="visually-hidden"> ${integration.name}</span></button></td>`
 }
 
-export const Integrations = () => {
-  const workspace = workspaceId.value ?? undefined
-  const list = usePagedList((paging) => listProviderIntegrations(workspace, paging), [workspace])
-  const reload = list.loaded.reload
+/** Where an integration may be used: the organisation's (shared with N workspaces, or all), or one workspace's. */
+const levelText = (i: ProviderIntegration) =>
+  i.workspace_id !== null
+    ? `workspace ${workspaceName(i.workspace_id)}`
+    : i.global_workspace_access_settings?.enabled === true
+    ? "organisation, every workspace"
+    : `organisation, ${i.workspace_count} workspace${i.workspace_count === 1 ? "" : "s"}`
+
+const SHOW = [["all", "The organisation's catalogue"], ["usable", "What this workspace may use"]] as const
+
+const Integrations = ({ version, onChange }: { readonly version: number; readonly onChange: () => void }) => {
+  // An admin manages the organisation's whole catalogue (an integration not yet shared is in it); a member sees
+  // what their workspace may use.
+  const [show, setShow] = useState(isAdminKey() ? "all" : "usable")
+  const filter = useForm()
+  const workspace = show === "all" ? undefined : workspaceId.value ?? undefined
+  const list = usePagedList((paging) => listProviderIntegrations(workspace, paging), [workspace, show])
+  const [open, setOpen] = useState<string | null>(null)
+  const changed = () => {
+    list.loaded.reload()
+    onChange()
+  }
+  const opened = list.loaded.data?.data.find((i) => i.id === open)
   return html`<section aria-labelledby="integrations-title">
     <h2 id="integrations-title">Integrations</h2>
-    <${PagedTable} list=${list} caption="Integrations"
-      head=${["Name", "Type", "Key", "Credential health", ""]} row=${(i: ProviderIntegration) =>
-    html`<tr><td>${i.name} <code>${i.slug}</code></td><td>${i.ai_provider_id}</td>
-        <td><code class="nowrap">${i.masked_key ?? "—"}</code></td>
-        <${HealthAndTest} integration=${i} /></tr>`} />
+    ${
+    isAdminKey()
+      ? html`<div class="grid filters"><${SelectField} form=${filter} name="show" label="Show" value=${show}
+          onChange=${setShow} options=${SHOW} /></div>`
+      : null
+  }
+    <${PagedTable} list=${list} caption="Integrations" filtered=${show === "usable" && isAdminKey()}
+      head=${["Name", "Type", "Level", "Key", "Credential health", ""]} row=${(i: ProviderIntegration) =>
+    html`<tr><td>${i.name} <code>${i.slug}</code></td><td>${i.ai_provider_id}</td><td>${levelText(i)}</td>
+        <td><code class="nowrap">${
+      i.masked_key ?? (i.secret_mappings.length > 0 ? "secret reference" : "—")
+    }</code></td>
+        <${HealthAndActions} integration=${i} onManage=${() => setOpen(i.id)} /></tr>`} />
+    ${
+    opened === undefined
+      ? null
+      : html`<${IntegrationManage} key=${opened.id} integration=${opened} version=${version} onChanged=${changed}
+          onDeleted=${() => {
+        setOpen(null)
+        changed()
+      }} onClose=${() => setOpen(null)} />`
+  }
     ${
     may("integrations.create.workspace") || may("integrations.create.organisation")
-      ? html`<${IntegrationForm} onCreated=${reload} />`
+      ? html`<${IntegrationForm} onCreated=${changed} />`
       : null
   }
   </section>`
 }
 
-const ProviderForm = ({ onCreated }: { readonly onCreated: () => void }) => {
-  const form = useForm()
-  const [fields, setFields] = useState({ name: "", slug: "", integration_id: "", models: "" })
-  const set = (name: keyof typeof fields) => (value: string) => setFields({ ...fields, [name]: value })
-  const submit = async () => {
-    const workspace = workspaceId.value
-    const models = words(fields.models)
-    const made = await createProvider({
-      name: fields.name,
-      integration_id: fields.integration_id.trim(),
-      ...(fields.slug.trim() === "" ? {} : { slug: fields.slug.trim() }),
-      ...(models.length === 0 ? {} : { models }),
-      ...(workspace === null ? {} : { workspace_id: workspace })
-    })
-    setFields({ name: "", slug: "", integration_id: "", models: "" })
-    notify(`Provider @${made.slug} created.`)
-    onCreated()
+/**
+ * `version` moves when an integration or a provider changes, so what each part shows of the others (providers'
+ * integrations, an integration's providers, a reference's integrations) is read again.
+ */
+export const IntegrationsPage = () => {
+  const [version, setVersion] = useState(0)
+  const changed = () => setVersion((v) => v + 1)
+  return html`<${PageHeader} title="Integrations & providers" />
+    ${
+    may("integrations.list") || may("workspace_integrations.list")
+      ? html`<${Integrations} version=${version} onChange=${changed} />`
+      : null
   }
-  return html`<${FormFrame} form=${form} onSubmit=${submit} label="New provider">
-    <h3>New provider</h3>
-    <${FormAlert} form=${form} fields=${["name", "slug", "integration_id", "models", "workspace_id"]} />
-    <div class="grid">
-      <${TextField} form=${form} name="name" label="Provider name" value=${fields.name} onInput=${set("name")} />
-      <${TextField} form=${form} name="slug" label="Provider slug (optional)" value=${fields.slug}
-        onInput=${set("slug")} hint="Calls name it as @slug." />
-      <${TextField} form=${form} name="integration_id" label="Integration (slug or id)" value=${fields.integration_id}
-        onInput=${set("integration_id")} />
-      <${TextField} form=${form} name="models" label="Models (optional)" value=${fields.models}
-        onInput=${set("models")} hint="Separated by spaces or commas. Empty: every model the integration allows." />
-    </div>
-    <${SubmitButton} form=${form} label="Create provider" />
-  <//>`
+    ${may("providers.list") ? html`<${Providers} version=${version} onChange=${changed} />` : null}
+    ${may("secret_references.list") ? html`<${SecretReferences} version=${version} />` : null}`
 }
-
-export const Providers = () => {
-  const workspace = workspaceId.value ?? undefined
-  const list = usePagedList((paging) => listProviders(workspace, paging), [workspace])
-  const reload = list.loaded.reload
-  return html`<section aria-labelledby="providers-title">
-    <h2 id="providers-title">Providers</h2>
-    <${PagedTable} list=${list} caption="Providers" head=${["Name", "Slug", "Integration", "Models", "Created"]}
-      row=${(p: GatewayProvider) =>
-    html`<tr><td>${p.name}</td><td><code>@${p.slug}</code></td><td><code>${p.integration_id}</code></td>
-        <td>${p.models === null ? "all the integration allows" : p.models.join(", ")}</td>
-        <td>${when(p.created_at)}</td></tr>`} />
-    ${may("providers.create") ? html`<${ProviderForm} onCreated=${reload} />` : null}
-  </section>`
-}
-
-export const IntegrationsPage = () =>
-  html`<${PageHeader} title="Integrations & providers" />
-    ${may("integrations.list") || may("workspace_integrations.list") ? html`<${Integrations} />` : null}
-    ${may("providers.list") ? html`<${Providers} />` : null}`

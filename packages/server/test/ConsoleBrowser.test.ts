@@ -6,8 +6,8 @@
  * error. Screenshots of each page at 1280 and 390 px go to `screenshots/console/` (git ignores it).
  */
 import type { Locator, Page } from "playwright-core"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { browserAvailable, type BrowserSession, openBrowser, SCREENSHOTS } from "./support/Browser.ts"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+import { browserAvailable, type BrowserSession, browserSteps, openBrowser, stopAll } from "./support/Browser.ts"
 import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 const available = browserAvailable()
@@ -27,37 +27,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!available) return
-  await browser?.close()
-  server?.child.kill("SIGTERM")
-  await server?.exited
+  await stopAll(browser, server)
   console.info(`console browser tests: ${Math.round(performance.now() - started)} ms`)
 })
 
-// A failed step leaves a picture of the page beside the others.
-afterEach(async (context) => {
-  if (available && context.task.result?.state === "fail") {
-    await page.screenshot({
-      path: `${SCREENSHOTS}failed-${context.task.name.slice(0, 40).replace(/\W+/g, "-")}.png`,
-      fullPage: true
-    })
-  }
-})
-
 /** Each step drives a real browser against a real server; on a loaded machine that takes a while. */
-const STEP_TIMEOUT = 90_000
-
-/** The steps build on each other: after one fails, the rest are skipped rather than each waiting to time out. */
-let failed = false
-const step = (name: string, body: () => Promise<void> | void) =>
-  it(name, async (context) => {
-    if (failed) return context.skip()
-    try {
-      await body()
-    } catch (error) {
-      failed = true
-      throw error
-    }
-  }, STEP_TIMEOUT)
+const step = browserSteps("browser", () => page, 90_000)
 
 /** The error shown with a field, found through the field's own `aria-describedby`. */
 const errorOf = async (field: Locator) => {

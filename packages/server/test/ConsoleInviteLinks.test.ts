@@ -4,7 +4,7 @@
  * owner in; the link is then spent. A link of an invitation made by the owner does the same for a new person.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { browserAvailable, type BrowserSession, openBrowser } from "./support/Browser.ts"
+import { browserAvailable, type BrowserSession, openBrowser, stopAll } from "./support/Browser.ts"
 import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 describe.runIf(browserAvailable())("the console's invitation page", () => {
@@ -14,11 +14,7 @@ describe.runIf(browserAvailable())("the console's invitation page", () => {
     server = await startServerProcess()
     browser = await openBrowser(server.baseUrl)
   }, 90_000)
-  afterAll(async () => {
-    await browser?.close()
-    server?.child.kill("SIGTERM")
-    await server?.exited
-  })
+  afterAll(() => stopAll(browser, server))
 
   it("accepts the owner's first-start link with a password, signs the owner in, and the link is spent", async () => {
     const link = /set your password: (\S+)/.exec(server.stderr())?.[1]

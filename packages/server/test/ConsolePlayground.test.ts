@@ -7,17 +7,20 @@
  * for its own host; nothing leaves 127.0.0.1, the page logs no error, and axe-core finds no serious or critical
  * violation, at 1366 and 390 px.
  */
-import { readFileSync } from "node:fs"
-import { createRequire } from "node:module"
 import type { Page } from "playwright-core"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { browserAvailable, type BrowserSession, openBrowser, SCREENSHOTS } from "./support/Browser.ts"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+import {
+  adminApi,
+  browserAvailable,
+  type BrowserSession,
+  browserSteps,
+  openBrowser,
+  stopAll
+} from "./support/Browser.ts"
 import { type FakeProvider, SLOW_MODEL, startFakeProvider } from "./support/FakeProvider.ts"
 import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 const available = browserAvailable()
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
-const WIDTHS = [1366, 390] as const
 
 let server: ServerProcess
 let browser: BrowserSession
@@ -27,15 +30,12 @@ let hosted: FakeProvider
 let workspaceKey: string
 let promptId: string
 
+const api = adminApi(() => server)
+/** The call, which must succeed: its answer. */
 const call = async (method: string, path: string, body: unknown, key = server.adminKey!) => {
-  const response = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { "x-service-api-key": key, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`)
-  return JSON.parse(text) as Record<string, any>
+  const answer = await api(method, path, body, key)
+  if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${answer.text}`)
+  return answer.body as Record<string, any>
 }
 
 beforeAll(async () => {
@@ -97,57 +97,21 @@ beforeAll(async () => {
   }, workspaceKey)
   browser = await openBrowser(server.baseUrl)
   page = browser.page
-  await page.addInitScript(AXE)
 })
 
 afterAll(async () => {
   if (!available) return
-  await browser?.close()
-  server?.child.kill("SIGTERM")
-  await server?.exited
+  await stopAll(browser, server)
   await Promise.all([primary, hosted].map((fake) => fake?.close()))
 })
 
-afterEach(async (context) => {
-  if (available && context.task.result?.state === "fail") {
-    await page.screenshot({
-      path: `${SCREENSHOTS}failed-playground-${context.task.name.slice(0, 30).replace(/\W+/g, "-")}.png`,
-      fullPage: true
-    })
-  }
-})
+const step = browserSteps("playground", () => page, 90_000)
 
-const STEP_TIMEOUT = 90_000
-let failed = false
-const step = (name: string, body: () => Promise<void>) =>
-  it(name, async (context) => {
-    if (failed) return context.skip()
-    try {
-      await body()
-    } catch (error) {
-      failed = true
-      throw error
-    }
-  }, STEP_TIMEOUT)
-
-/** axe-core's serious and critical violations on the page as it is now, at each width, with sideways scrolling. */
-const checkPage = async (name: string) => {
-  const found: Array<string> = []
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: 900 })
-    const overflow = Number(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))
-    if (overflow > 0) found.push(`${name}@${width}: scrolls sideways by ${overflow} px`)
-    const violations = await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((r) =>
-      r.violations.filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => v.id + " (" + v.impact + "): " + v.nodes.map((n) => n.target.join(" ")).slice(0, 3).join(", ")))`) as Array<
-      string
-    >
-    found.push(...violations.map((v) => `${name}@${width}: ${v}`))
-    await page.screenshot({ path: `${SCREENSHOTS}${name}-${width}.png`, fullPage: true })
-  }
-  await page.setViewportSize({ width: WIDTHS[0], height: 900 })
-  return found
-}
+/**
+ * axe-core's serious and critical violations on the page as it is now (at each width, light and dark), sideways
+ * scrolling and unlabelled controls; a screenshot of each.
+ */
+const checkPage = (name: string) => browser.screenshot(name)
 
 const panel = (version: number) => page.getByRole("region", { name: `Run of version ${version}` })
 const answer = (version: number) => page.getByLabel(`Answer of version ${version}`)

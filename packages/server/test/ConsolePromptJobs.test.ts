@@ -22,7 +22,7 @@ import {
   stopAll,
   WIDTHS
 } from "./support/Browser.ts"
-import { go, NARROW, poll, signInOwner } from "./support/ConsoleWalk.ts"
+import { go, poll, signInOwner, tablesFit } from "./support/ConsoleWalk.ts"
 import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 const available = browserAvailable()
@@ -58,17 +58,6 @@ const refusal = (answer: { status: number; body: unknown }) => ({
 /** Whether `label` is the field with the focus. */
 const focused = (label: string) =>
   page.getByLabel(label, { exact: true }).evaluate((field) => field === field.ownerDocument.activeElement)
-
-/** On the phone a table is one card a row, its buttons on screen; at no width does a table scroll sideways. */
-const tablesFit = async () => {
-  const scrolls = await page.evaluate(`[...document.querySelectorAll(".table-wrap")]
-    .filter((w) => w.scrollWidth > w.clientWidth).length`)
-  expect(scrolls).toBe(0)
-  expect(Number(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))).toBe(0)
-  if ((page.viewportSize()?.width ?? NARROW) < NARROW && (await page.locator("main table tr").count()) > 0) {
-    expect(await page.evaluate("getComputedStyle(document.querySelector('main table tr')).display")).toBe("block")
-  }
-}
 
 interface SavedPrompt {
   readonly slug: string
@@ -166,7 +155,7 @@ describe.skipIf(!available)("the console's prompt and people jobs at 1366 px and
       await edit.getByRole("button", { name: "Save version" }).click()
       const publish = page.getByRole("button", { name: "Publish v2" })
       await publish.waitFor()
-      await tablesFit()
+      await tablesFit(page)
 
       await publish.click()
       expect(await page.getByRole("group", { name: /^Publish v2\?/ }).innerText()).toContain(
@@ -212,7 +201,7 @@ describe.skipIf(!available)("the console's prompt and people jobs at 1366 px and
       await page.getByLabel("Template").fill("Kind regards, {{agent}}")
       await page.getByRole("button", { name: "Save and publish a new version" }).click()
       await poll(() => page.locator(".notice").innerText()).toContain("Version 2 saved and published")
-      await tablesFit()
+      await tablesFit(page)
       await page.getByRole("button", { name: "Publish v1" }).click()
       await page.getByRole("button", { name: "Yes, publish v1" }).click()
       await poll(() => page.getByText("published: version 1").count()).toBe(1)
@@ -230,7 +219,7 @@ describe.skipIf(!available)("the console's prompt and people jobs at 1366 px and
       await form.getByLabel("Name", { exact: true }).fill(`Shelf ${width}`)
       await form.getByRole("button", { name: "Create collection" }).click()
       await poll(() => page.getByRole("table", { name: "Collections" }).innerText()).toContain(`Shelf ${width}`)
-      await tablesFit()
+      await tablesFit(page)
       const listed = (await api("GET", `/v1/collections?workspace_id=${workspace}&page_size=100`)).body as {
         data: ReadonlyArray<{ id: string; name: string }>
       }
@@ -249,7 +238,7 @@ describe.skipIf(!available)("the console's prompt and people jobs at 1366 px and
       await poll(() => prompts.locator("tbody tr").allInnerTexts()).toEqual([
         expect.stringContaining(`Shelved ${width}`)
       ])
-      await tablesFit()
+      await tablesFit(page)
     })
 
     step(`at ${width} px: people by name and email, a member picked by name, the audit log by person`, async () => {
@@ -281,7 +270,7 @@ describe.skipIf(!available)("the console's prompt and people jobs at 1366 px and
       }
       expect(listed.data).toContainEqual(expect.objectContaining({ email: person.email, role: "manager" }))
       expect(await page.getByRole("main").innerText()).not.toMatch(UUID)
-      await tablesFit()
+      await tablesFit(page)
       expect(await browser.screenshot("people")).toEqual([])
 
       // The audit log: the person is a choice too; the owner made the user, the new person did nothing yet.
@@ -300,7 +289,7 @@ describe.skipIf(!available)("the console's prompt and people jobs at 1366 px and
       }).toBe(true)
       expect(browser.requests.some((url) => new URL(url).searchParams.get("user_id") === ownerId)).toBe(true)
       expect(await page.getByRole("table", { name: "Audit records" }).innerText()).not.toMatch(UUID)
-      await tablesFit()
+      await tablesFit(page)
       await filters.getByLabel("Find by name or email").fill(person.email)
       await who.selectOption({ label: `${person.name} <${person.email}>` })
       await filters.getByRole("button", { name: "Apply filters" }).click()

@@ -9,8 +9,15 @@
  */
 import * as OTPAuth from "otpauth"
 import type { Page } from "playwright-core"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { browserAvailable, type BrowserSession, openBrowser, SCREENSHOTS } from "./support/Browser.ts"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+import {
+  adminApi,
+  browserAvailable,
+  type BrowserSession,
+  browserSteps,
+  openBrowser,
+  stopAll
+} from "./support/Browser.ts"
 import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 const available = browserAvailable()
@@ -22,15 +29,12 @@ let server: ServerProcess
 let browser: BrowserSession
 let page: Page
 
+const api = adminApi(() => server)
+/** The admin key's call, which must succeed. */
 const send = async (method: string, path: string, body: unknown) => {
-  const response = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { "x-service-api-key": server.adminKey!, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  const text = await response.text()
-  expect(response.ok, text).toBe(true)
-  return JSON.parse(text) as { readonly id?: string }
+  const answer = await api(method, path, body)
+  expect(answer.status, answer.text).toBeLessThan(300)
+  return answer.body as { readonly id?: string }
 }
 
 beforeAll(async () => {
@@ -44,33 +48,10 @@ beforeAll(async () => {
 }, 120_000)
 
 afterAll(async () => {
-  if (!available) return
-  await browser?.close()
-  server?.child.kill("SIGTERM")
-  await server?.exited
+  if (available) await stopAll(browser, server)
 })
 
-afterEach(async (context) => {
-  if (available && context.task.result?.state === "fail") {
-    await page.screenshot({
-      path: `${SCREENSHOTS}failed-second-factor-${context.task.name.slice(0, 40).replace(/\W+/g, "-")}.png`,
-      fullPage: true
-    })
-  }
-})
-
-/** The steps build on each other: after one fails, the rest are skipped rather than each waiting to time out. */
-let failed = false
-const step = (name: string, body: () => Promise<void> | void) =>
-  it(name, async (context) => {
-    if (failed) return context.skip()
-    try {
-      await body()
-    } catch (error) {
-      failed = true
-      throw error
-    }
-  }, 120_000)
+const step = browserSteps("second-factor", () => page)
 
 const PERIOD_MS = 30_000
 

@@ -8,8 +8,15 @@
  * Every request stays on 127.0.0.1 (the server and the provider), and the page logs no error.
  */
 import type { Page } from "playwright-core"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import { browserAvailable, type BrowserSession, openBrowser, SCREENSHOTS } from "./support/Browser.ts"
+import { afterAll, beforeAll, describe, expect } from "vitest"
+import {
+  adminApi,
+  browserAvailable,
+  type BrowserSession,
+  browserSteps,
+  openBrowser,
+  stopAll
+} from "./support/Browser.ts"
 import { type OidcTestProvider, startOidcProvider } from "./support/OidcProvider.ts"
 import { freePort, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
@@ -50,46 +57,19 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!available) return
-  await browser?.close()
-  server?.child.kill("SIGTERM")
-  await server?.exited
+  await stopAll(browser, server)
   await provider?.close()
   console.info(`console sign-in tests: ${Math.round(performance.now() - started)} ms`)
 })
 
-afterEach(async (context) => {
-  if (available && context.task.result?.state === "fail") {
-    await page.screenshot({
-      path: `${SCREENSHOTS}failed-sign-in-${context.task.name.slice(0, 40).replace(/\W+/g, "-")}.png`,
-      fullPage: true
-    })
-  }
-})
+const step = browserSteps("sign-in", () => page, 90_000)
 
-const STEP_TIMEOUT = 90_000
-
-/** The steps build on each other: after one fails, the rest are skipped rather than each waiting to time out. */
-let failed = false
-const step = (name: string, body: () => Promise<void> | void) =>
-  it(name, async (context) => {
-    if (failed) return context.skip()
-    try {
-      await body()
-    } catch (error) {
-      failed = true
-      throw error
-    }
-  }, STEP_TIMEOUT)
-
+const api = adminApi(() => server)
+/** The admin key's call, which must succeed. */
 const send = async (method: string, path: string, body: unknown) => {
-  const response = await fetch(`${server.baseUrl}${path}`, {
-    method,
-    headers: { "x-service-api-key": server.adminKey!, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  })
-  const text = await response.text()
-  expect(response.ok, text).toBe(true)
-  return JSON.parse(text) as { readonly id?: string }
+  const answer = await api(method, path, body)
+  expect(answer.status, answer.text).toBeLessThan(300)
+  return answer.body as { readonly id?: string }
 }
 
 const sections = () => page.getByRole("navigation", { name: "Sections" }).getByRole("link").allInnerTexts()

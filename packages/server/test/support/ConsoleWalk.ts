@@ -1,6 +1,7 @@
 /**
  * A person's way through the console, shared by the walks at 1366 and 390 px: the owner's first sign-in through
- * the link `serve` prints at its first start, and the navigation (folded behind "Menu" below 760 px).
+ * the link `serve` prints at its first start, the navigation (folded behind "Menu" below 760 px), and tables
+ * that fit the screen.
  */
 import type { Page } from "playwright-core"
 import { expect } from "vitest"
@@ -36,4 +37,18 @@ export const go = async (page: Page, label: string) => {
   await page.getByRole("main").getByRole("heading", { level: 1 }).first().waitFor()
   // The page has loaded once no skeleton is left.
   await poll(() => page.locator(".skeleton").count()).toBe(0)
+}
+
+/**
+ * On the phone a table is one card a row, its buttons on screen; at no width does a table, or the page, scroll
+ * sideways.
+ */
+export const tablesFit = async (page: Page) => {
+  const scrolls = await page.evaluate(`[...document.querySelectorAll(".table-wrap")]
+    .filter((w) => w.scrollWidth > w.clientWidth).length`)
+  expect(scrolls).toBe(0)
+  expect(Number(await page.evaluate("document.documentElement.scrollWidth - window.innerWidth"))).toBe(0)
+  if ((page.viewportSize()?.width ?? NARROW) < NARROW && (await page.locator("main table tr").count()) > 0) {
+    expect(await page.evaluate("getComputedStyle(document.querySelector('main table tr')).display")).toBe("block")
+  }
 }

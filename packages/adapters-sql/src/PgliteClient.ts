@@ -1,16 +1,18 @@
 /**
  * An `effect/sql` client on PGlite: PostgreSQL compiled to WebAssembly, in-process, no server.
  *
- * PGlite has a single session. Every statement, and every whole transaction, holds a one-permit lock,
- * so a concurrent fiber can never run inside another fiber's transaction and see its uncommitted rows.
+ * PGlite has a single session. Every statement, and every whole transaction, holds a one-holder lock,
+ * so a concurrent fiber can never run inside another fiber's transaction and see its uncommitted rows. The lock
+ * serves a request's statement before any background work's (`BackgroundWork`; internal/PriorityLock.ts).
  */
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { PGlite, types } from "@electric-sql/pglite"
-import { Context, Effect, Layer, Semaphore, Stream } from "effect"
+import { Context, Effect, Layer, Stream } from "effect"
 import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { SqlError, UniqueViolation, UnknownError } from "effect/sql/SqlError"
+import { makePriorityLock } from "./internal/PriorityLock.ts"
 import { migrate } from "./Migrations.ts"
 import { defaultTemplateCacheDirs, initialiseDataDir } from "./PgliteTemplate.ts"
 
@@ -24,6 +26,12 @@ export interface PgliteClientOptions {
    * when absent; none (initdb in place) when empty.
    */
   readonly templateCacheDirs?: ReadonlyArray<string> | undefined
+  /**
+   * The fiber reference that marks background work (the domain's `BackgroundWork`), whose statements wait for
+   * every request's; without it, all statements are served in order. An option rather than an import, so this
+   * module loads without the domain (the test setup builds its snapshot with it).
+   */
+  readonly backgroundWork?: Context.Reference<boolean> | undefined
 }
 
 /**
@@ -96,9 +104,13 @@ export const make = Effect.fnUntraced(function*(options: PgliteClientOptions = {
     }),
     (db) => Effect.promise(() => db.close())
   )
-  const lock = Semaphore.makeUnsafe(1)
+  const lock = makePriorityLock()
   const connection = makeConnection(db)
-  const acquirer = Effect.as(Semaphore.takeScoped(1)(lock), connection)
+  // One holder at a time, requests first: see PriorityLock.ts for why background work goes last.
+  const backgroundWork = options.backgroundWork
+  const acquirer = backgroundWork === undefined
+    ? Effect.as(lock.take(false), connection)
+    : backgroundWork.use((background) => Effect.as(lock.take(background), connection))
   const client = yield* SqlClient.make({
     acquirer,
     transactionAcquirer: acquirer,
@@ -106,7 +118,7 @@ export const make = Effect.fnUntraced(function*(options: PgliteClientOptions = {
     driver: "pglite",
     spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", "pglite"]]
   })
-  return { client, db }
+  return { client, db, lock }
 })
 
 /** A template for new data directories: initdb and every migration, at `dataDir`, closed again. */

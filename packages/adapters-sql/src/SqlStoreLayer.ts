@@ -6,6 +6,7 @@ import { PgClient } from "@effect/sql-pg"
 import {
   ApiKeyStore,
   AuditLogStore,
+  BackgroundWork,
   ChangeFeed,
   CollectionStore,
   CredentialHealthStore,
@@ -113,7 +114,8 @@ export const layerFromClient = <E, R>(
   feed: ChangeFeedLayer = layerInProcessFeed
 ) => layerSqlWith(feed).pipe(Layer.provide(layerMigrated), Layer.provideMerge(client))
 
-export const layerPglite = (options: PgliteClient.PgliteClientOptions) => layerFromClient(PgliteClient.layer(options))
+export const layerPglite = (options: PgliteClient.PgliteClientOptions) =>
+  layerFromClient(PgliteClient.layer({ backgroundWork: BackgroundWork, ...options }))
 
 export interface PostgresOptions {
   /** One host or several, as libpq reads them (`postgres://h1:5432,h2:5432/db?target_session_attrs=read-write`). */

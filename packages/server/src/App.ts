@@ -20,6 +20,7 @@ import {
   Audit,
   AuditedUseCase,
   AuditLogs,
+  BackgroundWork,
   Bootstrap,
   type BootstrapInput,
   Collections,
@@ -137,7 +138,7 @@ export const layerSqlClient = (store: SqlStoreConfig) =>
         const dataDir = resolve(store.dataDir)
         mkdirSync(dataDir, { recursive: true, mode: 0o700 })
         yield* lockDataDir(dataDir)
-        return PgliteClient.layer({ dataDir: join(dataDir, "pglite") })
+        return PgliteClient.layer({ dataDir: join(dataDir, "pglite"), backgroundWork: BackgroundWork })
       }
       case "postgres":
         return refusedAsConfiguration(layerPostgresClient(postgresOptions(store)))

@@ -5,6 +5,7 @@
  */
 import { Cause, Effect, Layer } from "effect"
 import { Audit } from "../audit/AuditLog.ts"
+import { inBackground } from "../shared/BackgroundWork.ts"
 import { ChangeFeed } from "../shared/ChangeFeed.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { StoreTransaction } from "../shared/StoreTransaction.ts"
@@ -57,5 +58,7 @@ export const layerTransitionSweep = Layer.effectDiscard(Effect.gen(function*() {
       )
     )
   )
-  yield* Effect.forkScoped(Effect.forever(Effect.andThen(Effect.sleep(TRANSITION_SWEEP_INTERVAL_MS), logged)))
+  yield* Effect.forkScoped(
+    inBackground(Effect.forever(Effect.andThen(Effect.sleep(TRANSITION_SWEEP_INTERVAL_MS), logged)))
+  )
 }))

@@ -4,6 +4,7 @@
  * it never fails a request.
  */
 import { Cause, Effect, Queue } from "effect"
+import { inBackground } from "../shared/BackgroundWork.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import { ApiKeyStore } from "./ApiKeyStore.ts"
@@ -29,7 +30,7 @@ export const makeKeyUsage = Effect.gen(function*() {
       ).pipe(Effect.annotateLogs({ reason: Cause.pretty(cause) }))
     )
   )
-  yield* Effect.forkScoped(Effect.forever(write))
+  yield* Effect.forkScoped(inBackground(Effect.forever(write)))
 
   /** Notes that the key was used at `now` (ms); synchronous, for the request path. */
   return (keyId: string, now: number): void => {

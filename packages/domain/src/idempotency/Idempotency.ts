@@ -4,6 +4,7 @@
  * audits; this only decides whether it runs at all, and keeps its answer (IdempotencyStore.ts).
  */
 import { Context, Duration, Effect, Layer, Schedule, Schema } from "effect"
+import { inBackground } from "../shared/BackgroundWork.ts"
 import { InvalidRequest } from "../shared/Errors.ts"
 import type { StoreError } from "../shared/StoreError.ts"
 import { IdempotencyStore, type IdempotentAnswer } from "./IdempotencyStore.ts"
@@ -67,10 +68,10 @@ export class Idempotency extends Context.Service<
       const store = yield* IdempotencyStore
       // Expired entries go once an hour, from every process; a failed sweep waits for the next.
       yield* Effect.forkScoped(
-        Effect.repeat(
+        inBackground(Effect.repeat(
           Effect.ignore(Effect.delay(store.sweep, IDEMPOTENCY_SWEEP_INTERVAL)),
           Schedule.forever
-        )
+        ))
       )
       return Idempotency.of({
         start: (scope, key, fingerprint) => {

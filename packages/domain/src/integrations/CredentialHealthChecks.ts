@@ -20,6 +20,7 @@ import type { Principal } from "../access/Principal.ts"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
 import { makeCustomHostCheck } from "../fine-tuning/CustomHosts.ts"
 import { FineTuningUpstream, ProviderRegistry, untrustedFineTuningUpstream } from "../fine-tuning/Providers.ts"
+import { inBackground } from "../shared/BackgroundWork.ts"
 import { type Forbidden, InvalidRequest, type NotFound } from "../shared/Errors.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { LeaseStore } from "../shared/Leases.ts"
@@ -207,7 +208,7 @@ export const CREDENTIAL_HEALTH_LEASE = "credential-health-checker"
  * The checker: every interval, take or renew the lease and, holding it, run a round while renewing it. Runs until
  * interrupted, then gives the lease up. Does nothing when `CREDENTIAL_HEALTH_INTERVAL_MS` is 0.
  */
-export const runCredentialHealthChecks = Effect.gen(function*() {
+export const runCredentialHealthChecks = inBackground(Effect.gen(function*() {
   const { intervalMs } = yield* CredentialHealthSettings
   if (intervalMs <= 0) return
   const leases = yield* LeaseStore
@@ -234,7 +235,7 @@ export const runCredentialHealthChecks = Effect.gen(function*() {
   return yield* Effect.forever(Effect.andThen(cycle, Effect.sleep(intervalMs))).pipe(
     Effect.ensuring(Effect.ignore(leases.release(CREDENTIAL_HEALTH_LEASE, holder)))
   )
-})
+}))
 
 /** A test's outcome: the integration tested and the health it now reads with. */
 export interface CredentialTest {

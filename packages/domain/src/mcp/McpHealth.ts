@@ -14,6 +14,7 @@
  * and take over once a crashed checker's lease expires.
  */
 import { Cause, Clock, Effect } from "effect"
+import { inBackground } from "../shared/BackgroundWork.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { LeaseStore } from "../shared/Leases.ts"
 import { countMcpHealthCheck } from "../shared/OperationalMetrics.ts"
@@ -159,7 +160,7 @@ export const HEALTH_CHECKER_LEASE = "mcp-health-checker"
  * round whose lease is lost (the process stalled past its expiry) stops. Runs until interrupted, then gives
  * the lease up. Does nothing when `MCP_HEALTH_INTERVAL_MS` is 0.
  */
-export const runHealthChecks = Effect.gen(function*() {
+export const runHealthChecks = inBackground(Effect.gen(function*() {
   const settings = yield* McpSettings
   if (settings.healthIntervalMs <= 0) return
   const leases = yield* LeaseStore
@@ -194,4 +195,4 @@ export const runHealthChecks = Effect.gen(function*() {
     // A store that is down cannot take the release: the lease then runs out by itself.
     Effect.ensuring(Effect.ignore(leases.release(HEALTH_CHECKER_LEASE, holder)))
   )
-})
+}))

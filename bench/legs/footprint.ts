@@ -20,13 +20,16 @@ export const CODE = {
 export type Code = keyof typeof CODE
 
 const bare = join(root, "bench/baselines/bare.mjs")
+/** The built CLI, as an installation runs it (installed.mjs); `bin` runs the sources in a checkout. */
+const installed = join(import.meta.dirname, "installed.mjs")
+const entry = (code: Code) => (code === "built" ? installed : bin)
 let nextPort = 19_300
 
 const spawnServer = (script: string, env: Record<string, string>, nodeArgs: ReadonlyArray<string> = []) => {
   const port = nextPort++
   const dataDir = mkdtempSync(join(tmpdir(), "gwc-bench-start-"))
   // On every core, as a user's server would start: PGlite compiles its WebAssembly on background threads.
-  const [command, args] = placed("anywhere", [...nodeArgs, script, ...(script === bin ? ["serve"] : [])])
+  const [command, args] = placed("anywhere", [...nodeArgs, script, ...(script === bare ? [] : ["serve"])])
   const child = spawn(command, args, {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "ignore", "pipe"]
@@ -83,7 +86,7 @@ export const benchFirstStart = async () => {
   const legs = []
   for (const code of ["npm start", "built"] as const) {
     for (const store of ["pglite", "memory"] as const) {
-      const result = await firstStart(bin, { ...CODE[code], GATEWAY_STORE: store }, "/readyz")
+      const result = await firstStart(entry(code), { ...CODE[code], GATEWAY_STORE: store }, "/readyz")
       log(`first start, ${store} from ${code}: ${JSON.stringify(result)}`)
       legs.push({ store, code, ...result })
     }
@@ -110,6 +113,17 @@ const idleResident = async (
   return samples.sort((a, b) => a.rss - b.rss)[Math.floor(samples.length / 2)]!
 }
 
+/** Idle RSS of the memory store, built and from sources (`npm run bench:load`). */
+export const benchIdleMemoryStore = async () => {
+  const legs = []
+  for (const code of ["built", "npm start"] as const) {
+    const resident = await idleResident(entry(code), { ...CODE[code], GATEWAY_STORE: "memory" })
+    log(`idle memory, memory from ${code}: ${JSON.stringify(resident)}`)
+    legs.push({ store: "memory", code, node_args: "", ...resident })
+  }
+  return { bare_node_http: await idleResident(bare, CODE.built), gateway_control: legs }
+}
+
 export const benchIdleFootprint = async () => {
   log("idle memory: RSS 5 s after start, before any request")
   const baseline = await idleResident(bare, CODE.built)
@@ -124,7 +138,7 @@ export const benchIdleFootprint = async () => {
   ] as const
   for (const variant of variants) {
     const resident = await idleResident(
-      bin,
+      entry(variant.code),
       { ...CODE[variant.code], GATEWAY_STORE: variant.store },
       variant.nodeArgs
     )

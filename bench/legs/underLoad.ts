@@ -1,0 +1,131 @@
+/**
+ * Issue #31 point 6, under load: render p99 at 1,000 req/s with every background job of the server at work, and
+ * resident memory after the render load on PGlite and on the memory store.
+ *
+ * The jobs, on PGlite: the MCP health checker over 1,000 unreachable integrations (every 10 s rather than every
+ * minute, so a round falls in every run), the credential-health checker (on, at its default), the last-used-at
+ * flush (the load spreads over `KEYS` keys, each used for the first time in the run, so each is written), and the
+ * rotation sweep (each of those keys was rotated with a transition that ends during the runs, so sweeps end them,
+ * audit and publish). Every figure is beside bare `node:http` doing the same render in the same run.
+ */
+import autocannon from "autocannon"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import {
+  bin,
+  createRenderPrompt,
+  json,
+  load,
+  log,
+  median,
+  type Prepared,
+  renderOptions,
+  renderRequest,
+  residentMb,
+  round,
+  type Server,
+  sleep,
+  startServer
+} from "../support.ts"
+
+/** Keys the fixed-rate load spreads over: each one's first use is a last-used-at write, each rotation an end. */
+const KEYS = 100
+const ROUNDS = 2
+
+/** `KEYS` render keys, each rotated with a transition ending `firstEndMs` to `lastEndMs` from now; their new secrets. */
+const rotatedKeys = async (server: Server, prepared: Prepared, firstEndMs: number, lastEndMs: number) => {
+  const auth = { "x-service-api-key": prepared.key, "content-type": "application/json" }
+  const secrets: Array<string> = []
+  for (let i = 0; i < KEYS; i++) {
+    const created = await json(`${server.url}/v1/api-keys/workspace/service`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ name: `bench load ${i}`, workspace_id: prepared.workspaceId, scopes: ["prompts.render"] })
+    })
+    const period = Math.round(firstEndMs + ((lastEndMs - firstEndMs) * i) / KEYS)
+    const rotated = await json(`${server.url}/v1/api-keys/${created.id}/rotate`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ transition_period_ms: period })
+    })
+    secrets.push(String(rotated.key))
+  }
+  return secrets
+}
+
+/** p99 at 1,000 renders/s over 10 connections, the requests spread over `keys` in turn (none: bare's). */
+const atFixedRate = async (server: Server, keys: ReadonlyArray<string> | undefined, duration: number) => {
+  const options = renderOptions(server.url)
+  const result = await autocannon({
+    ...options,
+    connections: 10,
+    overallRate: 1_000,
+    duration,
+    ...(keys === undefined ? {} : {
+      requests: keys.map((key) => ({
+        method: "POST" as const,
+        path: "/v1/prompts/support/render",
+        headers: { "content-type": "application/json", "x-service-api-key": key },
+        body: JSON.stringify(renderRequest)
+      }))
+    })
+  })
+  return {
+    requestsPerSecond: round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    max: result.latency.max,
+    errors: result.errors + result.timeouts + result.non2xx
+  }
+}
+
+/** The figures of point 6 on PGlite, with the jobs at work; `prepared` holds 1,000 MCP integrations. */
+export const benchPgliteUnderLoad = async (prepared: Prepared, bare: Server) => {
+  const server = await startServer(bin, ["serve"], { ...prepared.env, MCP_HEALTH_INTERVAL_MS: "10000" })
+  await createRenderPrompt(server, prepared).catch(() => undefined) // made already by an earlier leg
+  const duration = Math.max(5, Number(process.env.BENCH_DURATION ?? 10))
+  // Transitions end from the first round's start to past the last round's end.
+  const keys = await rotatedKeys(server, prepared, 2_000, 2_000 + ROUNDS * 2.5 * duration * 1_000)
+  const rounds = []
+  for (let i = 0; i < ROUNDS; i++) {
+    log(`under load: render p99 at 1,000 req/s with the background jobs running, round ${i + 1} of ${ROUNDS}`)
+    const bareRun = await atFixedRate(bare, undefined, duration)
+    const oursRun = await atFixedRate(server, keys, duration)
+    rounds.push({ gateway_control: oursRun, bare_node_http: bareRun, added_p99_ms: oursRun.p99 - bareRun.p99 })
+  }
+  // Let the last transitions end before counting what the sweeps did.
+  await sleep(2_000)
+  const swept = await json(
+    `${server.url}/v1/audit-logs?action=transition_end&page_size=1`,
+    { headers: { "x-service-api-key": prepared.key } }
+  ).then((page) => Number(page.total), () => -1)
+  log("under load: render at 50 connections, then the resident memory (PGlite)")
+  const render = await load(renderOptions(server.url, prepared.key))
+  const resident = residentMb(server.child.pid!)
+  await server.stop()
+  return {
+    keys: KEYS,
+    transitions_ended: swept,
+    latency: { rate: 1_000, connections: 10, rounds, added_p99_ms: median(rounds.map((r) => r.added_p99_ms)) },
+    render,
+    rss_after_render: resident
+  }
+}
+
+/** The memory store, as `npm start` runs it: RSS after the same render load as PGlite's. */
+export const benchMemoryStoreUnderLoad = async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "gwc-bench-memory-"))
+  const server = await startServer(bin, ["serve"], { GATEWAY_STORE: "memory", DATA_DIR: dataDir }, "/healthz")
+  // The first start prints the admin key and the default workspace (an in-memory store has no other way in).
+  const key = /x-service-api-key: (\S+)/.exec(server.stderr())?.[1]
+  const workspaceId = /workspace '[^']*' \(([0-9a-f-]+)\)/.exec(server.stderr())?.[1]
+  if (key === undefined || workspaceId === undefined) throw new Error("bench: the memory store printed no admin key")
+  await createRenderPrompt(server, { env: {}, key, workspaceId, organisationId: "", cleanup: () => undefined })
+  log("under load: render at 50 connections, then the resident memory (memory store)")
+  const render = await load(renderOptions(server.url, key))
+  const resident = residentMb(server.child.pid!)
+  await server.stop()
+  rmSync(dataDir, { recursive: true, force: true })
+  return { render, rss_after_render: resident }
+}

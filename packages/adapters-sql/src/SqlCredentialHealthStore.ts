@@ -23,6 +23,11 @@ export const makeCredentialHealthStore = Effect.gen(function*() {
     Result: HealthRow,
     execute: (id) => sql`SELECT * FROM integration_credential_health WHERE integration_id = ${id}`
   })
+  const findMany = SqlSchema.findAll({
+    Request: Schema.Array(Schema.String),
+    Result: HealthRow,
+    execute: (ids) => sql`SELECT * FROM integration_credential_health WHERE integration_id IN ${sql.in(ids)}`
+  })
   return CredentialHealthStore.of({
     put: (h) =>
       Effect.asVoid(read(sql`
@@ -34,6 +39,11 @@ export const makeCredentialHealthStore = Effect.gen(function*() {
         ON CONFLICT (integration_id) DO UPDATE SET status = excluded.status,
           status_message = excluded.status_message, checked_at = excluded.checked_at,
           last_success_at = excluded.last_success_at, last_failure_at = excluded.last_failure_at`)),
-    get: (integrationId) => read(find(integrationId))
+    get: (integrationId) => read(find(integrationId)),
+    // One statement for a whole page of a list: no read per row.
+    getMany: (ids) =>
+      ids.length === 0
+        ? Effect.succeed(new Map())
+        : Effect.map(read(findMany(ids)), (rows) => new Map(rows.map((h) => [h.integration_id, h])))
   })
 })

@@ -32,12 +32,17 @@ describe.runIf(browserAvailable())("the console's integrations page", () => {
   let server: ServerProcess
   let browser: BrowserSession
   let fake: FakeProvider
+  const pageReads: Array<string> = []
   beforeAll(async () => {
     fake = await startFakeProvider("console")
     const secrets = join(mkdtempSync(join(tmpdir(), "console-integrations-")), "secrets.json")
     writeFileSync(secrets, JSON.stringify({ "console-key": { value: FILE_SECRET, hosts: [fake.host] } }))
     server = await startServerProcess({ TRUSTED_CUSTOM_HOSTS: fake.host, MCP_SECRETS_FILE: secrets })
     browser = await openBrowser(server.baseUrl)
+    // What the page itself reads (the test's own reads through the context's request API are not in it).
+    browser.page.on("request", (request) => {
+      if (request.method() === "GET") pageReads.push(new URL(request.url()).pathname)
+    })
     const link = /set your password: (\S+)/.exec(server.stderr())?.[1]
     expect(link).toMatch(/\/console\/invite#/)
     await browser.page.goto(link!)
@@ -284,5 +289,7 @@ describe.runIf(browserAvailable())("the console's integrations page", () => {
     expect(browser.violations).toEqual([])
     expect(browser.errors).toEqual([])
     expect(browser.outside).toEqual([])
+    // The list carries each integration's health: the page reads no integration one by one.
+    expect(pageReads.filter((path) => /^\/v1\/integrations\/[^/]+$/.test(path))).toEqual([])
   }, 180_000)
 })

@@ -141,9 +141,14 @@ describe.each(availableStores)("credential health on %s", (store) => {
     expect(failedAt - revokedAt).toBeLessThan(INTERVAL_MS + 5_000)
     console.log(`credential health: failing seen ${seenAfter} ms after the revoke (interval ${INTERVAL_MS} ms)`)
 
-    // Its provider's read shows the same.
+    // Its provider's read shows the same, and so does the list (the page's health read in one go).
     const provider = await read(`/v1/providers/probed?workspace_id=${server.workspaceId}`, workspaceKey)
     expect(provider.credential_health).toMatchObject({ status: "failing" })
+    const listed = await read("/v1/integrations")
+    expect(listed.data.find((i: { slug: string }) => i.slug === "probed")?.credential_health).toMatchObject({
+      status: "failing",
+      last_success_at: failing.credential_health.last_success_at
+    })
 
     upstream.revoked.delete("sk-good")
     const recovered = await eventually(

@@ -1,6 +1,6 @@
 /** Integrations' credential health in memory: the last check of each, by integration id. */
 import { type CredentialHealth, CredentialHealthStore } from "@gateway-control/domain"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { MemoryState } from "./MemoryState.ts"
 import { Table } from "./Table.ts"
 
@@ -12,6 +12,12 @@ export const makeCredentialHealthStore = (state: MemoryState) => {
         health.replace(checked.integration_id, () => checked),
         (replaced) => replaced ? Effect.void : Effect.asVoid(health.insert(checked.integration_id, checked))
       ),
-    get: (integrationId) => Effect.sync(() => health.get(integrationId))
+    get: (integrationId) => Effect.sync(() => health.get(integrationId)),
+    getMany: (integrationIds) =>
+      Effect.sync(() =>
+        new Map(
+          integrationIds.flatMap((id) => Option.match(health.get(id), { onNone: () => [], onSome: (h) => [[id, h]] }))
+        )
+      )
   })
 }

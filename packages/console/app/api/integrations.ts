@@ -41,5 +41,3 @@ export const createProvider = (body: Body<"providers", "create">) =>
 export const updateProvider = (id: string, body: ProviderChange) =>
   send<"providers", "update">("PUT", `/providers/${segment(id)}`, body)
 export const deleteProvider = (id: string) => send<"providers", "delete">("DELETE", `/providers/${segment(id)}`)
-/** One integration, with its credential's health. */
-export const getProviderIntegration = (slug: string) => get<"integrations", "get">(at(slug))

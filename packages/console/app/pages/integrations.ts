@@ -9,14 +9,13 @@ import { useState } from "preact/hooks"
 import {
   createProviderIntegration,
   type CredentialHealth,
-  getProviderIntegration,
   listProviderIntegrations,
   type ProviderIntegration,
   testProviderIntegration
 } from "../api.ts"
 import { html } from "../html.ts"
 import { isAdminKey, may, workspaceId } from "../session.ts"
-import { PagedTable, PageHeader, useLoad, usePagedList, when } from "../ui/common.ts"
+import { PagedTable, PageHeader, usePagedList, when } from "../ui/common.ts"
 import { FormAlert, FormFrame, SelectField, SubmitButton, TextField, useForm } from "../ui/forms.ts"
 import { IntegrationManage, mayChangeIntegration } from "../ui/integrationManage.ts"
 import { SecretReferenceChoice } from "../ui/secretReferenceChoice.ts"
@@ -140,16 +139,16 @@ const TestButton = (
   }`
 }
 
-/** The health cell (read from the integration itself: the list leaves it out), Test and Manage. */
+/** The health cell (as the list read it, or as a test here just found it), Test and Manage. */
 const HealthAndActions = (
   { integration, onManage }: { readonly integration: ProviderIntegration; readonly onManage: () => void }
 ) => {
-  const loaded = useLoad(() => getProviderIntegration(integration.slug), [
-    integration.slug,
-    integration.last_updated_at
-  ])
   const [tested, setTested] = useState<CredentialHealth | undefined>(undefined)
-  const health = tested ?? loaded.data?.credential_health ?? integration.credential_health
+  // The newer of the two: a test run here, or the check the list last read (the background checker's).
+  const listed = integration.credential_health
+  const health = tested === undefined || (listed !== undefined && listed.checked_at > tested.checked_at)
+    ? listed
+    : tested
   return html`<td><${HealthCell} health=${health} /></td>
     <td class="actions">${
     mayChangeIntegration(integration) ? html`<${TestButton} integration=${integration} onTested=${setTested} /> ` : null

@@ -32,5 +32,9 @@ export class CredentialHealthStore extends Context.Service<
     /** Keeps the integration's health, replacing what was kept. */
     readonly put: (health: CredentialHealth) => Effect.Effect<void, StoreError>
     readonly get: (integrationId: string) => Effect.Effect<Option.Option<CredentialHealth>, StoreError>
+    /** The last checks of several integrations (a page of a list) in one read, by integration id; none for unchecked ones. */
+    readonly getMany: (
+      integrationIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, CredentialHealth>, StoreError>
   }
 >()("@gateway-control/CredentialHealthStore") {}

@@ -256,6 +256,10 @@ export class CredentialHealthChecks extends Context.Service<
     ) => Effect.Effect<CredentialTest, InvalidRequest | Forbidden | NotFound | StoreError>
     /** The health kept for an integration the caller has read; none before its first check. */
     readonly current: (integrationId: string) => Effect.Effect<Option.Option<CredentialHealth>, StoreError>
+    /** The health kept for each of a page of integrations the caller has listed, in one read, by integration id. */
+    readonly currentOf: (
+      integrationIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, CredentialHealth>, StoreError>
   }
 >()("@gateway-control/CredentialHealthChecks") {
   static readonly layer = Layer.effect(
@@ -315,7 +319,7 @@ export class CredentialHealthChecks extends Context.Service<
             Effect.map(keep(integration.id, outcome), (health) => ({ integration, health }) satisfies CredentialTest)
         ).pipe(Effect.withSpan("CredentialHealthChecks.test"))
 
-      return CredentialHealthChecks.of({ test, current: store.get })
+      return CredentialHealthChecks.of({ test, current: store.get, currentOf: store.getMany })
     })
   )
 }

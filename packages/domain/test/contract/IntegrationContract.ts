@@ -176,5 +176,12 @@ export const integrationContract = ({ exit, freshOrganisation, run }: Harness) =
     })
     await run(store((s) => s.put(failing)))
     expect(Option.getOrThrow(await run(store((s) => s.get(checked.record.id))))).toEqual(failing)
+
+    // A list's page reads the health of all its integrations at once: the checked ones, and nothing for the others.
+    const unchecked = integration(org.id, "unchecked", { ai_provider_id: "openai" })
+    await run(integrations((s) => s.insert(unchecked)))
+    const many = await run(store((s) => s.getMany([checked.record.id, unchecked.record.id, "no-such-integration"])))
+    expect([...many.entries()]).toEqual([[checked.record.id, failing]])
+    expect((await run(store((s) => s.getMany([])))).size).toBe(0)
   })
 }

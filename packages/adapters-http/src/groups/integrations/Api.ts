@@ -29,7 +29,7 @@ export const IntegrationAnswer = Schema.Struct({
   masked_key: Schema.optionalKey(Schema.String),
   global_workspace_access_settings: Schema.optionalKey(GlobalWorkspaceAccess),
   workspace_count: Schema.Int,
-  /** The last check of its credential (CredentialHealthChecks.ts); absent before the first. */
+  /** The last check of its credential (CredentialHealthChecks.ts), on reads and lists alike; absent before the first. */
   credential_health: Schema.optionalKey(CredentialHealthAnswer),
   object: Schema.Literal("integration")
 })
@@ -81,7 +81,11 @@ export class IntegrationsGroup extends v1Group(
         query: IntegrationListQuery,
         success: listOf(IntegrationAnswer),
         error: CommonErrors
-      }).annotate(OpenApi.Description, "The integrations a workspace may use, or an admin key's whole catalogue."),
+      }).annotate(
+        OpenApi.Description,
+        "The integrations a workspace may use, or an admin key's whole catalogue; each with its credential_health " +
+          "once a check has run (the page's, read in one go)."
+      ),
       HttpApiEndpoint.get("get", "/integrations/:slug", {
         params: BySlug,
         success: IntegrationAnswer,

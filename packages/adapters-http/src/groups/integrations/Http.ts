@@ -56,9 +56,14 @@ export const IntegrationsHandlers = HttpApiBuilder.group(
           pageAsCaller(
             query,
             (principal, request) =>
-              Effect.map(
+              Effect.flatMap(
                 integrations.list(principal, { workspaceId: query.workspace_id, type: query.type }, request),
-                (page) => ({ ...page, items: page.items.map((i) => answer(i, enabledCount(i))) })
+                // The page's credential health in one read (not one a row).
+                (page) =>
+                  Effect.map(checks.currentOf(page.items.map((i) => i.id)), (health) => ({
+                    ...page,
+                    items: page.items.map((i) => answer(i, enabledCount(i), Option.fromUndefinedOr(health.get(i.id))))
+                  }))
               )
           ),
         get: ({ params }) =>

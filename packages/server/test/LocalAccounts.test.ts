@@ -8,29 +8,8 @@
 import * as OTPAuth from "otpauth"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeMovableClock } from "./support/MovableClock.ts"
+import { addUser, json, PASSWORD, sessionOf, type SignedIn, withSession } from "./support/SignedIn.ts"
 import { startTestServer, type TestServer } from "./support/TestServer.ts"
-
-const PASSWORD = "a long enough password"
-
-const json = async (response: Response) => JSON.parse(await response.text())
-
-interface SignedIn {
-  readonly cookie: string
-  readonly csrf: string
-  readonly sessionId: string
-}
-
-const sessionOf = async (response: Response): Promise<SignedIn> => {
-  const text = await response.text()
-  expect(response.status, text).toBe(200)
-  const body = JSON.parse(text)
-  expect(body.object).toBe("session")
-  return {
-    cookie: (response.headers.get("set-cookie") ?? "").split(";")[0],
-    csrf: body.csrf_token,
-    sessionId: body.session.id
-  }
-}
 
 describe("local accounts: second factor, required second factor, password sign-in off", () => {
   let server: TestServer
@@ -48,28 +27,9 @@ describe("local accounts: second factor, required second factor, password sign-i
       body: JSON.stringify(body)
     })
   const passwordStep = (email: string, password = PASSWORD) => post("/v1/auth/password", { email, password })
-  const withSession = (session: SignedIn, path: string, init: RequestInit = {}) =>
-    server.request(path, {
-      ...init,
-      key: null,
-      headers: {
-        cookie: session.cookie,
-        "x-csrf-token": session.csrf,
-        origin: server.baseUrl,
-        "content-type": "application/json",
-        ...init.headers
-      }
-    })
-  const addUser = async (email: string, role: "admin" | "member") => {
-    const created = await server.send("POST", "/v1/users", { email, name: "Pat Doe", role })
-    expect(created.status).toBe(201)
-    const { id } = await json(created)
-    expect((await server.send("PUT", "/v1/auth/password", { user_id: id, password: PASSWORD })).status).toBe(200)
-    return id as string
-  }
   /** Enrols and confirms a factor for the person signed in; answers their authenticator. */
   const enrol = async (session: SignedIn) => {
-    const enrolled = await withSession(session, "/v1/me/second-factor/totp", { method: "POST" })
+    const enrolled = await withSession(server, session, "/v1/me/second-factor/totp", { method: "POST" })
     const body = await json(enrolled)
     expect(enrolled.status, JSON.stringify(body)).toBe(201)
     expect(body.otpauth_uri).toMatch(/^otpauth:\/\/totp\//)
@@ -81,20 +41,20 @@ describe("local accounts: second factor, required second factor, password sign-i
     authenticator.generate({ timestamp: Date.now() + offsetMs })
 
   it("enrols a second factor, confirmed by a code; then password sign-in takes two steps, each code once", async () => {
-    await addUser("totp@example.com", "member")
+    await addUser(server, "totp@example.com", "member")
     const first = await sessionOf(await passwordStep("totp@example.com"))
     const authenticator = await enrol(first)
     // The secret is answered once, never read back, and kept encrypted.
-    const status = await json(await withSession(first, "/v1/me/second-factor"))
+    const status = await json(await withSession(server, first, "/v1/me/second-factor"))
     expect(status).toMatchObject({ object: "second-factor", totp: "pending", required: false })
     expect(JSON.stringify(status)).not.toContain(authenticator.secret.base32)
-    const wrong = await withSession(first, "/v1/me/second-factor/totp/confirm", {
+    const wrong = await withSession(server, first, "/v1/me/second-factor/totp/confirm", {
       method: "POST",
       body: JSON.stringify({ code: codeAt(authenticator, 600_000) })
     })
     expect(wrong.status).toBe(400)
     const confirming = codeAt(authenticator)
-    const confirmed = await withSession(first, "/v1/me/second-factor/totp/confirm", {
+    const confirmed = await withSession(server, first, "/v1/me/second-factor/totp/confirm", {
       method: "POST",
       body: JSON.stringify({ code: confirming })
     })
@@ -116,7 +76,7 @@ describe("local accounts: second factor, required second factor, password sign-i
     expect((await post("/v1/auth/second-factor", { challenge, code: next })).status).toBe(401)
     const { challenge: fresh } = await json(await passwordStep("totp@example.com"))
     const signedIn = await sessionOf(await post("/v1/auth/second-factor", { challenge: fresh, code: next }))
-    expect((await json(await withSession(signedIn, "/v1/me"))).user.email).toBe("totp@example.com")
+    expect((await json(await withSession(server, signedIn, "/v1/me"))).user.email).toBe("totp@example.com")
     // The same code, on a new challenge: a replay.
     const { challenge: again } = await json(await passwordStep("totp@example.com"))
     expect((await post("/v1/auth/second-factor", { challenge: again, code: next })).status).toBe(401)
@@ -130,14 +90,14 @@ describe("local accounts: second factor, required second factor, password sign-i
     expect(text).not.toContain(authenticator.secret.base32)
 
     // Disabling needs a current, unused code.
-    const noCode = await withSession(signedIn, "/v1/me/second-factor/totp/disable", {
+    const noCode = await withSession(server, signedIn, "/v1/me/second-factor/totp/disable", {
       method: "POST",
       body: JSON.stringify({ code: next })
     })
     expect(noCode.status).toBe(400)
     // A step later (the server's clock moved on), the next code is unused.
     time.advance(30_000)
-    const disabled = await withSession(signedIn, "/v1/me/second-factor/totp/disable", {
+    const disabled = await withSession(server, signedIn, "/v1/me/second-factor/totp/disable", {
       method: "POST",
       body: JSON.stringify({ code: codeAt(authenticator, 60_000) })
     })
@@ -148,22 +108,22 @@ describe("local accounts: second factor, required second factor, password sign-i
 
   it("enrols only for a person signed in, and refuses a second enrolment while one is active", async () => {
     expect((await server.send("POST", "/v1/me/second-factor/totp", undefined)).status).toBe(400)
-    await addUser("twice@example.com", "member")
+    await addUser(server, "twice@example.com", "member")
     const session = await sessionOf(await passwordStep("twice@example.com"))
     const authenticator = await enrol(session)
-    await withSession(session, "/v1/me/second-factor/totp/confirm", {
+    await withSession(server, session, "/v1/me/second-factor/totp/confirm", {
       method: "POST",
       body: JSON.stringify({ code: codeAt(authenticator) })
     })
-    expect((await withSession(session, "/v1/me/second-factor/totp", { method: "POST" })).status).toBe(409)
+    expect((await withSession(server, session, "/v1/me/second-factor/totp", { method: "POST" })).status).toBe(409)
   })
 
   it("requires a second factor when the organisation says so: a person without one may only enrol", async () => {
-    await addUser("required@example.com", "admin")
-    const member = await addUser("unenrolled@example.com", "member")
+    await addUser(server, "required@example.com", "admin")
+    const member = await addUser(server, "unenrolled@example.com", "member")
     // A member may not change the setting.
     const memberSession = await sessionOf(await passwordStep("unenrolled@example.com"))
-    const refused = await withSession(memberSession, "/v1/admin/sign-in-settings", {
+    const refused = await withSession(server, memberSession, "/v1/admin/sign-in-settings", {
       method: "PATCH",
       body: JSON.stringify({ require_second_factor: true })
     })
@@ -178,32 +138,35 @@ describe("local accounts: second factor, required second factor, password sign-i
 
     // Signed in without a factor: the person sees themselves and enrols, nothing else.
     const restricted = await sessionOf(await passwordStep("required@example.com"))
-    expect(await json(await withSession(restricted, "/v1/me/second-factor"))).toMatchObject({
+    expect(await json(await withSession(server, restricted, "/v1/me/second-factor"))).toMatchObject({
       totp: "none",
       required: true
     })
     // `GET /v1/me` tells the console (and any client) that the session may only enrol.
-    const restrictedMe = await json(await withSession(restricted, "/v1/me"))
+    const restrictedMe = await json(await withSession(server, restricted, "/v1/me"))
     expect(restrictedMe).toMatchObject({
       type: "user",
       user: { email: "required@example.com" },
       second_factor: { totp: "none", required: true, enrolment_only: true }
     })
-    expect((await withSession(restricted, "/v1/workspaces")).status).toBe(403)
+    expect((await withSession(server, restricted, "/v1/workspaces")).status).toBe(403)
     expect(
-      (await withSession(restricted, "/v1/workspaces", { method: "POST", body: JSON.stringify({ name: "Nope" }) }))
+      (await withSession(server, restricted, "/v1/workspaces", {
+        method: "POST",
+        body: JSON.stringify({ name: "Nope" })
+      }))
         .status
     ).toBe(403)
     const authenticator = await enrol(restricted)
-    expect((await withSession(restricted, "/v1/workspaces")).status).toBe(403)
-    const confirmed = await withSession(restricted, "/v1/me/second-factor/totp/confirm", {
+    expect((await withSession(server, restricted, "/v1/workspaces")).status).toBe(403)
+    const confirmed = await withSession(server, restricted, "/v1/me/second-factor/totp/confirm", {
       method: "POST",
       body: JSON.stringify({ code: codeAt(authenticator) })
     })
     expect(confirmed.status).toBe(200)
     // Enrolled: the same session now acts with the person's role.
-    expect((await withSession(restricted, "/v1/workspaces")).status).toBe(200)
-    expect((await json(await withSession(restricted, "/v1/me"))).second_factor).toEqual({
+    expect((await withSession(server, restricted, "/v1/workspaces")).status).toBe(200)
+    expect((await json(await withSession(server, restricted, "/v1/me"))).second_factor).toEqual({
       totp: "active",
       required: true,
       enrolment_only: false
@@ -219,12 +182,12 @@ describe("local accounts: second factor, required second factor, password sign-i
     const accepted = await sessionOf(
       await post("/v1/auth/invite", { token: new URL(invited.invite_link).hash.slice(1), password: PASSWORD })
     )
-    expect((await json(await withSession(accepted, "/v1/me"))).second_factor).toEqual({
+    expect((await json(await withSession(server, accepted, "/v1/me"))).second_factor).toEqual({
       totp: "none",
       required: true,
       enrolment_only: true
     })
-    expect((await withSession(accepted, "/v1/workspaces")).status).toBe(403)
+    expect((await withSession(server, accepted, "/v1/workspaces")).status).toBe(403)
     // A key stands for its user, if any: never enrolment-only; a service key has no person and no factor.
     expect((await json(await server.request("/v1/me"))).second_factor).toMatchObject({ enrolment_only: false })
     expect(member).toBeTruthy()
@@ -233,7 +196,7 @@ describe("local accounts: second factor, required second factor, password sign-i
   })
 
   it("turns password sign-in off only with an enabled identity provider; then refuses it for every email alike", async () => {
-    await addUser("local@example.com", "member")
+    await addUser(server, "local@example.com", "member")
     const refused = await server.send("PATCH", "/v1/admin/sign-in-settings", { local_accounts_enabled: false })
     expect(refused.status).toBe(400)
     const error = (await json(refused)).error

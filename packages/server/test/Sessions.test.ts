@@ -7,56 +7,8 @@
 import { DEFAULT_SESSION_SETTINGS } from "@gateway-control/domain"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeMovableClock } from "./support/MovableClock.ts"
+import { addUser, json, PASSWORD, type SignedIn, signIn, withSession } from "./support/SignedIn.ts"
 import { openAiProviderAt, startTestServer, type TestServer } from "./support/TestServer.ts"
-
-const PASSWORD = "a long enough password"
-
-/** A JSON answer, read as the tests look into it. */
-const json = async (response: Response) => JSON.parse(await response.text())
-
-interface SignedIn {
-  readonly cookie: string
-  readonly csrf: string
-  readonly sessionId: string
-  readonly setCookie: string
-}
-
-const signIn = async (server: TestServer, email: string, password = PASSWORD): Promise<SignedIn> => {
-  const response = await server.request("/v1/auth/password", {
-    method: "POST",
-    key: null,
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ email, password })
-  })
-  const text = await response.text()
-  expect(response.status, text).toBe(200)
-  const body = JSON.parse(text)
-  const setCookie = response.headers.get("set-cookie") ?? ""
-  return { cookie: setCookie.split(";")[0], csrf: body.csrf_token, sessionId: body.session.id, setCookie }
-}
-
-/** A request made with the session, as a browser on the gateway's own page would make it. */
-const withSession = (server: TestServer, session: SignedIn, path: string, init: RequestInit = {}) =>
-  server.request(path, {
-    ...init,
-    key: null,
-    headers: {
-      cookie: session.cookie,
-      "x-csrf-token": session.csrf,
-      origin: server.baseUrl,
-      "content-type": "application/json",
-      ...init.headers
-    }
-  })
-
-const addUser = async (server: TestServer, email: string, role: "admin" | "member") => {
-  const created = await server.send("POST", "/v1/users", { email, name: "Pat Doe", role })
-  expect(created.status).toBe(201)
-  const { id } = await json(created)
-  const password = await server.send("PUT", "/v1/auth/password", { user_id: id, password: PASSWORD })
-  expect(password.status, await password.text()).toBe(200)
-  return id as string
-}
 
 describe("sessions over HTTP", () => {
   let server: TestServer

@@ -216,6 +216,22 @@ describe("the audit chain's hashes", () => {
     hash_algorithm: "hmac-sha256" as const,
     previous_hash: GENESIS_HASH
   }
+  // What the hash covers of `content`, which sets none of the fields later migrations added (chain 0, no workload,
+  // session or trace): every other field; `previous_hash` goes before it.
+  const {
+    chain: _c,
+    identity_provider: _ip,
+    identity_subject: _is,
+    previous_hash,
+    session_id: _si,
+    trace_id: _ti,
+    user_email: _ue,
+    workload_issuer: _wi,
+    workload_subject: _ws,
+    ...covered
+  } = content
+  // A record of before the keyed chain had neither of its fields either.
+  const { hash_algorithm: _a, sanitized: _s, ...legacy } = covered
 
   it("canonical JSON does not depend on key order", () => {
     expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } }))
@@ -244,37 +260,12 @@ describe("the audit chain's hashes", () => {
   })
 
   it("records of before the keyed chain keep their plain SHA-256 over the fields they had", () => {
-    const {
-      sanitized: _s,
-      hash_algorithm: _a,
-      previous_hash,
-      chain: _c,
-      workload_issuer: _wi,
-      workload_subject: _ws,
-      user_email: _ue,
-      session_id: _si,
-      identity_provider: _ip,
-      identity_subject: _is,
-      trace_id: _ti,
-      ...legacy
-    } = content
     const oldHash = sha256Hex(`${previous_hash}\n${canonicalJson(legacy)}`)
     expect(chainHash(hashers, { ...content, hash_algorithm: "sha256" })).toBe(oldHash)
   })
 
   it("chain 0 hashes as records did before chains; every other chain's number is hashed too", () => {
-    const {
-      previous_hash,
-      chain: _chain,
-      workload_issuer: _wi,
-      workload_subject: _ws,
-      user_email: _ue,
-      session_id: _si,
-      identity_provider: _ip,
-      identity_subject: _is,
-      trace_id: _ti,
-      ...beforeChains
-    } = content
+    const beforeChains = covered
     expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeChains)}`))
     const inChain3 = chainHash(hashers, { ...content, chain: 3 })
     expect(inChain3).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson({ ...beforeChains, chain: 3 })}`))
@@ -283,18 +274,7 @@ describe("the audit chain's hashes", () => {
   })
 
   it("workload records hash as every record did before workloads when they name none, and cover the workload when they do", () => {
-    const {
-      previous_hash,
-      workload_issuer: _wi,
-      workload_subject: _ws,
-      chain: _c,
-      user_email: _ue,
-      session_id: _si,
-      identity_provider: _ip,
-      identity_subject: _is,
-      trace_id: _ti,
-      ...beforeWorkloads
-    } = content
+    const beforeWorkloads = covered
     expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeWorkloads)}`))
     const workload = { ...content, workload_issuer: "https://issuer.example", workload_subject: "ci" }
     expect(chainHash(hashers, workload)).toBe(
@@ -308,18 +288,7 @@ describe("the audit chain's hashes", () => {
   })
 
   it("a record with no trace id hashes as records did before traces, and one with a trace id covers it", () => {
-    const {
-      previous_hash,
-      chain: _c,
-      workload_issuer: _wi,
-      workload_subject: _ws,
-      user_email: _ue,
-      session_id: _si,
-      identity_provider: _ip,
-      identity_subject: _is,
-      trace_id: _ti,
-      ...beforeTraces
-    } = content
+    const beforeTraces = covered
     expect(chainHash(hashers, content)).toBe(hashers.chainMac(`${previous_hash}\n${canonicalJson(beforeTraces)}`))
     const traced = { ...content, trace_id: "4bf92f3577b34da6a3ce929d0e0e4736" }
     expect(chainHash(hashers, traced)).toBe(

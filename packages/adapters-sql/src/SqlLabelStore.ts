@@ -6,7 +6,7 @@ import { Label, LabelStore } from "@gateway-control/domain"
 import { Effect, Schema } from "effect"
 import * as SqlClient from "effect/sql/SqlClient"
 import * as SqlSchema from "effect/sql/SqlSchema"
-import { queriesOn } from "./internal/queries.ts"
+import { likePattern, queriesOn } from "./internal/queries.ts"
 import { timestamps } from "./internal/rows.ts"
 import { read, write } from "./internal/statements.ts"
 
@@ -39,13 +39,15 @@ export const makeLabelStore = Effect.gen(function*() {
     get: byId("labels", LabelRow),
     withName: (organisationId, name) => read(withName({ organisationId, name })),
     // A workspace has its own labels and its organisation's.
-    list: (organisationId, workspaceId, page) =>
+    list: (organisationId, workspaceId, page, search) =>
       listing(
         LabelRow,
         "labels",
-        workspaceId === null
-          ? sql`organisation_id = ${organisationId}`
-          : sql`organisation_id = ${organisationId} AND (workspace_id IS NULL OR workspace_id = ${workspaceId})`,
+        sql.and([
+          sql`organisation_id = ${organisationId}`,
+          ...(workspaceId === null ? [] : [sql`(workspace_id IS NULL OR workspace_id = ${workspaceId})`]),
+          ...(search === undefined ? [] : [sql`name ILIKE ${likePattern(search)}`])
+        ]),
         page
       ),
     delete: (id) => read(Effect.map(sql`DELETE FROM labels WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0))

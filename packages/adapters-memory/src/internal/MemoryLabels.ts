@@ -28,15 +28,17 @@ export const makeLabelStore = (state: MemoryState) => {
       Effect.sync(() =>
         [...labels.rows.values()].filter((label) => label.organisation_id === organisationId && label.name === name)
       ),
-    list: (organisationId, workspaceId, page) =>
-      Effect.sync(() =>
-        labels.page(
+    list: (organisationId, workspaceId, page, search) =>
+      Effect.sync(() => {
+        const term = search?.toLowerCase()
+        return labels.page(
           (label) =>
             label.organisation_id === organisationId &&
-            (workspaceId === null || label.workspace_id === null || label.workspace_id === workspaceId),
+            (workspaceId === null || label.workspace_id === null || label.workspace_id === workspaceId) &&
+            (term === undefined || label.name.toLowerCase().includes(term)),
           page
         )
-      ),
+      }),
     delete: (id) => labels.delete(id)
   })
 }

@@ -73,12 +73,13 @@ export class LabelStore extends Context.Service<LabelStore, {
   readonly withName: (organisationId: string, name: string) => Effect.Effect<ReadonlyArray<Label>, StoreError>
   /**
    * The organisation's labels a workspace has (its own and the organisation's), or with no workspace all of
-   * them, by creation.
+   * them, by creation; with `search`, only those whose name holds it, in any case.
    */
   readonly list: (
     organisationId: string,
     workspaceId: string | null,
-    page: PageRequest
+    page: PageRequest,
+    search?: string
   ) => Effect.Effect<Page<Label>, StoreError>
   readonly delete: (id: string) => Effect.Effect<boolean, StoreError>
 }>()("@gateway-control/LabelStore") {}

@@ -169,24 +169,22 @@ export const makeLabels = ({ labelChanged }: RenderCache) =>
       return yield* readable(principal, id)
     })
 
-    /** Built-in labels first, then the stored ones, paged as one list. */
+    /**
+     * Built-in labels first, then the stored ones, paged as one list; with `search` (trimmed; blank is none), only
+     * the labels whose name holds it, in any case: the few built-in ones here, the stored ones by the store.
+     */
     const listLabels = Effect.fn("Prompts.listLabels")(
       function*(principal: Principal, workspaceId: string | undefined, page: PageRequest, search?: string) {
         const scope = yield* ensureListScope(workspaces, principal, workspaceId, "labels.list")
-        const builtIns = yield* Effect.forEach(BUILT_IN_LABELS, (name) => builtIn(principal.organisationId, name))
-        const term = search?.trim().toLowerCase()
-        if (term !== undefined && term !== "") {
-          const stored = yield* labels.list(principal.organisationId, scope, { limit: 100_000, offset: 0 })
-          const kept = [...builtIns, ...stored.items].filter((label) => label.name.toLowerCase().includes(term))
-          const searched: Page<Label> = { items: kept.slice(page.offset, page.offset + page.limit), total: kept.length }
-          return searched
-        }
+        const term = search?.trim() === "" ? undefined : search?.trim()
+        const builtIns = (yield* Effect.forEach(BUILT_IN_LABELS, (name) => builtIn(principal.organisationId, name)))
+          .filter((label) => term === undefined || label.name.toLowerCase().includes(term.toLowerCase()))
         const first = builtIns.slice(page.offset, page.offset + page.limit)
         const rest = page.limit - first.length
         const stored = yield* labels.list(principal.organisationId, scope, {
           limit: Math.max(rest, 1),
           offset: Math.max(page.offset - builtIns.length, 0)
-        })
+        }, term)
         const listed: Page<Label> = {
           items: [...first, ...stored.items.slice(0, rest)],
           total: builtIns.length + stored.total

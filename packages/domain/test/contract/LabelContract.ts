@@ -56,6 +56,40 @@ export const labelContract = ({ exit, freshOrganisation, run }: Harness) => {
     expect(read.rest).toEqual({ items: [theirs], total: 3 })
   })
 
+  it("searches names in any case, LIKE wildcards taken as characters, within the level and paged", async () => {
+    const org = await freshOrganisation()
+    const [w1, w2] = [workspace(org.id), workspace(org.id)]
+    const [shared, own, theirs, wild] = [
+      label(org.id, null, "Beta-shared"),
+      label(org.id, w1.id, "alphabet"),
+      label(org.id, w2.id, "beta"),
+      label(org.id, w1.id, "50_off")
+    ]
+    await run(Effect.gen(function*() {
+      yield* Effect.forEach([w1, w2], (yield* WorkspaceStore).insert)
+      for (const l of [shared, own, theirs, wild]) yield* insert(l)
+    }))
+    const read = await run(Effect.gen(function*() {
+      const store = yield* LabelStore
+      const all = { limit: 10, offset: 0 }
+      return {
+        inW1: yield* store.list(org.id, w1.id, all, "BET"),
+        everywhere: yield* store.list(org.id, null, all, "bet"),
+        second: yield* store.list(org.id, null, { limit: 1, offset: 1 }, "bet"),
+        // A name has no '%' (Label.ts): a search for one finds none, and '_' is a character, not any.
+        percent: yield* store.list(org.id, null, all, "%"),
+        underscore: yield* store.list(org.id, null, all, "0_O"),
+        none: yield* store.list(org.id, null, all, "_x")
+      }
+    }))
+    expect(read.inW1).toEqual({ items: [shared, own], total: 2 })
+    expect(read.everywhere).toEqual({ items: [shared, own, theirs], total: 3 })
+    expect(read.second).toEqual({ items: [own], total: 3 })
+    expect(read.percent).toEqual({ items: [], total: 0 })
+    expect(read.underscore).toEqual({ items: [wild], total: 1 })
+    expect(read.none).toEqual({ items: [], total: 0 })
+  })
+
   it("renames in place, refuses a rename onto a taken name, and deletes", async () => {
     const org = await freshOrganisation()
     const w = workspace(org.id)

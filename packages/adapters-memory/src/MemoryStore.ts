@@ -380,10 +380,12 @@ const make = Effect.sync(() => {
     delete: (id) => servers.delete(id),
     get: (id) => Effect.sync(() => servers.get(id)),
     findBySlug: (workspaceId, slug) => Effect.sync(() => servers.byUnique(`${workspaceId}/${slug}`)),
-    list: (organisationId, workspaceId, search, page) =>
+    list: (organisationId, workspaceId, search, page, ids) =>
       Effect.sync(() =>
         servers.page(
-          (s) => inScope(s, organisationId, workspaceId) && matches(search, s.name, s.slug),
+          (s) =>
+            inScope(s, organisationId, workspaceId) && matches(search, s.name, s.slug) &&
+            (ids === undefined || ids.includes(s.id)),
           page
         )
       ),

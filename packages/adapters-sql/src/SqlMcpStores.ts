@@ -173,9 +173,10 @@ export const makeMcpStores = Effect.gen(function*() {
       read(Effect.map(sql`DELETE FROM mcp_servers WHERE id = ${id} RETURNING id`, (rows) => rows.length > 0)),
     get: byId("mcp_servers", ServerRow),
     findBySlug: bySlug("mcp_servers", "workspace_id", ServerRow),
-    list: (organisationId, workspaceId, search, page) => {
+    list: (organisationId, workspaceId, search, page, ids) => {
       const clauses = [sql`organisation_id = ${organisationId}`]
       if (workspaceId !== null) clauses.push(sql`workspace_id = ${workspaceId}`)
+      if (ids !== undefined) clauses.push(ids.length === 0 ? sql`FALSE` : sql`id IN ${sql.in(ids)}`)
       if (search !== null) {
         const pattern = likePattern(search)
         clauses.push(sql`(name ILIKE ${pattern} OR slug ILIKE ${pattern})`)

@@ -336,11 +336,16 @@ export class McpServerStore extends Context.Service<
     readonly delete: (id: string) => Effect.Effect<boolean, StoreError>
     readonly get: (id: string) => Effect.Effect<Option.Option<McpServer>, StoreError>
     readonly findBySlug: (workspaceId: string, slug: string) => Effect.Effect<Option.Option<McpServer>, StoreError>
+    /**
+     * The organisation's servers (or a workspace's), by creation; with `search`, those whose name or slug holds it
+     * in any case; with `ids`, only those servers (Portkey's `id` filter).
+     */
     readonly list: (
       organisationId: string,
       workspaceId: string | null,
       search: string | null,
-      page: PageRequest
+      page: PageRequest,
+      ids?: ReadonlyArray<string>
     ) => Effect.Effect<Page<McpServer>, StoreError>
     /**
      * Up to `limit` servers whose integration their workspace may use (`usableBy`), in (workspace_id, slug)

@@ -197,20 +197,9 @@ export const makeServers = Effect.gen(function*() {
       ids?: ReadonlyArray<string>
     ) {
       const scope = yield* ensureListScope(workspaces, principal, workspaceId, "mcp_servers.list")
-      if (ids === undefined) {
-        const listed = yield* servers.list(principal.organisationId, scope, search?.trim() || null, page)
-        return { items: yield* withStatuses(listed.items), total: listed.total }
-      }
-      // Portkey's `id` filter: only these servers, of those the list covers.
-      const all = yield* servers.list(principal.organisationId, scope, search?.trim() || null, {
-        limit: 100_000,
-        offset: 0
-      })
-      const kept = all.items.filter((server) => ids.includes(server.id))
-      return {
-        items: yield* withStatuses(kept.slice(page.offset, page.offset + page.limit)),
-        total: kept.length
-      }
+      // Portkey's `id` filter keeps only these servers of those the list covers; the store applies it.
+      const listed = yield* servers.list(principal.organisationId, scope, search?.trim() || null, page, ids)
+      return { items: yield* withStatuses(listed.items), total: listed.total }
     }
   )
 

@@ -95,6 +95,55 @@ export const mcpContract = ({ exit, freshOrganisation, run }: Harness) => {
     ).toBe(false)
   })
 
+  it("lists only the servers named by id, within the scope and search, paged", async () => {
+    const org = await freshOrganisation()
+    const [w1, w2] = [workspace(org.id), workspace(org.id)]
+    await run(Effect.flatMap(Effect.service(WorkspaceStore), (s) => Effect.forEach([w1, w2], s.insert)))
+    const integration = mcpIntegration(org.id, "shared-ids")
+    await run(Effect.flatMap(Effect.service(McpIntegrationStore), (s) => s.insert(integration)))
+    const server = (workspaceId: string, slug: string) =>
+      new McpServer({
+        id: uid(),
+        organisation_id: org.id,
+        workspace_id: workspaceId,
+        slug,
+        name: `Server ${slug}`,
+        status: "active",
+        description: null,
+        mcp_integration_id: integration.id,
+        created_at: at()
+      })
+    const [a, b, c, d] = [
+      server(w1.id, "srv-a"),
+      server(w1.id, "srv-b"),
+      server(w1.id, "srv-c"),
+      server(w2.id, "srv-d")
+    ]
+    await run(Effect.flatMap(Effect.service(McpServerStore), (s) => Effect.forEach([a, b, c, d], s.insert)))
+    const list = (
+      workspaceId: string | null,
+      ids: ReadonlyArray<string>,
+      search: string | null = null,
+      limit = 10,
+      offset = 0
+    ) =>
+      run(
+        Effect.flatMap(
+          Effect.service(McpServerStore),
+          (s) => s.list(org.id, workspaceId, search, { limit, offset }, ids)
+        )
+      )
+    const named = (
+      page: { readonly items: ReadonlyArray<McpServer>; readonly total: number }
+    ) => [page.items.map((x) => x.slug), page.total]
+    expect(named(await list(null, [c.id, a.id, d.id]))).toEqual([["srv-a", "srv-c", "srv-d"], 3])
+    expect(named(await list(w1.id, [c.id, a.id, d.id]))).toEqual([["srv-a", "srv-c"], 2])
+    expect(named(await list(null, [a.id, b.id, d.id], "SERVER SRV-B"))).toEqual([["srv-b"], 1])
+    expect(named(await list(null, [a.id, b.id, d.id], null, 1, 1))).toEqual([["srv-b"], 3])
+    expect(named(await list(null, [uid()]))).toEqual([[], 0])
+    expect(named(await list(null, []))).toEqual([[], 0])
+  })
+
   it("keeps integration totals exact through creates, archives, edits and rollbacks", async () => {
     const org = await freshOrganisation()
     const w1 = workspace(org.id)

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates the README's console screenshots (docs/console-*.png) from the browser tests: runs
-# ConsoleBrowser.test.ts and ConsoleJobs.test.ts in Debian's Chromium (they write every page at 1366 and 390 px,
+# ConsoleBrowser.test.ts, ConsoleJobs.test.ts and ConsolePromptJobs.test.ts in Debian's Chromium (they write every page at 1366 and 390 px,
 # and dark, to screenshots/console/), then copies the ones the README shows into docs/. Run it with
 # `npm run screenshots` (Node 24 first on PATH); it fails when Chromium is missing or a screenshot was not made.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 rm -rf screenshots/console
-REQUIRE_BROWSER=1 npx vitest run packages/server/test/ConsoleBrowser.test.ts packages/server/test/ConsoleJobs.test.ts
+REQUIRE_BROWSER=1 npx vitest run packages/server/test/ConsoleBrowser.test.ts packages/server/test/ConsoleJobs.test.ts \
+  packages/server/test/ConsolePromptJobs.test.ts
 
 # screenshot (in screenshots/console/, without .png) → README image (in docs/, without .png)
 shots=(
@@ -16,6 +17,8 @@ shots=(
   "mcp-integration-1366 console-mcp-integration"
   "api-key-presets-390 console-api-keys-390"
   "menu-open-390 console-menu-390"
+  "editor-refused-390 console-editor-390"
+  "publish-confirm-390 console-publish-390"
 )
 for pair in "${shots[@]}"; do
   read -r from to <<<"$pair"

@@ -27,6 +27,7 @@ const SKIPPED: Record<string, string> = {
   "bash .ci/run": "it runs `npm test` (recursive)",
   "npm run bench": "minutes of load that measure the machine, not the README",
   "npm run bench:render": "minutes of load that measure the machine, not the README",
+  "npm run bench:load": "minutes of load that measure the machine, not the README",
   "npm run examples": "CI runs it right after `npm test` (.ci/run); it builds and packs every package (minutes)",
   "npm run screenshots":
     "runs ConsoleBrowser.test.ts and ConsoleJobs.test.ts, which `npm test` runs, and rewrites docs/'s screenshots",

@@ -17,7 +17,7 @@ import {
 } from "@gateway-control/domain"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
-import { Context, Effect, Layer, Redacted, type Scope } from "effect"
+import { Context, Effect, Layer, Option, Redacted, type Scope, Tracer } from "effect"
 
 /** The fetch MCP sessions use (the server builds it on undici, pinned like provider calls). */
 export class McpFetch extends Context.Service<
@@ -47,6 +47,27 @@ const describe = (error: unknown): string => {
     ? ` (${"code" in error.cause && typeof error.cause.code === "string" ? error.cause.code : error.cause.message})`
     : ""
   return `${error.message}${cause}`
+}
+
+/**
+ * The W3C `traceparent` of the session's span, so that the MCP server can continue the caller's trace: only
+ * when a tracer that exports is installed (the native tracer's spans go nowhere: tracing is off) and the span
+ * is sampled. Only this header: never `b3`, nothing else of the span.
+ */
+const currentTraceparent: Effect.Effect<string | undefined> = Effect.withFiber((fiber) =>
+  fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
+    ? Effect.succeed(undefined)
+    : Effect.map(Effect.option(Effect.currentSpan), (span) =>
+      Option.isSome(span) && span.value.sampled
+        ? `00-${span.value.traceId.padStart(32, "0")}-${span.value.spanId}-01`
+        : undefined)
+)
+
+/** `init` with `traceparent` added, unless the integration's own headers already name one. */
+const withTraceparent = (init: RequestInit | undefined, traceparent: string): RequestInit => {
+  const headers = new Headers(init?.headers)
+  if (!headers.has("traceparent")) headers.set("traceparent", traceparent)
+  return { ...init, headers }
 }
 
 /** The SDK's client and transports, loaded once, on the first session. */
@@ -183,12 +204,13 @@ export const layerMcpConnections: Layer.Layer<McpConnections, never, McpFetch> =
         const loaded = yield* sdk
         const { Client, SSEClientTransport, StreamableHTTPClientTransport } = loaded
         const pinned = yield* fetches.fetchFor(endpoint.pinnedAddresses)
+        const traceparent = yield* currentTraceparent
         // The first answer is the connection's (the SSE stream, or the answer to initialize); the last, the one
         // a failure is best explained by.
         let firstStatus: number | null = null
         let lastStatus: number | null = null
         const fetch: FetchLike = async (url, init) => {
-          const response = await pinned(url, init)
+          const response = await pinned(url, traceparent === undefined ? init : withTraceparent(init, traceparent))
           firstStatus ??= response.status
           lastStatus = response.status
           return response

@@ -16,8 +16,13 @@ import { read } from "./internal/statements.ts"
 /** The one channel every process listens on. */
 export const CHANGE_CHANNEL = "gateway_control_changes"
 
-/** What a notification carries: the change, and which process made it (each ignores its own). */
-const Notice = Schema.fromJsonString(Schema.Struct({ origin: Schema.String, change: Change }))
+/**
+ * What a notification carries: the change, which process made it (each ignores its own), and when the sender's
+ * clock sent it (epoch milliseconds; absent from a process older than the field, during a rolling restart).
+ */
+const Notice = Schema.fromJsonString(
+  Schema.Struct({ origin: Schema.String, change: Change, sentAt: Schema.optionalKey(Schema.Finite) })
+)
 const decodeNotice = Schema.decodeUnknownOption(Notice)
 const encodeNotice = Schema.encodeSync(Notice)
 
@@ -29,6 +34,11 @@ const listening = Metric.gauge("gateway_change_feed_listening", {
 const notifications = Metric.counter("gateway_change_feed_notifications_total", {
   description: "Changes heard from other processes through the change feed.",
   incremental: true
+})
+const lag = Metric.histogram("gateway_change_feed_lag_seconds", {
+  description: "Time from another process sending a change (inside its transaction, just before the commit) to " +
+    "this process hearing it, by the two hosts' clocks; negative differences (clock skew) count as 0 (seconds).",
+  boundaries: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 })
 const markListening = Metric.update(listening, 1)
 const markDown = Metric.update(listening, 0)
@@ -74,7 +84,10 @@ export const makePgChangeFeed = (options: ListenerOptions) =>
         const notice = decodeNotice(notification.payload)
         if (Option.isNone(notice) || notice.value.origin === origin) return Effect.void
         dispatch(notice.value.change)
-        return countNotification
+        const sentAt = notice.value.sentAt
+        return sentAt === undefined
+          ? countNotification
+          : Effect.andThen(countNotification, Metric.update(lag, Math.max(0, Date.now() - sentAt) / 1000))
       }))
     }))
 
@@ -105,8 +118,13 @@ export const makePgChangeFeed = (options: ListenerOptions) =>
     yield* Deferred.await(firstAttempt)
 
     return ChangeFeed.of({
+      // Stamped as the statement runs, so the lag a receiver measures starts at the change's end.
       publish: (change) =>
-        read(Effect.asVoid(sql`SELECT pg_notify(${CHANGE_CHANNEL}, ${encodeNotice({ origin, change })})`)),
+        read(Effect.suspend(() =>
+          Effect.asVoid(
+            sql`SELECT pg_notify(${CHANGE_CHANNEL}, ${encodeNotice({ origin, change, sentAt: Date.now() })})`
+          )
+        )),
       subscribe: (handler) =>
         Effect.acquireRelease(
           Effect.sync(() => void handlers.add(handler)),

@@ -12,6 +12,7 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { SqlError, UniqueViolation, UnknownError } from "effect/sql/SqlError"
+import { makePoolMetrics } from "./internal/poolMetrics.ts"
 import { makePriorityLock } from "./internal/PriorityLock.ts"
 import { migrate } from "./Migrations.ts"
 import { defaultTemplateCacheDirs, initialiseDataDir } from "./PgliteTemplate.ts"
@@ -108,9 +109,13 @@ export const make = Effect.fnUntraced(function*(options: PgliteClientOptions = {
   const connection = makeConnection(db)
   // One holder at a time, requests first: see PriorityLock.ts for why background work goes last.
   const backgroundWork = options.backgroundWork
-  const acquirer = backgroundWork === undefined
+  const take = backgroundWork === undefined
     ? Effect.as(lock.take(false), connection)
     : backgroundWork.use((background) => Effect.as(lock.take(background), connection))
+  // Its one session as a pool of one: statements queued for the lock, and how long they waited (poolMetrics.ts).
+  const metered = makePoolMetrics("pglite", 1, yield* Effect.context<never>())
+  metered.setOpen(1)
+  const acquirer = metered.checkout(take)
   const client = yield* SqlClient.make({
     acquirer,
     transactionAcquirer: acquirer,

@@ -35,6 +35,7 @@ import { migrate } from "./Migrations.ts"
 import { layerPgChangeFeed } from "./PgChangeFeed.ts"
 import { type HostLocator, makeHostLocator, needsLocator, parseDatabaseUrl } from "./PgHosts.ts"
 import * as PgliteClient from "./PgliteClient.ts"
+import * as PgMeteredClient from "./PgMeteredClient.ts"
 import { type ConnectionFacts, inspectConnections } from "./PgPoolers.ts"
 import { makeAccessStores } from "./SqlAccessStores.ts"
 import { makeApiKeyStore } from "./SqlApiKeyStore.ts"
@@ -139,6 +140,8 @@ export interface PostgresOptions {
 }
 
 export const DEFAULT_STATEMENT_TIMEOUT_MS = 5_000
+/** The name of the requests' pool in its metrics (`db_client_connection_pool_name`); migrations' is not measured. */
+const REQUESTS_POOL = "postgresql"
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
 /** How much longer than its own `statement_timeout` a server gets to answer before it is taken for hung. */
 export const DEADLINE_GRACE_MS = 1_000
@@ -211,8 +214,15 @@ const routeOf = (options: PostgresOptions, url: Redacted.Redacted<string>, setti
     return { url: driverUrl, locator, facts } satisfies Route
   })
 
-const clientOf = (options: PostgresOptions, route: Route, poolSize: number, statementTimeoutMs: number) =>
-  PgClient.layer({
+/** The pooled client of a route; measured (PgMeteredClient.ts) when named, as the requests' pool is. */
+const clientOf = (
+  options: PostgresOptions,
+  route: Route,
+  poolSize: number,
+  statementTimeoutMs: number,
+  poolName?: string
+) => {
+  const config = {
     url: route.url,
     maxConnections: poolSize,
     applicationName: "gateway-control",
@@ -222,7 +232,9 @@ const clientOf = (options: PostgresOptions, route: Route, poolSize: number, stat
     // prepared on another does not exist.
     prepare: !route.facts.pooler,
     stream: streamOf(route, statementTimeoutMs)
-  })
+  }
+  return poolName === undefined ? PgClient.layer(config) : PgMeteredClient.layer({ ...config, poolName })
+}
 
 const statementTimeoutOf = (options: PostgresOptions) => options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS
 
@@ -231,7 +243,7 @@ export const layerPostgresClient = (options: PostgresOptions) =>
   Layer.unwrap(
     Effect.map(
       routeOf(options, options.url, "DATABASE_URL", false),
-      (route) => clientOf(options, route, options.poolSize, statementTimeoutOf(options))
+      (route) => clientOf(options, route, options.poolSize, statementTimeoutOf(options), REQUESTS_POOL)
     )
   )
 
@@ -255,6 +267,6 @@ export const layerPostgres = (options: PostgresOptions) =>
     const migrated = Layer.effectDiscard(Effect.orDie(Effect.provide(migrate, clientOf(options, route, 1, 0))))
     return layerSqlWith(feed).pipe(
       Layer.provide(migrated),
-      Layer.provideMerge(clientOf(options, route, options.poolSize, statementTimeoutOf(options)))
+      Layer.provideMerge(clientOf(options, route, options.poolSize, statementTimeoutOf(options), REQUESTS_POOL))
     )
   }))

@@ -2,13 +2,15 @@
  * Traces over OTLP/HTTP: a `serve` process with `OTEL_EXPORTER_OTLP_ENDPOINT` set sends its spans to a receiver
  * on loopback. A prompt create that came with a W3C `traceparent` is one trace, under the client's span: the
  * request's server span, the use case's span, and the store's SQL statements; the request's log line names the
- * trace. Without the variable nothing is sent.
+ * trace. An MCP server called during a traced request gets the request's trace as `traceparent`, and nothing
+ * when the request's trace is not sampled or tracing is off. Without the variable nothing is sent.
  */
 import { randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freshDatabase, postgresUrl } from "./support/Databases.ts"
+import { type SdkMcpServer, startSdkMcpServer } from "./support/SdkMcpServer.ts"
 import { type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 interface OtlpSpan {
@@ -59,17 +61,21 @@ describe.skipIf(postgresUrl === undefined)("OTLP traces from serve on PostgreSQL
   let receiver: Awaited<ReturnType<typeof startReceiver>>
   let traced: ServerProcess
   let untraced: ServerProcess
+  let mcp: SdkMcpServer
   const cleanups: Array<() => Promise<unknown> | unknown> = []
 
   beforeAll(async () => {
     receiver = await startReceiver()
     cleanups.push(receiver.close)
+    mcp = await startSdkMcpServer()
+    cleanups.push(() => mcp.close())
     const database = await freshDatabase(postgresUrl!)
     cleanups.push(database.drop)
     const env = {
       GATEWAY_STORE: "postgres",
       DATABASE_URL: database.url,
-      GATEWAY_MASTER_KEY: randomBytes(32).toString("base64")
+      GATEWAY_MASTER_KEY: randomBytes(32).toString("base64"),
+      TRUSTED_CUSTOM_HOSTS: mcp.host
     }
     traced = await startServerProcess({
       ...env,
@@ -142,6 +148,83 @@ describe.skipIf(postgresUrl === undefined)("OTLP traces from serve on PostgreSQL
     for (const span of inTrace()) expect(rootOf(span)).toBe(parentId)
     // The request's log line names the trace.
     await waitFor(() => traced.stderr().includes(traceId) ? true : undefined)
+  })
+
+  /** An MCP server registered in the process's workspace, ready for `POST /v1/mcp-servers/{id}/test`. */
+  const registerMcpServer = async (server: ServerProcess) => {
+    const send = (path: string, body: unknown) =>
+      fetch(`${server.baseUrl}${path}`, {
+        method: "POST",
+        headers: { "x-service-api-key": traced.adminKey!, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+    const suffix = randomBytes(4).toString("hex")
+    const integration = await send("/v1/mcp-integrations", {
+      name: `Traced ${suffix}`,
+      url: mcp.httpUrl,
+      transport: "http",
+      auth_type: "headers",
+      configurations: { headers: { "X-Team": "blue" } }
+    })
+    expect(integration.status).toBe(201)
+    const workspaces = await fetch(`${server.baseUrl}/v1/workspaces`, {
+      headers: { "x-service-api-key": traced.adminKey! }
+    })
+    const made = await send("/v1/mcp-servers", {
+      name: `Traced server ${suffix}`,
+      slug: `traced-${suffix}`,
+      mcp_integration_id: ((await integration.json()) as { id: string }).id,
+      workspace_id: ((await workspaces.json()) as { data: Array<{ id: string }> }).data[0]!.id
+    })
+    expect(made.status).toBe(201)
+    const { id } = (await made.json()) as { id: string }
+    /** Tests the server in a request with this `traceparent`; the headers of the sessions it opened. */
+    return async (traceparent: string) => {
+      const before = mcp.initializations.length
+      const tested = await fetch(`${server.baseUrl}/v1/mcp-servers/${id}/test`, {
+        method: "POST",
+        headers: { "x-service-api-key": traced.adminKey!, traceparent }
+      })
+      expect(tested.status).toBe(200)
+      expect(await tested.json()).toMatchObject({ success: true })
+      return mcp.initializations.slice(before).map((i) => i.headers)
+    }
+  }
+
+  it("sends the request's trace to the MCP servers it calls as traceparent, when the trace is sampled", async () => {
+    const test = await registerMcpServer(traced)
+    const traceId = randomBytes(16).toString("hex")
+    const parentId = randomBytes(8).toString("hex")
+    const seen = await test(`00-${traceId}-${parentId}-01`)
+    // Health checks may open sessions of their own meanwhile, under traces of their own.
+    const ours = seen.filter((headers) => headers.traceparent?.includes(traceId))
+    expect(ours).toHaveLength(1)
+    const [, sentTrace, sentSpan, flags] = String(ours[0].traceparent).split("-")
+    expect(sentTrace).toBe(traceId)
+    expect(flags).toBe("01")
+    // The parent the MCP server sees is a span of the request's trace, exported like the others.
+    const session = await waitFor(() => receiver.spans.find((span) => span.spanId === sentSpan))
+    expect(session.traceId).toBe(traceId)
+    expect(session.name).toBe("McpConnections.session")
+    // Only traceparent joins the integration's own headers.
+    expect(ours[0]["x-team"]).toBe("blue")
+    expect(ours[0].b3).toBeUndefined()
+
+    // A trace the caller did not sample (parent-based sampling follows it) is not propagated.
+    const unsampled = randomBytes(16).toString("hex")
+    const quiet = await test(`00-${unsampled}-${randomBytes(8).toString("hex")}-00`)
+    expect(quiet.length).toBeGreaterThan(0)
+    expect(quiet.some((headers) => headers.traceparent?.includes(unsampled))).toBe(false)
+  })
+
+  it("sends no traceparent to MCP servers from a process without tracing", async () => {
+    const test = await registerMcpServer(untraced)
+    const seen = await test(`00-${randomBytes(16).toString("hex")}-${randomBytes(8).toString("hex")}-01`)
+    expect(seen.length).toBeGreaterThan(0)
+    for (const headers of seen) {
+      expect(headers.traceparent).toBeUndefined()
+      expect(headers["x-team"]).toBe("blue")
+    }
   })
 
   it("sends nothing from a process without OTEL_EXPORTER_OTLP_ENDPOINT", async () => {

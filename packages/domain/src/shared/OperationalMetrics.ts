@@ -3,7 +3,7 @@
  * `METRICS_PORT`), and an embedding application reads them from Effect's metric registry. Each is updated by
  * an effect made once here, so the render path pays one counter update and no allocation for it.
  */
-import { Duration, Effect, Metric } from "effect"
+import { type Context, Duration, Effect, Metric } from "effect"
 
 const renderCacheLookups = Metric.counter("gateway_render_cache_lookups_total", {
   description: "Renders that found the prompt's resolution in the process's cache (result=hit) or asked the store.",
@@ -14,6 +14,20 @@ const renderCacheLookups = Metric.counter("gateway_render_cache_lookups_total", 
 export const countRenderCacheHit = Metric.update(Metric.withAttributes(renderCacheLookups, { result: "hit" }), 1)
 /** One render resolved its prompt from the store. */
 export const countRenderCacheMiss = Metric.update(Metric.withAttributes(renderCacheLookups, { result: "miss" }), 1)
+
+const renderDuration = Metric.histogram("gateway_render_duration_seconds", {
+  description: "Time to render one prompt, from the request's body to the rendered body, a store read included on a " +
+    "cache miss; failed renders too (seconds).",
+  boundaries: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1]
+})
+
+/**
+ * Records one render's duration; the renderer takes a `performance.now()` pair around its own effect rather
+ * than `Effect.timed`, so a render pays a histogram update and no more. `context` is the fiber's (it names
+ * the metric registry).
+ */
+export const observeRenderDuration = (context: Context.Context<never>, seconds: number): void =>
+  renderDuration.updateUnsafe(seconds, context)
 
 const auditAppendDuration = Metric.histogram("gateway_audit_append_duration_seconds", {
   description: "Time to append one audit record to its chain, waiting for the chain's end included (seconds).",

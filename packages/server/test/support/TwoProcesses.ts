@@ -72,8 +72,14 @@ export const revocationCrossing = async (
   return within(withinMs, async () => (await call(b, created.key, "GET", "/v1/workspaces")).status === 401)
 }
 
-/** Starts the two processes, one after the other, sharing the database, the master key and `env`. */
-export const startTwoProcesses = async (env: Record<string, string> = {}): Promise<TwoProcesses> => {
+/**
+ * Starts the two processes, one after the other, sharing the database, the master key and `env`; `own` adds
+ * what one of them alone gets (a port of its own, e.g. `METRICS_PORT`).
+ */
+export const startTwoProcesses = async (
+  env: Record<string, string> = {},
+  own: { readonly a?: Record<string, string>; readonly b?: Record<string, string> } = {}
+): Promise<TwoProcesses> => {
   const cleanups: Array<() => Promise<unknown> | unknown> = []
   const close = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup()
@@ -87,9 +93,9 @@ export const startTwoProcesses = async (env: Record<string, string> = {}): Promi
       GATEWAY_MASTER_KEY: randomBytes(32).toString("base64"),
       ...env
     }
-    const a = await startServerProcess(shared)
+    const a = await startServerProcess({ ...shared, ...own.a })
     cleanups.push(() => a.child.kill("SIGKILL"))
-    const b = await startServerProcess(shared)
+    const b = await startServerProcess({ ...shared, ...own.b })
     cleanups.push(() => b.child.kill("SIGKILL"))
     const admin = a.adminKey!
     const workspaces = await json<{ data: Array<{ id: string }> }>(await call(a, admin, "GET", "/v1/workspaces"), 200)

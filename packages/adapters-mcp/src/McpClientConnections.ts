@@ -17,6 +17,7 @@ import {
 } from "@gateway-control/domain"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { Context, Effect, Layer, Option, Redacted, type Scope, Tracer } from "effect"
 
 /** The fetch MCP sessions use (the server builds it on undici, pinned like provider calls). */
@@ -75,10 +76,22 @@ const loadSdk = () =>
   Promise.all([
     import("@modelcontextprotocol/sdk/client/index.js"),
     import("@modelcontextprotocol/sdk/client/sse.js"),
-    import("@modelcontextprotocol/sdk/client/streamableHttp.js")
-  ]).then(([client, sse, streamableHttp]) => ({ ...client, ...sse, ...streamableHttp }))
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/validation/ajv-provider.js")
+  ]).then(([client, sse, streamableHttp, ajv]) => ({ ...client, ...sse, ...streamableHttp, ...ajv }))
 
 type Sdk = Awaited<ReturnType<typeof loadSdk>>
+
+/**
+ * A client's JSON Schema validator, made on its first use. The SDK otherwise builds an Ajv instance with its
+ * formats for every client (~0.1 ms and its garbage), though only a tool's output schema needs one: a health
+ * check, a discovery or a ping never does, and the health checker makes a client for every check. One per
+ * client, as the SDK's own, so no server's schema `$id` is ever seen by another server's validator.
+ */
+const validatorOnFirstUse = (sdk: Sdk): jsonSchemaValidator => {
+  let validator: jsonSchemaValidator | undefined
+  return { getValidator: (schema) => (validator ??= new sdk.AjvJsonSchemaValidator()).getValidator(schema) }
+}
 
 const unreachable = (sdk: Sdk, error: unknown, lastStatus: number | null) => {
   const statusCode = (error instanceof sdk.StreamableHTTPError || error instanceof sdk.SseError) &&
@@ -229,7 +242,7 @@ export const layerMcpConnections: Layer.Layer<McpConnections, never, McpFetch> =
               reconnectionDelayGrowFactor: 1
             }
           })
-        const client = new Client(CLIENT_INFO, { capabilities: {} })
+        const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: validatorOnFirstUse(loaded) })
         // Ends the session (a DELETE for Streamable HTTP, which servers may refuse) and closes the transport.
         // A server that does not answer the DELETE is not waited for: closing aborts what is still in flight.
         const ending = transport instanceof StreamableHTTPClientTransport

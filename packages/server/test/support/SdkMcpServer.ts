@@ -35,8 +35,13 @@ const smallServer = () => {
   const server = new McpServer({ name: "small", version: "1.2.3" })
   server.registerTool("search", {
     description: "Searches the issues",
-    inputSchema: { query: z.string().describe("What to look for") }
-  }, ({ query }) => ({ content: [{ type: "text", text: `found ${query}` }] }))
+    inputSchema: { query: z.string().describe("What to look for") },
+    // An output schema makes the client build its JSON Schema validator when it lists the tools.
+    outputSchema: { found: z.string() }
+  }, ({ query }) => ({
+    content: [{ type: "text", text: `found ${query}` }],
+    structuredContent: { found: query }
+  }))
   server.registerTool("create_issue", {
     description: "Creates an issue",
     inputSchema: { title: z.string(), body: z.string().optional() }

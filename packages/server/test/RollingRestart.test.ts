@@ -19,7 +19,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { freshDatabase, postgresUrl } from "./support/Databases.ts"
 import { availableOrSkip } from "./support/PgCluster.ts"
-import { freePort, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
+import { freePorts, type ServerProcess, startServerProcess } from "./support/ServerProcess.ts"
 
 const HAPROXY = "/usr/sbin/haproxy"
 const available = availableOrSkip("Rolling restart behind haproxy", [HAPROXY], "REQUIRE_HAPROXY") &&
@@ -57,7 +57,7 @@ describe.runIf(available)("a rolling restart behind haproxy", () => {
       GATEWAY_MASTER_KEY: randomBytes(32).toString("base64"),
       SHUTDOWN_DRAIN_MS: String(DRAIN_MS)
     }
-    ports = [await freePort(), await freePort()]
+    ports = await freePorts(2)
     for (const port of ports) {
       const server = await startServerProcess({ ...env, PORT: String(port) })
       servers.push(server)
@@ -65,7 +65,9 @@ describe.runIf(available)("a rolling restart behind haproxy", () => {
     cleanups.push(() => servers.forEach((s) => s.child.kill("SIGKILL")))
     const dir = mkdtempSync(join(tmpdir(), "gwc-haproxy-"))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
-    const [front, stats] = [await freePort(), await freePort()]
+    // Distinct ports: haproxy binds a port named twice without a word (SO_REUSEPORT), and the statistics'
+    // keep-alive connection may then reach the frontend for ever.
+    const [front, stats] = await freePorts(2)
     frontUrl = `http://127.0.0.1:${front}`
     statsUrl = `http://127.0.0.1:${stats}/stats;csv`
     const config = join(dir, "haproxy.cfg")
@@ -98,6 +100,10 @@ describe.runIf(available)("a rolling restart behind haproxy", () => {
     haproxy = spawn(HAPROXY, ["-db", "-f", config], { stdio: ["ignore", "pipe", "pipe"] })
     haproxy.stdout!.on("data", (chunk: Buffer) => void (haproxyLog += chunk.toString()))
     haproxy.stderr!.on("data", (chunk: Buffer) => void (haproxyLog += chunk.toString()))
+    // Said in the failure below: once an `npm test` run saw haproxy's statistics answer nothing for 60 s, with
+    // nothing on its output to say why.
+    haproxy.once("error", (error) => void (haproxyLog += `haproxy could not start: ${error.message}\n`))
+    haproxy.once("exit", (code, signal) => void (haproxyLog += `haproxy exited: ${code ?? signal}\n`))
     cleanups.push(() => haproxy.kill("SIGKILL"))
     await untilBothUp()
   }, 120_000)
@@ -108,17 +114,23 @@ describe.runIf(available)("a rolling restart behind haproxy", () => {
 
   /** haproxy's view of each process: UP, DOWN, or a transition ("UP 1/2"). */
   const serverStates = async (): Promise<ReadonlyArray<string>> => {
-    const csv = await (await fetch(statsUrl)).text()
+    const csv = await (await fetch(statsUrl, { signal: AbortSignal.timeout(2_000) })).text()
     return csv.split("\n").filter((line) => line.startsWith("gateways,gw")).map((line) => line.split(",")[17]!)
   }
 
   const untilBothUp = async () => {
     const started = performance.now()
+    let lastError = ""
     while (true) {
-      const states = await serverStates().catch(() => [])
+      const states = await serverStates().catch((error: unknown) => {
+        lastError = `; its statistics (${statsUrl}) failed: ${
+          error instanceof Error ? error.cause ?? error.message : error
+        }`
+        return []
+      })
       if (states.length === 2 && states.every((state) => state === "UP")) return
       if (performance.now() - started > 60_000) {
-        throw new Error(`haproxy did not see both processes up: ${JSON.stringify(states)}\n${haproxyLog}`)
+        throw new Error(`haproxy did not see both processes up: ${JSON.stringify(states)}${lastError}\n${haproxyLog}`)
       }
       await sleep(100)
     }

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
 import { query } from "./Databases.ts"
-import { freePort } from "./ServerProcess.ts"
+import { freePort, freePorts } from "./ServerProcess.ts"
 
 const exec = promisify(execFile)
 
@@ -114,7 +114,7 @@ export interface ReplicatedPair {
  */
 export const startReplicatedPair = async (database: string): Promise<ReplicatedPair> => {
   const root = await serverDir("gwc-pgpair-")
-  const [primaryPort, standbyPort] = [await freePort(), await freePort()]
+  const [primaryPort, standbyPort] = await freePorts(2)
   const primary = makeNode(root, "primary", primaryPort, [...QUICK, "-c wal_level=replica", "-c max_wal_senders=4"])
   const standby = makeNode(root, "standby", standbyPort, [...QUICK, "-c hot_standby=on"])
   const close = async () => {

@@ -2,7 +2,7 @@
  * `gateway-control serve` as a child process, the way an operator runs it.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
-import { createServer } from "node:net"
+import { createServer, type Server } from "node:net"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 
@@ -29,6 +29,25 @@ export const freePort = () =>
       probe.close(() => resolve(port))
     })
   })
+
+/**
+ * `count` distinct free ports. Each probe stays open until all are found: two `freePort()` calls in a row can
+ * return the same port, which haproxy binds twice without a word (SO_REUSEPORT).
+ */
+export const freePorts = async (count: number): Promise<Array<number>> => {
+  const probes = await Promise.all(Array.from({ length: count }, () =>
+    new Promise<Server>((resolve, reject) => {
+      const probe = createServer()
+      probe.once("error", reject)
+      probe.listen(0, "127.0.0.1", () => resolve(probe))
+    })))
+  const ports = probes.map((probe) => {
+    const address = probe.address()
+    return typeof address === "object" && address !== null ? address.port : 0
+  })
+  await Promise.all(probes.map((probe) => new Promise<void>((resolve) => probe.close(() => resolve()))))
+  return ports
+}
 
 export interface ServerProcess {
   readonly child: ChildProcess

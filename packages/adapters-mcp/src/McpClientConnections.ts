@@ -19,6 +19,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import type { FetchLike, Transport } from "@modelcontextprotocol/sdk/shared/transport.js"
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js"
 import { Context, Effect, Layer, Option, Redacted, type Scope, Tracer } from "effect"
+import * as HttpTraceContext from "effect/http/HttpTraceContext"
 
 /** The fetch MCP sessions use (the server builds it on undici, pinned like provider calls). */
 export class McpFetch extends Context.Service<
@@ -53,14 +54,15 @@ const describe = (error: unknown): string => {
 /**
  * The W3C `traceparent` of the session's span, so that the MCP server can continue the caller's trace: only
  * when a tracer that exports is installed (the native tracer's spans go nowhere: tracing is off) and the span
- * is sampled. Only this header: never `b3`, nothing else of the span.
+ * is sampled. Only this header, in Effect's own encoding (the one its HTTP client sends providers): never `b3`,
+ * nothing else of the span.
  */
 const currentTraceparent: Effect.Effect<string | undefined> = Effect.withFiber((fiber) =>
   fiber.getRef(Tracer.Tracer) === Tracer.nativeTracer
     ? Effect.succeed(undefined)
     : Effect.map(Effect.option(Effect.currentSpan), (span) =>
       Option.isSome(span) && span.value.sampled
-        ? `00-${span.value.traceId.padStart(32, "0")}-${span.value.spanId}-01`
+        ? HttpTraceContext.toHeaders(span.value)["traceparent"]
         : undefined)
 )
 

@@ -19,17 +19,6 @@ export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>)
     (error: { code: number; stdout: string; stderr: string }) => error
   )
 
-export const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
-
 /**
  * `count` distinct free ports. Each probe stays open until all are found: two `freePort()` calls in a row can
  * return the same port, which haproxy binds twice without a word (SO_REUSEPORT).
@@ -48,6 +37,9 @@ export const freePorts = async (count: number): Promise<Array<number>> => {
   await Promise.all(probes.map((probe) => new Promise<void>((resolve) => probe.close(() => resolve()))))
   return ports
 }
+
+/** One free port (`freePorts` when a test needs several). */
+export const freePort = async (): Promise<number> => (await freePorts(1))[0]!
 
 export interface ServerProcess {
   readonly child: ChildProcess

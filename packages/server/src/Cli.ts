@@ -23,6 +23,7 @@ import {
 import { type AppConfig, loadConfig } from "./AppConfig.ts"
 import { describeServeError, probeListen } from "./internal/ListenErrors.ts"
 import { asOperator } from "./internal/Operator.ts"
+import { announceServing } from "./internal/Serving.ts"
 import { InvalidConfiguration } from "./Settings.ts"
 
 // A store that cannot answer is the operator's to fix (start the database, check DATABASE_URL): one line too.
@@ -59,7 +60,9 @@ const serve = Command.make("serve", {}, () =>
     const address = { host: config.host, port: config.port }
     // Before the store opens: a first start would otherwise migrate and bootstrap it, then stop at the port.
     yield* probeListen(address)
-    return yield* Layer.launch(layerServe(config)).pipe(
+    return yield* Effect.scoped(
+      Layer.build(layerServe(config)).pipe(Effect.andThen(announceServing(address)), Effect.andThen(Effect.never))
+    ).pipe(
       Effect.catchTag("ServeError", (error) => Effect.fail(describeServeError(error, address)))
     )
   }))).pipe(

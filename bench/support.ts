@@ -13,6 +13,12 @@ import { fileURLToPath } from "node:url"
 
 export const root = fileURLToPath(new URL("..", import.meta.url))
 export const bin = join(root, "packages/server/bin/gateway-control.mjs")
+/**
+ * The built CLI as an installation runs it (legs/installed.mjs: the bin's heap settings, then `dist/cli`), and
+ * the environment it needs here: without the `@gateway-control/source` condition the bench itself runs under.
+ */
+export const installed = join(root, "bench/legs/installed.mjs")
+export const INSTALLED_ENV = { NODE_OPTIONS: "" } as const
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 export const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
 export const CONNECTIONS = 50

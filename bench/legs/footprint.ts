@@ -7,7 +7,19 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { bin, cpuMs, log, median, placed, residentMb, root, round, sleep } from "../support.ts"
+import {
+  bin,
+  cpuMs,
+  installed,
+  INSTALLED_ENV,
+  log,
+  median,
+  placed,
+  residentMb,
+  root,
+  round,
+  sleep
+} from "../support.ts"
 
 /**
  * How the server runs: as `npm start` runs it (TypeScript sources, one V8 worker thread), or from the built
@@ -15,13 +27,11 @@ import { bin, cpuMs, log, median, placed, residentMb, root, round, sleep } from 
  */
 export const CODE = {
   "npm start": { NODE_OPTIONS: "--conditions=@gateway-control/source --v8-pool-size=1" },
-  built: { NODE_OPTIONS: "" }
+  built: INSTALLED_ENV
 } as const
 export type Code = keyof typeof CODE
 
 const bare = join(root, "bench/baselines/bare.mjs")
-/** The built CLI, as an installation runs it (installed.mjs); `bin` runs the sources in a checkout. */
-const installed = join(import.meta.dirname, "installed.mjs")
 const entry = (code: Code) => (code === "built" ? installed : bin)
 let nextPort = 19_300
 

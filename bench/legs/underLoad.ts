@@ -6,15 +6,17 @@
  * minute, so a round falls in every run), the credential-health checker (on, at its default), the last-used-at
  * flush (the load spreads over `KEYS` keys, each used for the first time in the run, so each is written), and the
  * rotation sweep (each of those keys was rotated with a transition that ends during the runs, so sweeps end them,
- * audit and publish). Every figure is beside bare `node:http` doing the same render in the same run.
+ * audit and publish). Every figure is beside bare `node:http` doing the same render in the same run. The server
+ * runs as an installation runs it (the built, bundled CLI), as an operator's would.
  */
 import autocannon from "autocannon"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
-  bin,
   createRenderPrompt,
+  installed,
+  INSTALLED_ENV,
   json,
   load,
   log,
@@ -82,7 +84,11 @@ const atFixedRate = async (server: Server, keys: ReadonlyArray<string> | undefin
 
 /** The figures of point 6 on PGlite, with the jobs at work; `prepared` holds 1,000 MCP integrations. */
 export const benchPgliteUnderLoad = async (prepared: Prepared, bare: Server) => {
-  const server = await startServer(bin, ["serve"], { ...prepared.env, MCP_HEALTH_INTERVAL_MS: "10000" })
+  const server = await startServer(installed, ["serve"], {
+    ...prepared.env,
+    ...INSTALLED_ENV,
+    MCP_HEALTH_INTERVAL_MS: "10000"
+  })
   await createRenderPrompt(server, prepared).catch(() => undefined) // made already by an earlier leg
   const duration = Math.max(5, Number(process.env.BENCH_DURATION ?? 10))
   // Transitions end from the first round's start to past the last round's end.
@@ -116,7 +122,12 @@ export const benchPgliteUnderLoad = async (prepared: Prepared, bare: Server) => 
 /** The memory store, as `npm start` runs it: RSS after the same render load as PGlite's. */
 export const benchMemoryStoreUnderLoad = async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "gwc-bench-memory-"))
-  const server = await startServer(bin, ["serve"], { GATEWAY_STORE: "memory", DATA_DIR: dataDir }, "/healthz")
+  const server = await startServer(
+    installed,
+    ["serve"],
+    { GATEWAY_STORE: "memory", DATA_DIR: dataDir, ...INSTALLED_ENV },
+    "/healthz"
+  )
   // The first start prints the admin key and the default workspace (an in-memory store has no other way in).
   const key = /x-service-api-key: (\S+)/.exec(server.stderr())?.[1]
   const workspaceId = /workspace '[^']*' \(([0-9a-f-]+)\)/.exec(server.stderr())?.[1]

@@ -1,9 +1,16 @@
+import { layerMemory } from "@gateway-control/adapters-memory"
 import type { GatewayControlClientShape } from "@gateway-control/client"
-import { ApiKeys, ApiKeyStore, KEY_CACHE_TTL_MS } from "@gateway-control/domain"
-import { DateTime, Effect, Redacted } from "effect"
+import { ApiKeys, ApiKeyStore, ChangeFeed, KEY_CACHE_TTL_MS } from "@gateway-control/domain"
+import { DateTime, Effect, Layer, Redacted } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeMovableClock } from "./support/MovableClock.ts"
 import { errorOf, jsonOf, startTestServer, type TestServer } from "./support/TestServer.ts"
+
+/** A store other processes share, its change feed down: only the key cache's lifetime bounds what this one misses. */
+const sharedStoreWithFeedDown = Layer.merge(
+  layerMemory,
+  Layer.succeed(ChangeFeed)({ ...ChangeFeed.inProcess, soleWriter: false })
+)
 
 let server: TestServer
 beforeAll(async () => {
@@ -63,7 +70,7 @@ describe("the x-service-api-key middleware", () => {
 
   it("sees a revocation made by another process within the key cache's lifetime", async () => {
     const time = makeMovableClock()
-    const own = await startTestServer({ clock: time.clock })
+    const own = await startTestServer({ clock: time.clock, store: sharedStoreWithFeedDown })
     try {
       const key = own.adminKey
       const keyId = (await own.runtime.runPromise(
@@ -78,6 +85,31 @@ describe("the x-service-api-key middleware", () => {
       time.advance(KEY_CACHE_TTL_MS / 2)
       await own.api(listWorkspaces, key)
       time.advance(KEY_CACHE_TTL_MS / 2)
+      expect((await own.refusal(listWorkspaces, key))._tag).toBe("Unauthorized")
+    } finally {
+      await own.close()
+    }
+  })
+
+  it("holds a key's resolution past that lifetime when no other process writes the store", async () => {
+    const time = makeMovableClock()
+    const own = await startTestServer({ clock: time.clock })
+    try {
+      const key = own.adminKey
+      const keyId = (await own.runtime.runPromise(
+        Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(Redacted.make(key)))
+      )).keyId ?? ""
+      await own.api(listWorkspaces, key)
+      // A write past the use cases, which nothing real makes here: the cache holds what it resolved...
+      await own.runtime.runPromise(
+        Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.revoke(keyId, new Date().toISOString()))
+      )
+      time.advance(10 * KEY_CACHE_TTL_MS)
+      await own.api(listWorkspaces, key)
+      // ...until a change through them forgets it, at once.
+      await own.runtime.runPromise(
+        Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.forgetUser(own.ownerId))
+      )
       expect((await own.refusal(listWorkspaces, key))._tag).toBe("Unauthorized")
     } finally {
       await own.close()

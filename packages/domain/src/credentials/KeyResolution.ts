@@ -4,7 +4,8 @@
  * counted against them (one without asks nothing more).
  *
  * The cache forgets a key as soon as this process changes it (once the change commits), and as soon as the
- * change feed says another process did; when the feed is down, within `KEY_CACHE_TTL_MS`.
+ * change feed says another process did; when the feed is down, within `KEY_CACHE_TTL_MS`. A store no other
+ * process writes (the change feed's `soleWriter`) needs no lifetime: its entries hold until a change.
  *
  * While the store is unreachable (StoreOutage.ts), a key this process resolved in the last
  * `STORE_OUTAGE_SNAPSHOT_MS` is admitted from the cache's snapshot, saying how old its store read is; a key it
@@ -92,8 +93,15 @@ export const makeKeyResolution = Effect.gen(function*() {
   const noteUse = yield* makeKeyUsage
   const outage = yield* StoreOutage
 
-  // Resolutions are kept past their lifetime for as long as an outage may answer from them.
-  const resolved = new TtlCache<string, Resolved>(KEY_CACHE_TTL_MS, 10_000, outage.snapshotMs)
+  // Resolutions are kept past their lifetime for as long as an outage may answer from them. With no other
+  // process writing the store (memory, PGlite), every change to a key or its user goes through `forget` here, so
+  // a resolution holds until one does: a lifetime would only send every key in use back to the store together,
+  // each `KEY_CACHE_TTL_MS`, a burst of reads on the thread that serves requests (PGlite's).
+  const resolved = new TtlCache<string, Resolved>(
+    feed.soleWriter === true ? Number.POSITIVE_INFINITY : KEY_CACHE_TTL_MS,
+    10_000,
+    outage.snapshotMs
+  )
   // Bumped by every invalidation: a resolution that read the store before one does not fill the cache.
   let generation = 0
   const forgetHere = (predicate: (key: ApiKey) => boolean) => {

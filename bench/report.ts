@@ -132,8 +132,8 @@ const summaryRows = (r: BenchResults): Array<Row> => {
       "report",
       "—"
     ],
-    residentRow("PGlite, jobs running, npm start", loaded.rss_after_render.rss, 300),
-    residentRow("memory store, npm start", r.under_load.memory_store.rss_after_render.rss, 150),
+    residentRow("PGlite, jobs running, installed", loaded.rss_after_render.rss, 300),
+    residentRow("memory store, installed", r.under_load.memory_store.rss_after_render.rss, 150),
     idleRow("memory store, built", idle("memory", "built").rss, 100),
     idleRow("memory store, npm start", idle("memory", "npm start").rss, 100),
     idleRow("PGlite, built", idle("pglite", "built").rss, 200),

@@ -12,6 +12,13 @@ const sharedStoreWithFeedDown = Layer.merge(
   Layer.succeed(ChangeFeed)({ ...ChangeFeed.inProcess, soleWriter: false })
 )
 
+/** Revokes the key in the store directly, past the use cases (and so past this process's cache). */
+const revokeInStore = (own: TestServer, key: string) =>
+  own.runtime.runPromise(Effect.gen(function*() {
+    const { keyId } = yield* Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(Redacted.make(key)))
+    yield* Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.revoke(keyId ?? "", new Date().toISOString()))
+  }))
+
 let server: TestServer
 beforeAll(async () => {
   server = await startTestServer()
@@ -73,14 +80,9 @@ describe("the x-service-api-key middleware", () => {
     const own = await startTestServer({ clock: time.clock, store: sharedStoreWithFeedDown })
     try {
       const key = own.adminKey
-      const keyId = (await own.runtime.runPromise(
-        Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(Redacted.make(key)))
-      )).keyId ?? ""
       await own.api(listWorkspaces, key)
       // Another process revokes it in the shared store; this one learns of it when its cache entry lapses.
-      await own.runtime.runPromise(
-        Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.revoke(keyId, new Date().toISOString()))
-      )
+      await revokeInStore(own, key)
       await own.api(listWorkspaces, key)
       time.advance(KEY_CACHE_TTL_MS / 2)
       await own.api(listWorkspaces, key)
@@ -96,14 +98,9 @@ describe("the x-service-api-key middleware", () => {
     const own = await startTestServer({ clock: time.clock })
     try {
       const key = own.adminKey
-      const keyId = (await own.runtime.runPromise(
-        Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(Redacted.make(key)))
-      )).keyId ?? ""
       await own.api(listWorkspaces, key)
       // A write past the use cases, which nothing real makes here: the cache holds what it resolved...
-      await own.runtime.runPromise(
-        Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.revoke(keyId, new Date().toISOString()))
-      )
+      await revokeInStore(own, key)
       time.advance(10 * KEY_CACHE_TTL_MS)
       await own.api(listWorkspaces, key)
       // ...until a change through them forgets it, at once.

@@ -6,7 +6,7 @@
  * use), and a prompt created and rendered; every file is ASCII, and the stripped licence comments are in
  * THIRD-PARTY-NOTICES.txt.
  */
-import { execFile, spawn } from "node:child_process"
+import { execFile } from "node:child_process"
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -14,7 +14,7 @@ import { promisify } from "node:util"
 import { beforeAll, describe, expect, it } from "vitest"
 import { bundleCli, OPTIONAL_NATIVE } from "../scripts/bundle-cli.mjs"
 import { cleanupsAfterAll, tempDirWith } from "./support/Cleanups.ts"
-import { freePort } from "./support/ServerProcess.ts"
+import { startServerProcess } from "./support/ServerProcess.ts"
 
 const exec = promisify(execFile)
 const cleanups = cleanupsAfterAll()
@@ -40,34 +40,14 @@ beforeAll(async () => {
 
 /** The bundle's `serve`, started as the bin starts an installation's CLI. */
 const startBundle = async (env: Record<string, string>) => {
-  const port = await freePort()
-  const child = spawn(
-    process.execPath,
+  const server = await startServerProcess(
+    { LOG_LEVEL: "info", ...env },
     // The console's assets module is the one file left outside the bundle from a workspace package: with no
     // build in a checkout, it resolves to its TypeScript source.
-    ["--conditions=@gateway-control/source", join(outDir, "bin.mjs"), "serve"],
-    {
-      env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
-      stdio: ["ignore", "pipe", "pipe"]
-    }
+    ["--conditions=@gateway-control/source", join(outDir, "bin.mjs")]
   )
-  cleanups.push(() => child.kill("SIGKILL"))
-  let stderr = ""
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the bundle did not start:\n${stderr}`)), 90_000)
-    child.stderr!.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
-      if (stderr.includes("Listening on")) {
-        clearTimeout(timer)
-        resolve()
-      }
-    })
-    child.once("exit", (code) => {
-      clearTimeout(timer)
-      reject(new Error(`the bundle exited with ${code}:\n${stderr}`))
-    })
-  })
-  return { baseUrl: `http://127.0.0.1:${port}`, stderr: () => stderr }
+  cleanups.push(() => server.child.kill("SIGKILL"))
+  return server
 }
 
 describe("the bundled CLI", () => {

@@ -52,11 +52,15 @@ export interface ServerProcess {
 
 /**
  * Starts `serve` with the given environment; the in-memory store unless `env` says otherwise, on a free port
- * unless `env.PORT` names one (a test that must know the address first, e.g. for `PUBLIC_URL`).
+ * unless `env.PORT` names one (a test that must know the address first, e.g. for `PUBLIC_URL`). `command` is what
+ * `node` runs before `serve`: the checkout's bin unless given (Node flags, then another entry point).
  */
-export const startServerProcess = async (env: Record<string, string> = {}): Promise<ServerProcess> => {
+export const startServerProcess = async (
+  env: Record<string, string> = {},
+  command: ReadonlyArray<string> = cli
+): Promise<ServerProcess> => {
   const port = env.PORT === undefined ? await freePort() : Number(env.PORT)
-  const child = spawn(process.execPath, [...cli, "serve"], {
+  const child = spawn(process.execPath, [...command, "serve"], {
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", GATEWAY_STORE: "memory", ...env },
     stdio: ["ignore", "pipe", "pipe"]
   })

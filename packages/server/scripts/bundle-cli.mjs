@@ -4,7 +4,9 @@
 // included, and V8 keeps a module's whole source as two-byte text when it holds one character outside Latin-1
 // (half of `effect`'s files do): ~20 MB of the idle server's resident memory (README, Performance, "Where the
 // memory goes"). The bundle is plain ASCII: strings are escaped, and licence comments go to THIRD-PARTY-NOTICES.
-// The embedding API (`dist/index.js`) stays module by module, for embedders' own bundlers.
+// The embedding API (`dist/index.js`) stays module by module, for embedders' own bundlers. Source maps go beside
+// the chunks (names and lines, not the sources' text), so `node --enable-source-maps` turns a stack trace's
+// minified names back into ours; Node reads them only when asked.
 //
 // Kept outside the bundle, as the installation's own packages:
 // - PGlite and the AWS SDK: loaded on first use, PGlite's WebAssembly and data files next to its module;
@@ -83,6 +85,8 @@ export const bundleCli = async (outDir, { fromSource = false } = {}) => {
     format: "esm",
     minify: true,
     charset: "ascii",
+    sourcemap: true,
+    sourcemapExcludeSources: true,
     comments: { legal: false },
     entryFileNames: "[name].js",
     chunkFileNames: "[name]-[hash].js"

@@ -51,7 +51,7 @@ const startBundle = async (env: Record<string, string>) => {
 }
 
 describe("the bundled CLI", () => {
-  it("is plain ASCII, with the licences of what it bundles beside it", () => {
+  it("is plain ASCII, with its source maps and the licences of what it bundles beside it", () => {
     const files = readdirSync(outDir).filter((name) => name.endsWith(".js") && name !== "bin.mjs")
     expect(files).toContain("main.js")
     for (const name of files) {
@@ -59,6 +59,8 @@ describe("the bundled CLI", () => {
       const outside = [...text].findIndex((character) => character.charCodeAt(0) > 0x7f)
       expect({ name, outside }).toEqual({ name, outside: -1 })
     }
+    const map = JSON.parse(readFileSync(join(outDir, "main.js.map"), "utf8")) as { sources: Array<string> }
+    expect(map.sources.some((source) => /(^|\/)src\/Cli\.ts$/.test(source))).toBe(true)
     const notices = readFileSync(join(outDir, "THIRD-PARTY-NOTICES.txt"), "utf8")
     expect(notices).toMatch(/^effect \d+\.\d+\.\d+ \(MIT\)$/m)
     expect(notices).toMatch(/^jose \d+\.\d+\.\d+ \(MIT\)$/m)

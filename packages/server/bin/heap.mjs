@@ -13,7 +13,7 @@ const userNamed = (...names) =>
   userArgs().some((arg) => names.some((name) => arg === `--${name}` || arg === `--no-${name}`))
 
 /**
- * Published by `serve` once its listener is open (packages/server/src/Cli.ts, `SERVING_CHANNEL`): the end of
+ * Published by `serve` once its listener is open (packages/server/src/internal/Serving.ts): the end of
  * the start, and of the settings that hold only while it lasts.
  */
 const SERVING_CHANNEL = "gateway-control:serving"

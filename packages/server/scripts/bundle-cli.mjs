@@ -3,7 +3,7 @@
 // first use. Why: a server loaded module by module keeps the source of ~750 modules in its heap, comments
 // included, and V8 keeps a module's whole source as two-byte text when it holds one character outside Latin-1
 // (half of `effect`'s files do): ~20 MB of the idle server's resident memory (README, Performance, "Where the
-// memory goes"). The bundle is plain ASCII: strings are escaped, and licence comments go to THIRD-PARTY-NOTICES.
+// memory went"). The bundle is plain ASCII: strings are escaped, and licence comments go to THIRD-PARTY-NOTICES.
 // The embedding API (`dist/index.js`) stays module by module, for embedders' own bundlers. Source maps go beside
 // the chunks (names and lines, not the sources' text), so `node --enable-source-maps` turns a stack trace's
 // minified names back into ours; Node reads them only when asked.

@@ -15,7 +15,7 @@ import { Effect, Option, Redacted } from "effect"
 import { UserStore, WorkspaceMemberStore } from "../access/AccessStores.ts"
 import { type Principal, principalOf } from "../access/Principal.ts"
 import { isScope } from "../access/Scopes.ts"
-import { type Change, type ChangeEvent, ChangeFeed } from "../shared/ChangeFeed.ts"
+import { cacheLifetimeMs, type Change, type ChangeEvent, ChangeFeed } from "../shared/ChangeFeed.ts"
 import { Unauthenticated } from "../shared/Errors.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
@@ -93,15 +93,8 @@ export const makeKeyResolution = Effect.gen(function*() {
   const noteUse = yield* makeKeyUsage
   const outage = yield* StoreOutage
 
-  // Resolutions are kept past their lifetime for as long as an outage may answer from them. With no other
-  // process writing the store (memory, PGlite), every change to a key or its user goes through `forget` here, so
-  // a resolution holds until one does: a lifetime would only send every key in use back to the store together,
-  // each `KEY_CACHE_TTL_MS`, a burst of reads on the thread that serves requests (PGlite's).
-  const resolved = new TtlCache<string, Resolved>(
-    feed.soleWriter === true ? Number.POSITIVE_INFINITY : KEY_CACHE_TTL_MS,
-    10_000,
-    outage.snapshotMs
-  )
+  // Resolutions are kept past their lifetime for as long as an outage may answer from them.
+  const resolved = new TtlCache<string, Resolved>(cacheLifetimeMs(feed, KEY_CACHE_TTL_MS), 10_000, outage.snapshotMs)
   // Bumped by every invalidation: a resolution that read the store before one does not fill the cache.
   let generation = 0
   const forgetHere = (predicate: (key: ApiKey) => boolean) => {

@@ -9,7 +9,7 @@
  */
 import { Context, Effect, Layer } from "effect"
 import { AuditedUseCase } from "../audit/AuditedUseCase.ts"
-import { ChangeFeed } from "../shared/ChangeFeed.ts"
+import { cacheLifetimeMs, ChangeFeed } from "../shared/ChangeFeed.ts"
 import { StoreOutage } from "../shared/StoreOutage.ts"
 import { makeLabels } from "./Labels.ts"
 import { makePromptPartials } from "./PromptPartials.ts"
@@ -17,7 +17,7 @@ import { makePromptRenderer } from "./PromptRenderer.ts"
 import type { PromptsShape } from "./PromptsShape.ts"
 import { auditedPrompts } from "./PromptsUseCases.ts"
 import { makePromptTemplates } from "./PromptTemplates.ts"
-import { RenderCache } from "./RenderCache.ts"
+import { RenderCache, RESOLUTION_CACHE_TTL_MS } from "./RenderCache.ts"
 import { makeTemplateResources } from "./TemplateResources.ts"
 
 export type { LabelChange, LabelInput } from "./Labels.ts"
@@ -34,7 +34,7 @@ export class Prompts extends Context.Service<Prompts, PromptsShape>()("@gateway-
     Effect.gen(function*() {
       const feed = yield* ChangeFeed
       const outage = yield* StoreOutage
-      const cache = new RenderCache(feed.publish, feed.soleWriter === true, outage.snapshotMs)
+      const cache = new RenderCache(feed.publish, cacheLifetimeMs(feed, RESOLUTION_CACHE_TTL_MS), outage.snapshotMs)
       yield* feed.subscribe(cache.forget)
       // After an outage, as after a gap in the feed: whatever changed meanwhile went unheard.
       yield* outage.onRecovery(cache.forget)

@@ -47,12 +47,16 @@ export class RenderCache {
   private readonly publish: (change: Change) => Effect.Effect<void, StoreError>
 
   /**
-   * `publish` tells the other processes of a change made here (`ChangeFeed.publish`); resolutions are kept
-   * `snapshotMs` past their lifetime, for renders while the store is unreachable (StoreOutage.ts).
+   * `publish` tells the other processes of a change made here (`ChangeFeed.publish`); resolutions live `ttlMs`
+   * (`cacheLifetimeMs`), and are kept `snapshotMs` past it, for renders while the store is unreachable
+   * (StoreOutage.ts).
    */
-  constructor(publish: (change: Change) => Effect.Effect<void, StoreError>, soleWriter = false, snapshotMs = 0) {
+  constructor(
+    publish: (change: Change) => Effect.Effect<void, StoreError>,
+    ttlMs = RESOLUTION_CACHE_TTL_MS,
+    snapshotMs = 0
+  ) {
     this.publish = publish
-    const ttlMs = soleWriter ? Number.POSITIVE_INFINITY : RESOLUTION_CACHE_TTL_MS
     this.resolvedTargets = new TtlCache<string, RenderTarget>(ttlMs, 5_000, snapshotMs)
     this.resolvedPartials = new TtlCache<string, Template>(ttlMs, 5_000, snapshotMs)
   }

@@ -57,3 +57,12 @@ export class ChangeFeed extends Context.Service<
     soleWriter: true
   }
 }
+
+/**
+ * How long a cache of what the store holds reuses an entry: `ttlMs`, the bound on what this process misses while
+ * the feed is down, or for ever when no other process writes the store (`soleWriter`): every change then goes
+ * through this process, which forgets what it changes at once, and a lifetime would only send every entry in
+ * use back to the store together, a burst of reads (on PGlite, on the thread that serves requests).
+ */
+export const cacheLifetimeMs = (feed: ChangeFeed["Service"], ttlMs: number): number =>
+  feed.soleWriter === true ? Number.POSITIVE_INFINITY : ttlMs

@@ -7,6 +7,7 @@ import autocannon from "autocannon"
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { Agent, request as httpRequest } from "node:http"
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -282,3 +283,81 @@ export const renderOptions = (base: string, key?: string): autocannon.Options =>
   headers: { "content-type": "application/json", ...(key === undefined ? {} : { "x-service-api-key": key }) },
   body: JSON.stringify(renderRequest)
 })
+
+// -----------------------------------------------------------------------------------------------------------
+// A steady rate, timed from when each request was due
+
+/** One request of a paced load: its path (on the server's URL), headers and body. */
+export interface PacedRequest {
+  readonly path: string
+  readonly headers: Record<string, string>
+  readonly body: string
+}
+
+/** The render every render leg measures, once per key in turn (`undefined`: no key, bare's). */
+export const renderRequests = (keys: ReadonlyArray<string | undefined>): ReadonlyArray<PacedRequest> =>
+  keys.map((key) => ({
+    path: "/v1/prompts/support/render",
+    headers: { "content-type": "application/json", ...(key === undefined ? {} : { "x-service-api-key": key }) },
+    body: JSON.stringify(renderRequest)
+  }))
+
+/**
+ * `rate` requests a second for `durationS` seconds over at most `connections` keep-alive connections, the
+ * requests taken in turn from `requests`. Request i is due at i / rate seconds from the start, and its latency
+ * counts from then, not from when a free connection sent it: a stall counts for every request it held back, as
+ * wrk2 measures ("coordinated omission" corrected by the schedule itself).
+ *
+ * Why not autocannon's `overallRate`: it lets each connection send its share of a second as fast as answers
+ * come, then pause until the next second, and it corrects for coordinated omission with an expected interval
+ * of `Math.ceil(1 / rate)`, 1 ms, where one connection's interval at 100 a second is 10 ms: every slow answer
+ * is recorded with ten times too many synthetic ones below it. Its p99 at 1,000 a second measured mostly that.
+ */
+export const paced = async (
+  base: string,
+  requests: ReadonlyArray<PacedRequest>,
+  { rate = 1_000, durationS = 10, connections = 10 } = {}
+) => {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections })
+  const total = Math.round(rate * durationS)
+  const latencies: Array<number> = []
+  let errors = 0
+  let sent = 0
+  const start = performance.now()
+  const send = (i: number) =>
+    new Promise<void>((resolve) => {
+      const due = start + (i * 1_000) / rate
+      const { path, headers, body } = requests[i % requests.length]!
+      const request = httpRequest(`${base}${path}`, { method: "POST", agent, headers }, (response) => {
+        response.on("data", () => undefined)
+        response.on("end", () => {
+          if (response.statusCode !== 200) errors++
+          latencies.push(performance.now() - due)
+          resolve()
+        })
+      })
+      request.on("error", () => {
+        errors++
+        resolve()
+      })
+      request.end(body)
+    })
+  const inFlight: Array<Promise<void>> = []
+  while (sent < total) {
+    // Everything due by now goes out (to the agent's queue when every connection is busy).
+    const due = Math.min(total, Math.floor(((performance.now() - start) * rate) / 1_000) + 1)
+    while (sent < due) inFlight.push(send(sent++))
+    await new Promise((resolve) => setTimeout(resolve, 1))
+  }
+  await Promise.all(inFlight)
+  agent.destroy()
+  const sorted = latencies.sort((a, b) => a - b)
+  const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0, 1)
+  return {
+    requestsPerSecond: round((latencies.length * 1_000) / (performance.now() - start)),
+    p50: at(0.5),
+    p99: at(0.99),
+    max: round(sorted[sorted.length - 1] ?? 0, 1),
+    errors
+  }
+}

@@ -8,7 +8,7 @@ import autocannon from "autocannon"
 import { existsSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { cpuMs, log, median, renderOptions, round, type Server, sleep } from "../support.ts"
+import { cpuMs, log, median, paced, renderOptions, renderRequests, round, type Server, sleep } from "../support.ts"
 
 const RENDERS = Number(process.env.BENCH_EFFICIENCY_RENDERS ?? 20_000)
 const ROUNDS = 3
@@ -53,7 +53,7 @@ export const eventLoopDelayFile = () => join(tmpdir(), `gwc-bench-event-loop-${p
 
 const atFixedRate = async (server: Server, key: string | undefined, duration: number, eventLoopFile?: string) => {
   if (eventLoopFile !== undefined) server.child.kill("SIGUSR2")
-  const result = await autocannon({ ...renderOptions(server.url, key), connections: 10, overallRate: 1_000, duration })
+  const result = await paced(server.url, renderRequests([key]), { rate: 1_000, durationS: duration, connections: 10 })
   let eventLoop: Record<string, number> | undefined
   if (eventLoopFile !== undefined) {
     rmSync(eventLoopFile, { force: true })
@@ -61,14 +61,7 @@ const atFixedRate = async (server: Server, key: string | undefined, duration: nu
     for (let i = 0; i < 100 && !existsSync(eventLoopFile); i++) await sleep(20)
     eventLoop = JSON.parse(readFileSync(eventLoopFile, "utf8"))
   }
-  return {
-    requestsPerSecond: round(result.requests.average),
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    max: result.latency.max,
-    errors: result.errors + result.timeouts + result.non2xx,
-    ...(eventLoop === undefined ? {} : { event_loop: eventLoop })
-  }
+  return { ...result, ...(eventLoop === undefined ? {} : { event_loop: eventLoop }) }
 }
 
 /**
@@ -89,7 +82,11 @@ export const benchRenderLatency = async (
     log(`render latency at 1,000 req/s: round ${i + 1} of ${count}`)
     const bareRun = await atFixedRate(bare, undefined, duration)
     const oursRun = await atFixedRate(ours, key, duration, eventLoopFile)
-    rounds.push({ gateway_control: oursRun, bare_node_http: bareRun, added_p99_ms: oursRun.p99 - bareRun.p99 })
+    rounds.push({
+      gateway_control: oursRun,
+      bare_node_http: bareRun,
+      added_p99_ms: round(oursRun.p99 - bareRun.p99, 1)
+    })
   }
   return { rate: 1_000, connections: 10, rounds, added_p99_ms: median(rounds.map((r) => r.added_p99_ms)) }
 }

@@ -4,7 +4,7 @@
  */
 import { layerMemory } from "@gateway-control/adapters-memory"
 import { ApiKeys, ApiKeyStore, type StorePorts } from "@gateway-control/domain"
-import { Clock, Context, Effect, Layer, Logger, ManagedRuntime } from "effect"
+import { Clock, Context, Effect, Layer, Logger, ManagedRuntime, type Redacted } from "effect"
 import { describe, expect, it } from "vitest"
 import { layerDomain } from "../src/App.ts"
 import { makeMovableClock } from "./support/MovableClock.ts"
@@ -86,5 +86,44 @@ describe("last_used_at", () => {
     } finally {
       await runtime.dispose()
     }
+  })
+
+  it("writes a burst of first uses together, and what is unwritten when the process stops", async () => {
+    const { store, writes } = countingStore()
+    const runtime = ManagedRuntime.make(layerDomain(store))
+    const issue = (name: string) =>
+      runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) =>
+        keys.issue({
+          type: "organisation-service",
+          name,
+          description: null,
+          organisationId: "org",
+          workspaceId: null,
+          userId: null,
+          scopes: ["workspaces.list"],
+          expiresAt: null
+        })))
+    const use = (plaintext: Redacted.Redacted<string>) =>
+      runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(plaintext)))
+    try {
+      const issued = []
+      for (let i = 0; i < 21; i++) issued.push(await issue(`burst ${i}`))
+      // 20 first uses 10 ms apart, within the second after the first one's write: one more write for all 20.
+      await use(issued[0]!.plaintext)
+      await within(2000, () => writes.length === 1)
+      for (const { plaintext } of issued.slice(1, 20)) {
+        await use(plaintext)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      await within(3000, () => writes.length === 2)
+      expect(writes[1]).toHaveLength(19)
+      // A use the spacing still holds back is written as the runtime stops.
+      await use(issued[20]!.plaintext)
+      expect(writes).toHaveLength(2)
+    } finally {
+      await runtime.dispose()
+    }
+    expect(writes).toHaveLength(3)
+    expect(writes[2]).toEqual([expect.any(String)])
   })
 })

@@ -1,7 +1,8 @@
 /**
  * When each key was last used (`last_used_at`): noted on the request path with no store access, written by a
- * background fiber at most once a minute per key in this process. A write that fails is logged and forgotten;
- * it never fails a request.
+ * background fiber at most once a minute per key in this process, at most one write a second for all keys
+ * together, and what is still unwritten when the process stops is written then. A write that fails is logged and
+ * forgotten; it never fails a request.
  */
 import { Cause, Effect, Queue } from "effect"
 import { inBackground } from "../shared/BackgroundWork.ts"
@@ -12,6 +13,17 @@ import { ApiKeyStore } from "./ApiKeyStore.ts"
 /** A key's use is written at most this often by one process. */
 export const USAGE_RECORD_INTERVAL_MS = 60_000
 
+/**
+ * The least time between two writes: the uses noted meanwhile go in the next one, a single statement however
+ * many keys. A burst of first uses (after a start, or of many new keys) was one statement a key, and on PGlite
+ * each runs on the thread that serves requests: 100 keys first used together queued their requests behind 100
+ * writes (README, Performance, "Under load").
+ */
+export const USAGE_WRITE_SPACING_MS = 1_000
+
+/** How long a stop waits for the last write. */
+const LAST_WRITE_AT_MOST_MS = 2_000
+
 /** Keys whose recent use is remembered; past this, the oldest are forgotten (and may be written again early). */
 const REMEMBERED_KEYS = 100_000
 
@@ -20,17 +32,25 @@ export const makeKeyUsage = Effect.gen(function*() {
   const recently = new TtlCache<string, true>(USAGE_RECORD_INTERVAL_MS, REMEMBERED_KEYS)
   const toWrite = yield* Queue.unbounded<string>()
 
-  const write = Effect.gen(function*() {
-    const ids = yield* Queue.takeAll(toWrite)
-    yield* store.recordUse([...new Set(ids)], yield* nowIso)
-  }).pipe(
-    Effect.catchCause((cause) =>
-      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning(
-        "key usage: last_used_at could not be written"
-      ).pipe(Effect.annotateLogs({ reason: Cause.pretty(cause) }))
+  const write = (ids: ReadonlyArray<string>) =>
+    Effect.flatMap(nowIso, (at) => store.recordUse([...new Set(ids)], at)).pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning(
+          "key usage: last_used_at could not be written"
+        ).pipe(Effect.annotateLogs({ reason: Cause.pretty(cause) }))
+      )
+    )
+  // Added before the writer's fiber, so it runs after the fiber is interrupted: the uses noted since the last write.
+  yield* Effect.addFinalizer(() =>
+    Effect.flatMap(Queue.clear(toWrite), (ids) => ids.length === 0 ? Effect.void : write(ids)).pipe(
+      Effect.timeout(LAST_WRITE_AT_MOST_MS),
+      Effect.ignore
     )
   )
-  yield* Effect.forkScoped(inBackground(Effect.forever(write)))
+  const writer = Effect.forever(
+    Effect.flatMap(Queue.takeAll(toWrite), write).pipe(Effect.andThen(Effect.sleep(USAGE_WRITE_SPACING_MS)))
+  )
+  yield* Effect.forkScoped(inBackground(writer))
 
   /** Notes that the key was used at `now` (ms); synchronous, for the request path. */
   return (keyId: string, now: number): void => {

@@ -35,6 +35,20 @@ const within = async (withinMs: number, check: () => boolean) => {
   }
 }
 
+/** Issues an organisation service key named `name` through the runtime's domain; its secret. */
+const issueKey = <R, E>(runtime: ManagedRuntime.ManagedRuntime<R | ApiKeys, E>, name: string) =>
+  runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) =>
+    keys.issue({
+      type: "organisation-service",
+      name,
+      description: null,
+      organisationId: "org",
+      workspaceId: null,
+      userId: null,
+      scopes: ["workspaces.list"],
+      expiresAt: null
+    })))
+
 describe("last_used_at", () => {
   it("is written once a minute per key however often it is used, and a failed write fails no request", async () => {
     const clock = makeMovableClock()
@@ -47,17 +61,7 @@ describe("last_used_at", () => {
       )
     )
     try {
-      const { plaintext } = await runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) =>
-        keys.issue({
-          type: "organisation-service",
-          name: "used",
-          description: null,
-          organisationId: "org",
-          workspaceId: null,
-          userId: null,
-          scopes: ["workspaces.list"],
-          expiresAt: null
-        })))
+      const { plaintext } = await issueKey(runtime, "used")
       const use = (times: number) =>
         runtime.runPromise(
           Effect.flatMap(Effect.service(ApiKeys), (keys) =>
@@ -91,23 +95,11 @@ describe("last_used_at", () => {
   it("writes a burst of first uses together, and what is unwritten when the process stops", async () => {
     const { store, writes } = countingStore()
     const runtime = ManagedRuntime.make(layerDomain(store))
-    const issue = (name: string) =>
-      runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) =>
-        keys.issue({
-          type: "organisation-service",
-          name,
-          description: null,
-          organisationId: "org",
-          workspaceId: null,
-          userId: null,
-          scopes: ["workspaces.list"],
-          expiresAt: null
-        })))
     const use = (plaintext: Redacted.Redacted<string>) =>
       runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(plaintext)))
     try {
       const issued = []
-      for (let i = 0; i < 21; i++) issued.push(await issue(`burst ${i}`))
+      for (let i = 0; i < 21; i++) issued.push(await issueKey(runtime, `burst ${i}`))
       // 20 first uses 10 ms apart, within the second after the first one's write: one more write for all 20.
       await use(issued[0]!.plaintext)
       await within(2000, () => writes.length === 1)

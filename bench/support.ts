@@ -311,7 +311,8 @@ export const renderRequests = (keys: ReadonlyArray<string | undefined>): Readonl
  * Why not autocannon's `overallRate`: it lets each connection send its share of a second as fast as answers
  * come, then pause until the next second, and it corrects for coordinated omission with an expected interval
  * of `Math.ceil(1 / rate)`, 1 ms, where one connection's interval at 100 a second is 10 ms: every slow answer
- * is recorded with ten times too many synthetic ones below it. Its p99 at 1,000 a second measured mostly that.
+ * is recorded with ten times too many synthetic ones below it. Neither is a steady rate; its figures and these
+ * are not comparable (paced p99s came out no lower than its).
  */
 export const paced = async (
   base: string,

@@ -4,17 +4,22 @@
  * `http.request.method`, `http.route` and `http.response.status_code`). Routes are their templates
  * (`/v1/prompts/:promptId/render`), never the path a client sent, so the series stay few.
  *
- * Each series is made once and kept: a request costs a map lookup and a histogram observation.
+ * Each series is made once and kept, as a histogram of its own with the series' attributes given at its making:
+ * a request costs a map lookup and a histogram observation. Not `Metric.withAttributes`: each update through it
+ * adds its attributes to the fiber's context, and a request's context is deep enough that Effect copies every
+ * service into a new map for it (measured: 17 KB allocated per render, a third of all it allocated).
  */
 import { type Context, Metric } from "effect"
 
 /** OpenTelemetry's advised boundaries for `http.server.request.duration`, in seconds. */
 const BOUNDARIES = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10]
 
-const requestDuration = Metric.histogram("http_server_request_duration_seconds", {
-  description: "Duration of HTTP server requests, by method, route template and status (seconds).",
-  boundaries: BOUNDARIES
-})
+const requestDuration = (attributes: Record<string, string>) =>
+  Metric.histogram("http_server_request_duration_seconds", {
+    description: "Duration of HTTP server requests, by method, route template and status (seconds).",
+    boundaries: BOUNDARIES,
+    attributes
+  })
 
 /** What a request that matched no route is counted under. */
 export const UNMATCHED_ROUTE = "(unmatched)"
@@ -29,7 +34,7 @@ const seriesOf = (method: string, route: string, status: number) => {
   if (byMethod === undefined) byStatus.set(status, byMethod = new Map())
   let found = byMethod.get(method)
   if (found === undefined) {
-    found = Metric.withAttributes(requestDuration, {
+    found = requestDuration({
       http_request_method: method,
       http_route: route,
       http_response_status_code: String(status)

@@ -14,19 +14,26 @@
 import { type Context, Effect, Metric, type Scope } from "effect"
 import type { Duplex } from "node:stream"
 
-const connectionCount = Metric.gauge("db_client_connection_count", {
-  description: "Connections of the pool, by state: used (checked out) or idle (open, waiting in the pool)."
-})
-const connectionMax = Metric.gauge("db_client_connection_max", {
-  description: "The most connections the pool opens."
-})
-const pendingRequests = Metric.gauge("db_client_connection_pending_requests", {
-  description: "Statements and transactions waiting for a connection of the pool."
-})
-const waitTime = Metric.histogram("db_client_connection_wait_time_seconds", {
-  description: "Time a statement or transaction waited for a connection of the pool (seconds).",
-  boundaries: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
-})
+// Each series is a metric of its own, its attributes given at its making (see the domain's
+// OperationalMetrics.ts for why not `Metric.withAttributes`): a checkout is on every statement's path.
+type Attributes = Record<string, string>
+const gauge = (name: string, description: string) => (attributes: Attributes) =>
+  Metric.gauge(name, { description, attributes })
+const connectionCount = gauge(
+  "db_client_connection_count",
+  "Connections of the pool, by state: used (checked out) or idle (open, waiting in the pool)."
+)
+const connectionMax = gauge("db_client_connection_max", "The most connections the pool opens.")
+const pendingRequests = gauge(
+  "db_client_connection_pending_requests",
+  "Statements and transactions waiting for a connection of the pool."
+)
+const waitTime = (attributes: Attributes) =>
+  Metric.histogram("db_client_connection_wait_time_seconds", {
+    description: "Time a statement or transaction waited for a connection of the pool (seconds).",
+    boundaries: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    attributes
+  })
 
 export interface PoolMetrics {
   /** `acquire`, counted as a checkout: its wait observed, the connection used until the scope closes. */
@@ -47,10 +54,10 @@ export interface PoolMetrics {
  */
 export const makePoolMetrics = (poolName: string, max: number, context: Context.Context<never>): PoolMetrics => {
   const attributes = { db_client_connection_pool_name: poolName }
-  const usedSeries = Metric.withAttributes(connectionCount, { ...attributes, db_client_connection_state: "used" })
-  const idleSeries = Metric.withAttributes(connectionCount, { ...attributes, db_client_connection_state: "idle" })
-  const pendingSeries = Metric.withAttributes(pendingRequests, attributes)
-  const waitSeries = Metric.withAttributes(waitTime, attributes)
+  const usedSeries = connectionCount({ ...attributes, db_client_connection_state: "used" })
+  const idleSeries = connectionCount({ ...attributes, db_client_connection_state: "idle" })
+  const pendingSeries = pendingRequests(attributes)
+  const waitSeries = waitTime(attributes)
   let used = 0
   let pending = 0
   let open: number | undefined
@@ -69,7 +76,7 @@ export const makePoolMetrics = (poolName: string, max: number, context: Context.
     used -= 1
     report()
   })
-  Metric.withAttributes(connectionMax, attributes).updateUnsafe(max, context)
+  connectionMax(attributes).updateUnsafe(max, context)
   report()
   waiting(0)
 

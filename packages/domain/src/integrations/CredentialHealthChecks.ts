@@ -94,14 +94,17 @@ export const nextHealth = (
 /** Integrations whose credential a check can try: the OpenAI-compatible types (a models listing). */
 export const isCheckable = (integration: Integration) => OPENAI_COMPATIBLE.has(integration.ai_provider_id)
 
-const credentialChecks = Metric.counter("gateway_credential_health_checks_total", {
-  description: "Checks of integrations' credentials, by the status they found (active, failing, expired).",
-  incremental: true
-})
+/** One counter per status, its attribute given at its making (see OperationalMetrics.ts for why). */
+const credentialChecks = (status: "active" | "failing" | "expired") =>
+  Metric.counter("gateway_credential_health_checks_total", {
+    description: "Checks of integrations' credentials, by the status they found (active, failing, expired).",
+    incremental: true,
+    attributes: { status }
+  })
 const countCheck = {
-  active: Metric.update(Metric.withAttributes(credentialChecks, { status: "active" }), 1),
-  failing: Metric.update(Metric.withAttributes(credentialChecks, { status: "failing" }), 1),
-  expired: Metric.update(Metric.withAttributes(credentialChecks, { status: "expired" }), 1)
+  active: Metric.update(credentialChecks("active"), 1),
+  failing: Metric.update(credentialChecks("failing"), 1),
+  expired: Metric.update(credentialChecks("expired"), 1)
 }
 
 /** One check of an integration's credential, and what it keeps. */

@@ -1,19 +1,23 @@
 /**
  * The domain's operational metrics, as Effect metrics: the server formats them for Prometheus (`/metrics` on
  * `METRICS_PORT`), and an embedding application reads them from Effect's metric registry. Each is updated by
- * an effect made once here, so the render path pays one counter update and no allocation for it.
+ * an effect made once here, so the render path pays one counter update and no allocation for it. A metric with
+ * attributes is one metric per series, its attributes given at its making, never `Metric.withAttributes`: that
+ * adds them to the fiber's context at every update, which copies a deep context's every service.
  */
 import { type Context, Duration, Effect, Metric } from "effect"
 
-const renderCacheLookups = Metric.counter("gateway_render_cache_lookups_total", {
-  description: "Renders that found the prompt's resolution in the process's cache (result=hit) or asked the store.",
-  incremental: true
-})
+const renderCacheLookups = (result: "hit" | "miss") =>
+  Metric.counter("gateway_render_cache_lookups_total", {
+    description: "Renders that found the prompt's resolution in the process's cache (result=hit) or asked the store.",
+    incremental: true,
+    attributes: { result }
+  })
 
 /** One render found its resolved prompt cached. */
-export const countRenderCacheHit = Metric.update(Metric.withAttributes(renderCacheLookups, { result: "hit" }), 1)
+export const countRenderCacheHit = Metric.update(renderCacheLookups("hit"), 1)
 /** One render resolved its prompt from the store. */
-export const countRenderCacheMiss = Metric.update(Metric.withAttributes(renderCacheLookups, { result: "miss" }), 1)
+export const countRenderCacheMiss = Metric.update(renderCacheLookups("miss"), 1)
 
 const renderDuration = Metric.histogram("gateway_render_duration_seconds", {
   description: "Time to render one prompt, from the request's body to the rendered body, a store read included on a " +
@@ -34,10 +38,12 @@ const auditAppendDuration = Metric.histogram("gateway_audit_append_duration_seco
   boundaries: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
 })
 
-const auditAppends = Metric.counter("gateway_audit_appends_total", {
-  description: "Audit records appended, by chain.",
-  incremental: true
-})
+const auditAppends = (chain: number) =>
+  Metric.counter("gateway_audit_appends_total", {
+    description: "Audit records appended, by chain.",
+    incremental: true,
+    attributes: { chain: String(chain) }
+  })
 
 const appendsByChain = new Map<number, Effect.Effect<void>>()
 
@@ -48,7 +54,7 @@ export const measureAuditAppend = <A extends { readonly chain: number }, E, R>(
   Effect.flatMap(Effect.timed(append), ([took, record]) => {
     let counted = appendsByChain.get(record.chain)
     if (counted === undefined) {
-      counted = Metric.update(Metric.withAttributes(auditAppends, { chain: String(record.chain) }), 1)
+      counted = Metric.update(auditAppends(record.chain), 1)
       appendsByChain.set(record.chain, counted)
     }
     return Effect.as(
@@ -57,12 +63,14 @@ export const measureAuditAppend = <A extends { readonly chain: number }, E, R>(
     )
   })
 
-const mcpHealthChecks = Metric.counter("gateway_mcp_health_checks_total", {
-  description: "MCP health checks of integrations, by result (ok, failed).",
-  incremental: true
-})
+const mcpHealthChecks = (result: "ok" | "failed") =>
+  Metric.counter("gateway_mcp_health_checks_total", {
+    description: "MCP health checks of integrations, by result (ok, failed).",
+    incremental: true,
+    attributes: { result }
+  })
 
 export const countMcpHealthCheck = {
-  ok: Metric.update(Metric.withAttributes(mcpHealthChecks, { result: "ok" }), 1),
-  failed: Metric.update(Metric.withAttributes(mcpHealthChecks, { result: "failed" }), 1)
+  ok: Metric.update(mcpHealthChecks("ok"), 1),
+  failed: Metric.update(mcpHealthChecks("failed"), 1)
 }

@@ -3,8 +3,9 @@
 // A setting the user gave themselves (`node --no-optimize-for-size …`, or a semi-space size in NODE_OPTIONS) is
 // left alone; V8 refuses `--optimize-for-size` in NODE_OPTIONS, so that one is given on the command line.
 import { subscribe, unsubscribe } from "node:diagnostics_channel"
+import { PerformanceObserver } from "node:perf_hooks"
 import { clearTimeout, setTimeout } from "node:timers"
-import { setFlagsFromString } from "node:v8"
+import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8"
 
 const userArgs = () => [...process.execArgv, ...(process.env.NODE_OPTIONS ?? "").split(/\s+/)]
 const userSet = (name) => userArgs().some((arg) => arg.includes(name))
@@ -46,19 +47,76 @@ const deferOptimisingCompilers = () => {
 }
 
 /**
+ * The young generation's most, once `serve` listens: 16 MB (two semi-spaces of 8 MB). V8 in Node 24 lets it grow
+ * to 128 MB under load, and `--max-semi-space-size`, which would bound it, is read only as the process starts:
+ * set from inside, it changes nothing. The growth factor is read at every collection, so this holds it at 1
+ * (no growth) while the young generation is past half the most, and gives 2 back once V8 has shrunk it.
+ */
+export const YOUNG_GENERATION_MOST_BYTES = 16 * 1024 * 1024
+
+/**
+ * What to do after a collection, given the young generation's size then: the growth factor to set, or nothing.
+ * Pure, for the test; `capYoungGeneration` runs it after each collection.
+ */
+export const youngGenerationStep = (mostBytes) => {
+  let growing = true
+  return (sizeBytes) => {
+    if (growing && sizeBytes * 2 > mostBytes) {
+      growing = false
+      return "--semi-space-growth-factor=1"
+    }
+    if (!growing && sizeBytes * 2 <= mostBytes) {
+      growing = true
+      return "--semi-space-growth-factor=2"
+    }
+    return undefined
+  }
+}
+
+const youngGenerationBytes = () =>
+  getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0
+
+/** Observes collections (a callback per batch of them, off the collection itself) and steers the growth. */
+const capYoungGeneration = () => {
+  const step = youngGenerationStep(YOUNG_GENERATION_MOST_BYTES)
+  new PerformanceObserver(() => {
+    const flag = step(youngGenerationBytes())
+    if (flag !== undefined) setFlagsFromString(flag)
+  }).observe({ entryTypes: ["gc"] })
+}
+
+/**
+ * `--optimize-for-size` while `serve` starts, V8's defaults (with the young generation capped) once it listens.
+ * A start's allocations mostly live on (modules, schemas, routes), and the flag keeps the heap they make tight:
+ * the idle figures below. Under load it cost the tail: a young generation of 1 MB collected hundreds of times
+ * a second, long collections among them, and 35–45% fewer renders a second. Measured by the bench (README,
+ * Performance, "Under load"), PGlite with its jobs at 1,000 renders a second: p99 +27 to +33 ms over bare
+ * `node:http` with the flag throughout, +2.4 to +2.9 ms this way; resident memory after the render load
+ * 234–256 MB with it, 247–284 MB this way, and 290–309 MB with no cap on the young generation.
+ */
+const optimiseForSizeWhileStarting = () => {
+  setFlagsFromString("--optimize-for-size")
+  if (!process.argv.slice(2).includes("serve")) return
+  const serving = () => {
+    unsubscribe(SERVING_CHANNEL, serving)
+    setFlagsFromString("--no-optimize-for-size")
+    if (!userSet("semi-space")) capYoungGeneration()
+  }
+  subscribe(SERVING_CHANNEL, serving)
+}
+
+/**
  * Loads the server through `load` with its heap settings:
- * - `--optimize-for-size`: V8 grows its heap in smaller steps, collects sooner, and favours memory over speed.
- *   Measured by the bench (README, Performance, "Under load"): 15–20 MB less resident memory idle, 25–30 MB
- *   less after a render load on the memory store, ~60 MB less on PGlite with its background jobs, for 5–20 %
- *   fewer renders a second at full load. A control plane idles far more than it peaks;
- *   `node --no-optimize-for-size` restores V8's default.
+ * - `--optimize-for-size` while `serve` starts, and for every other command (`optimiseForSizeWhileStarting`);
+ *   `node --no-optimize-for-size …` or `node --optimize-for-size …` keeps V8's default, or the flag throughout.
  * - While the modules load, most of what they allocate lives on, so V8 doubles its young generation again and
  *   again and never gives that memory back. Growth is held off while they load; afterwards the young
- *   generation grows as requests need it. The flag only steers a heuristic, read at each collection.
+ *   generation grows as requests need it, to its most. The flag only steers a heuristic, read at each
+ *   collection. A semi-space size the user gave (`--max-semi-space-size` in NODE_OPTIONS) stands alone.
  * - The optimising compilers wait for `serve` to be listening (`deferOptimisingCompilers`).
  */
 export const loadTuned = async (load) => {
-  if (!userSet("optimize-for-size")) setFlagsFromString("--optimize-for-size")
+  if (!userSet("optimize-for-size")) optimiseForSizeWhileStarting()
   deferOptimisingCompilers()
   const steerYoung = !userSet("semi-space")
   if (steerYoung) setFlagsFromString("--semi-space-growth-factor=1")

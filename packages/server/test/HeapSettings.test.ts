@@ -1,10 +1,12 @@
 /**
  * The bin's V8 settings (`bin/heap.mjs`): the optimising compilers wait until `serve` listens, then optimise
  * requests' code as usual; a user's own compiler flag stands. Observed through V8's own `--trace-opt` lines,
- * which name the tier each compilation targets.
+ * which name the tier each compilation targets. Once it listens, the young generation grows to its most and no
+ * further (`youngGenerationStep`, steering V8's growth factor after each collection).
  */
 import { spawn } from "node:child_process"
 import { describe, expect, it } from "vitest"
+import { youngGenerationStep } from "../bin/heap.mjs"
 import { cleanupsAfterAll } from "./support/Cleanups.ts"
 import { cli, freePort } from "./support/ServerProcess.ts"
 
@@ -60,4 +62,21 @@ describe("the bin's V8 settings", () => {
     const { atListening } = await compilationsAround(["--maglev"], 0)
     expect(atListening).toBeGreaterThan(50)
   }, 120_000)
+})
+
+describe("the young generation's most, once serve listens", () => {
+  const MB = 1024 * 1024
+
+  it("stops the growth once the young generation is past half its most, and gives it back once it shrank", () => {
+    const step = youngGenerationStep(16 * MB)
+    // V8 doubles the young generation at a growth: 1, 2, 4, then 16 is past half of 16.
+    expect([1, 2, 4].map((size) => step(size * MB))).toEqual([undefined, undefined, undefined])
+    expect(step(16 * MB)).toBe("--semi-space-growth-factor=1")
+    // Held: nothing more is set while it stays past half.
+    expect(step(16 * MB)).toBeUndefined()
+    // V8 shrinks an idle young generation; growth comes back once it is at half or less.
+    expect(step(8 * MB)).toBe("--semi-space-growth-factor=2")
+    expect(step(4 * MB)).toBeUndefined()
+    expect(step(32 * MB)).toBe("--semi-space-growth-factor=1")
+  })
 })

@@ -19,6 +19,22 @@ const revokeInStore = (own: TestServer, key: string) =>
     yield* Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.revoke(keyId ?? "", new Date().toISOString()))
   }))
 
+/** Revokes a key by its id in the store directly, past the use cases (so this process's cache keeps what it knows). */
+const revokeByIdInStore = (own: TestServer, id: string) =>
+  own.runtime.runPromise(
+    Effect.flatMap(Effect.service(ApiKeyStore), (store) => store.revoke(id, new Date().toISOString()))
+  )
+
+/** A workspace service key made through the API (its use case), as `{ id, key }`. */
+const createServiceKey = async (own: TestServer, name: string) =>
+  jsonOf(
+    await own.send("POST", "/v1/api-keys/workspace/service", {
+      name,
+      workspace_id: own.workspaceId,
+      scopes: ["workspaces.read", "workspaces.list"]
+    })
+  )
+
 let server: TestServer
 beforeAll(async () => {
   server = await startTestServer()
@@ -111,6 +127,51 @@ describe("the x-service-api-key middleware", () => {
     } finally {
       await own.close()
     }
+  })
+
+  it("knows a service key it issued or rotated at its first use, with no store read; a user's key reads its user", async () => {
+    const created = await createServiceKey(server, "known at first use")
+    // Revoked past the use cases before its first use: a first use that read the store would refuse it.
+    await revokeByIdInStore(server, created.id)
+    expect((await server.request("/v1/workspaces", { key: created.key })).status).toBe(200)
+
+    const other = await createServiceKey(server, "rotated, then known at first use")
+    const rotated = await jsonOf(
+      await server.send("POST", `/v1/api-keys/${other.id}/rotate`, { transition_period_ms: 0 })
+    )
+    await revokeByIdInStore(server, other.id)
+    expect((await server.request("/v1/workspaces", { key: rotated.key })).status).toBe(200)
+    // Its old secret was forgotten by the rotation, so it is read from the store: revoked there.
+    expect((await server.request("/v1/workspaces", { key: other.key })).status).toBe(401)
+
+    const userKey = await jsonOf(
+      await server.send("POST", "/v1/api-keys/workspace/user", {
+        name: "a user's key",
+        workspace_id: server.workspaceId,
+        user_id: server.ownerId,
+        scopes: ["workspaces.read", "workspaces.list"]
+      })
+    )
+    await revokeByIdInStore(server, userKey.id)
+    expect((await server.request("/v1/workspaces", { key: userKey.key })).status).toBe(401)
+  })
+
+  it("reads a key it issued at its first use where other processes write the store", async () => {
+    const own = await startTestServer({ store: sharedStoreWithFeedDown })
+    try {
+      const created = await createServiceKey(own, "read at first use")
+      // As another process would: revoked in the shared store right after its creation.
+      await revokeByIdInStore(own, created.id)
+      expect((await own.request("/v1/workspaces", { key: created.key })).status).toBe(401)
+    } finally {
+      await own.close()
+    }
+  })
+
+  it("forgets a key it knows from issuing it as soon as a change through the use cases revokes it", async () => {
+    const created = await createServiceKey(server, "known, then revoked")
+    await server.api((client) => client.apiKeys.revoke({ params: { id: created.id } }))
+    expect((await server.request("/v1/workspaces", { key: created.key })).status).toBe(401)
   })
 
   it("answers 401 for an expired key and 200 for one that expires later", async () => {

@@ -172,13 +172,13 @@ export class ApiKeys extends Context.Service<
       const crypto = yield* PlatformCrypto
       const users = yield* UserStore
       const workspaces = yield* WorkspaceStore
-      const { admit, forget } = yield* makeKeyResolution
+      const { admit, forget, learn } = yield* makeKeyResolution
 
       const newSecret = () => {
         const plaintext = `${KEY_PREFIX}${crypto.randomToken(KEY_RANDOM_BYTES)}`
         return { plaintext, digest: crypto.sha256Hex(plaintext) }
       }
-      const { rotate, update } = yield* makeKeyChanges({ forget, newSecret })
+      const { rotate, update } = yield* makeKeyChanges({ forget, learn, newSecret })
 
       /** A new key, as stored and as handed to its holder; `createdBy` is null for bootstrap's. */
       const mint = Effect.fnUntraced(function*(input: IssueKeyInput, createdBy: Principal | null) {
@@ -288,6 +288,7 @@ export class ApiKeys extends Context.Service<
         // The key as it will be stored: whom it acts as, and until when, are decided on what is written.
         const creating = yield* ensureKeyCreation(principal, stored.key, yield* store.actingUser(stored.key))
         yield* store.insert(creating, stored)
+        yield* learn(stored.key, stored.digest)
         return issued
       })
 

@@ -39,9 +39,11 @@ export interface KeyChangeServices {
   readonly newSecret: () => { readonly plaintext: string; readonly digest: string }
   /** Forgets the change in this process's cache once it commits, and tells the other processes. */
   readonly forget: (change: Change) => Effect.Effect<void, StoreError>
+  /** Knows a secret this process issued, once the change commits (KeyResolution.ts). */
+  readonly learn: (key: ApiKey, digest: string) => Effect.Effect<void>
 }
 
-export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
+export const makeKeyChanges = ({ forget, learn, newSecret }: KeyChangeServices) =>
   Effect.gen(function*() {
     const store = yield* makeKeyWrites
 
@@ -87,16 +89,15 @@ export const makeKeyChanges = ({ forget, newSecret }: KeyChangeServices) =>
       const rotated = yield* store.rotate(rotating, { id, digest, maskedKey, at, transitionEndsAt })
       if (!rotated) return yield* inTransition
       yield* forget({ _tag: "ApiKeyChanged", keyId: id })
-      return {
-        key: new ApiKey({
-          ...key,
-          masked_key: maskedKey,
-          rotated_at: at,
-          transition_ends_at: transitionEndsAt,
-          last_updated_at: at
-        }),
-        plaintext: Redacted.make(plaintext, { label: "api-key" })
-      }
+      const rotatedKey = new ApiKey({
+        ...key,
+        masked_key: maskedKey,
+        rotated_at: at,
+        transition_ends_at: transitionEndsAt,
+        last_updated_at: at
+      })
+      yield* learn(rotatedKey, digest)
+      return { key: rotatedKey, plaintext: Redacted.make(plaintext, { label: "api-key" }) }
     })
 
     const update = Effect.fn("ApiKeys.update")(function*(principal: Principal, id: string, input: UpdateKeyInput) {

@@ -118,4 +118,25 @@ describe("last_used_at", () => {
     expect(writes).toHaveLength(3)
     expect(writes[2]).toEqual([expect.any(String)])
   })
+
+  it("writes a larger burst in statements of at most 20 keys (USAGE_WRITE_BATCH), one flush a second still", async () => {
+    const { store, writes } = countingStore()
+    const runtime = ManagedRuntime.make(layerDomain(store))
+    const use = (plaintext: Redacted.Redacted<string>) =>
+      runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(plaintext)))
+    const burst = 45
+    try {
+      const issued = []
+      for (let i = 0; i <= burst; i++) issued.push(await issueKey(runtime, `large burst ${i}`))
+      await use(issued[0]!.plaintext)
+      await within(2000, () => writes.length === 1)
+      // All within the second after the first write: one flush, in three statements.
+      for (const { plaintext } of issued.slice(1)) await use(plaintext)
+      await within(3000, () => writes.length === 4)
+      expect(writes.slice(1).map((ids) => ids.length)).toEqual([20, 20, 5])
+      expect(new Set(writes.slice(1).flat()).size).toBe(burst)
+    } finally {
+      await runtime.dispose()
+    }
+  })
 })

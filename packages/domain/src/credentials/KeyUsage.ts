@@ -2,8 +2,7 @@
  * When each key was last used (`last_used_at`): noted on the request path with no store access, written by a
  * background fiber at most once a minute per key in this process, at most one write a second for all keys
  * together (in statements of at most `USAGE_WRITE_BATCH` keys), and what is still unwritten when the process stops
- * is written then. A write that fails is logged and
- * forgotten; it never fails a request.
+ * is written then. A write that fails is logged and forgotten; it never fails a request.
  */
 import { Cause, Effect, Queue } from "effect"
 import { inBackground } from "../shared/BackgroundWork.ts"

@@ -52,7 +52,7 @@ const deferOptimisingCompilers = () => {
  * set from inside, it changes nothing. The growth factor is read at every collection, so this holds it at 1
  * (no growth) while the young generation is past half the most, and gives 2 back once V8 has shrunk it.
  */
-export const YOUNG_GENERATION_MOST_BYTES = 16 * 1024 * 1024
+const YOUNG_GENERATION_MOST_BYTES = 16 * 1024 * 1024
 
 /**
  * What to do after a collection, given the young generation's size then: the growth factor to set, or nothing.

@@ -4,7 +4,7 @@
  * together (in statements of at most `USAGE_WRITE_BATCH` keys), and what is still unwritten when the process stops
  * is written then. A write that fails is logged and forgotten; it never fails a request.
  */
-import { Cause, Effect, Queue } from "effect"
+import { Array as Arr, Cause, Effect, Queue } from "effect"
 import { inBackground } from "../shared/BackgroundWork.ts"
 import { nowIso } from "../shared/internal/time.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
@@ -40,20 +40,18 @@ export const makeKeyUsage = Effect.gen(function*() {
   const toWrite = yield* Queue.unbounded<string>()
 
   const write = (ids: ReadonlyArray<string>) =>
-    Effect.flatMap(nowIso, (at) => {
-      const unique = [...new Set(ids)]
-      const batches = Array.from(
-        { length: Math.ceil(unique.length / USAGE_WRITE_BATCH) },
-        (_, i) => unique.slice(i * USAGE_WRITE_BATCH, (i + 1) * USAGE_WRITE_BATCH)
+    Effect.flatMap(nowIso, (at) =>
+      Effect.forEach(
+        Arr.chunksOf(new Set(ids), USAGE_WRITE_BATCH),
+        (batch) => store.recordUse(batch, at),
+        { discard: true }
+      )).pipe(
+        Effect.catchCause((cause) =>
+          Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning(
+            "key usage: last_used_at could not be written"
+          ).pipe(Effect.annotateLogs({ reason: Cause.pretty(cause) }))
+        )
       )
-      return Effect.forEach(batches, (batch) => store.recordUse(batch, at), { discard: true })
-    }).pipe(
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.logWarning(
-          "key usage: last_used_at could not be written"
-        ).pipe(Effect.annotateLogs({ reason: Cause.pretty(cause) }))
-      )
-    )
   // Added before the writer's fiber, so it runs after the fiber is interrupted: the uses noted since the last write.
   yield* Effect.addFinalizer(() =>
     Effect.flatMap(Queue.clear(toWrite), (ids) => ids.length === 0 ? Effect.void : write(ids)).pipe(

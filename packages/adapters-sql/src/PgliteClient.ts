@@ -4,6 +4,14 @@
  * PGlite has a single session. Every statement, and every whole transaction, holds a one-holder lock,
  * so a concurrent fiber can never run inside another fiber's transaction and see its uncommitted rows. The lock
  * serves a request's statement before any background work's (`BackgroundWork`; internal/PriorityLock.ts).
+ *
+ * PGlite runs on the thread that serves requests, and its `query` continues through promises alone, so
+ * statements that follow one another run in one turn of the event loop: no socket is read until the chain ends.
+ * A rotation sweep's transaction (six statements, two audit appends) held the loop for 9–20 ms at a time, and
+ * a health check's status write with the next page's read for 7–11 ms, while renders that needed no statement
+ * waited to be read. So background work gives the loop a turn before each statement (`Effect.yieldNow`, a
+ * macrotask in Node): requests that came meanwhile are read and answered between its statements, and what
+ * blocks them is one statement at a time.
  */
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { PGlite, types } from "@electric-sql/pglite"
@@ -66,12 +74,16 @@ const parsers = {
   [types.INT8]: (value: string) => value
 }
 
-const makeConnection = (db: PGlite): Connection => {
+/** `beforeEach` runs before every statement: the turn background work gives the event loop (see above). */
+const makeConnection = (db: PGlite, beforeEach: Effect.Effect<void>): Connection => {
   const query = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
-    Effect.tryPromise({
-      try: () => db.query<any>(sql, params as Array<unknown>, { rowMode, parsers }),
-      catch: toSqlError("execute")
-    })
+    Effect.andThen(
+      beforeEach,
+      Effect.tryPromise({
+        try: () => db.query<any>(sql, params as Array<unknown>, { rowMode, parsers }),
+        catch: toSqlError("execute")
+      })
+    )
   const rows = (sql: string, params: ReadonlyArray<unknown>, transform?: (rows: ReadonlyArray<any>) => any) =>
     Effect.map(query(sql, params, "object"), (result) => (transform ? transform(result.rows) : result.rows))
   const values = (sql: string, params: ReadonlyArray<unknown>) =>
@@ -81,7 +93,7 @@ const makeConnection = (db: PGlite): Connection => {
     executeUnprepared: rows,
     executeRaw: (sql, params) =>
       params.length === 0
-        ? Effect.tryPromise({ try: () => db.exec(sql), catch: toSqlError("executeRaw") })
+        ? Effect.andThen(beforeEach, Effect.tryPromise({ try: () => db.exec(sql), catch: toSqlError("executeRaw") }))
         : query(sql, params, "object"),
     executeValues: values,
     executeValuesUnprepared: values,
@@ -106,9 +118,14 @@ export const make = Effect.fnUntraced(function*(options: PgliteClientOptions = {
     (db) => Effect.promise(() => db.close())
   )
   const lock = makePriorityLock()
-  const connection = makeConnection(db)
-  // One holder at a time, requests first: see PriorityLock.ts for why background work goes last.
   const backgroundWork = options.backgroundWork
+  const connection = makeConnection(
+    db,
+    backgroundWork === undefined
+      ? Effect.void
+      : backgroundWork.use((background) => background ? Effect.yieldNow : Effect.void)
+  )
+  // One holder at a time, requests first: see PriorityLock.ts for why background work goes last.
   const take = backgroundWork === undefined
     ? Effect.as(lock.take(false), connection)
     : backgroundWork.use((background) => Effect.as(lock.take(background), connection))

@@ -138,4 +138,45 @@ describe("PGlite's client", () => {
     // Every background read came after the transaction's commit: it never ran inside it.
     expect(seen.every((count) => count >= 2)).toBe(true)
   }, 120_000)
+  it(
+    "gives the event loop a turn before each background statement, inside a transaction too; a request's none",
+    async () => {
+      // A macrotask chain counts the loop's turns: PGlite's query continues through promises alone, so without the
+      // turn a whole transaction ran in one, and no socket was read until it ended.
+      const turnsDuring = <E>(statements: Effect.Effect<void, E>) =>
+        Effect.gen(function*() {
+          let turns = 0
+          let ticking = true
+          const tick = () => {
+            turns++
+            if (ticking) setImmediate(tick)
+          }
+          setImmediate(tick)
+          yield* Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))
+          const before = turns
+          yield* statements
+          ticking = false
+          return turns - before
+        })
+      const program = Effect.gen(function*() {
+        const { client: sql } = yield* PgliteClient.make({ backgroundWork: BackgroundWork })
+        yield* sql`CREATE TABLE ran (n serial PRIMARY KEY, name text NOT NULL)`
+        const sixStatements = sql.withTransaction(Effect.gen(function*() {
+          for (let i = 0; i < 4; i++) yield* sql`INSERT INTO ran (name) VALUES (${`statement ${i}`})`
+        }))
+        const background = yield* turnsDuring(inBackground(sixStatements))
+        const request = yield* turnsDuring(sixStatements)
+        const rows = yield* sql<{ readonly n: number }>`SELECT count(*)::int AS n FROM ran`
+        return { background, request, rows: rows[0]!.n }
+      })
+      const { background, request, rows } = await Effect.runPromise(
+        program.pipe(Effect.scoped, Effect.provide(Reactivity.layer))
+      )
+      expect(rows).toBe(8)
+      // BEGIN, four inserts and COMMIT: a turn before each.
+      expect(background).toBeGreaterThanOrEqual(6)
+      expect(request).toBeLessThan(6)
+    },
+    120_000
+  )
 })

@@ -99,18 +99,19 @@ describe("last_used_at", () => {
       runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(plaintext)))
     try {
       const issued = []
-      for (let i = 0; i < 21; i++) issued.push(await issueKey(runtime, `burst ${i}`))
-      // 20 first uses 10 ms apart, within the second after the first one's write: one more write for all 20.
+      for (let i = 0; i < 11; i++) issued.push(await issueKey(runtime, `burst ${i}`))
+      // Nine more first uses 10 ms apart, within the second after the first one's write: one write for all nine
+      // (a statement holds up to USAGE_WRITE_BATCH keys).
       await use(issued[0]!.plaintext)
       await within(2000, () => writes.length === 1)
-      for (const { plaintext } of issued.slice(1, 20)) {
+      for (const { plaintext } of issued.slice(1, 10)) {
         await use(plaintext)
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
       await within(3000, () => writes.length === 2)
-      expect(writes[1]).toHaveLength(19)
+      expect(writes[1]).toHaveLength(9)
       // A use the spacing still holds back is written as the runtime stops.
-      await use(issued[20]!.plaintext)
+      await use(issued[10]!.plaintext)
       expect(writes).toHaveLength(2)
     } finally {
       await runtime.dispose()
@@ -119,12 +120,12 @@ describe("last_used_at", () => {
     expect(writes[2]).toEqual([expect.any(String)])
   })
 
-  it("writes a larger burst in statements of at most 20 keys (USAGE_WRITE_BATCH), one flush a second still", async () => {
+  it("writes a larger burst in statements of at most 10 keys (USAGE_WRITE_BATCH), one flush a second still", async () => {
     const { store, writes } = countingStore()
     const runtime = ManagedRuntime.make(layerDomain(store))
     const use = (plaintext: Redacted.Redacted<string>) =>
       runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(plaintext)))
-    const burst = 45
+    const burst = 25
     try {
       const issued = []
       for (let i = 0; i <= burst; i++) issued.push(await issueKey(runtime, `large burst ${i}`))
@@ -133,7 +134,7 @@ describe("last_used_at", () => {
       // All within the second after the first write: one flush, in three statements.
       for (const { plaintext } of issued.slice(1)) await use(plaintext)
       await within(3000, () => writes.length === 4)
-      expect(writes.slice(1).map((ids) => ids.length)).toEqual([20, 20, 5])
+      expect(writes.slice(1).map((ids) => ids.length)).toEqual([10, 10, 5])
       expect(new Set(writes.slice(1).flat()).size).toBe(burst)
     } finally {
       await runtime.dispose()

@@ -22,11 +22,11 @@ export const USAGE_RECORD_INTERVAL_MS = 60_000
 export const USAGE_WRITE_SPACING_MS = 1_000
 
 /**
- * Most keys one statement writes: a larger batch goes in several, each its own background statement, so a request
- * can go between them. On PGlite one statement for 100 keys took ~19 ms on the thread that serves requests, in the
- * bench's first round; 20 keys take ~4.
+ * Most keys one statement writes: a larger batch goes in several, each its own background statement, so requests
+ * are read and answered between them. On PGlite, on the thread that serves requests, in the bench's first round:
+ * one statement for 100 keys took ~19 ms, for 20 keys 4–11 ms; 10 keys take about half that.
  */
-export const USAGE_WRITE_BATCH = 20
+export const USAGE_WRITE_BATCH = 10
 
 /** How long a stop waits for the last write. */
 const LAST_WRITE_AT_MOST_MS = 2_000

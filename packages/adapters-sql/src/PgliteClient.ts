@@ -7,11 +7,11 @@
  *
  * PGlite runs on the thread that serves requests, and its `query` continues through promises alone, so
  * statements that follow one another run in one turn of the event loop: no socket is read until the chain ends.
- * A rotation sweep's transaction (six statements, two audit appends) held the loop for 9–20 ms at a time, and
- * a health check's status write with the next page's read for 7–11 ms, while renders that needed no statement
- * waited to be read. So background work gives the loop a turn before each statement (`Effect.yieldNow`, a
- * macrotask in Node): requests that came meanwhile are read and answered between its statements, and what
- * blocks them is one statement at a time.
+ * A rotation sweep's transaction (six statements, two audit appends) held the loop for 9–20 ms at a time, a
+ * health check's status write with the next page's read for 7–11 ms, and a render's first resolution of a
+ * prompt (five reads) for 12 ms, while renders that needed no statement waited to be read. So every statement
+ * starts on a turn of its own (`Effect.yieldNow`, a macrotask in Node): requests that came meanwhile are read
+ * and answered between statements, and what holds them up is one statement at a time.
  */
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { PGlite, types } from "@electric-sql/pglite"
@@ -74,11 +74,11 @@ const parsers = {
   [types.INT8]: (value: string) => value
 }
 
-/** `beforeEach` runs before every statement: the turn background work gives the event loop (see above). */
-const makeConnection = (db: PGlite, beforeEach: Effect.Effect<void>): Connection => {
+/** Each statement starts on a turn of the event loop of its own (see above). */
+const makeConnection = (db: PGlite): Connection => {
   const query = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
     Effect.andThen(
-      beforeEach,
+      Effect.yieldNow,
       Effect.tryPromise({
         try: () => db.query<any>(sql, params as Array<unknown>, { rowMode, parsers }),
         catch: toSqlError("execute")
@@ -93,7 +93,10 @@ const makeConnection = (db: PGlite, beforeEach: Effect.Effect<void>): Connection
     executeUnprepared: rows,
     executeRaw: (sql, params) =>
       params.length === 0
-        ? Effect.andThen(beforeEach, Effect.tryPromise({ try: () => db.exec(sql), catch: toSqlError("executeRaw") }))
+        ? Effect.andThen(
+          Effect.yieldNow,
+          Effect.tryPromise({ try: () => db.exec(sql), catch: toSqlError("executeRaw") })
+        )
         : query(sql, params, "object"),
     executeValues: values,
     executeValuesUnprepared: values,
@@ -118,14 +121,9 @@ export const make = Effect.fnUntraced(function*(options: PgliteClientOptions = {
     (db) => Effect.promise(() => db.close())
   )
   const lock = makePriorityLock()
-  const backgroundWork = options.backgroundWork
-  const connection = makeConnection(
-    db,
-    backgroundWork === undefined
-      ? Effect.void
-      : backgroundWork.use((background) => background ? Effect.yieldNow : Effect.void)
-  )
+  const connection = makeConnection(db)
   // One holder at a time, requests first: see PriorityLock.ts for why background work goes last.
+  const backgroundWork = options.backgroundWork
   const take = backgroundWork === undefined
     ? Effect.as(lock.take(false), connection)
     : backgroundWork.use((background) => Effect.as(lock.take(background), connection))

@@ -139,7 +139,7 @@ describe("PGlite's client", () => {
     expect(seen.every((count) => count >= 2)).toBe(true)
   }, 120_000)
   it(
-    "gives the event loop a turn before each background statement, inside a transaction too; a request's none",
+    "gives the event loop a turn before each statement, inside a transaction too, a request's as background work's",
     async () => {
       // A macrotask chain counts the loop's turns: PGlite's query continues through promises alone, so without the
       // turn a whole transaction ran in one, and no socket was read until it ended.
@@ -175,7 +175,7 @@ describe("PGlite's client", () => {
       expect(rows).toBe(8)
       // BEGIN, four inserts and COMMIT: a turn before each.
       expect(background).toBeGreaterThanOrEqual(6)
-      expect(request).toBeLessThan(6)
+      expect(request).toBeGreaterThanOrEqual(6)
     },
     120_000
   )

@@ -74,16 +74,13 @@ const parsers = {
   [types.INT8]: (value: string) => value
 }
 
-/** Each statement starts on a turn of the event loop of its own (see above). */
+/** A statement, started on a turn of the event loop of its own (see above). */
+const statement = <A>(operation: string, run: () => Promise<A>): Effect.Effect<A, SqlError> =>
+  Effect.andThen(Effect.yieldNow, Effect.tryPromise({ try: run, catch: toSqlError(operation) }))
+
 const makeConnection = (db: PGlite): Connection => {
   const query = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
-    Effect.andThen(
-      Effect.yieldNow,
-      Effect.tryPromise({
-        try: () => db.query<any>(sql, params as Array<unknown>, { rowMode, parsers }),
-        catch: toSqlError("execute")
-      })
-    )
+    statement("execute", () => db.query<any>(sql, params as Array<unknown>, { rowMode, parsers }))
   const rows = (sql: string, params: ReadonlyArray<unknown>, transform?: (rows: ReadonlyArray<any>) => any) =>
     Effect.map(query(sql, params, "object"), (result) => (transform ? transform(result.rows) : result.rows))
   const values = (sql: string, params: ReadonlyArray<unknown>) =>
@@ -93,10 +90,7 @@ const makeConnection = (db: PGlite): Connection => {
     executeUnprepared: rows,
     executeRaw: (sql, params) =>
       params.length === 0
-        ? Effect.andThen(
-          Effect.yieldNow,
-          Effect.tryPromise({ try: () => db.exec(sql), catch: toSqlError("executeRaw") })
-        )
+        ? statement("executeRaw", () => db.exec(sql))
         : query(sql, params, "object"),
     executeValues: values,
     executeValuesUnprepared: values,

@@ -24,7 +24,7 @@ export const USAGE_WRITE_SPACING_MS = 1_000
 /**
  * Most keys one statement writes: a larger batch goes in several, each its own background statement, so requests
  * are read and answered between them. On PGlite, on the thread that serves requests, in the bench's first round:
- * one statement for 100 keys took ~19 ms, for 20 keys 4–11 ms; 10 keys take about half that.
+ * one statement for 100 keys took ~19 ms, for 20 keys 4–11 ms, hence 10.
  */
 export const USAGE_WRITE_BATCH = 10
 

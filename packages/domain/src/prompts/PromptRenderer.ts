@@ -324,7 +324,16 @@ export const makePromptRenderer = (
           Effect.as(allowed(principal, "prompts.render", cached.prompt), cached)
         )
         : Effect.tap(
-          Effect.andThen(countRenderCacheMiss, resolveTarget(principal, promptRef)),
+          Effect.andThen(
+            countRenderCacheMiss,
+            // A render that comes while another resolves the same reference waits for that resolution.
+            cache.resolving.run(
+              cacheKey,
+              startedAt,
+              resolveTarget(principal, promptRef),
+              (shared) => Effect.as(allowed(principal, "prompts.render", shared.prompt), shared)
+            )
+          ),
           (resolved) =>
             Effect.sync(() => {
               // A change heard while resolving may have come after the store was read.

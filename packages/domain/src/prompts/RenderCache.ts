@@ -6,11 +6,13 @@
  */
 import { Effect } from "effect"
 import type { Change, ChangeEvent } from "../shared/ChangeFeed.ts"
+import { SingleFlight } from "../shared/internal/SingleFlight.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import type { StoreError } from "../shared/StoreError.ts"
 import type { Template } from "./Mustache.ts"
 import type { Prompt, PromptVersion } from "./Prompt.ts"
 import type { CompiledVersion } from "./TemplateCompiler.ts"
+import type { Failure } from "./TemplateResources.ts"
 
 /**
  * How long a render reuses what a prompt reference and a partial name resolved to. Changes made through
@@ -40,6 +42,8 @@ export class RenderCache {
   readonly compiledPartials = new TtlCache<string, Template>(Number.POSITIVE_INFINITY, 2000)
   /** By organisation, key workspace and prompt reference. */
   readonly resolvedTargets: TtlCache<string, RenderTarget>
+  /** Resolutions of prompt references under way, by the same key: concurrent first renders share one. */
+  readonly resolving = new SingleFlight<string, RenderTarget, Failure>()
   /** By workspace and partial name. */
   readonly resolvedPartials: TtlCache<string, Template>
   /** Bumped by every change: a resolution that read the store before one does not fill the cache. */

@@ -174,6 +174,36 @@ describe("the x-service-api-key middleware", () => {
     expect((await server.request("/v1/workspaces", { key: created.key })).status).toBe(401)
   })
 
+  it("reads a key its requests present at once a single time: the first use's read is shared", async () => {
+    let digestReads = 0
+    // Each read takes 200 ms, so the requests below all come while the first one's read is under way.
+    const slowKeyReads = Layer.effect(ApiKeyStore)(Effect.map(Effect.service(ApiKeyStore), (store) => ({
+      ...store,
+      findByDigest: (digest: string) =>
+        Effect.andThen(Effect.sync(() => digestReads++), Effect.delay(store.findByDigest(digest), "200 millis"))
+    })))
+    const own = await startTestServer({ store: Layer.merge(layerMemory, Layer.provide(slowKeyReads, layerMemory)) })
+    try {
+      // A user's key: its first use reads the store (a service key this process issued is known without).
+      const userKey = await jsonOf(
+        await own.send("POST", "/v1/api-keys/workspace/user", {
+          name: "a client's key",
+          workspace_id: own.workspaceId,
+          user_id: own.ownerId,
+          scopes: ["workspaces.read", "workspaces.list"]
+        })
+      )
+      const before = digestReads
+      const statuses = await Promise.all(
+        Array.from({ length: 10 }, () => own.request("/v1/workspaces", { key: userKey.key }).then((r) => r.status))
+      )
+      expect(statuses).toEqual(Array.from({ length: 10 }, () => 200))
+      expect(digestReads - before).toBe(1)
+    } finally {
+      await own.close()
+    }
+  })
+
   it("answers 401 for an expired key and 200 for one that expires later", async () => {
     const now = DateTime.nowUnsafe()
     const expired = await issueKey(DateTime.formatIso(DateTime.subtract(now, { seconds: 1 })))

@@ -1,6 +1,9 @@
+import { layerMemory } from "@gateway-control/adapters-memory"
+import { PromptStore } from "@gateway-control/domain"
+import { Effect, Layer } from "effect"
 import { beforeAll, describe, expect, it } from "vitest"
 import { chat, renderCall, simpleChat, usePromptServer } from "./support/PromptServer.ts"
-import { jsonOf } from "./support/TestServer.ts"
+import { jsonOf, startTestServer } from "./support/TestServer.ts"
 
 // JSON calls go through the typed client: a success must have its declared status and shape, and a refusal's
 // `_tag` stands for its status (`ConflictError` 409, `BadRequest` 400, ...). Raw HTTP is left where the test
@@ -322,5 +325,70 @@ describe("rendering", () => {
     )
     // A prompt of another workspace is out of the key's sight: not found.
     expect((await refusal(renderCall(promptId, { variables: {} }), elsewhere.key))._tag).toBe("NotFoundError")
+  })
+})
+
+describe("render resolution", () => {
+  it("resolves a reference its renders present at once a single time, and checks each caller's access", async () => {
+    let promptReads = 0
+    // Each read of a prompt takes 200 ms, so the renders below all come while the first one's resolution reads.
+    const slowPromptReads = Layer.effect(PromptStore)(Effect.map(Effect.service(PromptStore), (store) => ({
+      ...store,
+      get: (id: string) => Effect.andThen(Effect.sync(() => promptReads++), Effect.delay(store.get(id), "200 millis")),
+      findBySlug: (organisationId: string, slug: string) =>
+        Effect.andThen(
+          Effect.sync(() => promptReads++),
+          Effect.delay(store.findBySlug(organisationId, slug), "200 millis")
+        )
+    })))
+    const own = await startTestServer({ store: Layer.merge(layerMemory, Layer.provide(slowPromptReads, layerMemory)) })
+    try {
+      const prompt = await own.api((client) =>
+        client.prompts.create({
+          payload: {
+            workspace_id: own.workspaceId,
+            name: "shared",
+            string: simpleChat,
+            parameters: { model: "gpt-4o" }
+          }
+        })
+      )
+      // A key of the workspace that may read prompts but not render them: it waits on the same resolution.
+      const reader = await jsonOf(
+        await own.send("POST", "/v1/api-keys/workspace/service", {
+          name: "reader",
+          workspace_id: own.workspaceId,
+          scopes: ["prompts.read"]
+        })
+      )
+      const renderer = await jsonOf(
+        await own.send("POST", "/v1/api-keys/workspace/service", {
+          name: "renderer",
+          workspace_id: own.workspaceId,
+          scopes: ["prompts.render"]
+        })
+      )
+      const body = { variables: { persona: "a guide", question: "Where?" } }
+      // What one resolution reads, alone: another prompt's first render.
+      const other = await own.api((client) =>
+        client.prompts.create({
+          payload: { workspace_id: own.workspaceId, name: "alone", string: simpleChat, parameters: { model: "gpt-4o" } }
+        })
+      )
+      let before = promptReads
+      expect((await own.send("POST", `/v1/prompts/${other.slug}/render`, body, renderer.key)).status).toBe(200)
+      const oneResolution = promptReads - before
+      expect(oneResolution).toBeGreaterThan(0)
+      before = promptReads
+      const statuses = await Promise.all(
+        [renderer, renderer, renderer, reader, renderer, renderer, reader, renderer].map((key) =>
+          own.send("POST", `/v1/prompts/${prompt.slug}/render`, body, key.key).then((r) => r.status)
+        )
+      )
+      expect(statuses).toEqual([200, 200, 200, 403, 200, 200, 403, 200])
+      expect(promptReads - before).toBe(oneResolution)
+    } finally {
+      await own.close()
+    }
   })
 })

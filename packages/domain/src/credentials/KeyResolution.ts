@@ -18,6 +18,7 @@ import { type Principal, principalOf } from "../access/Principal.ts"
 import { isScope } from "../access/Scopes.ts"
 import { cacheLifetimeMs, type Change, type ChangeEvent, ChangeFeed } from "../shared/ChangeFeed.ts"
 import { Unauthenticated } from "../shared/Errors.ts"
+import { SingleFlight } from "../shared/internal/SingleFlight.ts"
 import { TtlCache } from "../shared/internal/TtlCache.ts"
 import { PlatformCrypto } from "../shared/PlatformCrypto.ts"
 import type { StoreError } from "../shared/StoreError.ts"
@@ -102,8 +103,10 @@ export const makeKeyResolution = Effect.gen(function*() {
 
   // Resolutions are kept past their lifetime for as long as an outage may answer from them.
   const resolved = new TtlCache<string, Resolved>(cacheLifetimeMs(feed, KEY_CACHE_TTL_MS), 10_000, outage.snapshotMs)
-  // Bumped by every invalidation: a resolution that read the store before one does not fill the cache.
+  // Bumped by every invalidation: a resolution that read the store before one does not fill the cache, nor is
+  // shared with a request that came after.
   let generation = 0
+  const resolving = new SingleFlight<string, Resolved, Unauthenticated | StoreError>()
   const forgetHere = (predicate: (key: ApiKey) => boolean) => {
     generation++
     resolved.deleteWhere((entry) => predicate(entry.key))
@@ -219,7 +222,12 @@ export const makeKeyResolution = Effect.gen(function*() {
       const cached = resolved.get(digest, now)
       if (cached !== undefined) return admitResolved(cached, now)
       return outage.orSnapshot(
-        Effect.flatMap(resolveFromStore(digest, now), (entry) => admitResolved(entry, now)),
+        Effect.flatMap(
+          // A request that comes while another resolves the same key (a client's connections opening at once)
+          // waits for that resolution.
+          resolving.run(digest, generation, resolveFromStore(digest, now), Effect.succeed),
+          (entry) => admitResolved(entry, now)
+        ),
         () => admitFromSnapshot(digest, now)
       )
     })

@@ -5,10 +5,9 @@
  * sources). Builds the packages first, as the idle leg measures the built server too. Prints JSON.
  */
 import { execFileSync, spawnSync } from "node:child_process"
-import { join } from "node:path"
 import { benchIdleMemoryStore } from "./legs/footprint.ts"
 import { benchMemoryStoreUnderLoad, benchPgliteUnderLoad } from "./legs/underLoad.ts"
-import { hasTaskset, log, prepare, root, startServer } from "./support.ts"
+import { hasTaskset, log, prepare, root } from "./support.ts"
 
 if (hasTaskset) spawnSync("taskset", ["-cp", "1", String(process.pid)])
 
@@ -16,9 +15,7 @@ log("building the packages (the idle leg measures the built server too)")
 execFileSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] })
 const idle = await benchIdleMemoryStore()
 const small = await prepare(1_000, "pglite")
-const bare = await startServer(join(root, "bench/baselines/bare.mjs"), [], {}, "/ping")
-const pglite = await benchPgliteUnderLoad(small, bare)
-await bare.stop()
+const pglite = await benchPgliteUnderLoad(small)
 small.cleanup()
 const memoryStore = await benchMemoryStoreUnderLoad()
 const figures = {

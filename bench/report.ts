@@ -109,7 +109,9 @@ const summaryRows = (r: BenchResults): Array<Row> => {
     ],
     [
       `the same with the background jobs running: MCP and credential health checkers, last-used flush of ${loaded.keys} ` +
-      `keys, rotation sweep ending ${loaded.transitions_ended} transitions (ms)`,
+      `keys, rotation sweep ending ${loaded.transitions_ended} transitions; both servers ${
+        loaded.node_args.join(" ")
+      } (ms)`,
       loadedRound.gateway_control.p99,
       loadedRound.bare_node_http.p99,
       `+${loaded.latency.added_p99_ms} ms (median of rounds)`,
@@ -132,7 +134,7 @@ const summaryRows = (r: BenchResults): Array<Row> => {
       "report",
       "—"
     ],
-    residentRow("PGlite, jobs running, installed", loaded.rss_after_render.rss, 300),
+    residentRow(`PGlite, jobs running, installed, ${loaded.node_args.join(" ")}`, loaded.rss_after_render.rss, 300),
     residentRow("memory store, installed", r.under_load.memory_store.rss_after_render.rss, 150),
     idleRow("memory store, built", idle("memory", "built").rss, 100),
     idleRow("memory store, npm start", idle("memory", "npm start").rss, 100),

@@ -93,7 +93,7 @@ const main = async () => {
   const latency = await benchRenderLatency(ours, small.key, bare, eventLoopFile)
   await ours.stop()
   // Issue #31 point 6: the same p99 with every background job at work, and the memory after the render load.
-  const underLoad = await benchPgliteUnderLoad(small, bare)
+  const underLoad = await benchPgliteUnderLoad(small)
   const memoryStore = await benchMemoryStoreUnderLoad()
   ours = await startOurs()
   await bare.stop()

@@ -20,6 +20,13 @@ export const bin = join(root, "packages/server/bin/gateway-control.mjs")
  */
 export const installed = join(root, "bench/legs/installed.mjs")
 export const INSTALLED_ENV = { NODE_OPTIONS: "" } as const
+/**
+ * The Node options the README (Operations, "Node's options") asks a server to run with, as `npm start` does: one
+ * V8 worker thread. Node starts four whatever the cores; on a server's one core they take turns with the thread
+ * that serves requests, and while a collection or a compilation keeps all four busy that thread gets a fifth of
+ * the core, for tens of milliseconds at a time.
+ */
+export const SERVER_NODE_ARGS = ["--v8-pool-size=1"] as const
 export const DURATION = Number(process.env.BENCH_DURATION ?? 10)
 export const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
 export const CONNECTIONS = 50
@@ -319,6 +326,10 @@ export const paced = async (
   requests: ReadonlyArray<PacedRequest>,
   { rate = 1_000, durationS = 10, connections = 10 } = {}
 ) => {
+  // The generator's own collections delay sends, and count as the server's latency. Its heap holds what the earlier
+  // legs left (a full collection of it took 10–15 ms in a jobs leg's round, the server's p99 +3 ms): collected
+  // before each run, the next one comes after it. The npm scripts run the bench with `--expose-gc`.
+  globalThis.gc?.()
   const agent = new Agent({ keepAlive: true, maxSockets: connections })
   const total = Math.round(rate * durationS)
   const latencies: Array<number> = []

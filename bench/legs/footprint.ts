@@ -18,6 +18,7 @@ import {
   residentMb,
   root,
   round,
+  SERVER_NODE_ARGS,
   sleep
 } from "../support.ts"
 
@@ -142,7 +143,7 @@ export const benchIdleFootprint = async () => {
     { store: "memory", code: "built", nodeArgs: [] },
     { store: "pglite", code: "built", nodeArgs: [] },
     // V8's compile threads keep their malloc arenas (~25 MB each after PGlite's start): one thread, one arena.
-    { store: "pglite", code: "built", nodeArgs: ["--v8-pool-size=1"] },
+    { store: "pglite", code: "built", nodeArgs: SERVER_NODE_ARGS },
     { store: "memory", code: "npm start", nodeArgs: [] },
     { store: "pglite", code: "npm start", nodeArgs: [] }
   ] as const

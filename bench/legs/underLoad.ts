@@ -7,7 +7,8 @@
  * flush (the load spreads over `KEYS` keys, each used for the first time in the run, so each is written), and the
  * rotation sweep (each of those keys was rotated with a transition that ends during the runs, so sweeps end them,
  * audit and publish). Every figure is beside bare `node:http` doing the same render in the same run. The server
- * runs as an installation runs it (the built, bundled CLI), as an operator's would.
+ * runs as an installation runs it (the built, bundled CLI), with the Node options the README asks for, as an
+ * operator's would; bare `node:http` gets the same options.
  */
 import autocannon from "autocannon"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -26,8 +27,10 @@ import {
   renderOptions,
   renderRequests,
   residentMb,
+  root,
   round,
   type Server,
+  SERVER_NODE_ARGS,
   sleep,
   startServer
 } from "../support.ts"
@@ -61,13 +64,24 @@ const rotatedKeys = async (server: Server, prepared: Prepared, firstEndMs: numbe
 const atFixedRate = (server: Server, keys: ReadonlyArray<string | undefined>, duration: number) =>
   paced(server.url, renderRequests(keys), { rate: 1_000, durationS: duration, connections: 10 })
 
-/** The figures of point 6 on PGlite, with the jobs at work; `prepared` holds 1,000 MCP integrations. */
-export const benchPgliteUnderLoad = async (prepared: Prepared, bare: Server) => {
-  const server = await startServer(installed, ["serve"], {
-    ...prepared.env,
-    ...INSTALLED_ENV,
-    MCP_HEALTH_INTERVAL_MS: "10000"
-  })
+/**
+ * The figures of point 6 on PGlite, with the jobs at work; `prepared` holds 1,000 MCP integrations. Both servers
+ * run with the options the README asks a server to run with (`SERVER_NODE_ARGS`).
+ */
+export const benchPgliteUnderLoad = async (prepared: Prepared) => {
+  const nodeArgs = SERVER_NODE_ARGS
+  const bare = await startServer(join(root, "bench/baselines/bare.mjs"), [], {}, "/ping", { nodeArgs })
+  const server = await startServer(
+    installed,
+    ["serve"],
+    {
+      ...prepared.env,
+      ...INSTALLED_ENV,
+      MCP_HEALTH_INTERVAL_MS: "10000"
+    },
+    "/healthz",
+    { nodeArgs }
+  )
   await createRenderPrompt(server, prepared).catch(() => undefined) // made already by an earlier leg
   // A new process has run no render yet: 3 s at full speed with the admin key first, as the leg without the jobs
   // has (it follows the throughput legs, or `warmUp`), so the rounds measure the jobs and not V8's first
@@ -97,7 +111,9 @@ export const benchPgliteUnderLoad = async (prepared: Prepared, bare: Server) => 
   const render = await load(renderOptions(server.url, prepared.key))
   const resident = residentMb(server.child.pid!)
   await server.stop()
+  await bare.stop()
   return {
+    node_args: nodeArgs,
     keys: KEYS,
     transitions_ended: swept,
     latency: { rate: 1_000, connections: 10, rounds, added_p99_ms: median(rounds.map((r) => r.added_p99_ms)) },

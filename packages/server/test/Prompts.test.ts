@@ -353,21 +353,17 @@ describe("render resolution", () => {
           }
         })
       )
+      const serviceKey = async (scope: string) =>
+        jsonOf(
+          await own.send("POST", "/v1/api-keys/workspace/service", {
+            name: scope,
+            workspace_id: own.workspaceId,
+            scopes: [scope]
+          })
+        )
       // A key of the workspace that may read prompts but not render them: it waits on the same resolution.
-      const reader = await jsonOf(
-        await own.send("POST", "/v1/api-keys/workspace/service", {
-          name: "reader",
-          workspace_id: own.workspaceId,
-          scopes: ["prompts.read"]
-        })
-      )
-      const renderer = await jsonOf(
-        await own.send("POST", "/v1/api-keys/workspace/service", {
-          name: "renderer",
-          workspace_id: own.workspaceId,
-          scopes: ["prompts.render"]
-        })
-      )
+      const reader = await serviceKey("prompts.read")
+      const renderer = await serviceKey("prompts.render")
       const body = { variables: { persona: "a guide", question: "Where?" } }
       // What one resolution reads, alone: another prompt's first render.
       const other = await own.api((client) =>

@@ -171,15 +171,21 @@ export const mcpContract = ({ exit, freshOrganisation, run }: Harness) => {
     const items = [make("a", null), make("b", null), make("c", w1.id)]
     await run(Effect.flatMap(Effect.service(McpIntegrationStore), (s) => Effect.forEach(items, s.insert)))
     expect(await totals()).toEqual([3, 2, 1, 0])
-    const setStatus = (id: string, status: McpIntegration["status"]) =>
+    const setStatus = (id: string, status: McpIntegration["status"], failures = 0) =>
       run(Effect.flatMap(
         Effect.service(McpIntegrationStore),
-        (s) => s.setStatus(id, { status, status_message: null, status_changed_at: at(), consecutive_failures: 0 })
+        (s) =>
+          s.setStatus(id, { status, status_message: null, status_changed_at: at(), consecutive_failures: failures })
       ))
     expect(await setStatus(items[0].id, "archived")).toBe(true)
     expect(await totals()).toEqual([2, 1, 1, 1])
     // An unhealthy integration is still in use: listed, and counted, with the active ones.
     expect(await setStatus(items[2].id, "unhealthy")).toBe(true)
+    expect(await totals()).toEqual([2, 1, 1, 1])
+    // A write that moves no integration between totals (a failure count), then one that does.
+    expect(await setStatus(items[2].id, "unhealthy", 5)).toBe(true)
+    expect(await totals()).toEqual([2, 1, 1, 1])
+    expect(await setStatus(items[1].id, "active", 2)).toBe(true)
     expect(await totals()).toEqual([2, 1, 1, 1])
     await run(Effect.flatMap(
       Effect.service(McpIntegrationStore),
@@ -192,6 +198,8 @@ export const mcpContract = ({ exit, freshOrganisation, run }: Harness) => {
       yield* transaction.withTransaction(Effect.andThen(store.insert(make("lost", null)), Effect.fail("boom")))
     }))
     expect(await totals()).toEqual([2, 1, 1, 1])
+    expect(await setStatus(items[2].id, "archived")).toBe(true)
+    expect(await totals()).toEqual([1, 1, 0, 2])
   })
 
   it("writes status and health apart from the definition, never reviving an archived integration", async () => {

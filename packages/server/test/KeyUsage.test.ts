@@ -12,6 +12,8 @@ import { makeMovableClock } from "./support/MovableClock.ts"
 /** The memory store, its `recordUse` counted, and failing while `failing.now` says so. */
 const countingStore = () => {
   const writes: Array<ReadonlyArray<string>> = []
+  /** When each write began (ms). */
+  const times: Array<number> = []
   const failing = { now: false }
   const store: Layer.Layer<StorePorts> = Layer.effectContext(Effect.map(Layer.build(layerMemory), (context) => {
     const keys = Context.get(context, ApiKeyStore)
@@ -20,11 +22,12 @@ const countingStore = () => {
       recordUse: (ids, at) =>
         Effect.suspend(() => {
           writes.push(ids)
+          times.push(performance.now())
           return failing.now ? Effect.die(new Error("the store is down")) : keys.recordUse(ids, at)
         })
     })
   }))
-  return { store, writes, failing }
+  return { store, writes, times, failing }
 }
 
 const within = async (withinMs: number, check: () => boolean) => {
@@ -120,8 +123,8 @@ describe("last_used_at", () => {
     expect(writes[2]).toEqual([expect.any(String)])
   })
 
-  it("writes a larger burst in statements of at most 10 keys (USAGE_WRITE_BATCH), one flush a second still", async () => {
-    const { store, writes } = countingStore()
+  it("writes a larger burst in statements of at most 10 keys (USAGE_WRITE_BATCH), 50 ms apart, one flush a second still", async () => {
+    const { store, times, writes } = countingStore()
     const runtime = ManagedRuntime.make(layerDomain(store))
     const use = (plaintext: Redacted.Redacted<string>) =>
       runtime.runPromise(Effect.flatMap(Effect.service(ApiKeys), (keys) => keys.authenticate(plaintext)))
@@ -136,6 +139,9 @@ describe("last_used_at", () => {
       await within(3000, () => writes.length === 4)
       expect(writes.slice(1).map((ids) => ids.length)).toEqual([10, 10, 5])
       expect(new Set(writes.slice(1).flat()).size).toBe(burst)
+      // Spaced (USAGE_BATCH_SPACING_MS), so requests are served between them on PGlite's one thread.
+      expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(48)
+      expect(times[3]! - times[2]!).toBeGreaterThanOrEqual(48)
     } finally {
       await runtime.dispose()
     }

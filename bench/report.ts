@@ -180,6 +180,8 @@ const table = (head: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<st
   ...rows.map((row) => `| ${row.join(" | ")} |`)
 ]
 
+/** The share of a paced run's time the hypervisor took from the servers' core, where /proc/stat tells it. */
+const stolen = (run: { readonly core0_stolen_pct?: number }) => run.core0_stolen_pct ?? "–"
 const residentCells = (m: { rss: number; anonymous: number; file: number }) => [m.rss, m.anonymous, m.file]
 
 export const printReport = (r: BenchResults) => {
@@ -208,7 +210,8 @@ export const printReport = (r: BenchResults) => {
         "p99 ms",
         "max ms",
         "event loop delay p99/max ms",
-        "GC pauses"
+        "GC pauses",
+        "stolen %"
       ],
       r.render_latency_at_fixed_rate.rounds.flatMap((round, i) => [
         [
@@ -218,7 +221,8 @@ export const printReport = (r: BenchResults) => {
           round.gateway_control.max,
           `${round.gateway_control.event_loop?.delay_p99_ms}/${round.gateway_control.event_loop?.delay_max_ms}`,
           `${round.gateway_control.event_loop?.gc_pauses}, ${round.gateway_control.event_loop?.gc_total_ms} ms, ` +
-          `max ${round.gateway_control.event_loop?.gc_max_ms} ms`
+          `max ${round.gateway_control.event_loop?.gc_max_ms} ms`,
+          stolen(round.gateway_control)
         ],
         [
           `round ${i + 1}: bare node:http`,
@@ -226,27 +230,30 @@ export const printReport = (r: BenchResults) => {
           round.bare_node_http.p99,
           round.bare_node_http.max,
           "",
-          ""
+          "",
+          stolen(round.bare_node_http)
         ]
       ])
     ),
     "",
     ...table(
-      ["render at 1,000 req/s, background jobs running", "p50 ms", "p99 ms", "max ms", "errors"],
+      ["render at 1,000 req/s, background jobs running", "p50 ms", "p99 ms", "max ms", "errors", "stolen %"],
       r.under_load.pglite.latency.rounds.flatMap((round, i) => [
         [
           `round ${i + 1}: gateway-control`,
           round.gateway_control.p50,
           round.gateway_control.p99,
           round.gateway_control.max,
-          round.gateway_control.errors
+          round.gateway_control.errors,
+          stolen(round.gateway_control)
         ],
         [
           `round ${i + 1}: bare node:http`,
           round.bare_node_http.p50,
           round.bare_node_http.p99,
           round.bare_node_http.max,
-          round.bare_node_http.errors
+          round.bare_node_http.errors,
+          stolen(round.bare_node_http)
         ]
       ])
     ),

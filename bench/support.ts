@@ -321,6 +321,21 @@ export const renderRequests = (keys: ReadonlyArray<string | undefined>): Readonl
  * is recorded with ten times too many synthetic ones below it. Neither is a steady rate; its figures and these
  * are not comparable (paced p99s came out no lower than its).
  */
+/**
+ * Time the hypervisor took from the server's core (core 0, where `startServer` pins it): the `steal` column of
+ * /proc/stat, in ms; undefined where there is none. On a shared virtual machine it comes in bursts of seconds, and
+ * a run's p99 moves with it: every paced run reports its share, so two runs are compared knowing it.
+ */
+const stolenMs = (): number | undefined => {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n").find((l) => l.startsWith("cpu0 "))
+    const steal = Number(line?.trim().split(/\s+/)[8])
+    return Number.isFinite(steal) ? steal * 10 : undefined
+  } catch {
+    return undefined
+  }
+}
+
 export const paced = async (
   base: string,
   requests: ReadonlyArray<PacedRequest>,
@@ -335,6 +350,7 @@ export const paced = async (
   const latencies: Array<number> = []
   let errors = 0
   let sent = 0
+  const stolenBefore = stolenMs()
   const start = performance.now()
   const send = (i: number) =>
     new Promise<void>((resolve) => {
@@ -362,14 +378,19 @@ export const paced = async (
     await new Promise((resolve) => setTimeout(resolve, 1))
   }
   await Promise.all(inFlight)
+  const elapsed = performance.now() - start
+  const stolenAfter = stolenMs()
   agent.destroy()
   const sorted = latencies.sort((a, b) => a - b)
   const at = (q: number) => round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0, 1)
   return {
-    requestsPerSecond: round((latencies.length * 1_000) / (performance.now() - start)),
+    requestsPerSecond: round((latencies.length * 1_000) / elapsed),
     p50: at(0.5),
     p99: at(0.99),
     max: round(sorted[sorted.length - 1] ?? 0, 1),
-    errors
+    errors,
+    ...(stolenBefore === undefined || stolenAfter === undefined
+      ? {}
+      : { core0_stolen_pct: round((100 * (stolenAfter - stolenBefore)) / elapsed, 1) })
   }
 }

@@ -35,6 +35,17 @@ const createServiceKey = async (own: TestServer, name: string) =>
     })
   )
 
+/** A key of the workspace's owner: its first use reads the store, as a user's key carries the user's roles. */
+const createUserKey = async (own: TestServer, name: string) =>
+  jsonOf(
+    await own.send("POST", "/v1/api-keys/workspace/user", {
+      name,
+      workspace_id: own.workspaceId,
+      user_id: own.ownerId,
+      scopes: ["workspaces.read", "workspaces.list"]
+    })
+  )
+
 let server: TestServer
 beforeAll(async () => {
   server = await startTestServer()
@@ -144,14 +155,7 @@ describe("the x-service-api-key middleware", () => {
     // Its old secret was forgotten by the rotation, so it is read from the store: revoked there.
     expect((await server.request("/v1/workspaces", { key: other.key })).status).toBe(401)
 
-    const userKey = await jsonOf(
-      await server.send("POST", "/v1/api-keys/workspace/user", {
-        name: "a user's key",
-        workspace_id: server.workspaceId,
-        user_id: server.ownerId,
-        scopes: ["workspaces.read", "workspaces.list"]
-      })
-    )
+    const userKey = await createUserKey(server, "a user's key")
     await revokeByIdInStore(server, userKey.id)
     expect((await server.request("/v1/workspaces", { key: userKey.key })).status).toBe(401)
   })
@@ -185,14 +189,7 @@ describe("the x-service-api-key middleware", () => {
     const own = await startTestServer({ store: Layer.merge(layerMemory, Layer.provide(slowKeyReads, layerMemory)) })
     try {
       // A user's key: its first use reads the store (a service key this process issued is known without).
-      const userKey = await jsonOf(
-        await own.send("POST", "/v1/api-keys/workspace/user", {
-          name: "a client's key",
-          workspace_id: own.workspaceId,
-          user_id: own.ownerId,
-          scopes: ["workspaces.read", "workspaces.list"]
-        })
-      )
+      const userKey = await createUserKey(own, "a client's key")
       const before = digestReads
       const statuses = await Promise.all(
         Array.from({ length: 10 }, () => own.request("/v1/workspaces", { key: userKey.key }).then((r) => r.status))

@@ -310,18 +310,6 @@ export const renderRequests = (keys: ReadonlyArray<string | undefined>): Readonl
   }))
 
 /**
- * `rate` requests a second for `durationS` seconds over at most `connections` keep-alive connections, the
- * requests taken in turn from `requests`. Request i is due at i / rate seconds from the start, and its latency
- * counts from then, not from when a free connection sent it: a stall counts for every request it held back, as
- * wrk2 measures ("coordinated omission" corrected by the schedule itself).
- *
- * Why not autocannon's `overallRate`: it lets each connection send its share of a second as fast as answers
- * come, then pause until the next second, and it corrects for coordinated omission with an expected interval
- * of `Math.ceil(1 / rate)`, 1 ms, where one connection's interval at 100 a second is 10 ms: every slow answer
- * is recorded with ten times too many synthetic ones below it. Neither is a steady rate; its figures and these
- * are not comparable (paced p99s came out no lower than its).
- */
-/**
  * Time the hypervisor took from the server's core (core 0, where `startServer` pins it): the `steal` column of
  * /proc/stat, in ms; undefined where there is none. On a shared virtual machine it comes in bursts of seconds, and
  * a run's p99 moves with it: every paced run reports its share, so two runs are compared knowing it.
@@ -336,6 +324,18 @@ const stolenMs = (): number | undefined => {
   }
 }
 
+/**
+ * `rate` requests a second for `durationS` seconds over at most `connections` keep-alive connections, the
+ * requests taken in turn from `requests`. Request i is due at i / rate seconds from the start, and its latency
+ * counts from then, not from when a free connection sent it: a stall counts for every request it held back, as
+ * wrk2 measures ("coordinated omission" corrected by the schedule itself).
+ *
+ * Why not autocannon's `overallRate`: it lets each connection send its share of a second as fast as answers
+ * come, then pause until the next second, and it corrects for coordinated omission with an expected interval
+ * of `Math.ceil(1 / rate)`, 1 ms, where one connection's interval at 100 a second is 10 ms: every slow answer
+ * is recorded with ten times too many synthetic ones below it. Neither is a steady rate; its figures and these
+ * are not comparable (paced p99s came out no lower than its).
+ */
 export const paced = async (
   base: string,
   requests: ReadonlyArray<PacedRequest>,

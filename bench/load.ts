@@ -1,15 +1,15 @@
 /**
  * `npm run bench:load`: only the figures of issue #31 point 6 from `npm run bench`, for iterating on them in
- * about four minutes: render p99 at 1,000 req/s with the background jobs running (beside bare `node:http`), RSS
+ * about five minutes: render p99 at 1,000 req/s with the background jobs running (beside bare `node:http`), RSS
  * after the render load on PGlite and on the memory store, and the memory store's idle RSS (built and from
  * sources). Builds the packages first, as the idle leg measures the built server too. Prints JSON.
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { benchIdleMemoryStore } from "./legs/footprint.ts"
 import { benchMemoryStoreUnderLoad, benchPgliteUnderLoad } from "./legs/underLoad.ts"
-import { hasTaskset, log, prepare, root } from "./support.ts"
+import { log, pinLoadGenerator, prepare, root } from "./support.ts"
 
-if (hasTaskset) spawnSync("taskset", ["-cp", "1", String(process.pid)])
+pinLoadGenerator()
 
 log("building the packages (the idle leg measures the built server too)")
 execFileSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: ["ignore", "ignore", "inherit"] })

@@ -5,15 +5,14 @@
  * burst of noise on this machine shows as two different ratios rather than one wrong one. No build needed: it
  * runs the sources.
  */
-import { spawnSync } from "node:child_process"
 import { join } from "node:path"
 import { benchRenderEfficiency } from "./legs/renderEfficiency.ts"
 import {
   bin,
   createRenderPrompt,
-  hasTaskset,
   load,
   log,
+  pinLoadGenerator,
   prepare,
   renderOptions,
   root,
@@ -21,7 +20,7 @@ import {
   startServer
 } from "./support.ts"
 
-if (hasTaskset) spawnSync("taskset", ["-cp", "1", String(process.pid)])
+pinLoadGenerator()
 
 const small = await prepare(1_000, "pglite")
 const ours = await startServer(bin, ["serve"], { ...small.env, MCP_HEALTH_INTERVAL_MS: "0" }, "/healthz")

@@ -9,7 +9,7 @@
  * it also runs the PostgreSQL legs, in throwaway databases next to that URL's. Benchmarks never fail: they
  * measure.
  */
-import { execFileSync, spawnSync } from "node:child_process"
+import { execFileSync } from "node:child_process"
 import { writeFileSync } from "node:fs"
 import { cpus, totalmem } from "node:os"
 import { join } from "node:path"
@@ -34,6 +34,7 @@ import {
   json,
   load,
   log,
+  pinLoadGenerator,
   prepare,
   renderOptions,
   root,
@@ -43,7 +44,7 @@ import {
   WARMUP
 } from "./support.ts"
 
-if (hasTaskset) spawnSync("taskset", ["-cp", "1", String(process.pid)])
+pinLoadGenerator()
 
 const main = async () => {
   const started = new Date()

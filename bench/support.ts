@@ -32,6 +32,15 @@ export const WARMUP = Number(process.env.BENCH_WARMUP ?? 3)
 export const CONNECTIONS = 50
 export const hasTaskset = spawnSync("taskset", ["-V"]).status === 0
 
+/**
+ * Pins this process, the load generator, to core 1: every thread of it (`-a`). Node's V8 worker threads exist
+ * before the first line runs and keep the affinity they started with, so `taskset -p` alone moved the main
+ * thread only, and the generator's collections (a scavenge keeps all four workers busy) ran on the servers' core.
+ */
+export const pinLoadGenerator = () => {
+  if (hasTaskset) spawnSync("taskset", ["-a", "-cp", "1", String(process.pid)])
+}
+
 export const log = (message: string) => process.stderr.write(`bench: ${message}\n`)
 export const round = (n: number, digits = 0) => Math.round(n * 10 ** digits) / 10 ** digits
 export const median = (values: ReadonlyArray<number>) => {

@@ -12,11 +12,15 @@ export const cli = [binPath]
 
 const exec = promisify(execFile)
 
-/** Runs the CLI with `env` over this process's, for a minute at most; a non-zero exit is returned, not thrown. */
-export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>) =>
-  exec(process.execPath, [...cli, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }).then(
+/**
+ * Runs the CLI with `env` over this process's, for `timeoutMs` at most (killed then); a non-zero exit is returned,
+ * not thrown. A test whose own timeout is a minute passes less, so that a command that hangs fails the test's
+ * assertion with what it printed, rather than the test's timeout with nothing.
+ */
+export const runCli = (args: ReadonlyArray<string>, env: Record<string, string>, timeoutMs = 60_000) =>
+  exec(process.execPath, [...cli, ...args], { env: { ...process.env, ...env }, timeout: timeoutMs }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
-    (error: { code: number; stdout: string; stderr: string }) => error
+    (error: { code: number | null; signal?: string | null; stdout: string; stderr: string }) => error
   )
 
 /**

@@ -345,6 +345,19 @@ const make = Effect.sync(() => {
         (current) => current.status !== "archived",
         (current) => new McpIntegration({ ...current, ...change })
       ),
+    setStatuses: (changes) =>
+      Effect.map(
+        Effect.forEach(changes, ({ change, id }) =>
+          Effect.map(
+            integrations.replaceWhen(
+              id,
+              (current) => current.status !== "archived",
+              (current) => new McpIntegration({ ...current, ...change })
+            ),
+            (written) => written ? [id] : []
+          )),
+        (written) => new Set(written.flat())
+      ),
     listInUse: (afterId, limit) =>
       Effect.sync(() =>
         [...integrations.rows.values()]

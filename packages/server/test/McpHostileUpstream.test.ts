@@ -169,7 +169,12 @@ describe("a health round", () => {
       const breakingStore = McpIntegrationStore.of({
         ...store,
         setStatus: (id, change) =>
-          id === breaking ? Effect.die(new Error("invalid byte sequence")) : store.setStatus(id, change)
+          id === breaking ? Effect.die(new Error("invalid byte sequence")) : store.setStatus(id, change),
+        // The page's write, with the unstorable change among the others, dies as a whole.
+        setStatuses: (changes) =>
+          changes.some(({ id }) => id === breaking)
+            ? Effect.die(new Error("invalid byte sequence"))
+            : store.setStatuses(changes)
       })
       const run = yield* makeHealthRound.pipe(Effect.provideService(McpIntegrationStore, breakingStore))
       return yield* run

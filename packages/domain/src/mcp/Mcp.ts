@@ -288,6 +288,14 @@ export class McpIntegrationStore extends Context.Service<
      * gone), so a health check that ends after an archive cannot bring the integration back.
      */
     readonly setStatus: (id: string, change: StatusChange) => Effect.Effect<boolean, StoreError>
+    /**
+     * `setStatus` for several integrations in one write; answers the ids written (those not archived nor gone).
+     * A health round writes a page's changes at once: with PGlite each statement holds the thread that serves
+     * requests, and one statement of 20 rows costs about what three of one row do.
+     */
+    readonly setStatuses: (
+      changes: ReadonlyArray<{ readonly id: string; readonly change: StatusChange }>
+    ) => Effect.Effect<ReadonlySet<string>, StoreError>
     /** Up to `limit` integrations that are not archived, of every organisation, by id after `afterId`. */
     readonly listInUse: (
       afterId: string | null,

@@ -80,12 +80,27 @@ export interface HealthRound {
   readonly broken: number
 }
 
-/** One round of checks over every integration in use; one check breaking does not stop the others. */
+/** What an isolated step that broke answers (it was logged). */
+const BROKE = Symbol("broke")
+
+/** A check's status change, to be written with its page's. */
+interface Checked {
+  readonly integration: McpIntegration
+  readonly change: StatusChange
+}
+
+/**
+ * One round of checks over every integration in use; one check breaking does not stop the others. The status
+ * changes of a page's checks are written together once the page is checked (`setStatuses`): one statement a
+ * page rather than one a check, which with PGlite ran on the thread that serves requests 20 times a second
+ * while a store's integrations were new (each failure counted until they turned unhealthy).
+ */
 export const makeHealthRound = Effect.gen(function*() {
   const integrations = yield* McpIntegrationStore
   const connections = yield* upstreamConnections
   const endpointOf = yield* makeEndpointOf
 
+  /** Checks one integration; answers the status change it makes, if any. */
   const check = Effect.fnUntraced(function*(integration: McpIntegration) {
     const settings = yield* McpSettings
     // The address check resolves a name first; the whole check gets the call's time and that much again.
@@ -103,33 +118,55 @@ export const makeHealthRound = Effect.gen(function*() {
       Effect.annotateLogs({ integration_id: integration.id, ok: failure === undefined })
     )
     const change = nextStatus(integration, failure, settings.unhealthyAfter, yield* nowIso)
-    if (change === undefined) return
-    const written = yield* integrations.setStatus(integration.id, change)
-    if (written && change.status !== integration.status) {
-      yield* Effect.logInfo(`MCP integration is ${change.status}`).pipe(
-        Effect.annotateLogs({ integration_id: integration.id, status_message: change.status_message })
-      )
-    }
+    return change === undefined ? undefined : ({ integration, change } satisfies Checked)
   })
 
+  const logWritten = ({ change, integration }: Checked) =>
+    change.status === integration.status ? Effect.void : Effect.logInfo(`MCP integration is ${change.status}`).pipe(
+      Effect.annotateLogs({ integration_id: integration.id, status_message: change.status_message })
+    )
+
   /**
-   * A check that cannot break the round: whatever goes wrong in it (an unstorable write, a lost database, a bug)
-   * is logged and counted. Before, one integration's failed status write aborted the round, and every
+   * Runs `effect` so that whatever goes wrong in it (an unstorable write, a lost database, a bug) is logged and
+   * answered as `BROKE`: before, one integration's failed status write aborted the round, and every
    * integration after it, whoever's, went unchecked round after round. Interruption (the round stopping) still
    * propagates.
    */
-  const isolated = (integration: McpIntegration) =>
-    check(integration).pipe(
-      Effect.as(false),
-      Effect.catchCause((cause) =>
-        Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.as(
-          Effect.logWarning("MCP health check broke; the round goes on", Cause.pretty(cause)).pipe(
-            Effect.annotateLogs({ integration_id: integration.id })
-          ),
-          true
-        )
-      )
+  const isolated = <A, E, R>(
+    effect: Effect.Effect<A, E, R>,
+    what: string,
+    integrationId?: string
+  ): Effect.Effect<A | typeof BROKE, E, R> =>
+    Effect.catchCause(effect, (cause) =>
+      Cause.hasInterruptsOnly(cause) ? Effect.failCause(cause) : Effect.as(
+        Effect.logWarning(what, Cause.pretty(cause)).pipe(
+          Effect.annotateLogs(integrationId === undefined ? {} : { integration_id: integrationId })
+        ),
+        BROKE
+      ))
+
+  /**
+   * Writes a page's changes at once; when that write fails, each on its own, so that one change the store cannot
+   * take (text it refuses, say) breaks its own check only. Answers how many checks broke.
+   */
+  const write = Effect.fnUntraced(function*(checked: ReadonlyArray<Checked>) {
+    if (checked.length === 0) return 0
+    const written = yield* isolated(
+      integrations.setStatuses(checked.map(({ change, integration }) => ({ id: integration.id, change }))),
+      "MCP health checks: a page's status write failed; writing its changes one at a time"
     )
+    if (written !== BROKE) {
+      yield* Effect.forEach(checked.filter((c) => written.has(c.integration.id)), logWritten, { discard: true })
+      return 0
+    }
+    const one = yield* Effect.forEach(checked, (c) =>
+      isolated(
+        Effect.flatMap(integrations.setStatus(c.integration.id, c.change), (ok) => ok ? logWritten(c) : Effect.void),
+        "MCP health check broke; the round goes on",
+        c.integration.id
+      ))
+    return one.filter((outcome) => outcome === BROKE).length
+  })
 
   return Effect.gen(function*() {
     const spacing = spacingOf((yield* McpSettings).healthIntervalMs)
@@ -139,7 +176,10 @@ export const makeHealthRound = Effect.gen(function*() {
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const wait = Math.max(0, nextStart - now)
         nextStart = now + wait + spacing
-        return Effect.andThen(Effect.sleep(wait), isolated(integration))
+        return Effect.andThen(
+          Effect.sleep(wait),
+          isolated(check(integration), "MCP health check broke; the round goes on", integration.id)
+        )
       })
     let after: string | null = null
     let checked = 0
@@ -147,8 +187,9 @@ export const makeHealthRound = Effect.gen(function*() {
     while (true) {
       const page: ReadonlyArray<McpIntegration> = yield* integrations.listInUse(after, PAGE)
       const outcomes = yield* Effect.forEach(page, paced, { concurrency: CONCURRENCY })
+      broken += outcomes.filter((o) => o === BROKE).length
+      broken += yield* write(outcomes.filter((o): o is Checked => o !== undefined && o !== BROKE))
       checked += page.length
-      broken += outcomes.filter((b) => b).length
       if (page.length < PAGE) return { checked, broken } satisfies HealthRound
       after = page[page.length - 1].id
     }

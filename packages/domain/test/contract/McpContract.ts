@@ -231,6 +231,18 @@ export const mcpContract = ({ exit, freshOrganisation, run }: Harness) => {
     expect(await run(Effect.flatMap(store, (s) => s.setStatus(made.id, archived)))).toBe(true)
     expect(await run(Effect.flatMap(store, (s) => s.setStatus(made.id, change)))).toBe(false)
     expect(await read()).toMatchObject(archived)
+    // Several at once (a health round's page): the archived one is passed over, and only the written are answered.
+    const failing = { ...change, status: "active" as const, status_message: null, consecutive_failures: 1 }
+    const written = await run(
+      Effect.flatMap(
+        store,
+        (s) => s.setStatuses([{ id: made.id, change }, { id: other.id, change: failing }, { id: "gone", change }])
+      )
+    )
+    expect([...written]).toEqual([other.id])
+    expect(await read()).toMatchObject(archived)
+    expect(Option.getOrThrow(await run(Effect.flatMap(store, (s) => s.get(other.id))))).toMatchObject(failing)
+    expect([...await run(Effect.flatMap(store, (s) => s.setStatuses([])))]).toEqual([])
     const after = await run(Effect.flatMap(store, (s) => s.listInUse(null, 100_000)))
     expect(after.map((i) => i.id)).not.toContain(made.id)
     // Pages by id: each integration in use once, whichever order the store's collation gives ids.

@@ -112,6 +112,7 @@ export const makeMcpStores = Effect.gen(function*() {
             WHERE id = ${id} AND status <> 'archived' RETURNING id`,
         (rows) => rows.length > 0
       )),
+    // The ids again, as a list: joined to the record set alone, the planner scanned the whole table.
     setStatuses: (changes) =>
       changes.length === 0 ? Effect.succeed(new Set<string>()) : read(Effect.map(
         sql`UPDATE mcp_integrations m
@@ -119,7 +120,8 @@ export const makeMcpStores = Effect.gen(function*() {
                 consecutive_failures = c.consecutive_failures
             FROM jsonb_to_recordset(${toJson(changes.map(({ change, id }) => ({ id, ...change })))}::jsonb)
               AS c (id text, status text, status_message text, status_changed_at timestamptz, consecutive_failures int)
-            WHERE m.id = c.id AND m.status <> 'archived' RETURNING m.id`,
+            WHERE m.id = c.id AND m.id IN ${sql.in(changes.map(({ id }) => id))} AND m.status <> 'archived'
+            RETURNING m.id`,
         (rows) => new Set(rows.map((row) => String(row.id)))
       )),
     listInUse: (afterId, limit) =>

@@ -290,8 +290,8 @@ export class McpIntegrationStore extends Context.Service<
     readonly setStatus: (id: string, change: StatusChange) => Effect.Effect<boolean, StoreError>
     /**
      * `setStatus` for several integrations in one write; answers the ids written (those not archived nor gone).
-     * A health round writes a page's changes at once: with PGlite each statement holds the thread that serves
-     * requests, and one statement of 20 rows costs about what three of one row do.
+     * A health round writes its changes a few at a time (McpHealth.ts): with PGlite each statement holds the
+     * thread that serves requests, and one of five rows costs about what one of one row does.
      */
     readonly setStatuses: (
       changes: ReadonlyArray<{ readonly id: string; readonly change: StatusChange }>

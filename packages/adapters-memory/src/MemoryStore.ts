@@ -44,6 +44,7 @@ import {
   SecretReferenceStore,
   SessionStore,
   SignInFlowStore,
+  type StatusChange,
   type StoredSecret,
   type StorePorts,
   StoreTransaction,
@@ -319,6 +320,13 @@ const make = Effect.sync(() => {
   const matches = (search: string | null, ...fields: Array<string>) =>
     search === null || fields.some((f) => f.toLowerCase().includes(search.toLowerCase()))
 
+  /** Status and health, never for an archived integration (so a late health check cannot revive one). */
+  const setIntegrationStatus = (id: string, change: StatusChange) =>
+    integrations.replaceWhen(
+      id,
+      (current) => current.status !== "archived",
+      (current) => new McpIntegration({ ...current, ...change })
+    )
   const integrationStore = McpIntegrationStore.of({
     insert: (integration) =>
       Effect.flatMap(
@@ -339,24 +347,11 @@ const make = Effect.sync(() => {
           status_changed_at: current.status_changed_at,
           consecutive_failures: current.consecutive_failures
         }))),
-    setStatus: (id, change) =>
-      integrations.replaceWhen(
-        id,
-        (current) => current.status !== "archived",
-        (current) => new McpIntegration({ ...current, ...change })
-      ),
+    setStatus: setIntegrationStatus,
     setStatuses: (changes) =>
       Effect.map(
-        Effect.forEach(changes, ({ change, id }) =>
-          Effect.map(
-            integrations.replaceWhen(
-              id,
-              (current) => current.status !== "archived",
-              (current) => new McpIntegration({ ...current, ...change })
-            ),
-            (written) => written ? [id] : []
-          )),
-        (written) => new Set(written.flat())
+        Effect.filter(changes, ({ change, id }) => setIntegrationStatus(id, change)),
+        (written) => new Set(written.map(({ id }) => id))
       ),
     listInUse: (afterId, limit) =>
       Effect.sync(() =>

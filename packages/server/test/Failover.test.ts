@@ -64,7 +64,7 @@ describe.runIf(available)("failover behind a multi-host DATABASE_URL", () => {
     const started = Date.now()
     const migrated = await cli(["migrate"], { ...env, DATABASE_URL: pair.standby.url("gateway") }, 40_000)
     const said = `${migrated.stdout}${migrated.stderr}`
-    // Within the connect and statement deadlines (2 s, 3 s), not killed at the runner's 40 s.
+    // The time taken and the output go with the code, so a run killed at 40 s says where it stood.
     expect({ code: migrated.code, ms: Date.now() - started, said }).toMatchObject({ code: 1 })
     expect(said).toMatch(/replica \(in recovery\), where every transaction is read-only/)
     expect(said).not.toMatch(/current transaction is aborted/)

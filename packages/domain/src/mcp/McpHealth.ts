@@ -158,7 +158,7 @@ export const makeHealthRound = Effect.gen(function*() {
   const writeSome = Effect.fnUntraced(function*(checked: ReadonlyArray<Checked>) {
     const written = yield* isolated(
       integrations.setStatuses(checked.map(({ change, integration }) => ({ id: integration.id, change }))),
-      "MCP health checks: a page's status write failed; writing its changes one at a time"
+      "MCP health checks: a status write of several failed; writing its changes one at a time"
     )
     if (written !== BROKE) {
       yield* Effect.forEach(checked.filter((c) => written.has(c.integration.id)), logWritten, { discard: true })

@@ -185,6 +185,11 @@ const make = Effect.sync(() => {
   })
 
   const memberId = (workspaceId: string, userId: string) => `${workspaceId}/${userId}`
+  /** Does the user's email or name hold `search`, in any case (as the SQL store's `strpos` of `lower`s)? */
+  const holds = (search: string) => {
+    const part = search.toLowerCase()
+    return (user: User) => user.email.toLowerCase().includes(part) || (user.name ?? "").toLowerCase().includes(part)
+  }
   const memberStore = WorkspaceMemberStore.of({
     upsert: (member) => {
       const id = memberId(member.workspace_id, member.user_id)
@@ -208,7 +213,10 @@ const make = Effect.sync(() => {
             m.workspace_id === workspaceId &&
             (filter.role === undefined || m.role === filter.role) &&
             (filter.email === undefined ||
-              Option.exists(users.get(m.user_id), (u) => u.email === filter.email)),
+              Option.exists(users.get(m.user_id), (u) => u.email === filter.email)) &&
+            (filter.search === undefined || Option.exists(users.get(m.user_id), holds(filter.search))) &&
+            (filter.userIds === undefined || filter.userIds.includes(m.user_id)) &&
+            (filter.exceptUserIds === undefined || !filter.exceptUserIds.includes(m.user_id)),
           page,
           (a, b) => byCreation({ created_at: a.created_at, id: a.user_id }, { created_at: b.created_at, id: b.user_id })
         )

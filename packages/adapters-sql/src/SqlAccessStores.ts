@@ -171,7 +171,18 @@ export const makeAccessStores = Effect.gen(function*() {
           ...(filter.role === undefined ? [] : [sql`role = ${filter.role}`]),
           ...(filter.email === undefined
             ? []
-            : [sql`user_id IN (SELECT id FROM users WHERE email = ${filter.email})`])
+            : [sql`user_id IN (SELECT id FROM users WHERE email = ${filter.email})`]),
+          // strpos rather than LIKE: the search is text, and its % or _ match only themselves.
+          ...(filter.search === undefined ? [] : [
+            sql`user_id IN (SELECT id FROM users WHERE strpos(lower(email), lower(${filter.search})) > 0
+                OR strpos(lower(coalesce(name, '')), lower(${filter.search})) > 0)`
+          ]),
+          ...(filter.userIds === undefined
+            ? []
+            : [filter.userIds.length === 0 ? sql`FALSE` : sql`user_id IN ${sql.in(filter.userIds)}`]),
+          ...(filter.exceptUserIds === undefined || filter.exceptUserIds.length === 0
+            ? []
+            : [sql`user_id NOT IN ${sql.in(filter.exceptUserIds)}`])
         ]),
         request,
         "user_id"

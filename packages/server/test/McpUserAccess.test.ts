@@ -132,6 +132,10 @@ describe.each(availableStores)("MCP server user access on %s", (store) => {
     expect((await server.request(`/v1/mcp-servers/${serverId}`, { key: ada.key })).status).toBe(200)
     expect((await server.request(`/v1/mcp-servers/${serverId}`, { key: bob.key })).status).toBe(403)
     expect(await client(bob.key).mcpServers.userAccess.check({ id: serverId })).toMatchObject({ enabled: false })
+    // Only the allowed are connections, the page and its count alike.
+    const allowedOnly = (await admin.mcpServers.connections.list({ id: serverId })) as unknown as Listed
+    expect(allowedOnly.data).toEqual([expect.objectContaining({ user_id: ada.id, connected: true })])
+    expect((await jsonOf(await server.request(`/v1/mcp-servers/${serverId}/connections`))).total).toBe(1)
     await admin.mcpServers.userAccess.update({ id: serverId, default_user_access: "allow" })
     expect((await server.request(`/v1/mcp-servers/${serverId}`, { key: bob.key })).status).toBe(200)
   })

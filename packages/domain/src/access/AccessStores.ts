@@ -40,10 +40,16 @@ export interface UserFilter {
   readonly email?: string | undefined
 }
 
-/** Members of that workspace `role` and/or whose user has that `email` (as for `UserFilter`). */
+/**
+ * Members of that workspace `role` and/or whose user has that `email` (as for `UserFilter`), whose user's email
+ * or name holds `search` (in any case), and who are among `userIds` or not among `exceptUserIds`.
+ */
 export interface MemberFilter {
   readonly role?: WorkspaceMember["role"] | undefined
   readonly email?: string | undefined
+  readonly search?: string | undefined
+  readonly userIds?: ReadonlyArray<string> | undefined
+  readonly exceptUserIds?: ReadonlyArray<string> | undefined
 }
 
 export class WorkspaceStore extends Context.Service<

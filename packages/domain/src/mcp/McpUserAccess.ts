@@ -11,7 +11,7 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { nameParts } from "../access/AccessModel.ts"
-import { UserStore, WorkspaceMemberStore } from "../access/AccessStores.ts"
+import { type MemberFilter, UserStore, WorkspaceMemberStore } from "../access/AccessStores.ts"
 import { grantedWrites } from "../access/GrantedWrites.ts"
 import { boundByUserAccess, ensureAllowed, ensurePersonMayUse, personMayUse, Target } from "../access/Policy.ts"
 import type { Principal } from "../access/Principal.ts"
@@ -127,52 +127,59 @@ export const makeUserAccess = Effect.gen(function*() {
       return { server, grant }
     })
 
-  /** Every member of the server's workspace with their access, in the order they joined. */
-  const entriesOf = Effect.fnUntraced(function*(server: McpServer) {
+  /** The server's access, its rule, and whether a person it allows is connected by that alone. */
+  const accessOf = Effect.fnUntraced(function*(server: McpServer) {
     const access = yield* servers.userAccess(server.id)
-    const rule = ruleOf(access)
     const integration = yield* integrations.get(server.mcp_integration_id)
     const connectable = Option.match(integration, { onNone: () => false, onSome: connectsWithoutUser })
-    const listed = yield* members.list(server.workspace_id, { limit: 100_000, offset: 0 })
-    const entries: Array<UserAccessEntry> = []
-    for (const member of listed.items) {
-      const user = yield* users.get(member.user_id)
-      if (Option.isNone(user)) continue
-      const override = access.users.find((o) => o.user_id === member.user_id)
-      const enabled = override?.enabled ?? rule.defaultAllows
-      entries.push({
-        user_id: member.user_id,
-        email: user.value.email,
-        ...nameParts(user.value.name),
-        enabled,
-        has_override: override !== undefined,
-        connected: enabled && connectable,
-        ...(override === undefined
-          ? {}
-          : { created_at: override.created_at, last_updated_at: override.last_updated_at })
-      })
-    }
-    return { access, entries }
+    const overrides = new Map(access.users.map((o) => [o.user_id, o]))
+    return { access, overrides, rule: ruleOf(access), connectable }
   })
 
-  /** A page of what `entries` holds. */
-  const pageOf = <A>(entries: ReadonlyArray<A>, page: PageRequest): Page<A> => ({
-    items: entries.slice(page.offset, page.offset + page.limit),
-    total: entries.length
-  })
+  /**
+   * A page of the members of the server's workspace that `filter` keeps, in the order they joined, each with
+   * their access. The store pages and filters, so a workspace of thousands reads one page of users.
+   */
+  const entriesOf = Effect.fnUntraced(
+    function*(
+      server: McpServer,
+      of: Effect.Success<ReturnType<typeof accessOf>>,
+      page: PageRequest,
+      filter: MemberFilter
+    ) {
+      const { connectable, overrides, rule } = of
+      const listed = yield* members.list(server.workspace_id, page, filter)
+      const items: Array<UserAccessEntry> = []
+      for (const member of listed.items) {
+        // A user is removed with their memberships, in one unit of work: a membership without one is not seen.
+        const user = yield* users.get(member.user_id)
+        if (Option.isNone(user)) continue
+        const override = overrides.get(member.user_id)
+        const enabled = override?.enabled ?? rule.defaultAllows
+        items.push({
+          user_id: member.user_id,
+          email: user.value.email,
+          ...nameParts(user.value.name),
+          enabled,
+          has_override: override !== undefined,
+          connected: enabled && connectable,
+          ...(override === undefined
+            ? {}
+            : { created_at: override.created_at, last_updated_at: override.last_updated_at })
+        })
+      }
+      return { items, total: listed.total } satisfies Page<UserAccessEntry>
+    }
+  )
 
   /** Who may use the server: every member of its workspace (`search` on name or email, any case). */
   const listServerUserAccess = Effect.fn("McpRegistry.listServerUserAccess")(
     function*(principal: Principal, idOrSlug: string, request: UserAccessListRequest, page: PageRequest) {
       const { server } = yield* serverFor(principal, idOrSlug, "mcp_servers.read", request.workspaceId)
-      const { access, entries } = yield* entriesOf(server)
-      const search = request.search?.trim().toLowerCase()
-      const matching = search === undefined || search === ""
-        ? entries
-        : entries.filter((e) =>
-          [e.email, e.first_name ?? "", e.last_name ?? ""].some((field) => field.toLowerCase().includes(search))
-        )
-      return { default_user_access: access.default_user_access, page: pageOf(matching, page) }
+      const of = yield* accessOf(server)
+      const search = request.search?.trim()
+      const filter = search === undefined || search === "" ? {} : { search }
+      return { default_user_access: of.access.default_user_access, page: yield* entriesOf(server, of, page, filter) }
     }
   )
 
@@ -242,10 +249,17 @@ export const makeUserAccess = Effect.gen(function*() {
   const listServerConnections = Effect.fn("McpRegistry.listServerConnections")(
     function*(principal: Principal, idOrSlug: string, request: UserAccessListRequest, page: PageRequest) {
       const { server } = yield* serverFor(principal, idOrSlug, "mcp_servers.read", request.workspaceId)
-      const { entries } = yield* entriesOf(server)
+      const of = yield* accessOf(server)
       const userId = request.userId ?? (boundByUserAccess(principal) ? principal.userId : null) ?? undefined
-      const chosen = entries.filter((e) => e.enabled && (userId === undefined || e.user_id === userId))
-      return pageOf(chosen, page)
+      const overridden = (enabled: boolean) =>
+        of.access.users.filter((o) => o.enabled === enabled).map((o) => o.user_id)
+      // The members the rule allows: all but those denied by default, else only those allowed.
+      const filter: MemberFilter = userId !== undefined
+        ? { userIds: (of.rule.overrideFor(userId) ?? of.rule.defaultAllows) ? [userId] : [] }
+        : of.rule.defaultAllows
+        ? { exceptUserIds: overridden(false) }
+        : { userIds: overridden(true) }
+      return yield* entriesOf(server, of, page, filter)
     }
   )
 

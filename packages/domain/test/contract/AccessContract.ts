@@ -3,7 +3,13 @@
  */
 import { Effect, Exit, Option } from "effect"
 import { expect, it } from "vitest"
-import { OrganisationStore, UserStore, WorkspaceMemberStore, WorkspaceStore } from "../../src/access/AccessStores.ts"
+import {
+  type MemberFilter,
+  OrganisationStore,
+  UserStore,
+  WorkspaceMemberStore,
+  WorkspaceStore
+} from "../../src/access/AccessStores.ts"
 import { ApiKeyStore } from "../../src/credentials/ApiKeyStore.ts"
 import { ApiKey, User, Workspace, WorkspaceMember } from "../../src/index.ts"
 import { apiKey, at, type Harness, uid, user, workspace } from "./ContractHarness.ts"
@@ -184,6 +190,40 @@ export const accessContract = ({ exit, freshOrganisation, run }: Harness) => {
       )
     )
     expect(managerByEmail).toEqual({ items: [], total: 0 })
+  })
+
+  it("pages a workspace's members by part of their email or name, in any case, and by who they are", async () => {
+    const org = await freshOrganisation()
+    const w = workspace(org.id)
+    const tag = uid()
+    const ada = new User({ ...user(org.id, `ada-${tag}@example.com`), name: "Ada LOVELACE" })
+    const bob = new User({ ...user(org.id, `bob-${tag}@Lovelace.example`), name: null })
+    const cy = new User({ ...user(org.id, `cy-${tag}@example.com`), name: "Cy 100%_off" })
+    const outsider = new User({ ...user(org.id, `lovelace-${tag}@example.com`), name: "Lovelace" })
+    await run(Effect.gen(function*() {
+      yield* (yield* WorkspaceStore).insert(w)
+      const users = yield* UserStore
+      for (const u of [ada, bob, cy, outsider]) yield* users.insert(u)
+      const members = yield* WorkspaceMemberStore
+      for (const u of [ada, bob, cy]) {
+        yield* members.upsert(new WorkspaceMember({ workspace_id: w.id, user_id: u.id, role: "member", ...stamps() }))
+      }
+    }))
+    const listed = (filter: MemberFilter, limit = 10, offset = 0) =>
+      run(Effect.flatMap(Effect.service(WorkspaceMemberStore), (s) => s.list(w.id, { limit, offset }, filter))).then(
+        (page) => ({ users: page.items.map((m) => m.user_id), total: page.total })
+      )
+    // The name's case and the email's domain both match; the outsider matches but is no member.
+    expect(await listed({ search: "lovelace" })).toEqual({ users: [ada.id, bob.id], total: 2 })
+    expect(await listed({ search: "LoveLace" }, 1, 1)).toEqual({ users: [bob.id], total: 2 })
+    // A search's % and _ are text, not patterns.
+    expect(await listed({ search: "0%_o" })).toEqual({ users: [cy.id], total: 1 })
+    expect(await listed({ search: "%" })).toEqual({ users: [cy.id], total: 1 })
+    expect(await listed({ userIds: [cy.id, ada.id, outsider.id] })).toEqual({ users: [ada.id, cy.id], total: 2 })
+    expect(await listed({ userIds: [] })).toEqual({ users: [], total: 0 })
+    expect(await listed({ exceptUserIds: [ada.id] })).toEqual({ users: [bob.id, cy.id], total: 2 })
+    expect(await listed({ exceptUserIds: [] })).toEqual({ users: [ada.id, bob.id, cy.id], total: 3 })
+    expect(await listed({ search: "example.com", exceptUserIds: [cy.id] })).toEqual({ users: [ada.id], total: 1 })
   })
 
   it("updates a workspace, and a deleted one reads as absent everywhere", async () => {

@@ -20,6 +20,11 @@ import * as Reactivity from "effect/reactivity/Reactivity"
 import * as SqlClient from "effect/sql/SqlClient"
 import type { Connection } from "effect/sql/SqlConnection"
 import { SqlError, UniqueViolation, UnknownError } from "effect/sql/SqlError"
+import {
+  PGLITE_MAINTENANCE_FIRST_MS,
+  PGLITE_MAINTENANCE_INTERVAL_MS,
+  runMaintenance
+} from "./internal/pgliteMaintenance.ts"
 import { makePoolMetrics } from "./internal/poolMetrics.ts"
 import { makePriorityLock } from "./internal/PriorityLock.ts"
 import { migrate } from "./Migrations.ts"
@@ -41,6 +46,11 @@ export interface PgliteClientOptions {
    * module loads without the domain (the test setup builds its snapshot with it).
    */
   readonly backgroundWork?: Context.Reference<boolean> | undefined
+  /**
+   * How often tables are vacuumed and analysed (internal/pgliteMaintenance.ts: PGlite has no autovacuum), and
+   * when first; hourly, ten minutes after opening, when absent; never when `intervalMs` is 0.
+   */
+  readonly maintenance?: { readonly firstMs: number; readonly intervalMs: number } | undefined
 }
 
 /**
@@ -132,12 +142,15 @@ export const make = Effect.fnUntraced(function*(options: PgliteClientOptions = {
     driver: "pglite",
     spanAttributes: [["db.system.name", "postgresql"], ["db.namespace", "pglite"]]
   })
+  const maintenance = options.maintenance ??
+    { firstMs: PGLITE_MAINTENANCE_FIRST_MS, intervalMs: PGLITE_MAINTENANCE_INTERVAL_MS }
+  if (maintenance.intervalMs > 0) yield* runMaintenance(client, { backgroundWork, ...maintenance })
   return { client, db, lock }
 })
 
 /** A template for new data directories: initdb and every migration, at `dataDir`, closed again. */
 function buildTemplate(dataDir: string): Effect.Effect<void, unknown> {
-  return make({ dataDir, templateCacheDirs: [] }).pipe(
+  return make({ dataDir, templateCacheDirs: [], maintenance: { firstMs: 0, intervalMs: 0 } }).pipe(
     Effect.flatMap(({ client }) => Effect.provideService(migrate, SqlClient.SqlClient, client)),
     Effect.scoped,
     Effect.provide(Reactivity.layer)

@@ -1,7 +1,8 @@
 /**
  * What PostgreSQL's autovacuum does, for PGlite. PGlite runs PostgreSQL as a single-user backend, which starts
  * no autovacuum launcher: left alone, its tables are never vacuumed nor analysed. Measured: after 20,000
- * one-row updates of a 5,000-row table, 3,624 dead rows and no statistics (`reltuples` −1), hours later as well.
+ * one-row updates of a 5,000-row table, 3,624 dead rows and no statistics (`reltuples` −1), and nothing that
+ * would ever change either.
  * Without vacuuming, dead index entries stay, and the transaction ids of old rows are never frozen: after about
  * two billion write transactions PostgreSQL refuses every write until a vacuum runs (100 writes a second
  * reach that in about eight months). Without analysing, the planner guesses every table's size.
@@ -12,8 +13,7 @@
  * requests while it runs (13 ms for 5,000 rows after 5,000 updates); the visibility map lets later passes skip
  * what has not changed since.
  */
-import type { Context } from "effect"
-import { Cause, Effect } from "effect"
+import { Cause, type Context, Effect } from "effect"
 import type * as SqlClient from "effect/sql/SqlClient"
 
 /** The first pass, this long after the store opens (not while the server starts), then one each interval. */

@@ -11,7 +11,8 @@
  * health check's status write with the next page's read for 7–11 ms, and a render's first resolution of a
  * prompt (five reads) for 12 ms, while renders that needed no statement waited to be read. So every statement
  * starts on a turn of its own (`Effect.yieldNow`, a macrotask in Node): requests that came meanwhile are read
- * and answered between statements, and what holds them up is one statement at a time.
+ * and answered between statements, and what holds them up is one statement at a time. And each statement is
+ * short: a text with parameters is parsed once and each execution is one call (internal/pgliteStatements.ts).
  */
 import { makeCompiler } from "@effect/sql-pg/PgClient"
 import { PGlite, types } from "@electric-sql/pglite"
@@ -25,6 +26,7 @@ import {
   PGLITE_MAINTENANCE_INTERVAL_MS,
   runMaintenance
 } from "./internal/pgliteMaintenance.ts"
+import { makePgliteStatements, type RowMode } from "./internal/pgliteStatements.ts"
 import { makePoolMetrics } from "./internal/poolMetrics.ts"
 import { makePriorityLock } from "./internal/PriorityLock.ts"
 import { migrate } from "./Migrations.ts"
@@ -89,21 +91,31 @@ const statement = <A>(operation: string, run: () => Promise<A>): Effect.Effect<A
   Effect.andThen(Effect.yieldNow, Effect.tryPromise({ try: run, catch: toSqlError(operation) }))
 
 const makeConnection = (db: PGlite): Connection => {
-  const query = (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array") =>
-    statement("execute", () => db.query<any>(sql, params as Array<unknown>, { rowMode, parsers }))
-  const rows = (sql: string, params: ReadonlyArray<unknown>, transform?: (rows: ReadonlyArray<any>) => any) =>
-    Effect.map(query(sql, params, "object"), (result) => (transform ? transform(result.rows) : result.rows))
-  const values = (sql: string, params: ReadonlyArray<unknown>) =>
-    Effect.map(query(sql, params, "array"), (result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>)
+  // Texts with parameters parsed once, each execution one call (internal/pgliteStatements.ts).
+  const statements = makePgliteStatements(db, parsers)
+  const query = (sql: string, params: ReadonlyArray<unknown>, rowMode: RowMode) =>
+    statement("execute", () => statements.run(sql, params, rowMode))
+  // A text built for one use (`unprepared`) is not kept: PGlite's own `query`, or one simple query.
+  const unprepared = (sql: string, params: ReadonlyArray<unknown>, rowMode: RowMode) =>
+    params.length === 0
+      ? query(sql, params, rowMode)
+      : statement("execute", () => db.query<any>(sql, params as Array<unknown>, { rowMode, parsers }))
+  const rowsOf =
+    (run: typeof query) =>
+    (sql: string, params: ReadonlyArray<unknown>, transform?: (rows: ReadonlyArray<any>) => any) =>
+      Effect.map(run(sql, params, "object"), (result) => (transform ? transform(result.rows) : result.rows))
+  const valuesOf = (run: typeof query) => (sql: string, params: ReadonlyArray<unknown>) =>
+    Effect.map(run(sql, params, "array"), (result) => result.rows as ReadonlyArray<ReadonlyArray<unknown>>)
+  const rows = rowsOf(query)
   return {
     execute: rows,
-    executeUnprepared: rows,
+    executeUnprepared: rowsOf(unprepared),
     executeRaw: (sql, params) =>
       params.length === 0
         ? statement("executeRaw", () => db.exec(sql))
         : query(sql, params, "object"),
-    executeValues: values,
-    executeValuesUnprepared: values,
+    executeValues: valuesOf(query),
+    executeValuesUnprepared: valuesOf(unprepared),
     executeStream: (sql, params, transform) =>
       Stream.flatMap(Stream.fromEffect(rows(sql, params, transform)), (all) => Stream.fromIterable(all))
   }

@@ -184,6 +184,17 @@ describe("secret references", () => {
     })
     expect(unknownField.status).toBe(400)
     expect(await errorOf(unknownField)).toMatchObject({ param: "auth_config.y" })
+    // A login kind is one of the manager's own, not a name every object answers to (the fuzzer's 500).
+    for (const kind of ["__proto__", "toString", "constructor"]) {
+      const inherited = await server.send("POST", "/v1/secret-references", {
+        name: "Inherited",
+        manager_type: "hashicorp_vault",
+        auth_config: { vault_auth_type: kind, vault_addr: vault.origin, vault_token: "t" },
+        secret_path: "p"
+      })
+      expect(inherited.status, kind).toBe(400)
+      expect(await errorOf(inherited)).toMatchObject({ param: "auth_config.vault_auth_type" })
+    }
     const both = await server.send("POST", "/v1/secret-references", {
       name: "Both",
       manager_type: "file",

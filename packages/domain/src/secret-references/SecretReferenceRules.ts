@@ -78,7 +78,8 @@ export const LOGIN_URL_FIELDS = [
 export const checkAuthConfig = (managerType: ManagerType, auth: AuthConfig): InvalidRequest | undefined => {
   const logins = MANAGER_LOGINS[managerType]
   const kindName = logins.discriminator === null ? "" : auth[logins.discriminator]
-  const kind = kindName === undefined ? undefined : logins.kinds[kindName]
+  // Own keys only: a kind named `__proto__` or `toString` is no login.
+  const kind = kindName === undefined || !Object.hasOwn(logins.kinds, kindName) ? undefined : logins.kinds[kindName]
   if (logins.discriminator !== null && kind === undefined) {
     const known = Object.keys(logins.kinds).map((k) => `'${k}'`).join(" or ")
     return InvalidRequest.of(

@@ -73,6 +73,14 @@ const ruleOf = (access: ServerUserAccess) => ({
   overrideFor: (userId: string) => access.users.find((o) => o.user_id === userId)?.enabled
 })
 
+/** A server's access as its listings read it: the rule, each user's override, and whether allowed is connected. */
+interface ServerAccess {
+  readonly access: ServerUserAccess
+  readonly overrides: ReadonlyMap<string, ServerUserAccess["users"][number]>
+  readonly rule: ReturnType<typeof ruleOf>
+  readonly connectable: boolean
+}
+
 /** Does using the server need no per-user authorisation, so that anyone allowed is connected? */
 const connectsWithoutUser = (integration: McpIntegration) =>
   integration.auth_type !== "oauth_auto" && integration.status !== "archived"
@@ -133,7 +141,7 @@ export const makeUserAccess = Effect.gen(function*() {
     const integration = yield* integrations.get(server.mcp_integration_id)
     const connectable = Option.match(integration, { onNone: () => false, onSome: connectsWithoutUser })
     const overrides = new Map(access.users.map((o) => [o.user_id, o]))
-    return { access, overrides, rule: ruleOf(access), connectable }
+    return { access, overrides, rule: ruleOf(access), connectable } satisfies ServerAccess
   })
 
   /**
@@ -143,7 +151,7 @@ export const makeUserAccess = Effect.gen(function*() {
   const entriesOf = Effect.fnUntraced(
     function*(
       server: McpServer,
-      of: Effect.Success<ReturnType<typeof accessOf>>,
+      of: ServerAccess,
       page: PageRequest,
       filter: MemberFilter
     ) {

@@ -27,7 +27,7 @@ const held = async () =>
     .map((row) => row.statement)
 
 describe("PGlite statements", () => {
-  it("answer what PGlite's query answers, in both row modes, for every kind of parameter", async () => {
+  it("answer what PGlite's query answers, in both row modes, for every kind of parameter the stores send", async () => {
     const statements = makePgliteStatements(db, parsers)
     const cases: ReadonlyArray<readonly [string, ReadonlyArray<unknown>]> = [
       ["SELECT * FROM t WHERE id = $1", ["k7"]],
@@ -35,6 +35,13 @@ describe("PGlite statements", () => {
       ["SELECT id FROM t WHERE doc @> $1 AND ok = $2 AND n > $3 ORDER BY n LIMIT 3", [{ a: [2] }, true, 10]],
       ["SELECT $1::text AS missing, count(*) AS rows FROM t WHERE tags && $2", [null, ["b,c"]]],
       ["UPDATE t SET at = $2, tags = $3 WHERE id = $1 RETURNING *", ["k3", "2026-11-29T10:00:00Z", ["x", "y z"]]],
+      // A `Date`, a float, a numeric as text, a bigint: what a store may send besides text, arrays and JSON.
+      ["SELECT $1::timestamptz AS at, $2::float8 AS f, $3::numeric AS num, $4::int8 AS big", [
+        new Date("2026-11-28T12:34:56.789Z"),
+        1.5,
+        "12.30",
+        9007199254740993n
+      ]],
       ["SELECT count(*) AS rows FROM t", []]
     ]
     for (const [text, params] of cases) {
